@@ -1,0 +1,53 @@
+package dev.transferengine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything an engine is built from; made by {@link TransferEngine#builder()}.
+ *
+ * @param transport          {@code tcp}, {@code fabric}, {@code verbs}, or {@code auto} (the best available)
+ * @param groups             the DomainGroups; group 0 is the main group
+ * @param bindAddress        address the NICs of socket-based transports bind to
+ * @param basePort           first port (NIC k of group g gets {@code basePort + 4g + k}); 0 picks ephemeral ports
+ * @param idleStrategy       how idle workers wait
+ * @param operationTimeout   how long a write or send may stay in flight before it fails with a timeout
+ * @param drainTimeout       how long {@code close()} waits for in-flight operations before failing them
+ * @param submitQueueCapacity bounded MPSC queue from callers to each worker (a power of two)
+ * @param maxInFlight        operations in flight per group before the worker stops taking new submissions
+ * @param options            transport-specific options, e.g. {@code fabric.provider=shm}
+ */
+public record EngineConfig(String transport, List<GroupSpec> groups, String bindAddress, int basePort,
+                           IdleStrategyKind idleStrategy, Duration operationTimeout, Duration drainTimeout,
+                           int submitQueueCapacity,
+                           int maxInFlight, Map<String, String> options) {
+
+    public EngineConfig {
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("an engine needs at least one group");
+        }
+        if (basePort < 0 || basePort > 65535) {
+            throw new IllegalArgumentException("basePort must be 0..65535, was " + basePort);
+        }
+        if (Integer.bitCount(submitQueueCapacity) != 1) {
+            throw new IllegalArgumentException("submitQueueCapacity must be a power of two, was " + submitQueueCapacity);
+        }
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be >= 1, was " + maxInFlight);
+        }
+        if (operationTimeout.isNegative() || operationTimeout.isZero()) {
+            throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
+        }
+        if (drainTimeout.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout must be >= 0, was " + drainTimeout);
+        }
+        groups = List.copyOf(groups);
+        options = Map.copyOf(options);
+    }
+
+    /** A transport option, or {@code fallback}. */
+    public String option(final String key, final String fallback) {
+        return options.getOrDefault(key, fallback);
+    }
+}

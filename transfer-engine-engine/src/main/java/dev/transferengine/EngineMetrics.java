@@ -1,0 +1,24 @@
+package dev.transferengine;
+
+/**
+ * Live counters of an engine, cheap to read from any thread (each read is one volatile load); meant to be polled
+ * by a metrics registry, never written by users.
+ */
+public interface EngineMetrics {
+
+    long counter(EngineCounter counter);
+
+    long counter(int group, int nic, NicCounter counter);
+
+    /** Requests and sends accepted and not yet ended. */
+    long inFlight();
+
+    /** Number of completed requests whose latency was recorded. */
+    long latencyCount();
+
+    /** Sum of those latencies, in nanoseconds (submit to completion, as the callback thread sees it). */
+    long latencyTotalNanos();
+
+    /** Largest recorded latency, in nanoseconds. */
+    long latencyMaxNanos();
+}

@@ -1,0 +1,12 @@
+package dev.transferengine;
+
+/** Called on the callback thread when an expected imm count is reached. */
+@FunctionalInterface
+public interface ImmCountListener {
+
+    /**
+     * @return true to stay armed for the next {@code count} imms; false to remove the expectation, after which the
+     *         imms that arrived meanwhile are replayed to the {@link ImmListener} (or credited)
+     */
+    boolean onReached(int imm);
+}

@@ -1,0 +1,13 @@
+package dev.transferengine;
+
+/** Bytes or text that should encode a {@link NetAddr} or {@link MrDesc} do not. */
+public final class MalformedDescriptorException extends TransferEngineException {
+
+    public MalformedDescriptorException(final String message) {
+        super(message);
+    }
+
+    public MalformedDescriptorException(final String message, final Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.transferengine;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * The serialisable descriptor of a registered memory region, handed to peers so they can write into it (the paper's
+ * {@code MrDesc}): the base address, the length, and one {@link Nic} (address, remote key) per NIC of the group that
+ * registered it. Round-trips through {@link #toBytes()} and through URL-safe base64 text.
+ *
+ * @param address the region's base address (a host address or a CUDA device pointer)
+ * @param length  the region's length in bytes
+ * @param nics    one entry per NIC, in NIC order
+ */
+public record MrDesc(long address, long length, List<Nic> nics) {
+
+    private static final byte VERSION = 1;
+
+    /** The remote key of the region on one NIC, and that NIC's address. */
+    public record Nic(NetAddr address, long rkey) {
+    }
+
+    public MrDesc {
+        if (length < 0) {
+            throw new IllegalArgumentException("MrDesc length must be >= 0, was " + length);
+        }
+        if (nics.isEmpty() || nics.size() > 4) {
+            throw new IllegalArgumentException("MrDesc needs 1 to 4 NICs, got " + nics.size());
+        }
+        nics = List.copyOf(nics);
+    }
+
+    /** Number of NICs this region is reachable through. */
+    public int nicCount() {
+        return nics.size();
+    }
+
+    /** The NIC entry for local/remote NIC index {@code nic}. */
+    public Nic nic(final int nic) {
+        return nics.get(nic);
+    }
+
+    /**
+     * Encoding: {@code version(1), address(8), length(8), nicCount(1)}, then per NIC {@code rkey(8),
+     * addressLength(2), address bytes}; little-endian.
+     */
+    public byte[] toBytes() {
+        int size = 1 + 8 + 8 + 1;
+        final byte[][] addrs = new byte[nics.size()][];
+        for (int i = 0; i < addrs.length; i++) {
+            addrs[i] = nics.get(i).address().toBytes();
+            size += 8 + 2 + addrs[i].length;
+        }
+        final ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(VERSION).putLong(address).putLong(length).put((byte) nics.size());
+        for (int i = 0; i < addrs.length; i++) {
+            out.putLong(nics.get(i).rkey()).putShort((short) addrs[i].length).put(addrs[i]);
+        }
+        return out.array();
+    }
+
+    public static MrDesc fromBytes(final byte[] bytes) {
+        final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            final byte version = in.get();
+            if (version != VERSION) {
+                throw new MalformedDescriptorException("MrDesc version " + version + " is not supported (expected " + VERSION + ")");
+            }
+            final long address = in.getLong();
+            final long length = in.getLong();
+            final int count = in.get();
+            if (count < 1 || count > 4) {
+                throw new MalformedDescriptorException("MrDesc NIC count must be 1..4, got " + count);
+            }
+            if (length < 0) {
+                throw new MalformedDescriptorException("MrDesc length is negative: " + length);
+            }
+            final Nic[] nics = new Nic[count];
+            for (int i = 0; i < count; i++) {
+                final long rkey = in.getLong();
+                final int addrLength = Short.toUnsignedInt(in.getShort());
+                if (addrLength > in.remaining()) {
+                    throw new MalformedDescriptorException("MrDesc NIC " + i + " address length " + addrLength + " exceeds the remaining " + in.remaining() + " bytes");
+                }
+                final byte[] addr = new byte[addrLength];
+                in.get(addr);
+                nics[i] = new Nic(NetAddr.fromBytes(addr), rkey);
+            }
+            if (in.hasRemaining()) {
+                throw new MalformedDescriptorException("MrDesc has " + in.remaining() + " trailing bytes");
+            }
+            return new MrDesc(address, length, List.of(nics));
+        } catch (final BufferUnderflowException e) {
+            throw new MalformedDescriptorException("MrDesc is truncated (" + bytes.length + " bytes)", e);
+        }
+    }
+
+    /** URL-safe base64 of {@link #toBytes()}, without padding. */
+    public String toText() {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(toBytes());
+    }
+
+    public static MrDesc parse(final String text) {
+        try {
+            return fromBytes(Base64.getUrlDecoder().decode(text.strip()));
+        } catch (final IllegalArgumentException e) {
+            throw new MalformedDescriptorException("MrDesc text is not URL-safe base64: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.transferengine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * The opaque, serialisable address of one NIC (a domain). It names its transport and carries that transport's
+ * address bytes. It round-trips through {@link #toBytes()} / {@link #fromBytes(byte[])} and through its text form
+ * {@link #toString()} / {@link #parse(String)} (lower-case hex of the bytes).
+ *
+ * <p>Layout: {@code version(1) = 1, transportNameLength(1), transportName(ASCII), payload}.
+ */
+public final class NetAddr {
+
+    private static final byte VERSION = 1;
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final String transport;
+    private final byte[] payload;
+    private final int hash;
+
+    private NetAddr(final String transport, final byte[] payload) {
+        this.transport = transport;
+        this.payload = payload;
+        this.hash = 31 * transport.hashCode() + Arrays.hashCode(payload);
+    }
+
+    /** An address of {@code transport} with the transport's own {@code payload} bytes (copied). */
+    public static NetAddr of(final String transport, final byte[] payload) {
+        if (transport.isEmpty() || transport.length() > 32 || !StandardCharsets.US_ASCII.newEncoder().canEncode(transport)) {
+            throw new IllegalArgumentException("transport name must be 1..32 ASCII characters: '" + transport + "'");
+        }
+        return new NetAddr(transport, payload.clone());
+    }
+
+    /** Decodes bytes made by {@link #toBytes()}. */
+    public static NetAddr fromBytes(final byte[] bytes) {
+        if (bytes.length < 3) {
+            throw new MalformedDescriptorException("NetAddr needs at least 3 bytes, got " + bytes.length);
+        }
+        if (bytes[0] != VERSION) {
+            throw new MalformedDescriptorException("NetAddr version " + bytes[0] + " is not supported (expected " + VERSION + ")");
+        }
+        final int nameLength = bytes[1] & 0xFF;
+        if (nameLength == 0 || nameLength > 32 || 2 + nameLength > bytes.length) {
+            throw new MalformedDescriptorException("NetAddr transport name length " + nameLength + " does not fit in " + bytes.length + " bytes");
+        }
+        for (int i = 2; i < 2 + nameLength; i++) {
+            if (bytes[i] < 0x21 || bytes[i] > 0x7E) {
+                throw new MalformedDescriptorException("NetAddr transport name has a non-printable byte at " + i);
+            }
+        }
+        final String transport = new String(bytes, 2, nameLength, StandardCharsets.US_ASCII);
+        return new NetAddr(transport, Arrays.copyOfRange(bytes, 2 + nameLength, bytes.length));
+    }
+
+    /** Parses the text form made by {@link #toString()}. */
+    public static NetAddr parse(final String text) {
+        try {
+            return fromBytes(HEX.parseHex(text.strip()));
+        } catch (final IllegalArgumentException e) {
+            throw new MalformedDescriptorException("NetAddr text is not hex: '" + text + "'", e);
+        }
+    }
+
+    public byte[] toBytes() {
+        final byte[] name = transport.getBytes(StandardCharsets.US_ASCII);
+        final byte[] out = new byte[2 + name.length + payload.length];
+        out[0] = VERSION;
+        out[1] = (byte) name.length;
+        System.arraycopy(name, 0, out, 2, name.length);
+        System.arraycopy(payload, 0, out, 2 + name.length, payload.length);
+        return out;
+    }
+
+    /** The name of the transport this address belongs to, e.g. {@code tcp} or {@code fabric}. */
+    public String transport() {
+        return transport;
+    }
+
+    /** A copy of the transport's own address bytes. */
+    public byte[] payload() {
+        return payload.clone();
+    }
+
+    /** Number of transport payload bytes (no copy). */
+    public int payloadLength() {
+        return payload.length;
+    }
+
+    /** One payload byte (no copy). */
+    public byte payloadByte(final int index) {
+        return payload[index];
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+        return o instanceof NetAddr other && hash == other.hash && transport.equals(other.transport)
+            && Arrays.equals(payload, other.payload);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    @Override
+    public String toString() {
+        return HEX.formatHex(toBytes());
+    }
+}

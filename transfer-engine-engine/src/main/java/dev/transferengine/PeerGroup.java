@@ -1,0 +1,34 @@
+package dev.transferengine;
+
+import java.util.List;
+
+/**
+ * A set of peers resolved once (see {@link TransferEngine#addPeerGroup(List)}), for scatter and barrier; or
+ * {@link #NONE} for requests that resolve their peers per call.
+ */
+public interface PeerGroup {
+
+    /** No peer group: peers are resolved per call. */
+    PeerGroup NONE = NoGroup.INSTANCE;
+
+    /** Number of peers. */
+    int size();
+
+    /** Per peer, its NIC addresses in NIC order. */
+    List<List<NetAddr>> peers();
+
+    /** The sentinel behind {@link #NONE}. */
+    enum NoGroup implements PeerGroup {
+        INSTANCE;
+
+        @Override
+        public int size() {
+            return 0;
+        }
+
+        @Override
+        public List<List<NetAddr>> peers() {
+            return List.of();
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.transferengine;
+
+/**
+ * The receiver refused an operation and left its memory untouched; {@link #reason()} says why.
+ */
+public final class RemoteAccessException extends TransferEngineException {
+
+    /** Why the receiver refused. */
+    public enum Reason {
+        /** No region with that remote key: never registered, or deregistered since (a stale key). */
+        UNKNOWN_KEY,
+        /** The write would fall outside the region. */
+        OUT_OF_BOUNDS,
+        /** The region was deregistered. */
+        REGION_DEREGISTERED,
+        /** A two-sided send found no posted receive buffer large enough. */
+        NO_RECEIVE_BUFFER,
+        /** The receiver could not parse the request. */
+        MALFORMED
+    }
+
+    private final Reason reason;
+
+    public RemoteAccessException(final Reason reason, final String message) {
+        super(reason + ": " + message);
+        this.reason = reason;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+}

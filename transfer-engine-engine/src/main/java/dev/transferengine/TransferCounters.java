@@ -1,0 +1,56 @@
+package dev.transferengine;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A done/failed counter pair for submissions that need no callback: the worker bumps {@link #done()} when a request
+ * completes and {@link #failed()} when it fails (failure also counts as completed). Allocation-free and callback
+ * free, for the hottest loops.
+ */
+public final class TransferCounters {
+
+    private final AtomicLong done = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+
+    public long done() {
+        return done.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    /** Requests that ended, either way. */
+    public long completed() {
+        return done.get() + failed.get();
+    }
+
+    /** Called by the engine's worker. */
+    public void markDone() {
+        done.incrementAndGet();
+    }
+
+    /** Called by the engine's worker. */
+    public void markFailed() {
+        failed.incrementAndGet();
+    }
+
+    /** Waits until at least {@code target} requests completed; throws {@link TransferTimeoutException} on timeout. */
+    public void awaitCompleted(final long target, final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        int spins = 0;
+        while (completed() < target) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new TransferTimeoutException("waited " + timeout + " for " + target + " completions, saw "
+                    + done() + " done and " + failed() + " failed");
+            }
+            if (++spins < 1000) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+}

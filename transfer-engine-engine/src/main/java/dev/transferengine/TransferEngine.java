@@ -1,0 +1,105 @@
+package dev.transferengine;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A point-to-point transfer engine: registers memory, posts one-sided writes with 32-bit immediates and two-sided
+ * sends, and counts immediates on the receiver. Delivery is reliable but unordered: completion on the receiver is
+ * tracked by counting imms, never by order.
+ *
+ * <p>All methods are thread-safe and non-blocking unless stated: submissions go through a bounded queue to the
+ * group's worker; user callbacks run on one callback thread, never on a worker. Bad input throws a typed
+ * {@link TransferEngineException} at once; failures during transfer reach the request's completion.
+ */
+public interface TransferEngine extends AutoCloseable {
+
+    static TransferEngineBuilder builder() {
+        return new TransferEngineBuilder();
+    }
+
+    /** The transport in use, e.g. {@code tcp}. */
+    String transport();
+
+    /** Address of group 0, NIC 0: where peers send two-sided messages. */
+    NetAddr mainAddress();
+
+    /** Number of groups. */
+    int groupCount();
+
+    /** NICs of one group. */
+    int nicCount(int group);
+
+    /** Every NIC of every group, with its address and health. */
+    List<NicInfo> nics();
+
+    /** Peers the NICs talk to, with their state. */
+    List<PeerInfo> peers();
+
+    /** Regions registered now. */
+    List<MemoryRegion> regions();
+
+    EngineMetrics metrics();
+
+    /** Whether every worker is running and every NIC healthy. */
+    boolean isHealthy();
+
+    /**
+     * Registers {@code segment} on every NIC of its group: host memory on group 0, device memory on the group of that
+     * GPU. Blocks until every NIC registered it.
+     */
+    MemoryRegion register(MemorySegment segment, Device device);
+
+    /** Registers on a chosen group. */
+    MemoryRegion register(MemorySegment segment, Device device, int group);
+
+    /** Deregisters on every NIC that registered it; later writes with its keys are refused by this engine. */
+    void deregister(MemoryRegion region);
+
+    /** Submits a write; {@code listener} runs once on the callback thread. */
+    void submit(WriteRequest request, TransferListener listener);
+
+    /** Submits a write whose completion only bumps {@code counters}, with no callback. */
+    void submit(WriteRequest request, TransferCounters counters);
+
+    /** Submits a write; the future completes on the callback thread. */
+    CompletableFuture<Void> submit(WriteRequest request);
+
+    /** Sends a copy of {@code message} to the peer's NIC (normally its {@link #mainAddress()}); the caller may reuse it at once. */
+    void send(NetAddr peer, MemorySegment message, TransferListener listener);
+
+    CompletableFuture<Void> send(NetAddr peer, byte[] message);
+
+    /** Posts {@code count} receive buffers of {@code bufferSize} bytes on group 0, NIC 0; each returns to the pool when the listener returns. */
+    ReceivePool postReceives(int bufferSize, int count, ReceiveListener listener);
+
+    /**
+     * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
+     * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}.
+     *
+     * @return the replaced state, or null
+     */
+    @Nullable ImmCountState expectImmCount(int imm, int count, ImmCountListener listener);
+
+    /** Removes an expectation or counter; imms for it are then delivered to the imm listener (or credited). */
+    @Nullable ImmCountState removeImmCount(int imm);
+
+    /** Sets (or, with null, clears) the listener for imms nobody expects; without one they are credited per imm. */
+    void onImm(@Nullable ImmListener listener);
+
+    /** A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. */
+    ImmCounter immCounter(int imm);
+
+    /** Resolves peers once for scatter and barrier: per peer, one address per NIC of group 0. Blocks until resolved. */
+    PeerGroup addPeerGroup(List<List<NetAddr>> peers);
+
+    /**
+     * Stops accepting work, waits up to the drain timeout for in-flight operations, fails the rest with
+     * {@link EngineClosedException}, then closes every NIC.
+     */
+    @Override
+    void close();
+}

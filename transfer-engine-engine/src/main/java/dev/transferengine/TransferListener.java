@@ -1,0 +1,14 @@
+package dev.transferengine;
+
+/**
+ * Completion of one submitted request or send. Called exactly once, on the engine's callback thread, never on a
+ * worker; keep it short, since it delays every later callback.
+ */
+public interface TransferListener {
+
+    /** Every write of the request completed. */
+    void onDone();
+
+    /** The first error of the request; no {@link #onDone()} follows. */
+    void onError(TransferEngineException error);
+}

@@ -1,0 +1,21 @@
+package dev.transferengine;
+
+/** The requested transport cannot run here; the message says why (missing library, provider, device...). */
+public final class TransportUnavailableException extends TransferEngineException {
+
+    private final String transport;
+
+    public TransportUnavailableException(final String transport, final String reason) {
+        super("transport '" + transport + "' unavailable: " + reason);
+        this.transport = transport;
+    }
+
+    public TransportUnavailableException(final String transport, final String reason, final Throwable cause) {
+        super("transport '" + transport + "' unavailable: " + reason, cause);
+        this.transport = transport;
+    }
+
+    public String transport() {
+        return transport;
+    }
+}

@@ -1,0 +1,73 @@
+package dev.transferengine.spi;
+
+import dev.transferengine.Device;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One NIC. Single-threaded: every method but {@link #peers()} and {@link #failure()} is called only on the group's
+ * worker, which never blocks, so none of them may block. Post calls never fail by exception for transfer problems:
+ * they report through the {@link DomainListener}.
+ */
+public interface Domain extends AutoCloseable {
+
+    NetAddr address();
+
+    /** A human description, e.g. {@code tcp 127.0.0.1:40123}. */
+    String description();
+
+    /**
+     * Registers memory for local use and remote writes.
+     *
+     * @return the remote key, unique within this domain, also used as the local handle
+     * @throws dev.transferengine.DeviceUnavailableException if this domain cannot serve {@code device}
+     */
+    long register(MemorySegment segment, Device device);
+
+    /** Forgets a region: later remote writes with its key are refused. */
+    void deregister(long rkey);
+
+    /**
+     * A handle for a peer NIC; resolving the same address again returns the same handle. Does not connect.
+     *
+     * @throws dev.transferengine.MalformedDescriptorException if the address is not one of this transport's
+     */
+    long resolve(NetAddr peer);
+
+    /**
+     * Posts a write of {@code length} bytes from {@code src + srcOffset} (registered here as {@code srcKey}) to the
+     * peer's region {@code rkey} at {@code remoteBase + remoteOffset}. {@code length} may be 0 (an imm-only write).
+     */
+    void write(long token, MemorySegment src, long srcOffset, long srcKey, long length, long peer, long remoteBase,
+               long remoteOffset, long rkey, boolean hasImm, int imm);
+
+    /** Posts a two-sided send of the whole {@code message}, which stays untouched until completion. */
+    void send(long token, long peer, MemorySegment message);
+
+    /** Posts a receive buffer; it comes back through {@link DomainListener#onReceive(long, int)}. */
+    void postReceive(long token, MemorySegment buffer);
+
+    /** Makes progress: posts what is pending, reads completions, reports them. Returns the work done (0 = idle). */
+    int poll();
+
+    /** Why this domain stopped working, or null while healthy. Any thread. */
+    @Nullable String failure();
+
+    /** The peers this domain knows, with their state. Any thread. */
+    List<PeerInfo> peers();
+
+    /**
+     * Fault injection for tests: while held, nothing leaves this NIC (posts queue up); releasing sends the backlog.
+     * Lets a test reorder traffic across NICs on purpose.
+     */
+    void holdOutbound(boolean hold);
+
+    /** Closes the NIC. Operations still posted are failed through the listener. */
+    @Override
+    void close();
+}
