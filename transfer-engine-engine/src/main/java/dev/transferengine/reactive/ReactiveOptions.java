@@ -1,0 +1,45 @@
+package dev.transferengine.reactive;
+
+import java.time.Duration;
+
+/**
+ * Settings of a {@link ReactiveTransferEngine}.
+ *
+ * @param immTimeout        how long {@link ReactiveTransferEngine#expectImm(int, int)} waits before it fails with a
+ *                          {@link dev.transferengine.TransferTimeoutException}
+ * @param receiveBufferSize size in bytes of each receive buffer; longer messages cannot be received
+ * @param receivePoolSize   the most receive buffers one {@link ReactiveTransferEngine#receive()} subscription keeps
+ *                          posted, however large its demand
+ */
+public record ReactiveOptions(Duration immTimeout, int receiveBufferSize, int receivePoolSize) {
+
+    /** 30 s imm timeout, 64 KiB buffers, at most 64 posted per subscription. */
+    public static final ReactiveOptions DEFAULTS = new ReactiveOptions(Duration.ofSeconds(30), 64 * 1024, 64);
+
+    public ReactiveOptions {
+        if (immTimeout.isNegative() || immTimeout.isZero()) {
+            throw new IllegalArgumentException("immTimeout must be positive, was " + immTimeout);
+        }
+        if (receiveBufferSize < 1) {
+            throw new IllegalArgumentException("receiveBufferSize must be >= 1, was " + receiveBufferSize);
+        }
+        if (receivePoolSize < 1) {
+            throw new IllegalArgumentException("receivePoolSize must be >= 1, was " + receivePoolSize);
+        }
+    }
+
+    /** These settings with another imm timeout. */
+    public ReactiveOptions withImmTimeout(final Duration value) {
+        return new ReactiveOptions(value, receiveBufferSize, receivePoolSize);
+    }
+
+    /** These settings with another receive buffer size. */
+    public ReactiveOptions withReceiveBufferSize(final int value) {
+        return new ReactiveOptions(immTimeout, value, receivePoolSize);
+    }
+
+    /** These settings with another receive pool size. */
+    public ReactiveOptions withReceivePoolSize(final int value) {
+        return new ReactiveOptions(immTimeout, receiveBufferSize, value);
+    }
+}
