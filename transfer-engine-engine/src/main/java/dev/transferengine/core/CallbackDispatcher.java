@@ -1,0 +1,69 @@
+package dev.transferengine.core;
+
+import dev.transferengine.EngineCounter;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread that runs user code. Workers (and API threads) enqueue events without waiting: the queue is
+ * unbounded so a slow callback never stalls a worker. A callback that throws is logged and counted; the engine
+ * lives on.
+ */
+final class CallbackDispatcher implements Agent {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CallbackDispatcher.class);
+    private static final int DRAIN_LIMIT = 256;
+
+    private final ManyToOneConcurrentLinkedQueue<Runnable> events = new ManyToOneConcurrentLinkedQueue<>();
+    private final Counters counters;
+
+    CallbackDispatcher(final Counters counters) {
+        this.counters = counters;
+    }
+
+    /** Any thread; never blocks. */
+    void dispatch(final Runnable event) {
+        events.offer(event);
+    }
+
+    @Override
+    public int doWork() {
+        int work = 0;
+        Runnable event;
+        while (work < DRAIN_LIMIT && (event = events.poll()) != null) {
+            run(event);
+            work++;
+        }
+        return work;
+    }
+
+    /** Runs what is left once workers stopped, so no completion is lost at close. */
+    @Override
+    public void onClose() {
+        Runnable event;
+        while ((event = events.poll()) != null) {
+            run(event);
+        }
+    }
+
+    boolean isIdle() {
+        return events.isEmpty();
+    }
+
+    private void run(final Runnable event) {
+        try {
+            event.run();
+        } catch (final RuntimeException e) {
+            counters.increment(EngineCounter.CALLBACK_ERRORS);
+            LOG.warn("a transfer-engine callback threw; the engine continues", e);
+        }
+    }
+
+    @Override
+    public String roleName() {
+        return "te-callback";
+    }
+}

@@ -1,0 +1,86 @@
+package dev.transferengine.core;
+
+import dev.transferengine.EngineCounter;
+import dev.transferengine.EngineMetrics;
+import dev.transferengine.NicCounter;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The engine's counters, kept as plain atomics so every read is one load and no meter exists per operation. NIC
+ * counters have a single writer (their worker); engine counters are shared.
+ */
+final class Counters implements EngineMetrics {
+
+    private static final int NIC_COUNTERS = NicCounter.values().length;
+
+    private final AtomicLongArray engine = new AtomicLongArray(EngineCounter.values().length);
+    private final AtomicLongArray[] nics;
+    private final AtomicLong inFlight = new AtomicLong();
+    private final AtomicLong latencyCount = new AtomicLong();
+    private final AtomicLong latencyTotal = new AtomicLong();
+    private final AtomicLong latencyMax = new AtomicLong();
+
+    Counters(final List<Integer> nicsPerGroup) {
+        nics = new AtomicLongArray[nicsPerGroup.size()];
+        for (int g = 0; g < nics.length; g++) {
+            nics[g] = new AtomicLongArray(nicsPerGroup.get(g) * NIC_COUNTERS);
+        }
+    }
+
+    void increment(final EngineCounter counter) {
+        engine.getAndIncrement(counter.ordinal());
+    }
+
+    /** Worker of {@code group} only: single writer, so a release store suffices. */
+    void add(final int group, final int nic, final NicCounter counter, final long delta) {
+        final int index = nic * NIC_COUNTERS + counter.ordinal();
+        final AtomicLongArray array = nics[group];
+        array.setRelease(index, array.getPlain(index) + delta);
+    }
+
+    void inFlight(final long delta) {
+        inFlight.addAndGet(delta);
+    }
+
+    void recordLatency(final long nanos) {
+        latencyCount.incrementAndGet();
+        latencyTotal.addAndGet(nanos);
+        long max = latencyMax.get();
+        while (nanos > max && !latencyMax.compareAndSet(max, nanos)) {
+            max = latencyMax.get();
+        }
+    }
+
+    @Override
+    public long counter(final EngineCounter counter) {
+        return engine.get(counter.ordinal());
+    }
+
+    @Override
+    public long counter(final int group, final int nic, final NicCounter counter) {
+        return nics[group].get(nic * NIC_COUNTERS + counter.ordinal());
+    }
+
+    @Override
+    public long inFlight() {
+        return inFlight.get();
+    }
+
+    @Override
+    public long latencyCount() {
+        return latencyCount.get();
+    }
+
+    @Override
+    public long latencyTotalNanos() {
+        return latencyTotal.get();
+    }
+
+    @Override
+    public long latencyMaxNanos() {
+        return latencyMax.get();
+    }
+}

@@ -1,0 +1,517 @@
+package dev.transferengine.core;
+
+import dev.transferengine.Device;
+import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.EngineConfig;
+import dev.transferengine.EngineCounter;
+import dev.transferengine.EngineMetrics;
+import dev.transferengine.GroupSpec;
+import dev.transferengine.ImmCountListener;
+import dev.transferengine.ImmCountState;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.ImmListener;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.NetAddr;
+import dev.transferengine.NicCountMismatchException;
+import dev.transferengine.NicInfo;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.PeerInfo;
+import dev.transferengine.ReceiveListener;
+import dev.transferengine.ReceivePool;
+import dev.transferengine.TransferCounters;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.TransferListener;
+import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.BackPressureException;
+import dev.transferengine.WriteRequest;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.Transport;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine behind {@link TransferEngine}: checks each call on the caller's thread, hands it to the right group's
+ * worker through a bounded queue, and owns the callback thread, the imm-count table and the registries.
+ */
+public final class Engine implements TransferEngine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+    private final EngineConfig config;
+    private final Transport transport;
+    private final Counters counters;
+    private final CallbackDispatcher callbacks;
+    private final ImmCountTable imms;
+    private final SendBuffers sendBuffers = new SendBuffers();
+    private final RequestChecks checks = new RequestChecks(this);
+    private final DomainGroup[] groups;
+    private final AgentRunner[] workers;
+    private final AgentRunner callbackRunner;
+    private final ConcurrentHashMap<Region, Boolean> regions = new ConcurrentHashMap<>();
+    private final List<Receives> receivePools = new ArrayList<>();
+    private final AtomicInteger nextPoolId = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger callersInside = new AtomicInteger();
+
+    Engine(final EngineConfig config, final Transport transport) {
+        this.config = config;
+        this.transport = transport;
+        this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList());
+        this.callbacks = new CallbackDispatcher(counters);
+        this.imms = new ImmCountTable(callbacks, counters);
+        this.callbackRunner = new AgentRunner(new BackoffIdleStrategy(), this::onAgentError, null, callbacks);
+        AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
+        this.groups = new DomainGroup[config.groups().size()];
+        this.workers = new AgentRunner[groups.length];
+        try {
+            for (int g = 0; g < groups.length; g++) {
+                groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers);
+                workers[g] = new AgentRunner(idleStrategy(), this::onAgentError, null, groups[g]);
+                AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
+            }
+            for (final DomainGroup group : groups) {
+                await(group.started(), Duration.ofSeconds(60), "opening the NICs of group " + group.index());
+            }
+        } catch (final RuntimeException e) {
+            shutdown();
+            throw e;
+        }
+        LOG.info("transfer engine up: transport {}, {} group(s), main address {}", transport.name(), groups.length,
+            mainAddress());
+    }
+
+    private IdleStrategy idleStrategy() {
+        return switch (config.idleStrategy()) {
+            case SPIN -> new BusySpinIdleStrategy();
+            case YIELD -> new YieldingIdleStrategy();
+            case BACKOFF -> new BackoffIdleStrategy(100, 10, 1_000, 250_000);
+        };
+    }
+
+    private void onAgentError(final Throwable error) {
+        counters.increment(EngineCounter.WORKER_ERRORS);
+        LOG.error("transfer-engine thread error", error);
+    }
+
+    // ---- identity and views ----------------------------------------------------------------------------------
+
+    @Override
+    public String transport() {
+        return transport.name();
+    }
+
+    @Override
+    public NetAddr mainAddress() {
+        return groups[0].domain(0).address();
+    }
+
+    @Override
+    public int groupCount() {
+        return groups.length;
+    }
+
+    @Override
+    public int nicCount(final int group) {
+        if (group < 0 || group >= groups.length) {
+            throw new InvalidRequestException("group " + group + " does not exist; this engine has " + groups.length);
+        }
+        return groups[group].nicCount();
+    }
+
+    @Override
+    public List<NicInfo> nics() {
+        final List<NicInfo> nics = new ArrayList<>();
+        for (final DomainGroup group : groups) {
+            for (int nic = 0; nic < group.nicCount(); nic++) {
+                final Domain domain = group.domain(nic);
+                final String failure = domain.failure();
+                nics.add(new NicInfo(group.index(), nic, domain.address(), domain.description(),
+                    failure == null ? "" : failure));
+            }
+        }
+        return nics;
+    }
+
+    @Override
+    public List<PeerInfo> peers() {
+        final List<PeerInfo> peers = new ArrayList<>();
+        for (final DomainGroup group : groups) {
+            for (int nic = 0; nic < group.nicCount(); nic++) {
+                peers.addAll(group.domain(nic).peers());
+            }
+        }
+        return peers;
+    }
+
+    @Override
+    public List<MemoryRegion> regions() {
+        return List.copyOf(regions.keySet());
+    }
+
+    @Override
+    public EngineMetrics metrics() {
+        return counters;
+    }
+
+    @Override
+    public boolean isHealthy() {
+        if (closed.get()) {
+            return false;
+        }
+        for (int g = 0; g < groups.length; g++) {
+            if (workers[g].isClosed() || groups[g].isStopped()) {
+                return false;
+            }
+        }
+        return nics().stream().allMatch(NicInfo::healthy);
+    }
+
+    /**
+     * Fault injection for tests: while held, NIC {@code nic} of {@code group} sends nothing; releasing it sends the
+     * backlog. Used to make imms arrive out of order across NICs on purpose.
+     */
+    public void holdOutbound(final int group, final int nic, final boolean hold) {
+        checkOpen();
+        nicCount(group);
+        await(groups[group].call(g -> {
+            g.domain(nic).holdOutbound(hold);
+            return null;
+        }), config.operationTimeout(), "holding NIC " + nic);
+    }
+
+    // ---- memory -------------------------------------------------------------------------------------------------
+
+    @Override
+    public MemoryRegion register(final MemorySegment segment, final Device device) {
+        return register(segment, device, groupFor(device));
+    }
+
+    @Override
+    public MemoryRegion register(final MemorySegment segment, final Device device, final int group) {
+        enter();
+        try {
+            nicCount(group);
+            if (device instanceof Device.Host && !segment.isNative()) {
+                throw new InvalidRequestException("only native segments can be registered (allocate with an Arena), got " + segment);
+            }
+            final DomainGroup target = groups[group];
+            final long[] keys = await(target.call(g -> registerOnAllNics(g, segment, device)), config.operationTimeout(),
+                "registering " + segment.byteSize() + " bytes");
+            final List<MrDesc.Nic> nics = new ArrayList<>(keys.length);
+            for (int nic = 0; nic < keys.length; nic++) {
+                nics.add(new MrDesc.Nic(target.domain(nic).address(), keys[nic]));
+            }
+            final Region region = new Region(this, segment, device, group, keys,
+                new MrDesc(segment.address(), segment.byteSize(), nics));
+            regions.put(region, Boolean.TRUE);
+            return region;
+        } finally {
+            exit();
+        }
+    }
+
+    private static long[] registerOnAllNics(final DomainGroup group, final MemorySegment segment, final Device device) {
+        final long[] keys = new long[group.nicCount()];
+        int nic = 0;
+        try {
+            for (; nic < keys.length; nic++) {
+                keys[nic] = group.domain(nic).register(segment, device);
+            }
+            return keys;
+        } catch (final RuntimeException e) {
+            for (int done = 0; done < nic; done++) {
+                group.domain(done).deregister(keys[done]);
+            }
+            throw e;
+        }
+    }
+
+    private int groupFor(final Device device) {
+        if (device instanceof Device.Cuda cuda) {
+            for (int g = 0; g < groups.length; g++) {
+                if (config.groups().get(g).cudaDevice().orElse(-1) == cuda.ordinal()) {
+                    return g;
+                }
+            }
+            throw new DeviceUnavailableException("no group serves " + cuda + "; configure a group with cudaDevice "
+                + cuda.ordinal());
+        }
+        return 0;
+    }
+
+    @Override
+    public void deregister(final MemoryRegion region) {
+        enter();
+        try {
+            if (!(region instanceof Region r) || !r.belongsTo(this)) {
+                throw new InvalidRequestException("region " + region + " was not registered with this engine");
+            }
+            if (!r.markDeregistered()) {
+                return;
+            }
+            regions.remove(r);
+            await(groups[r.group()].call(g -> {
+                for (int nic = 0; nic < g.nicCount(); nic++) {
+                    g.domain(nic).deregister(r.key(nic));
+                }
+                return null;
+            }), config.operationTimeout(), "deregistering " + region);
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- writes and sends ---------------------------------------------------------------------------------------
+
+    @Override
+    public void submit(final WriteRequest request, final TransferListener listener) {
+        submit(request, Submission.write(request, listener));
+    }
+
+    @Override
+    public void submit(final WriteRequest request, final TransferCounters transferCounters) {
+        submit(request, Submission.write(request, transferCounters));
+    }
+
+    @Override
+    public CompletableFuture<Void> submit(final WriteRequest request) {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        submit(request, Submission.write(request, future));
+        return future;
+    }
+
+    private void submit(final WriteRequest request, final Submission submission) {
+        enter();
+        try {
+            final int group = checks.check(request);
+            offer(groups[group], submission);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public void send(final NetAddr peer, final MemorySegment message, final TransferListener listener) {
+        enter();
+        try {
+            if (!peer.transport().equals(transport.name())) {
+                throw new MalformedDescriptorException("send to a '" + peer.transport() + "' address but this engine uses '"
+                    + transport.name() + "'");
+            }
+            offer(groups[0], Submission.send(peer, sendBuffers.copyOf(message), listener));
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> send(final NetAddr peer, final byte[] message) {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        send(peer, MemorySegment.ofArray(message), new TransferListener() {
+            @Override
+            public void onDone() {
+                future.complete(null);
+            }
+
+            @Override
+            public void onError(final TransferEngineException error) {
+                future.completeExceptionally(error);
+            }
+        });
+        return future;
+    }
+
+    private void offer(final DomainGroup group, final Submission submission) {
+        counters.inFlight(1);
+        if (!group.offer(submission)) {
+            counters.inFlight(-1);
+            counters.increment(EngineCounter.BACK_PRESSURE);
+            if (submission.sendBuffer != null) {
+                sendBuffers.release(submission.sendBuffer);
+            }
+            throw new BackPressureException("the submission queue of group " + group.index() + " is full ("
+                + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
+        }
+        counters.increment(EngineCounter.REQUESTS_SUBMITTED);
+    }
+
+    @Override
+    public ReceivePool postReceives(final int bufferSize, final int count, final ReceiveListener listener) {
+        enter();
+        try {
+            if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
+                throw new InvalidRequestException("postReceives needs bufferSize >= 1 and 1 <= count <= 16777215, got "
+                    + bufferSize + " x " + count);
+            }
+            final Receives pool = new Receives(nextPoolId.getAndIncrement(), bufferSize, count, listener, groups[0],
+                callbacks, counters);
+            synchronized (receivePools) {
+                receivePools.add(pool);
+            }
+            await(groups[0].call(g -> {
+                g.addReceivePool(pool);
+                return null;
+            }), config.operationTimeout(), "posting receives");
+            return pool;
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- imms ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public @Nullable ImmCountState expectImmCount(final int imm, final int count, final ImmCountListener listener) {
+        checkOpen();
+        return imms.expect(imm, count, listener);
+    }
+
+    @Override
+    public @Nullable ImmCountState removeImmCount(final int imm) {
+        return imms.remove(imm);
+    }
+
+    @Override
+    public void onImm(final @Nullable ImmListener listener) {
+        imms.immListener(listener);
+    }
+
+    @Override
+    public ImmCounter immCounter(final int imm) {
+        checkOpen();
+        return imms.counter(imm);
+    }
+
+    // ---- peer groups --------------------------------------------------------------------------------------------
+
+    @Override
+    public PeerGroup addPeerGroup(final List<List<NetAddr>> peers) {
+        enter();
+        try {
+            if (peers.isEmpty()) {
+                throw new InvalidRequestException("a peer group needs at least one peer");
+            }
+            final int nics = groups[0].nicCount();
+            final List<List<NetAddr>> copy = new ArrayList<>(peers.size());
+            for (int p = 0; p < peers.size(); p++) {
+                final List<NetAddr> addresses = peers.get(p);
+                if (addresses.size() != nics) {
+                    throw new NicCountMismatchException("peer " + p + " lists " + addresses.size()
+                        + " NIC addresses but group 0 has " + nics);
+                }
+                copy.add(List.copyOf(addresses));
+            }
+            final long[][] handles = await(groups[0].call(g -> {
+                final long[][] resolved = new long[copy.size()][];
+                for (int p = 0; p < copy.size(); p++) {
+                    resolved[p] = g.resolveAll(copy.get(p));
+                }
+                return resolved;
+            }), config.operationTimeout(), "resolving a peer group");
+            return new ResolvedPeerGroup(this, List.copyOf(copy), handles);
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------------------------------------
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        while (callersInside.get() > 0) {
+            Thread.onSpinWait();
+        }
+        final long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+        while (counters.inFlight() > 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        if (counters.inFlight() > 0) {
+            LOG.warn("closing with {} operations still in flight after {}; they fail with EngineClosedException",
+                counters.inFlight(), config.drainTimeout());
+        }
+        shutdown();
+        LOG.info("transfer engine closed");
+    }
+
+    private void shutdown() {
+        closed.set(true);
+        for (final AgentRunner worker : workers) {
+            if (worker != null) {
+                worker.close();
+            }
+        }
+        final EngineClosedException error = new EngineClosedException("engine closed before the operation started");
+        for (final DomainGroup group : groups) {
+            if (group != null) {
+                group.failQueued(error);
+            }
+        }
+        callbackRunner.close();
+        synchronized (receivePools) {
+            receivePools.forEach(Receives::release);
+        }
+        sendBuffers.close();
+    }
+
+    private void enter() {
+        callersInside.incrementAndGet();
+        if (closed.get()) {
+            callersInside.decrementAndGet();
+            throw new EngineClosedException("the engine is closed");
+        }
+    }
+
+    private void exit() {
+        callersInside.decrementAndGet();
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new EngineClosedException("the engine is closed");
+        }
+    }
+
+    private static <T> T await(final CompletableFuture<T> future, final Duration timeout, final String what) {
+        try {
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (final ExecutionException e) {
+            if (e.getCause() instanceof TransferEngineException engineError) {
+                throw engineError;
+            }
+            throw new TransferEngineException(what + " failed: " + e.getCause(), e.getCause());
+        } catch (final TimeoutException e) {
+            throw new TransferTimeoutException(what + " did not finish within " + timeout);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransferEngineException("interrupted while " + what, e);
+        }
+    }
+}

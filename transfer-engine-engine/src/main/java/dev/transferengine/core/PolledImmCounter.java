@@ -1,0 +1,79 @@
+package dev.transferengine.core;
+
+import dev.transferengine.ImmCounter;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.TransferTimeoutException;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/** Credit counter for one imm: the worker adds, waiters take and spin until the balance is covered. */
+final class PolledImmCounter implements ImmCounter {
+
+    private static final int SPINS_BEFORE_PARK = 10_000;
+
+    private final int imm;
+    private final AtomicLong balance;
+    private volatile boolean detached;
+
+    PolledImmCounter(final int imm, final long initialCredits) {
+        this.imm = imm;
+        this.balance = new AtomicLong(initialCredits);
+    }
+
+    void credit() {
+        balance.incrementAndGet();
+    }
+
+    /** The counter was replaced or removed: waiters stop waiting instead of hanging. */
+    void detach() {
+        detached = true;
+    }
+
+    @Override
+    public int imm() {
+        return imm;
+    }
+
+    @Override
+    public long balance() {
+        return balance.get();
+    }
+
+    @Override
+    public void await(final long n) {
+        awaitUntil(n, Long.MAX_VALUE, null);
+    }
+
+    @Override
+    public void await(final long n, final Duration timeout) {
+        awaitUntil(n, System.nanoTime() + timeout.toNanos(), timeout);
+    }
+
+    private void awaitUntil(final long n, final long deadline, final Duration timeout) {
+        if (n < 0) {
+            throw new IllegalArgumentException("credits to take must be >= 0, was " + n);
+        }
+        if (balance.addAndGet(-n) >= 0) {
+            return;
+        }
+        int spins = 0;
+        while (balance.get() < 0) {
+            if (detached) {
+                balance.addAndGet(n);
+                throw new InvalidRequestException("the counter for imm " + imm + " was replaced or removed while waiting");
+            }
+            if (timeout != null && System.nanoTime() - deadline > 0) {
+                balance.addAndGet(n);
+                throw new TransferTimeoutException("imm " + imm + ": waited " + timeout + " for " + n
+                    + " credits, balance " + (balance.get() - n));
+            }
+            if (++spins < SPINS_BEFORE_PARK) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.transferengine.core;
+
+import dev.transferengine.BarrierWrite;
+import dev.transferengine.GroupRouting;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.NetAddr;
+import dev.transferengine.NicCountMismatchException;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.RegionBoundsException;
+import dev.transferengine.Routing;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.WriteRequest;
+
+import java.util.List;
+
+/**
+ * Checks a request on the caller's thread before it is queued, so bad input fails at once with an exception that
+ * names the problem, and nothing is ever written for it. Returns the group that will carry the request.
+ */
+final class RequestChecks {
+
+    private final Engine engine;
+
+    RequestChecks(final Engine engine) {
+        this.engine = engine;
+    }
+
+    int check(final WriteRequest request) {
+        return switch (request) {
+            case SingleWrite w -> single(w);
+            case PagedWrite w -> paged(w);
+            case ImmWrite w -> {
+                routing(w.routing(), 0);
+                descriptor(w.dst(), 0, "destination");
+                yield 0;
+            }
+            case BarrierWrite w -> barrier(w);
+            case ScatterWrite w -> scatter(w);
+        };
+    }
+
+    private int single(final SingleWrite w) {
+        final Region src = source(w.src());
+        routing(w.routing(), src.group());
+        descriptor(w.dst(), src.group(), "destination");
+        bounds("source", w.srcOffset(), w.length(), src.length());
+        bounds("destination", w.dstOffset(), w.length(), w.dst().length());
+        return src.group();
+    }
+
+    private int paged(final PagedWrite w) {
+        final Region src = source(w.src());
+        descriptor(w.dst(), src.group(), "destination");
+        for (int k = 0; k < w.pageCount(); k++) {
+            pageBounds("source", k, w.srcOffset(), w.srcStride(), w.srcPage(k), w.pageLength(), src.length());
+            pageBounds("destination", k, w.dstOffset(), w.dstStride(), w.dstPage(k), w.pageLength(), w.dst().length());
+        }
+        return src.group();
+    }
+
+    private int barrier(final BarrierWrite w) {
+        routing(w.routing(), 0);
+        peerGroup(w.group(), w.dsts().size(), 0);
+        for (int i = 0; i < w.dsts().size(); i++) {
+            final MrDesc dst = w.dsts().get(i);
+            descriptor(dst, 0, "barrier destination " + i);
+            groupMember(w.group(), i, dst);
+        }
+        return 0;
+    }
+
+    private int scatter(final ScatterWrite w) {
+        final Region src = source(w.src());
+        if (w.routing() instanceof GroupRouting.SingleNic single && single.nic() >= engine.nicCount(src.group())) {
+            throw new InvalidRequestException("singleNic(" + single.nic() + ") but group " + src.group() + " has "
+                + engine.nicCount(src.group()) + " NICs");
+        }
+        peerGroup(w.group(), w.targets().size(), src.group());
+        final List<ScatterTarget> targets = w.targets();
+        for (int i = 0; i < targets.size(); i++) {
+            final ScatterTarget t = targets.get(i);
+            descriptor(t.dst(), src.group(), "scatter target " + i);
+            groupMember(w.group(), i, t.dst());
+            bounds("source of scatter target " + i, t.srcOffset(), t.length(), src.length());
+            bounds("scatter target " + i, t.dstOffset(), t.length(), t.dst().length());
+        }
+        return src.group();
+    }
+
+    private Region source(final MemoryRegion region) {
+        if (!(region instanceof Region r) || !r.belongsTo(engine)) {
+            throw new InvalidRequestException("source region " + region + " was not registered with this engine");
+        }
+        if (!r.isRegistered()) {
+            throw new InvalidRequestException("source region " + region + " was deregistered");
+        }
+        return r;
+    }
+
+    private void routing(final Routing routing, final int group) {
+        final int nics = engine.nicCount(group);
+        switch (routing) {
+            case Routing.Sharded s when s.shards() > nics -> throw new InvalidRequestException(
+                "sharded(" + s.shards() + ") but group " + group + " has " + nics + " NICs");
+            case Routing.Pinned p when p.nic() >= nics -> throw new InvalidRequestException(
+                "pinned(" + p.nic() + ") but group " + group + " has " + nics + " NICs");
+            default -> {
+            }
+        }
+    }
+
+    private void descriptor(final MrDesc dst, final int group, final String what) {
+        final int nics = engine.nicCount(group);
+        if (dst.nicCount() != nics) {
+            throw new NicCountMismatchException(what + " MrDesc has " + dst.nicCount() + " NICs but group " + group
+                + " has " + nics + "; both sides must use the same NIC count");
+        }
+        for (int nic = 0; nic < nics; nic++) {
+            final NetAddr address = dst.nic(nic).address();
+            if (!address.transport().equals(engine.transport())) {
+                throw new MalformedDescriptorException(what + " NIC " + nic + " is a '" + address.transport()
+                    + "' address but this engine uses '" + engine.transport() + "'");
+            }
+        }
+    }
+
+    private void peerGroup(final PeerGroup group, final int size, final int sourceGroup) {
+        if (group == PeerGroup.NONE) {
+            return;
+        }
+        if (!(group instanceof ResolvedPeerGroup resolved) || !resolved.belongsTo(engine)) {
+            throw new InvalidRequestException("peer group " + group + " was not made by this engine");
+        }
+        if (sourceGroup != 0) {
+            throw new InvalidRequestException("peer groups are resolved on group 0 but the source region is on group "
+                + sourceGroup);
+        }
+        if (group.size() != size) {
+            throw new InvalidRequestException("peer group has " + group.size() + " peers but the request names " + size);
+        }
+    }
+
+    private static void groupMember(final PeerGroup group, final int peer, final MrDesc dst) {
+        if (group == PeerGroup.NONE) {
+            return;
+        }
+        final List<NetAddr> addresses = group.peers().get(peer);
+        for (int nic = 0; nic < addresses.size(); nic++) {
+            if (!addresses.get(nic).equals(dst.nic(nic).address())) {
+                throw new InvalidRequestException("target " + peer + " NIC " + nic + " is " + dst.nic(nic).address()
+                    + " but peer " + peer + " of the group is " + addresses.get(nic) + "; targets must follow the group's order");
+            }
+        }
+    }
+
+    private static void bounds(final String what, final long offset, final long length, final long size) {
+        if (offset > size || length > size - offset) {
+            throw new RegionBoundsException(what + ": " + length + " bytes at offset " + offset
+                + " fall outside the region of " + size + " bytes");
+        }
+    }
+
+    private static void pageBounds(final String what, final int k, final long offset, final long stride, final int page,
+                                   final long pageLength, final long size) {
+        final long start;
+        try {
+            start = Math.addExact(offset, Math.multiplyExact(stride, (long) page));
+        } catch (final ArithmeticException e) {
+            throw new RegionBoundsException(what + " page " + k + " (index " + page + ") overflows the address range");
+        }
+        if (start > size || pageLength > size - start) {
+            throw new RegionBoundsException(what + " page " + k + " (index " + page + "): " + pageLength
+                + " bytes at offset " + start + " fall outside the region of " + size + " bytes");
+        }
+    }
+}
