@@ -1,0 +1,34 @@
+package dev.transferengine.autoconfigure;
+
+import dev.transferengine.TransferEngine;
+import dev.transferengine.reactive.ReactiveTransferEngine;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import reactor.core.publisher.Mono;
+
+/**
+ * Auto-configuration of a {@link ReactiveTransferEngine} over the application's {@link TransferEngine}, with the
+ * imm timeout and receive pool from {@code transfer-engine.*} properties.
+ */
+@AutoConfiguration(after = TransferEngineAutoConfiguration.class)
+@ConditionalOnClass({ ReactiveTransferEngine.class, Mono.class })
+@ConditionalOnBean(TransferEngine.class)
+@EnableConfigurationProperties(TransferEngineProperties.class)
+public final class ReactiveTransferEngineAutoConfiguration {
+
+    ReactiveTransferEngineAutoConfiguration() {
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReactiveTransferEngine reactiveTransferEngine(final TransferEngine transferEngine,
+                                                  final TransferEngineProperties properties) {
+        return new ReactiveTransferEngine(transferEngine,
+            new TransferEnginePropertiesMapper(properties).reactiveOptions());
+    }
+}

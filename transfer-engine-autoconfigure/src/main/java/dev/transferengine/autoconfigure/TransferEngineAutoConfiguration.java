@@ -1,0 +1,46 @@
+package dev.transferengine.autoconfigure;
+
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of a {@link TransferEngine} from {@code transfer-engine.*} properties, closed on shutdown
+ * after its in-flight work drained. An engine bean of the application's own wins, and then the application also
+ * owns its closing.
+ */
+@AutoConfiguration
+@ConditionalOnClass(TransferEngine.class)
+@EnableConfigurationProperties(TransferEngineProperties.class)
+public final class TransferEngineAutoConfiguration {
+
+    TransferEngineAutoConfiguration() {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(TransferEngine.class)
+    static final class EngineConfiguration {
+
+        /** Closed by {@link TransferEngineLifecycle}, hence no destroy method of its own. */
+        @Bean(destroyMethod = "")
+        TransferEngine transferEngine(final TransferEngineProperties properties,
+                                      final ObjectProvider<TransferEngineBuilderCustomizer> customizers) {
+            final TransferEngineBuilder builder = TransferEngine.builder();
+            new TransferEnginePropertiesMapper(properties).applyTo(builder);
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            return builder.build();
+        }
+
+        @Bean
+        TransferEngineLifecycle transferEngineLifecycle(final TransferEngine transferEngine) {
+            return new TransferEngineLifecycle(transferEngine);
+        }
+    }
+}

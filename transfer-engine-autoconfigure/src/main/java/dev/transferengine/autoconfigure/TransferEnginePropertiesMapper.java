@@ -1,0 +1,149 @@
+package dev.transferengine.autoconfigure;
+
+import dev.transferengine.GroupSpec;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.reactive.ReactiveOptions;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Checks {@link TransferEngineProperties} and copies them into a {@link TransferEngineBuilder}. Each check names
+ * the property and how to fix it, so a bad value fails start-up with a clear report instead of an engine error.
+ */
+final class TransferEnginePropertiesMapper {
+
+    /** The transports a service can ask for. */
+    static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric", "verbs");
+
+    private static final String PREFIX = "transfer-engine.";
+
+    private final TransferEngineProperties properties;
+
+    TransferEnginePropertiesMapper(final TransferEngineProperties properties) {
+        this.properties = properties;
+    }
+
+    /** Copies the engine settings into {@code builder}. */
+    void applyTo(final TransferEngineBuilder builder) {
+        builder.transport(transport())
+            .bindAddress(properties.getBindAddress())
+            .basePort(basePort())
+            .idleStrategy(properties.getWorker().getIdleStrategy())
+            .operationTimeout(positive("timeouts.operation", properties.getTimeouts().getOperation()))
+            .drainTimeout(notNegative("timeouts.drain", properties.getTimeouts().getDrain()))
+            .submitQueueCapacity(submitQueueCapacity())
+            .maxInFlight(atLeastOne("worker.max-in-flight", properties.getWorker().getMaxInFlight()));
+        final List<TransferEngineProperties.Group> groups = properties.getGroups();
+        if (groups.isEmpty()) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "groups", "[]", "an engine needs at least one group",
+                "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
+        }
+        for (int g = 0; g < groups.size(); g++) {
+            builder.group(group(g, groups.get(g)));
+        }
+        properties.getOptions().forEach(builder::option);
+        final TransferEngineProperties.Fabric fabric = properties.getFabric();
+        if (fabric.getProvider() != null) {
+            builder.option("fabric.provider", fabric.getProvider());
+        }
+        if (fabric.getLibraryPath() != null) {
+            builder.option("fabric.library", fabric.getLibraryPath());
+        }
+    }
+
+    /** The settings of the reactive facade. */
+    ReactiveOptions reactiveOptions() {
+        final long bufferSize = properties.getReceive().getBufferSize().toBytes();
+        if (bufferSize < 1 || bufferSize > Integer.MAX_VALUE) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "receive.buffer-size",
+                properties.getReceive().getBufferSize(), "a receive buffer must be 1 byte to 2 GiB",
+                "Set transfer-engine.receive.buffer-size to the largest message you expect, e.g. 64KB.");
+        }
+        return new ReactiveOptions(positive("timeouts.imm", properties.getTimeouts().getImm()), (int) bufferSize,
+            atLeastOne("receive.pool-size", properties.getReceive().getPoolSize()));
+    }
+
+    private String transport() {
+        final String transport = properties.getTransport().strip().toLowerCase(Locale.ROOT);
+        if (!TRANSPORTS.contains(transport)) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "transport", properties.getTransport(),
+                "not a known transport",
+                "Set transfer-engine.transport to one of " + String.join(", ", TRANSPORTS) + ".");
+        }
+        return transport;
+    }
+
+    private int basePort() {
+        final int port = properties.getBasePort();
+        final int highest = port + 4 * (properties.getGroups().size() - 1) + 3;
+        if (port < 0 || (port > 0 && highest > 65535)) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "base-port", port,
+                "every NIC needs a port in 1..65535 (NIC k of group g listens on base-port + 4g + k)",
+                "Set transfer-engine.base-port to 0 for ephemeral ports, or to a port low enough for all groups.");
+        }
+        return port;
+    }
+
+    private int submitQueueCapacity() {
+        final int capacity = properties.getWorker().getSubmitQueueCapacity();
+        if (capacity < 1 || Integer.bitCount(capacity) != 1) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "worker.submit-queue-capacity", capacity,
+                "the submit queue capacity must be a power of two",
+                "Set transfer-engine.worker.submit-queue-capacity to a power of two, e.g. 4096.");
+        }
+        return capacity;
+    }
+
+    private static GroupSpec group(final int index, final TransferEngineProperties.Group group) {
+        final String name = PREFIX + "groups[" + index + "].";
+        if (group.getNics() < 1 || group.getNics() > 4) {
+            throw new InvalidTransferEnginePropertyException(name + "nics", group.getNics(),
+                "a group drives 1 to 4 NICs", "Set " + name + "nics to a value between 1 and 4.");
+        }
+        GroupSpec spec = GroupSpec.of(group.getNics());
+        final Integer cpu = group.getWorkerCpu();
+        if (cpu != null) {
+            if (cpu < 0 || cpu >= Runtime.getRuntime().availableProcessors()) {
+                throw new InvalidTransferEnginePropertyException(name + "worker-cpu", cpu,
+                    "this machine has CPUs 0.." + (Runtime.getRuntime().availableProcessors() - 1),
+                    "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
+            }
+            spec = spec.withWorkerCpu(cpu);
+        }
+        final Integer cuda = group.getCudaDevice();
+        if (cuda != null) {
+            if (cuda < 0) {
+                throw new InvalidTransferEnginePropertyException(name + "cuda-device", cuda,
+                    "a CUDA device ordinal is >= 0", "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
+            }
+            spec = spec.withCudaDevice(cuda);
+        }
+        return spec;
+    }
+
+    private static Duration positive(final String property, final Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "a timeout must be positive",
+                "Set transfer-engine." + property + " to a positive duration, e.g. 30s.");
+        }
+        return value;
+    }
+
+    private static Duration notNegative(final String property, final Duration value) {
+        if (value.isNegative()) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "a timeout cannot be negative",
+                "Set transfer-engine." + property + " to 0 (no wait) or a positive duration, e.g. 5s.");
+        }
+        return value;
+    }
+
+    private static int atLeastOne(final String property, final int value) {
+        if (value < 1) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "it must be at least 1",
+                "Set transfer-engine." + property + " to a positive number.");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.transferengine.autoconfigure.endpoint;
+
+import dev.transferengine.EngineCounter;
+import dev.transferengine.EngineMetrics;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.NicCounter;
+import dev.transferengine.NicInfo;
+import dev.transferengine.PeerInfo;
+import dev.transferengine.TransferEngine;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * {@code /actuator/transferengine}: what the engine is made of and what it did. Regions are described by size,
+ * device and group only: never their contents, addresses or remote keys, which would let anyone write into them.
+ */
+@Endpoint(id = "transferengine")
+public final class TransferEngineEndpoint {
+
+    private final TransferEngine engine;
+
+    public TransferEngineEndpoint(final TransferEngine engine) {
+        this.engine = engine;
+    }
+
+    /** A snapshot of the engine. */
+    @ReadOperation
+    public EngineDescriptor engine() {
+        final EngineMetrics metrics = engine.metrics();
+        final List<NicInfo> nics = engine.nics();
+        final List<GroupDescriptor> groups = new ArrayList<>();
+        for (int g = 0; g < engine.groupCount(); g++) {
+            final List<NicDescriptor> groupNics = new ArrayList<>();
+            for (final NicInfo nic : nics) {
+                if (nic.group() == g) {
+                    groupNics.add(NicDescriptor.of(nic, metrics));
+                }
+            }
+            groups.add(new GroupDescriptor(g, groupNics));
+        }
+        final Map<String, Long> counters = new LinkedHashMap<>();
+        for (final EngineCounter counter : EngineCounter.values()) {
+            counters.put(name(counter), metrics.counter(counter));
+        }
+        return new EngineDescriptor(engine.transport(), engine.mainAddress().toString(), engine.isHealthy(),
+            metrics.inFlight(), groups, engine.peers().stream().map(PeerDescriptor::of).toList(),
+            engine.regions().stream().map(RegionDescriptor::of).toList(), counters);
+    }
+
+    private static String name(final Enum<?> counter) {
+        return counter.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The whole engine. */
+    public record EngineDescriptor(String transport, String mainAddress, boolean healthy, long inFlight,
+                                   List<GroupDescriptor> groups, List<PeerDescriptor> peers,
+                                   List<RegionDescriptor> regions, Map<String, Long> counters) {
+    }
+
+    /** One domain group and its NICs. */
+    public record GroupDescriptor(int group, List<NicDescriptor> nics) {
+    }
+
+    /** One NIC: address, health and its counters. */
+    public record NicDescriptor(int nic, String address, String description, boolean healthy, String failure,
+                                Map<String, Long> counters) {
+
+        static NicDescriptor of(final NicInfo nic, final EngineMetrics metrics) {
+            final Map<String, Long> counters = new LinkedHashMap<>();
+            for (final NicCounter counter : NicCounter.values()) {
+                counters.put(name(counter), metrics.counter(nic.group(), nic.nic(), counter));
+            }
+            return new NicDescriptor(nic.nic(), nic.address().toString(), nic.description(), nic.healthy(),
+                nic.failure(), counters);
+        }
+    }
+
+    /** A peer one of our NICs talks to. */
+    public record PeerDescriptor(String nic, String address, String state, String lastError) {
+
+        static PeerDescriptor of(final PeerInfo peer) {
+            return new PeerDescriptor(peer.group() + "." + peer.nic(), peer.address().toString(), peer.state(),
+                peer.lastError());
+        }
+    }
+
+    /** A registered region, without anything that would let a reader touch it. */
+    public record RegionDescriptor(int group, String device, long length, int nics, boolean registered) {
+
+        static RegionDescriptor of(final MemoryRegion region) {
+            return new RegionDescriptor(region.group(), region.device().toString(), region.length(),
+                region.descriptor().nicCount(), region.isRegistered());
+        }
+    }
+}
