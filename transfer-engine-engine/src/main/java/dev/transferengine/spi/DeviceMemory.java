@@ -1,0 +1,81 @@
+package dev.transferengine.spi;
+
+import dev.transferengine.DeviceUnavailableException;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * GPU memory services a transport needs to move device memory through host buffers: pinned staging buffers and
+ * asynchronous copies whose completion is polled, so a worker never blocks. Registered in
+ * {@code META-INF/services/dev.transferengine.spi.DeviceMemory}; the CUDA one is named {@code cuda}.
+ *
+ * <p>Methods may be called from any thread unless stated.
+ */
+public interface DeviceMemory {
+
+    /** The provider a transport uses unless the engine option {@value #OPTION} names another. */
+    String DEFAULT = "cuda";
+
+    /** Engine option naming the provider, e.g. a host-backed one in tests. */
+    String OPTION = "device.memory";
+
+    /** The provider's name, e.g. {@code cuda}. */
+    String name();
+
+    /** Null when devices can be used; otherwise why not (no driver, no device, library missing, ...). */
+    @Nullable String unavailabilityCause();
+
+    /** Number of usable devices; 0 when unavailable. */
+    int deviceCount();
+
+    /**
+     * Allocates {@code bytes} of pinned host memory the device can copy from and to at full speed. Blocks for the
+     * driver call (milliseconds); call it at setup, not per transfer.
+     *
+     * @throws DeviceUnavailableException if the device cannot be used or the allocation failed
+     */
+    StagingBuffer allocateStaging(int device, long bytes);
+
+    /**
+     * Opens an ordered stream of asynchronous copies on {@code device}. Blocks for the driver call.
+     *
+     * @throws DeviceUnavailableException if the device cannot be used
+     */
+    DeviceCopyStream openCopyStream(int device);
+
+    /**
+     * The provider named {@code name} that can serve {@code device}.
+     *
+     * @throws DeviceUnavailableException naming the reason: no such provider on the class path, provider
+     *                                    unavailable (with its cause), or no such device
+     */
+    static DeviceMemory require(final String name, final int device) {
+        final List<String> found = new ArrayList<>();
+        try {
+            for (final DeviceMemory memory : ServiceLoader.load(DeviceMemory.class, DeviceMemory.class.getClassLoader())) {
+                if (!memory.name().equals(name)) {
+                    found.add(memory.name());
+                    continue;
+                }
+                final String cause = memory.unavailabilityCause();
+                if (cause != null) {
+                    throw new DeviceUnavailableException("device memory '" + name + "' is unavailable: " + cause);
+                }
+                if (device >= memory.deviceCount()) {
+                    throw new DeviceUnavailableException("no " + name + " device " + device + ": this machine has "
+                        + memory.deviceCount());
+                }
+                return memory;
+            }
+        } catch (final ServiceConfigurationError e) {
+            throw new DeviceUnavailableException("device memory providers could not be loaded: " + e.getMessage(), e);
+        }
+        throw new DeviceUnavailableException("no device memory provider '" + name + "' on the class path (found "
+            + found + "); add org.jcuda:jcuda for CUDA");
+    }
+}
