@@ -1,0 +1,66 @@
+package dev.transferengine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+class MrDescTest {
+
+    private static MrDesc sample(final int nics) {
+        final MrDesc.Nic[] entries = new MrDesc.Nic[nics];
+        for (int i = 0; i < nics; i++) {
+            entries[i] = new MrDesc.Nic(NetAddr.of("tcp", new byte[] {4, 127, 0, 0, 1, 0, (byte) i}), 0x1234_5678_9ABC_DEF0L + i);
+        }
+        return new MrDesc(0x7F00_0000_1000L, 1 << 20, List.of(entries));
+    }
+
+    @Test
+    void roundTripsThroughBytesAndText() {
+        for (int nics = 1; nics <= 4; nics++) {
+            final MrDesc desc = sample(nics);
+            assertThat(MrDesc.fromBytes(desc.toBytes())).isEqualTo(desc);
+            assertThat(MrDesc.parse(desc.toText())).isEqualTo(desc);
+        }
+    }
+
+    @Test
+    void needsOneToFourNics() {
+        assertThatThrownBy(() -> new MrDesc(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
+        final byte[] bytes = sample(1).toBytes();
+        bytes[17] = 5;
+        assertThatThrownBy(() -> MrDesc.fromBytes(bytes)).isInstanceOf(MalformedDescriptorException.class)
+            .hasMessageContaining("NIC count");
+    }
+
+    @Test
+    void truncatedOrPaddedBytesAreRefused() {
+        final byte[] bytes = sample(2).toBytes();
+        assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length - 3)))
+            .isInstanceOf(MalformedDescriptorException.class);
+        assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length + 1)))
+            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("trailing");
+        assertThatThrownBy(() -> MrDesc.parse("%%%")).isInstanceOf(MalformedDescriptorException.class);
+    }
+
+    @Test
+    void corruptedBytesOnlyEverFailAsMalformedDescriptor() {
+        final byte[] good = sample(3).toBytes();
+        final SplittableRandom random = new SplittableRandom(11);
+        for (int i = 0; i < 20_000; i++) {
+            final byte[] bytes = good.clone();
+            for (int flips = random.nextInt(1, 4); flips > 0; flips--) {
+                bytes[random.nextInt(bytes.length)] = (byte) random.nextInt();
+            }
+            try {
+                MrDesc.fromBytes(Arrays.copyOf(bytes, random.nextInt(bytes.length + 1)));
+            } catch (final MalformedDescriptorException expected) {
+                // the only allowed failure
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package dev.transferengine;
+
+/** The transport contract on the pure-Java tcp transport. */
+class TcpTransportContractTest extends TransportContract {
+
+    @Override
+    protected TransferEngineBuilder configure(final TransferEngineBuilder builder) {
+        return builder.transport("tcp").bindAddress("127.0.0.1");
+    }
+}

@@ -1,0 +1,128 @@
+package dev.transferengine.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.transferengine.ImmCountState;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.TransferTimeoutException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+/** Drives the table and its callback queue by hand: no threads, so every interleaving here is deterministic. */
+class ImmCountTableTest {
+
+    private final Counters counters = new Counters(List.of(1));
+    private final CallbackDispatcher callbacks = new CallbackDispatcher(counters);
+    private final ImmCountTable table = new ImmCountTable(callbacks, counters);
+
+    private void runCallbacks() {
+        while (callbacks.doWork() > 0) {
+            // drain
+        }
+    }
+
+    private void imms(final int imm, final int count) {
+        for (int i = 0; i < count; i++) {
+            table.onImm(imm);
+        }
+    }
+
+    @Test
+    void firesAtExactlyTheExpectedCountAndSubtractsIt() {
+        final AtomicInteger fired = new AtomicInteger();
+        table.expect(7, 3, imm -> fired.incrementAndGet() < 0);
+        imms(7, 2);
+        runCallbacks();
+        assertThat(fired).hasValue(0);
+        imms(7, 1);
+        runCallbacks();
+        assertThat(fired).hasValue(1);
+        assertThat(table.remove(7)).isNull(); // one-shot: removed itself
+    }
+
+    @Test
+    void reArmsWhileTheListenerAsksAndReplaysTheSurplusWhenItStops() {
+        final List<Integer> plain = new ArrayList<>();
+        table.immListener(plain::add);
+        final AtomicInteger fired = new AtomicInteger();
+        table.expect(5, 2, imm -> fired.incrementAndGet() < 2);
+        imms(5, 5); // fires at 2; 3 more arrive while the listener is pending
+        runCallbacks();
+        assertThat(fired).hasValue(2); // re-armed once, then stopped
+        assertThat(plain).containsExactly(5); // 5 - 2 - 2 = 1 surplus replayed
+    }
+
+    @Test
+    void immsThatArriveBeforeAnyoneExpectsThemAreCredited() {
+        imms(9, 4);
+        final AtomicInteger fired = new AtomicInteger();
+        final ImmCountState replaced = table.expect(9, 3, imm -> fired.incrementAndGet() < 0);
+        assertThat(replaced).isEqualTo(new ImmCountState(4, 0));
+        runCallbacks();
+        assertThat(fired).hasValue(1);
+        // the one surplus credit stays for the next claimant
+        assertThat(table.counter(9).balance()).isEqualTo(1);
+    }
+
+    @Test
+    void unexpectedImmsGoToTheImmListenerWhenOneIsSet() {
+        final List<Integer> plain = new ArrayList<>();
+        table.immListener(plain::add);
+        imms(3, 2);
+        runCallbacks();
+        assertThat(plain).containsExactly(3, 3);
+        assertThat(table.remove(3)).isNull();
+    }
+
+    @Test
+    void polledCounterTakesCreditsAndWaitsForThem() {
+        final PolledImmCounter counter = table.counter(11);
+        imms(11, 2);
+        counter.await(2);
+        assertThat(counter.balance()).isZero();
+        assertThatThrownBy(() -> counter.await(1, Duration.ofMillis(20)))
+            .isInstanceOf(TransferTimeoutException.class).hasMessageContaining("imm 11");
+        assertThat(counter.balance()).as("credits given back on timeout").isZero();
+        imms(11, 1);
+        counter.await(1, Duration.ofSeconds(5));
+    }
+
+    @Test
+    void replacingACounterReleasesItsWaiters() {
+        final PolledImmCounter counter = table.counter(12);
+        table.expect(12, 1, imm -> false);
+        assertThatThrownBy(() -> counter.await(1)).isInstanceOf(InvalidRequestException.class)
+            .hasMessageContaining("replaced or removed");
+    }
+
+    @Test
+    void removeReturnsCountAndExpected() {
+        table.expect(4, 10, imm -> false);
+        imms(4, 3);
+        assertThat(table.remove(4)).isEqualTo(new ImmCountState(3, 10));
+    }
+
+    @Test
+    void expectedCountMustBePositive() {
+        assertThatThrownBy(() -> table.expect(1, 0, imm -> false)).isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void aThrowingListenerIsCountedAndRemovesTheExpectation() {
+        final List<Integer> plain = new ArrayList<>();
+        table.immListener(plain::add);
+        table.expect(8, 1, imm -> {
+            throw new IllegalStateException("user bug");
+        });
+        imms(8, 2);
+        runCallbacks();
+        assertThat(counters.counter(dev.transferengine.EngineCounter.CALLBACK_ERRORS)).isEqualTo(1);
+        assertThat(plain).containsExactly(8);
+    }
+}
