@@ -3,7 +3,7 @@ package dev.transferengine.core;
 import dev.transferengine.EngineCounter;
 
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +17,7 @@ final class CallbackDispatcher implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(CallbackDispatcher.class);
     private static final int DRAIN_LIMIT = 256;
 
-    private final ManyToOneConcurrentLinkedQueue<Runnable> events = new ManyToOneConcurrentLinkedQueue<>();
+    private final MpscUnboundedAtomicArrayQueue<Runnable> events = new MpscUnboundedAtomicArrayQueue<>(1024);
     private final Counters counters;
 
     CallbackDispatcher(final Counters counters) {
