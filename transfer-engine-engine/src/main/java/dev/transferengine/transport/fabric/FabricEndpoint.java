@@ -1,0 +1,307 @@
+package dev.transferengine.transport.fabric;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.transferengine.nativeaccess.Errno;
+import dev.transferengine.nativeaccess.NativeCallException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The libfabric object graph of one NIC: fabric, domain, completion queue (FI_CQ_FORMAT_DATA), address vector
+ * (FI_AV_TABLE) and one RDM endpoint bound to both, opened from one fi_info. Reads every function pointer it calls
+ * from the objects' ops tables once, at open, after checking each table's {@code size} covers the slot.
+ *
+ * <p>Single-threaded like its domain, except that it may be opened and closed on another thread than the one that
+ * drives it. The data-path methods ({@link #writeMsg}, {@link #sendMsg}, {@link #recvMsg}, {@link #cqRead}) do not
+ * allocate and never block.
+ */
+final class FabricEndpoint implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FabricEndpoint.class);
+
+    private static final long FI_TRANSMIT = 1L << 11;
+    private static final long FI_RECV = 1L << 10;
+    private static final int FI_ENABLE = 6;
+    private static final int FI_CQ_FORMAT_DATA = 3;
+    private static final int FI_OPT_ENDPOINT = 0;
+    private static final int FI_OPT_CUDA_API_PERMITTED = 10;
+    private static final int FI_OPT_SHARED_MEMORY_PERMITTED = 11;
+    private static final int FI_ETOOSMALL = 257;
+    private static final int FI_ENOPROTOOPT = 92;
+    private static final int FI_EOPNOTSUPP = 95;
+    private static final int FI_EINVAL = 22;
+    private static final long NAME_BYTES = 256;
+
+    private final FabricLibrary library;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment errno = Errno.allocate(arena);
+    private final List<MemorySegment> opened = new ArrayList<>();
+
+    private final MemorySegment info;
+    private final String provider;
+    private final String domainName;
+    private final int mrMode;
+    private final long mrKeySize;
+    private final long cqDataSize;
+    private final int apiVersion;
+
+    private final MemorySegment domain;
+    private final MemorySegment cq;
+    private final MemorySegment av;
+    private final MemorySegment ep;
+    private final byte[] name;
+
+    private final MemorySegment regattrFn;
+    private final MemorySegment avInsertFn;
+    private final MemorySegment cqReadFn;
+    private final MemorySegment cqReadErrFn;
+    private final MemorySegment cqStrerrorFn;
+    private final MemorySegment sendMsgFn;
+    private final MemorySegment recvMsgFn;
+    private final MemorySegment writeMsgFn;
+
+    /**
+     * Opens everything for {@code entry} (an fi_info of a list the caller still owns and frees; it is duplicated).
+     * On failure closes what it opened and throws.
+     *
+     * @param efa whether to apply EFA's endpoint options
+     * @throws NativeCallException when a call fails
+     */
+    FabricEndpoint(final FabricLibrary library, final long entry, final boolean efa) {
+        this.library = library;
+        this.info = library.dupInfo(MemorySegment.ofAddress(entry));
+        if (info.address() == 0) {
+            arena.close();
+            throw library.failure("fi_dupinfo", -12, 0);
+        }
+        final long domainAttr = FabricLibrary.pointer(info.address() + INFO_DOMAIN_ATTR);
+        final long fabricAttr = FabricLibrary.pointer(info.address() + INFO_FABRIC_ATTR);
+        this.provider = FabricLibrary.string(FabricLibrary.pointer(fabricAttr + FABRIC_ATTR_PROV_NAME));
+        this.domainName = FabricLibrary.string(FabricLibrary.pointer(domainAttr + DOMAIN_ATTR_NAME));
+        this.mrMode = FabricLibrary.NATIVE.get(JAVA_INT, domainAttr + DOMAIN_ATTR_MR_MODE);
+        this.mrKeySize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_MR_KEY_SIZE);
+        this.cqDataSize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_CQ_DATA_SIZE);
+        this.apiVersion = FabricLibrary.NATIVE.get(JAVA_INT, fabricAttr + FABRIC_ATTR_API_VERSION);
+        try {
+            final MemorySegment out = arena.allocate(ADDRESS);
+            check("fi_fabric", library.openFabric(MemorySegment.ofAddress(fabricAttr), out, errno));
+            final MemorySegment fabric = track(out.get(ADDRESS, 0));
+            check("fi_domain", FabricCalls.intPPPP(slot(fabric, OBJ_OPS, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain"),
+                errno, fabric, info, out, MemorySegment.NULL));
+            this.domain = track(out.get(ADDRESS, 0));
+
+            final MemorySegment cqAttr = arena.allocate(FI_CQ_ATTR);
+            cqAttr.set(JAVA_INT, FI_CQ_ATTR.byteOffset(groupElement("format")), FI_CQ_FORMAT_DATA);
+            check("fi_cq_open", FabricCalls.intPPPP(slot(domain, OBJ_OPS, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open"),
+                errno, domain, cqAttr, out, MemorySegment.NULL));
+            this.cq = track(out.get(ADDRESS, 0));
+
+            final MemorySegment avAttr = arena.allocate(FI_AV_ATTR);
+            avAttr.set(JAVA_INT, FI_AV_ATTR.byteOffset(groupElement("type")), FabricDiscovery.FI_AV_TABLE);
+            check("fi_av_open", FabricCalls.intPPPP(slot(domain, OBJ_OPS, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open"),
+                errno, domain, avAttr, out, MemorySegment.NULL));
+            this.av = track(out.get(ADDRESS, 0));
+
+            check("fi_endpoint", FabricCalls.intPPPP(
+                slot(domain, OBJ_OPS, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint"), errno, domain, info, out,
+                MemorySegment.NULL));
+            this.ep = track(out.get(ADDRESS, 0));
+
+            final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
+            check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));
+            check("fi_ep_bind(av)", FabricCalls.intPPL(bind, errno, ep, av, 0));
+            if (efa) {
+                disallow(FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
+                disallow(FI_OPT_CUDA_API_PERMITTED, "FI_OPT_CUDA_API_PERMITTED");
+            }
+            check("fi_enable", FabricCalls.intPIP(slot(ep, FID_OPS, FI_OPS_CONTROL, "fi_ops.control"), errno, ep,
+                FI_ENABLE, MemorySegment.NULL));
+            this.name = readName();
+
+            this.regattrFn = slot(domain, DOMAIN_MR_OPS, MR_OPS_REGATTR, "fi_ops_mr.regattr");
+            this.avInsertFn = slot(av, OBJ_OPS, AV_OPS_INSERT, "fi_ops_av.insert");
+            this.cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
+            this.cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
+            this.cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
+            this.sendMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
+            this.recvMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
+            this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
+        } catch (final RuntimeException e) {
+            closeQuietly(e);
+            throw e;
+        }
+    }
+
+    private MemorySegment track(final MemorySegment object) {
+        opened.add(object);
+        return object;
+    }
+
+    private void check(final String function, final int rc) {
+        library.check(function, rc, errno);
+    }
+
+    /**
+     * The function pointer at {@code slot} of the ops table that {@code object} points to at {@code opsField},
+     * after checking the table is large enough to hold it (ops tables grow at the end across versions).
+     */
+    private MemorySegment slot(final MemorySegment object, final long opsField, final long slot, final String what) {
+        final long ops = FabricLibrary.pointer(object.address() + opsField);
+        if (ops == 0) {
+            throw new NativeCallException(what, -FI_EOPNOTSUPP, "provider " + provider + " has no such ops table", 0);
+        }
+        final long size = FabricLibrary.pointer(ops + OPS_SIZE);
+        final long fn = FabricLibrary.pointer(ops + slot);
+        if (size < slot + ADDRESS.byteSize() || fn == 0) {
+            throw new NativeCallException(what, -FI_EOPNOTSUPP, "provider " + provider + " does not implement it"
+                + " (ops table size " + size + ")", 0);
+        }
+        return MemorySegment.ofAddress(fn);
+    }
+
+    private void disallow(final int option, final String optionName) {
+        final MemorySegment off = arena.allocate(JAVA_BYTE);
+        final int rc = FabricCalls.intPIIPL(slot(ep, OBJ_OPS, EP_OPS_SETOPT, "fi_ops_ep.setopt"), errno, ep,
+            FI_OPT_ENDPOINT, option, off, 1);
+        if (rc == -FI_ENOPROTOOPT || rc == -FI_EOPNOTSUPP || rc == -FI_EINVAL) {
+            // Older libraries lack the option; without CUDA the provider refuses the CUDA one. Both are harmless.
+            LOG.debug("fi_setopt({}=false) on {}: {}", optionName, provider, library.describe(rc));
+            return;
+        }
+        check("fi_setopt(" + optionName + ")", rc);
+    }
+
+    private byte[] readName() {
+        final MemorySegment getname = slot(ep, EP_CM_OPS, CM_OPS_GETNAME, "fi_ops_cm.getname");
+        final MemorySegment length = arena.allocate(JAVA_LONG);
+        length.set(JAVA_LONG, 0, NAME_BYTES);
+        MemorySegment buffer = arena.allocate(NAME_BYTES);
+        int rc = FabricCalls.intPPP(getname, errno, ep, buffer, length);
+        if (rc == -FI_ETOOSMALL) {
+            buffer = arena.allocate(length.get(JAVA_LONG, 0));
+            rc = FabricCalls.intPPP(getname, errno, ep, buffer, length);
+        }
+        check("fi_getname", rc);
+        return buffer.asSlice(0, length.get(JAVA_LONG, 0)).toArray(JAVA_BYTE);
+    }
+
+    FabricLibrary library() {
+        return library;
+    }
+
+    /** The provider as libfabric names it, e.g. {@code tcp;ofi_rxm}. */
+    String provider() {
+        return provider;
+    }
+
+    String domainName() {
+        return domainName;
+    }
+
+    int mrMode() {
+        return mrMode;
+    }
+
+    long mrKeySize() {
+        return mrKeySize;
+    }
+
+    long cqDataSize() {
+        return cqDataSize;
+    }
+
+    int apiVersion() {
+        return apiVersion;
+    }
+
+    /** The endpoint's own address bytes (fi_getname). */
+    byte[] name() {
+        return name.clone();
+    }
+
+    MemorySegment errnoState() {
+        return errno;
+    }
+
+    /** fi_mr_regattr; returns the rc, the MR in {@code out}. Control path. */
+    int regAttr(final MemorySegment attr, final MemorySegment out) {
+        return FabricCalls.intPPLP(regattrFn, errno, domain, attr, 0, out);
+    }
+
+    /** Closes an MR (fi_close). */
+    int closeObject(final MemorySegment object) {
+        return FabricCalls.intP(slot(object, FID_OPS, FI_OPS_CLOSE, "fi_ops.close"), errno, object);
+    }
+
+    /** fi_av_insert of one address; returns the number inserted (1) or a negative code. */
+    int avInsert(final MemorySegment address, final MemorySegment fiAddr) {
+        return FabricCalls.intPPLPLP(avInsertFn, errno, av, address, 1, fiAddr, 0, MemorySegment.NULL);
+    }
+
+    long writeMsg(final MemorySegment msg, final long flags) {
+        return FabricCalls.longPPLCritical(writeMsgFn, ep, msg, flags);
+    }
+
+    long sendMsg(final MemorySegment msg, final long flags) {
+        return FabricCalls.longPPLCritical(sendMsgFn, ep, msg, flags);
+    }
+
+    long recvMsg(final MemorySegment msg, final long flags) {
+        return FabricCalls.longPPLCritical(recvMsgFn, ep, msg, flags);
+    }
+
+    /** fi_cq_read into {@code entries} (FI_CQ_FORMAT_DATA); entry count, -FI_EAGAIN or -FI_EAVAIL. */
+    long cqRead(final MemorySegment entries, final long count) {
+        return FabricCalls.longPPLCritical(cqReadFn, cq, entries, count);
+    }
+
+    long cqReadErr(final MemorySegment errEntry) {
+        return FabricCalls.longPPL(cqReadErrFn, cq, errEntry, 0);
+    }
+
+    /** The provider's text for a completion error (fi_cq_strerror). Allocates. */
+    String cqStrerror(final int provErrno, final long errData, final MemorySegment buffer) {
+        final MemorySegment text = FabricCalls.ptrPIPPL(cqStrerrorFn, cq, provErrno, MemorySegment.ofAddress(errData),
+            buffer, buffer.byteSize());
+        return text.address() == 0 ? "" : FabricLibrary.string(text.address());
+    }
+
+    /** Closes endpoint, AV, CQ, domain and fabric, in that order. Failures are logged, not thrown. */
+    @Override
+    public void close() {
+        closeQuietly(null);
+    }
+
+    private void closeQuietly(final RuntimeException primary) {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            final MemorySegment object = opened.get(i);
+            try {
+                final int rc = closeObject(object);
+                if (rc < 0) {
+                    LOG.warn("fi_close on {} failed: {}", provider, library.describe(rc));
+                }
+            } catch (final RuntimeException e) {
+                if (primary != null) {
+                    primary.addSuppressed(e);
+                } else {
+                    LOG.warn("fi_close on {} failed", provider, e);
+                }
+            }
+        }
+        opened.clear();
+        library.freeInfo(info);
+        arena.close();
+    }
+}

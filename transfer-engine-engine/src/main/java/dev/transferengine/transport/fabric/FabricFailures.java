@@ -1,0 +1,84 @@
+package dev.transferengine.transport.fabric;
+
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.RemoteAccessException;
+import dev.transferengine.TransferEngineException;
+
+/**
+ * Turns a failed post or a completion error (the {@code err} of a fi_cq_err_entry, a positive FI_E* / errno value,
+ * plus the provider's own text from fi_cq_strerror) into the engine's typed exceptions. Runs only on failures, so it
+ * may allocate.
+ */
+final class FabricFailures {
+
+    static final int FI_EIO = 5;
+    static final int FI_EAGAIN = 11;
+    static final int FI_EACCES = 13;
+    static final int FI_EFAULT = 14;
+    static final int FI_EINVAL = 22;
+    static final int FI_EPIPE = 32;
+    static final int FI_EOVERFLOW = 75;
+    static final int FI_EMSGSIZE = 90;
+    static final int FI_ENETDOWN = 100;
+    static final int FI_ENETUNREACH = 101;
+    static final int FI_ECONNABORTED = 103;
+    static final int FI_ECONNRESET = 104;
+    static final int FI_ENOTCONN = 107;
+    static final int FI_ESHUTDOWN = 108;
+    static final int FI_ETIMEDOUT = 110;
+    static final int FI_ECONNREFUSED = 111;
+    static final int FI_EHOSTDOWN = 112;
+    static final int FI_EHOSTUNREACH = 113;
+    static final int FI_ECANCELED = 125;
+    static final int FI_EKEYREJECTED = 129;
+    static final int FI_EAVAIL = 259;
+    static final int FI_ETRUNC = 265;
+    static final int FI_ENOKEY = 266;
+    static final int FI_EREMOTEIO = 121;
+
+    private FabricFailures() {
+    }
+
+    /** Whether {@code err} means the peer cannot be reached (connection lost, refused, timed out). */
+    static boolean isUnreachable(final int err) {
+        return switch (err) {
+            case FI_EIO, FI_EPIPE, FI_ENETDOWN, FI_ENETUNREACH, FI_ECONNABORTED, FI_ECONNRESET, FI_ENOTCONN,
+                 FI_ESHUTDOWN, FI_ETIMEDOUT, FI_ECONNREFUSED, FI_EHOSTDOWN, FI_EHOSTUNREACH -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * The exception for a failed write or send.
+     *
+     * @param err      the positive error number
+     * @param text     what the provider said about it
+     * @param write    whether the operation was a one-sided write (key and bounds errors only apply to those)
+     * @param peer     the peer's address, or null when unknown
+     * @param provider the provider's name, for the message
+     */
+    static TransferEngineException translate(final int err, final String text, final boolean write,
+                                             final NetAddr peer, final String provider) {
+        final String detail = provider + ": " + text + " (err " + err + ")";
+        if (err == FI_ECANCELED) {
+            return new EngineClosedException("operation cancelled because the domain closed; " + detail);
+        }
+        if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY)) {
+            return new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "the peer refused the "
+                + "remote key; " + detail);
+        }
+        if (write && (err == FI_EACCES || err == FI_EINVAL || err == FI_EFAULT || err == FI_EREMOTEIO
+            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE)) {
+            // Providers report a key they do not know and an access outside the region alike (ofi_mr_verify
+            // answers both with -FI_EINVAL or -FI_EACCES), so the reason names both.
+            return new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "the peer refused the "
+                + "write: unknown or stale key, or outside the region; " + detail);
+        }
+        if (isUnreachable(err) && peer != null) {
+            return new PeerUnreachableException(peer, detail);
+        }
+        return new TransferEngineException((write ? "write" : "send") + " failed: " + detail);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.transferengine.transport.fabric;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * A pool of operation slots in native memory. Each slot holds what one posted operation needs while the provider
+ * owns it: its {@code fi_context2} (which is also the completion's {@code op_context}), one iovec, one fi_rma_iov,
+ * a one-entry descriptor array and the fi_msg_rma or fi_msg pointing at them. The Java side of a slot (token,
+ * kind, length, peer) lives in parallel arrays. Slots are built once, reused, and found again from a completion's
+ * context through the slot index stored right after the context. The pool grows by chunks up to a limit.
+ *
+ * <p>Single-threaded (the domain's worker). Acquire, release and lookup do not allocate, except when a new chunk
+ * is added.
+ */
+final class FabricOps {
+
+    static final byte WRITE = 1;
+    static final byte SEND = 2;
+    static final byte RECV = 3;
+
+    private static final long SLOT_INDEX = CONTEXT2_BYTES;
+    private static final long SLOT_IOV = SLOT_INDEX + 8;
+    private static final long SLOT_RMA_IOV = SLOT_IOV + IOVEC.byteSize();
+    private static final long SLOT_DESC = SLOT_RMA_IOV + FI_RMA_IOV.byteSize();
+    private static final long SLOT_MSG = SLOT_DESC + 8;
+    private static final long SLOT_BYTES = roundUp(SLOT_MSG + Math.max(FI_MSG_RMA.byteSize(), FI_MSG.byteSize()), 64);
+    private static final int CHUNK_SHIFT = 8;
+    private static final int CHUNK = 1 << CHUNK_SHIFT;
+
+    private final Arena arena;
+    private final int maxChunks;
+    private MemorySegment[] chunks = new MemorySegment[0];
+    private MemorySegment[] messages = new MemorySegment[0];
+    private int[] free = new int[0];
+    private int freeCount;
+    private int inUse;
+
+    long[] token = new long[0];
+    byte[] kind = new byte[0];
+    long[] length = new long[0];
+    long[] peer = new long[0];
+    /** The flags the slot is posted with. */
+    long[] flags = new long[0];
+    /** For operations that needed a temporary local registration (FI_MR_LOCAL): its rkey, else 0. */
+    long[] localKey = new long[0];
+
+    FabricOps(final Arena arena, final int maxSlots) {
+        this.arena = arena;
+        this.maxChunks = Math.max(1, (maxSlots + CHUNK - 1) >>> CHUNK_SHIFT);
+    }
+
+    private static long roundUp(final long value, final long to) {
+        return (value + to - 1) / to * to;
+    }
+
+    /** A free slot index, or -1 when the pool is at its limit. */
+    int acquire(final byte opKind, final long opToken, final long opLength, final long opPeer) {
+        if (freeCount == 0 && !grow()) {
+            return -1;
+        }
+        final int slot = free[--freeCount];
+        kind[slot] = opKind;
+        token[slot] = opToken;
+        length[slot] = opLength;
+        peer[slot] = opPeer;
+        localKey[slot] = 0;
+        inUse++;
+        return slot;
+    }
+
+    void release(final int slot) {
+        kind[slot] = 0;
+        free[freeCount++] = slot;
+        inUse--;
+    }
+
+    int inUse() {
+        return inUse;
+    }
+
+    int capacity() {
+        return maxChunks << CHUNK_SHIFT;
+    }
+
+    /** The slot a completion's {@code op_context} belongs to, or -1 when it is none of ours. */
+    int slotOf(final long context) {
+        if (context == 0) {
+            return -1;
+        }
+        final int slot = FabricLibrary.NATIVE.get(JAVA_INT, context + SLOT_INDEX);
+        if (slot < 0 || slot >= kind.length || address(slot) != context || kind[slot] == 0) {
+            return -1;
+        }
+        return slot;
+    }
+
+    long address(final int slot) {
+        return chunks[slot >>> CHUNK_SHIFT].address() + (long) (slot & (CHUNK - 1)) * SLOT_BYTES;
+    }
+
+    /** The fi_msg_rma / fi_msg of a slot, as a segment to pass to the post call. */
+    MemorySegment message(final int slot) {
+        return messages[slot];
+    }
+
+    /**
+     * Fills a slot's fi_msg_rma for a write of {@code bytes} from {@code localAddress} to {@code remoteAddress}.
+     * A zero-byte write still carries one rma_iov with a valid address and key (EFA requires it).
+     */
+    void prepareWrite(final int slot, final long localAddress, final long bytes, final long desc, final long fiAddr,
+                      final long remoteAddress, final long rkey, final long data) {
+        final long base = address(slot);
+        final MemorySegment m = FabricLibrary.NATIVE;
+        m.set(JAVA_LONG, base + SLOT_IOV + IOV_BASE, localAddress);
+        m.set(JAVA_LONG, base + SLOT_IOV + IOV_LEN, bytes);
+        m.set(JAVA_LONG, base + SLOT_RMA_IOV + RMA_IOV_ADDR, remoteAddress);
+        m.set(JAVA_LONG, base + SLOT_RMA_IOV + RMA_IOV_LEN, bytes);
+        m.set(JAVA_LONG, base + SLOT_RMA_IOV + RMA_IOV_KEY, rkey);
+        m.set(JAVA_LONG, base + SLOT_DESC, desc);
+        final long msg = base + SLOT_MSG;
+        m.set(JAVA_LONG, msg + MSG_RMA_MSG_IOV, base + SLOT_IOV);
+        m.set(JAVA_LONG, msg + MSG_RMA_DESC, base + SLOT_DESC);
+        m.set(JAVA_LONG, msg + MSG_RMA_IOV_COUNT, bytes == 0 ? 0 : 1);
+        m.set(JAVA_LONG, msg + MSG_RMA_ADDR, fiAddr);
+        m.set(JAVA_LONG, msg + MSG_RMA_RMA_IOV, base + SLOT_RMA_IOV);
+        m.set(JAVA_LONG, msg + MSG_RMA_RMA_IOV_COUNT, 1);
+        m.set(JAVA_LONG, msg + MSG_RMA_CONTEXT, base);
+        m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
+    }
+
+    /** Fills a slot's fi_msg for a send to, or a receive from, {@code fiAddr}. */
+    void prepareMessage(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
+        final long base = address(slot);
+        final MemorySegment m = FabricLibrary.NATIVE;
+        m.set(JAVA_LONG, base + SLOT_IOV + IOV_BASE, address);
+        m.set(JAVA_LONG, base + SLOT_IOV + IOV_LEN, bytes);
+        m.set(JAVA_LONG, base + SLOT_DESC, desc);
+        final long msg = base + SLOT_MSG;
+        m.set(JAVA_LONG, msg + MSG_MSG_IOV, base + SLOT_IOV);
+        m.set(JAVA_LONG, msg + MSG_DESC, base + SLOT_DESC);
+        m.set(JAVA_LONG, msg + MSG_IOV_COUNT, 1);
+        m.set(JAVA_LONG, msg + MSG_ADDR, fiAddr);
+        m.set(JAVA_LONG, msg + MSG_CONTEXT, base);
+        m.set(JAVA_LONG, msg + MSG_DATA, 0);
+    }
+
+    private boolean grow() {
+        final int chunk = chunks.length;
+        if (chunk >= maxChunks) {
+            return false;
+        }
+        final MemorySegment memory = arena.allocate(SLOT_BYTES * CHUNK, 64);
+        chunks = Arrays.copyOf(chunks, chunk + 1);
+        chunks[chunk] = memory;
+        final int total = (chunk + 1) << CHUNK_SHIFT;
+        messages = Arrays.copyOf(messages, total);
+        token = Arrays.copyOf(token, total);
+        kind = Arrays.copyOf(kind, total);
+        length = Arrays.copyOf(length, total);
+        peer = Arrays.copyOf(peer, total);
+        flags = Arrays.copyOf(flags, total);
+        localKey = Arrays.copyOf(localKey, total);
+        free = Arrays.copyOf(free, total);
+        for (int i = CHUNK - 1; i >= 0; i--) {
+            final int slot = (chunk << CHUNK_SHIFT) + i;
+            memory.set(JAVA_INT, i * SLOT_BYTES + SLOT_INDEX, slot);
+            messages[slot] = memory.asSlice(i * SLOT_BYTES + SLOT_MSG, SLOT_BYTES - SLOT_MSG);
+            free[freeCount++] = slot;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,208 @@
+package dev.transferengine.transport.fabric;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.transferengine.Device;
+import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.InvalidRequestException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.Arrays;
+
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * The memory regions registered on one endpoint, following the MR mode the provider returned:
+ * <ul>
+ *   <li>keys: with FI_MR_PROV_KEY the provider picks them (read from {@code fid_mr.key}); otherwise this class asks
+ *       for a random key that is unique within the domain, so a stale or guessed key is unlikely to hit a live
+ *       region;</li>
+ *   <li>remote addressing: with FI_MR_VIRT_ADDR a remote address is the region's virtual address plus the offset,
+ *       otherwise just the offset into the region;</li>
+ *   <li>local descriptors: with FI_MR_LOCAL every local buffer must be registered and its {@code fi_mr_desc}
+ *       passed; buffers outside any region get a temporary local registration.</li>
+ * </ul>
+ * Single-threaded (the domain's worker); registration allocates, lookups by key do not.
+ */
+final class FabricRegions {
+
+    private static final long FI_READ = 1L << 8;
+    private static final long FI_WRITE = 1L << 9;
+    private static final long FI_RECV = 1L << 10;
+    private static final long FI_SEND = 1L << 11;
+    private static final long FI_REMOTE_READ = 1L << 12;
+    private static final long FI_REMOTE_WRITE = 1L << 13;
+    private static final long FI_HMEM = 1L << 47;
+    private static final int FI_HMEM_SYSTEM = 0;
+    private static final int FI_HMEM_CUDA = 1;
+
+    private final FabricEndpoint endpoint;
+    private final MemorySegment attr;
+    private final MemorySegment iov;
+    private final MemorySegment out;
+    private final SecureRandom random = new SecureRandom();
+    private final long keyMask;
+    private final boolean providerKeys;
+    private final boolean virtualAddressing;
+    private final boolean localRegistration;
+    private final boolean hmem;
+
+    private final Long2LongHashMap mrByKey = new Long2LongHashMap(0);
+    private final Long2LongHashMap descByKey = new Long2LongHashMap(-1);
+    private long[] starts = new long[8];
+    private long[] ends = new long[8];
+    private long[] keys = new long[8];
+    private int count;
+
+    FabricRegions(final FabricEndpoint endpoint, final Arena arena, final long caps) {
+        this.endpoint = endpoint;
+        this.attr = arena.allocate(MR_ATTR_BYTES, 8);
+        this.iov = arena.allocate(IOVEC);
+        this.out = arena.allocate(ADDRESS);
+        final int mode = endpoint.mrMode();
+        this.providerKeys = (mode & FabricDiscovery.FI_MR_PROV_KEY) != 0;
+        this.virtualAddressing = (mode & FabricDiscovery.FI_MR_VIRT_ADDR) != 0;
+        this.localRegistration = (mode & FabricDiscovery.FI_MR_LOCAL) != 0;
+        this.hmem = (caps & FI_HMEM) != 0;
+        final long keyBytes = endpoint.mrKeySize();
+        this.keyMask = keyBytes <= 0 || keyBytes >= 8 ? Long.MAX_VALUE : (1L << (8 * keyBytes)) - 1;
+    }
+
+    boolean virtualAddressing() {
+        return virtualAddressing;
+    }
+
+    boolean localRegistration() {
+        return localRegistration;
+    }
+
+    /** The address to put in fi_rma_iov for {@code offset} into a peer's region that starts at {@code base}. */
+    long remoteAddress(final long base, final long offset) {
+        return virtualAddressing ? base + offset : offset;
+    }
+
+    /**
+     * Registers {@code segment} for local use and remote reads and writes.
+     *
+     * @return the remote key, also the local handle
+     * @throws InvalidRequestException    if the segment is not native memory
+     * @throws DeviceUnavailableException if the provider cannot register {@code device}
+     */
+    long register(final MemorySegment segment, final Device device) {
+        if (!segment.isNative()) {
+            throw new InvalidRequestException("fabric can only register native memory (Arena-allocated "
+                + "MemorySegments), not a heap segment of " + segment.byteSize() + " bytes");
+        }
+        final long access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+        return switch (device) {
+            case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0);
+            case Device.Cuda cuda -> {
+                if (!hmem) {
+                    throw new DeviceUnavailableException("fabric provider " + endpoint.provider()
+                        + " was opened without FI_HMEM, so it cannot register " + device + " memory");
+                }
+                yield add(segment.address(), segment.byteSize(), access, FI_HMEM_CUDA, cuda.ordinal());
+            }
+        };
+    }
+
+    /** A local-only registration of a send or receive buffer, for providers that need FI_MR_LOCAL. */
+    long registerLocal(final long address, final long length) {
+        return add(address, length, FI_SEND | FI_RECV, FI_HMEM_SYSTEM, 0);
+    }
+
+    private long add(final long address, final long length, final long access, final int iface, final int device) {
+        attr.fill((byte) 0);
+        iov.set(JAVA_LONG, IOV_BASE, address);
+        iov.set(JAVA_LONG, IOV_LEN, length);
+        attr.set(ADDRESS, MR_ATTR_IOV, iov);
+        attr.set(JAVA_LONG, MR_ATTR_IOV_COUNT, 1);
+        attr.set(JAVA_LONG, MR_ATTR_ACCESS, access);
+        attr.set(JAVA_LONG, MR_ATTR_REQUESTED_KEY, providerKeys ? 0 : freshKey());
+        attr.set(JAVA_INT, MR_ATTR_IFACE, iface);
+        attr.set(JAVA_INT, MR_ATTR_DEVICE, device);
+        endpoint.library().check("fi_mr_regattr(" + length + " bytes)", endpoint.regAttr(attr, out),
+            endpoint.errnoState());
+        final long mr = out.get(JAVA_LONG, 0);
+        final long key = FabricLibrary.pointer(mr + MR_KEY);
+        mrByKey.put(key, mr);
+        descByKey.put(key, FabricLibrary.pointer(mr + MR_MEM_DESC));
+        if (count == starts.length) {
+            starts = Arrays.copyOf(starts, count * 2);
+            ends = Arrays.copyOf(ends, count * 2);
+            keys = Arrays.copyOf(keys, count * 2);
+        }
+        starts[count] = address;
+        ends[count] = address + length;
+        keys[count] = key;
+        count++;
+        return key;
+    }
+
+    private long freshKey() {
+        long key;
+        do {
+            key = random.nextLong() & keyMask;
+        } while (key == 0 || mrByKey.containsKey(key));
+        return key;
+    }
+
+    boolean isRegistered(final long key) {
+        return mrByKey.containsKey(key);
+    }
+
+    /** The local descriptor of the region {@code key} to pass with a post (0 where the provider needs none). */
+    long desc(final long key) {
+        if (!localRegistration) {
+            return 0;
+        }
+        final long desc = descByKey.get(key);
+        return desc == -1 ? 0 : desc;
+    }
+
+    /** The key of a registered region that covers {@code [address, address + length)}, or 0. */
+    long covering(final long address, final long length) {
+        for (int i = 0; i < count; i++) {
+            if (starts[i] <= address && address + length <= ends[i]) {
+                return keys[i];
+            }
+        }
+        return 0;
+    }
+
+    /** Closes the region; later remote accesses with its key fail. Unknown keys are ignored. */
+    void deregister(final long key) {
+        final long mr = mrByKey.remove(key);
+        descByKey.remove(key);
+        if (mr == 0) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            if (keys[i] == key) {
+                count--;
+                starts[i] = starts[count];
+                ends[i] = ends[count];
+                keys[i] = keys[count];
+                break;
+            }
+        }
+        endpoint.library().check("fi_close(mr)", endpoint.closeObject(MemorySegment.ofAddress(mr)),
+            endpoint.errnoState());
+    }
+
+    /** Closes every region (before the endpoint closes). */
+    void closeAll() {
+        while (count > 0) {
+            deregister(keys[count - 1]);
+        }
+    }
+
+    int size() {
+        return count;
+    }
+}

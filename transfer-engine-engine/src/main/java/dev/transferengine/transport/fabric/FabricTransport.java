@@ -1,0 +1,168 @@
+package dev.transferengine.transport.fabric;
+
+import dev.transferengine.EngineConfig;
+import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.Transport;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * libfabric through FFM, with no native code of our own: RDM endpoints, {@code fi_writemsg} with remote CQ data
+ * for writes and imms, {@code fi_sendmsg}/{@code fi_recvmsg} for messages.
+ *
+ * <p>Options (in {@link EngineConfig#options()}):
+ * <ul>
+ *   <li>{@code fabric.library}: the library to load, default {@code libfabric.so.1} (AWS installs its own under
+ *       {@code /opt/amazon/efa/lib});</li>
+ *   <li>{@code fabric.provider}: {@code tcp} (tcp;ofi_rxm, the default, runs anywhere), {@code shm},
+ *       {@code efa} or {@code verbs} (verbs;ofi_rxm);</li>
+ *   <li>{@code fabric.postsPerPoll}: posts per progress pass from the pending queue, default 32;</li>
+ *   <li>{@code fabric.maxOps}: operations outstanding per NIC before posts fail with back pressure, default
+ *       16384;</li>
+ *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes, so a write completes only once
+ *       its bytes are placed at the target (default true).</li>
+ * </ul>
+ * The API version asked for is the newest the library offers, up to 1.22; EFA needs at least 1.18.
+ * tcp and verbs endpoints bind to {@link EngineConfig#bindAddress()} (and to {@link DomainContext#port()} when
+ * set). NIC {@code k} of a group uses the {@code k}-th distinct domain the provider reports, wrapping around, so
+ * on one interface several endpoints share it.
+ */
+public final class FabricTransport implements Transport {
+
+    /** The transport name, also the transport of every fabric {@link dev.transferengine.NetAddr}. */
+    public static final String NAME = FabricAddress.TRANSPORT;
+
+    static final String LIBRARY_OPTION = "fabric.library";
+    static final String PROVIDER_OPTION = "fabric.provider";
+    static final String POSTS_PER_POLL_OPTION = "fabric.postsPerPoll";
+    static final String MAX_OPS_OPTION = "fabric.maxOps";
+    static final String DELIVERY_COMPLETE_OPTION = "fabric.deliveryComplete";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** Preferred over the pure-Java tcp transport when the library and provider are there. */
+    @Override
+    public int autoPreference() {
+        return 10;
+    }
+
+    /**
+     * Why this transport cannot run with {@code config}: unknown provider, library missing or too old, native
+     * access disabled, or the provider offering no suitable endpoint here. Never throws; loads the library and
+     * calls fi_getinfo, so it blocks briefly.
+     */
+    @Override
+    public @Nullable String unavailabilityCause(final EngineConfig config) {
+        try {
+            final Selection selection = select(config);
+            if (selection.cause != null) {
+                return selection.cause;
+            }
+            final MemorySegment list = FabricDiscovery.query(selection.library, selection.provider,
+                selection.apiVersion, config.bindAddress(), 0);
+            if (list.address() == 0) {
+                return noProvider(selection, config);
+            }
+            selection.library.freeInfo(list);
+            return null;
+        } catch (final RuntimeException e) {
+            return "libfabric probe failed: " + e.getMessage();
+        }
+    }
+
+    /**
+     * Opens one NIC: fabric, domain, CQ, AV and endpoint for the group's {@code nic}-th domain of the provider.
+     *
+     * @throws TransportUnavailableException with the cause {@link #unavailabilityCause} would give
+     */
+    @Override
+    public Domain openDomain(final DomainContext context) {
+        final EngineConfig config = context.config();
+        final Selection selection = select(config);
+        if (selection.cause != null) {
+            throw new TransportUnavailableException(NAME, selection.cause);
+        }
+        final MemorySegment list;
+        try {
+            list = FabricDiscovery.query(selection.library, selection.provider, selection.apiVersion,
+                config.bindAddress(), context.port());
+        } catch (final RuntimeException e) {
+            throw new TransportUnavailableException(NAME, "fi_getinfo failed: " + e.getMessage(), e);
+        }
+        if (list.address() == 0) {
+            throw new TransportUnavailableException(NAME, noProvider(selection, config));
+        }
+        try {
+            final List<Long> nics = FabricDiscovery.distinctDomains(list);
+            final long entry = nics.get(context.nic() % nics.size());
+            final FabricEndpoint endpoint = new FabricEndpoint(selection.library, entry,
+                selection.provider == FabricProvider.EFA);
+            try {
+                final long caps = FabricLibrary.pointer(entry + FabricLayout.INFO_CAPS);
+                return new FabricDomain(endpoint, context.listener(), context.group(), context.nic(), caps,
+                    intOption(config, POSTS_PER_POLL_OPTION, 32), intOption(config, MAX_OPS_OPTION, 16384),
+                    Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")));
+            } catch (final RuntimeException e) {
+                endpoint.close();
+                throw e;
+            }
+        } finally {
+            selection.library.freeInfo(list);
+        }
+    }
+
+    private static int intOption(final EngineConfig config, final String key, final int fallback) {
+        final String value = config.option(key, Integer.toString(fallback));
+        try {
+            final int parsed = Integer.parseInt(value.strip());
+            if (parsed < 1) {
+                throw new IllegalArgumentException(key + " must be >= 1, was " + parsed);
+            }
+            return parsed;
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be an integer, was '" + value + "'", e);
+        }
+    }
+
+    private static String noProvider(final Selection selection, final EngineConfig config) {
+        return "libfabric " + FabricLibrary.versionText(selection.library.version()) + " (" + selection.library.path()
+            + ") has no provider '" + selection.provider.libfabricName() + "' offering an RDM endpoint with messages"
+            + " and RMA" + (selection.provider.bindsAddress() ? " on " + config.bindAddress() : "")
+            + " (fi_getinfo found nothing; `fi_info -p " + selection.provider.libfabricName()
+            + "` lists what it offers)";
+    }
+
+    private static Selection select(final EngineConfig config) {
+        final String providerOption = config.option(PROVIDER_OPTION, FabricProvider.TCP.option());
+        final FabricProvider provider = FabricProvider.byOption(providerOption);
+        if (provider == null) {
+            return new Selection(null, null, 0, "unknown libfabric provider '" + providerOption + "' ("
+                + PROVIDER_OPTION + "); choose one of " + FabricProvider.choices());
+        }
+        final FabricLibrary library = FabricLibrary.open(config.option(LIBRARY_OPTION, "libfabric.so.1"));
+        final String missing = library.unavailabilityCause();
+        if (missing != null) {
+            return new Selection(provider, library, 0, "libfabric unavailable (" + LIBRARY_OPTION + "="
+                + library.path() + "): " + missing);
+        }
+        final int apiVersion = provider.negotiate(library.version());
+        if (apiVersion < 0) {
+            return new Selection(provider, library, 0, "libfabric " + FabricLibrary.versionText(library.version())
+                + " at " + library.path() + " is too old for provider " + provider.option() + ", which needs API "
+                + FabricLibrary.versionText(provider.minimumApi()) + " or newer");
+        }
+        return new Selection(provider, library, apiVersion, null);
+    }
+
+    private record Selection(FabricProvider provider, FabricLibrary library, int apiVersion,
+                             @Nullable String cause) {
+    }
+}
