@@ -1,0 +1,25 @@
+package dev.transferengine.sample;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.transferengine.PeerUnreachableException;
+
+/**
+ * The JSON body of a failed request.
+ *
+ * @param error   the exception's simple class name, e.g. {@code PeerUnreachableException}
+ * @param message what went wrong
+ * @param peer    the NetAddr (text form) of the peer that failed, if a peer did
+ */
+public record ErrorBody(String error, String message, @Nullable String peer) {
+
+    /**
+     * @param error the failure
+     * @return its body
+     */
+    public static ErrorBody of(final Throwable error) {
+        final String peer = error instanceof PeerUnreachableException unreachable
+            ? unreachable.peer().toString() : null;
+        return new ErrorBody(error.getClass().getSimpleName(), String.valueOf(error.getMessage()), peer);
+    }
+}

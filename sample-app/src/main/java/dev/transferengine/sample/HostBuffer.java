@@ -1,0 +1,59 @@
+package dev.transferengine.sample;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import dev.transferengine.Device;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.TransferEngine;
+
+/**
+ * Page-aligned host memory registered with an engine; {@link #close()} deregisters it, then frees it, so no write
+ * can land in freed memory.
+ */
+public final class HostBuffer implements AutoCloseable {
+
+    private static final long ALIGNMENT = 4096;
+
+    private final TransferEngine engine;
+    private final Arena arena;
+    private final MemoryRegion region;
+
+    /**
+     * Allocates {@code bytes} zeroed bytes and registers them on group 0 of {@code engine}. Blocks until registered.
+     *
+     * @param engine the engine peers write through
+     * @param bytes  the size of the buffer
+     */
+    public HostBuffer(final TransferEngine engine, final long bytes) {
+        this.engine = engine;
+        this.arena = Arena.ofShared();
+        try {
+            this.region = engine.register(arena.allocate(bytes, ALIGNMENT), Device.host());
+        } catch (final RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** The registered memory. */
+    public MemorySegment segment() {
+        return region.segment();
+    }
+
+    /** The engine's handle of the memory, the source of writes. */
+    public MemoryRegion region() {
+        return region;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (region.isRegistered()) {
+                engine.deregister(region);
+            }
+        } finally {
+            arena.close();
+        }
+    }
+}

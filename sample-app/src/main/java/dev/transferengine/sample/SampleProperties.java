@@ -1,0 +1,68 @@
+package dev.transferengine.sample;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of the sample, under {@code sample.*}.
+ *
+ * @param role    what this instance does
+ * @param kv      the KV-cache layout and the simulated prefill compute
+ * @param weights the tensors a trainer pushes and inference nodes receive
+ * @param demo    the continuous transfers of the {@code demo} role
+ */
+@ConfigurationProperties("sample")
+public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv kv, @DefaultValue Weights weights,
+                               @DefaultValue Demo demo) {
+
+    /**
+     * KV-cache layout, the same on prefill and decode: {@code layers x pagesPerLayer} pages of {@code pageSize}
+     * bytes, {@code tokensPerPage} tokens per page.
+     *
+     * @param layers         transformer layers; layer {@code l} is written with imm {@code l}
+     * @param pagesPerLayer  pages per layer in the pool
+     * @param pageSize       bytes per page
+     * @param tokensPerPage  tokens one page holds
+     * @param computeTime    simulated compute time of one layer on prefill
+     * @param receiveTimeout how long decode waits for all layers of a transfer
+     */
+    public record Kv(@DefaultValue("32") int layers, @DefaultValue("64") int pagesPerLayer,
+                     @DefaultValue("16KB") DataSize pageSize, @DefaultValue("16") int tokensPerPage,
+                     @DefaultValue("20ms") Duration computeTime, @DefaultValue("30s") Duration receiveTimeout) {
+
+        public Kv {
+            if (layers < 1 || pagesPerLayer < 1 || tokensPerPage < 1 || pageSize.toBytes() < 1) {
+                throw new IllegalArgumentException("sample.kv.layers, pages-per-layer, page-size and tokens-per-page must be positive");
+            }
+        }
+    }
+
+    /**
+     * The named tensors: {@code count} tensors of {@code size} bytes each, laid out back to back.
+     *
+     * @param count          number of tensors
+     * @param size           bytes per tensor
+     * @param receiveTimeout how long an inference node waits for the barrier of a push
+     */
+    public record Weights(@DefaultValue("16") int count, @DefaultValue("4MB") DataSize size,
+                          @DefaultValue("30s") Duration receiveTimeout) {
+
+        public Weights {
+            if (count < 1 || size.toBytes() < 8) {
+                throw new IllegalArgumentException("sample.weights.count must be >= 1 and sample.weights.size >= 8 bytes");
+            }
+        }
+    }
+
+    /**
+     * The {@code demo} role's loop.
+     *
+     * @param interval pause between two transfers
+     * @param tokens   tokens per transfer
+     */
+    public record Demo(@DefaultValue("1s") Duration interval, @DefaultValue("512") int tokens) {
+    }
+}

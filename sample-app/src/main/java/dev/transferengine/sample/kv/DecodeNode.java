@@ -1,0 +1,168 @@
+package dev.transferengine.sample.kv;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.CRC32C;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.transferengine.reactive.ReactiveTransferEngine;
+import dev.transferengine.sample.BusyException;
+import dev.transferengine.sample.Checksums;
+import dev.transferengine.sample.HostBuffer;
+
+/**
+ * The decode side of a KV-cache transfer: a registered page pool that prefill nodes write into, layer by layer,
+ * with imm = layer. One transfer is received at a time, because imms name layers, not transfers.
+ */
+public final class DecodeNode implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeNode.class);
+
+    private final ReactiveTransferEngine engine;
+    private final KvLayout layout;
+    private final Duration receiveTimeout;
+    private final HostBuffer pool;
+    private final AtomicReference<KvSession> current = new AtomicReference<>();
+    private final AtomicLong sessions = new AtomicLong();
+
+    /**
+     * Allocates and registers the page pool.
+     *
+     * @param engine         the engine prefill nodes write through
+     * @param layout         the pool's shape
+     * @param receiveTimeout how long a session waits for all its layers
+     */
+    public DecodeNode(final ReactiveTransferEngine engine, final KvLayout layout, final Duration receiveTimeout) {
+        this.engine = engine;
+        this.layout = layout;
+        this.receiveTimeout = receiveTimeout;
+        this.pool = new HostBuffer(engine.engine(), layout.bytes());
+    }
+
+    /** What prefill nodes need to write here. */
+    public KvDescriptor descriptor() {
+        return new KvDescriptor(engine.engine().mainAddress().toString(), pool.region().descriptor().toText(),
+            layout.layers(), layout.pagesPerLayer(), layout.pageSize());
+    }
+
+    /**
+     * Reserves pages for a transfer of {@code pages} pages per layer and arms one imm expectation per layer.
+     *
+     * @param pages pages per layer
+     * @return the session and its page table
+     * @throws BusyException if another transfer is still being received
+     */
+    public KvSessionGrant open(final int pages) {
+        if (pages < 1 || pages > layout.pagesPerLayer()) {
+            throw new IllegalArgumentException("pages must be 1.." + layout.pagesPerLayer() + ", was " + pages);
+        }
+        final KvSession previous = current.get();
+        if (previous != null && !previous.finished()) {
+            throw new BusyException("decode is still receiving transfer " + previous.id);
+        }
+        // rotate the pages a session uses, as a real allocator would hand out different pages each time
+        final int first = (int) (sessions.getAndIncrement() * pages % layout.pagesPerLayer());
+        final int[] pageTable = new int[pages];
+        for (int k = 0; k < pages; k++) {
+            pageTable[k] = (first + k) % layout.pagesPerLayer();
+        }
+        final KvSession session = new KvSession(UUID.randomUUID().toString(), pageTable);
+        if (!current.compareAndSet(previous, session)) {
+            throw new BusyException("another transfer started at the same time");
+        }
+        session.arm();
+        return new KvSessionGrant(session.id, pageTable.clone());
+    }
+
+    /**
+     * Waits until every layer of session {@code id} arrived, then checks each layer's pages against prefill's
+     * checksum.
+     *
+     * @param id      the session
+     * @param request prefill's checksums
+     * @return the receipt; fails with the engine's timeout if a layer never arrived
+     */
+    public Mono<KvReceipt> verify(final String id, final KvVerifyRequest request) {
+        final KvSession session = current.get();
+        if (session == null || !session.id.equals(id)) {
+            return Mono.error(new IllegalArgumentException("no transfer session " + id));
+        }
+        if (request.layerChecksums().size() != layout.layers()) {
+            return Mono.error(new IllegalArgumentException("expected " + layout.layers() + " layer checksums, got "
+                + request.layerChecksums().size()));
+        }
+        return session.arrivals.publishOn(Schedulers.boundedElastic()).map(arrived -> session.receipt(arrived, request));
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    /** One transfer being received. */
+    private final class KvSession {
+
+        private final String id;
+        private final int[] pageTable;
+        private final long start = System.nanoTime();
+        private final Mono<List<Long>> arrivals;
+        private volatile boolean finished;
+
+        /** Expects {@code pages} imms per layer (a paged write raises one per page); records when each layer completed. */
+        KvSession(final String id, final int[] pageTable) {
+            this.id = id;
+            this.pageTable = pageTable;
+            final List<Mono<Long>> layers = new ArrayList<>(layout.layers());
+            for (int layer = 0; layer < layout.layers(); layer++) {
+                layers.add(engine.expectImm(layer, pageTable.length, receiveTimeout)
+                    .then(Mono.fromSupplier(() -> System.nanoTime() - start)));
+            }
+            this.arrivals = Flux.mergeSequential(layers)
+                .collectList()
+                .doFinally(signal -> finished = true)
+                .cache();
+        }
+
+        boolean finished() {
+            return finished;
+        }
+
+        /** Subscribing arms the expectations, before prefill hears that the session exists. */
+        void arm() {
+            arrivals.subscribe(arrived -> { }, error -> LOG.warn("transfer {} not received: {}", id, error.toString()));
+        }
+
+        KvReceipt receipt(final List<Long> arrivedNanos, final KvVerifyRequest request) {
+            final List<KvReceipt.Layer> layers = new ArrayList<>(arrivedNanos.size());
+            boolean verified = true;
+            for (int layer = 0; layer < arrivedNanos.size(); layer++) {
+                final CRC32C crc = new CRC32C();
+                for (final int page : pageTable) {
+                    Checksums.update(crc, pool.segment(), layout.globalPage(layer, page) * layout.pageSize(),
+                        layout.pageSize());
+                }
+                final boolean matches = crc.getValue() == request.layerChecksums().get(layer);
+                verified &= matches;
+                layers.add(new KvReceipt.Layer(layer, millis(arrivedNanos.get(layer)), crc.getValue(), matches));
+            }
+            final long last = arrivedNanos.stream().mapToLong(Long::longValue).max().orElse(0);
+            final long bytes = (long) layout.layers() * pageTable.length * layout.pageSize();
+            LOG.info("received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}", id, layout.layers(),
+                pageTable.length, bytes, String.format("%.1f", millis(last)), verified);
+            return new KvReceipt(id, pageTable.length, bytes, layers, millis(last), verified);
+        }
+    }
+
+    static double millis(final long nanos) {
+        return Math.round(nanos / 1_000.0) / 1_000.0;
+    }
+}
