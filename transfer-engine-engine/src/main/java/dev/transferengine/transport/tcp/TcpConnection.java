@@ -1,0 +1,245 @@
+package dev.transferengine.transport.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One non-blocking socket of a domain with its read and write buffers. Outgoing bytes are encoded into one
+ * direct buffer, so many small frames leave in one socket write; a large payload follows its header through a
+ * gathering write straight from the caller's segment, never copied. Incoming bytes are read into a direct buffer
+ * that holds whole headers; subclasses decide what the frames mean. Worker thread only.
+ */
+abstract class TcpConnection {
+
+    /** Socket reads per readiness event, so one busy connection cannot starve the others. */
+    static final int READS_PER_EVENT = 8;
+
+    final TcpDomain domain;
+    final SocketChannel channel;
+    final SelectionKey key;
+
+    /** Encoded bytes: {@code [out.position(), encoded)} wait to be written; the limit stays at the capacity. */
+    final ByteBuffer out;
+    final MemorySegment outMemory;
+    final TcpFrame outFrame;
+    int encoded;
+
+    /** Received bytes: {@code [inHead, in.position())} wait to be parsed; the limit stays at the capacity. */
+    final ByteBuffer in;
+    final MemorySegment inMemory;
+    final TcpFrame inFrame;
+    int inHead;
+
+    private final ByteBuffer[] gather = new ByteBuffer[2];
+    private @Nullable ByteBuffer large;
+    private MemorySegment largeSource = MemorySegment.NULL;
+    private long largeNext;
+    private long largeEnd;
+    private boolean writeInterest;
+    private boolean dirty;
+    private boolean closed;
+
+    TcpConnection(final TcpDomain domain, final SocketChannel channel, final int interestOps, final int outCapacity,
+                  final int inCapacity) throws IOException {
+        this.domain = domain;
+        this.channel = channel;
+        this.out = ByteBuffer.allocateDirect(outCapacity).order(ByteOrder.LITTLE_ENDIAN);
+        this.outMemory = MemorySegment.ofBuffer(out);
+        this.outFrame = new TcpFrame(out);
+        this.in = ByteBuffer.allocateDirect(inCapacity).order(ByteOrder.LITTLE_ENDIAN);
+        this.inMemory = MemorySegment.ofBuffer(in);
+        this.inFrame = new TcpFrame(in);
+        this.key = channel.register(domain.selector(), interestOps, this);
+    }
+
+    /** Sets the options every socket of the transport uses; {@code bufferBytes} 0 leaves buffers to the kernel. */
+    static void configure(final SocketChannel channel, final int bufferBytes) throws IOException {
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        if (bufferBytes > 0) {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
+        }
+    }
+
+    /** Handles readiness reported by the selector; returns the work done. */
+    final int onReady(final int readyOps) throws IOException {
+        int work = 0;
+        if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
+            work += onConnectable();
+        }
+        if (!closed && (readyOps & SelectionKey.OP_READ) != 0) {
+            work += onReadable();
+        }
+        if (!closed && (readyOps & SelectionKey.OP_WRITE) != 0) {
+            work += flush();
+        }
+        return work;
+    }
+
+    int onConnectable() throws IOException {
+        return 0;
+    }
+
+    abstract int onReadable() throws IOException;
+
+    /** The connection broke or misbehaved: close it and end what depends on it. */
+    abstract void lost(String reason, @Nullable Throwable cause);
+
+    /** Interest apart from OP_WRITE. */
+    abstract int readInterest();
+
+    /** True once bytes may be written (the connect finished). */
+    abstract boolean writable();
+
+    /** Encodes queued frames into {@link #out}, possibly starting a large payload; called when all was sent. */
+    void refill() {
+    }
+
+    /** Called after a flush made room in {@link #out}. */
+    int afterFlush() throws IOException {
+        return 0;
+    }
+
+    /** Asks the domain to flush this connection at the end of the current poll step. */
+    final void markDirty() {
+        if (!dirty && !closed) {
+            dirty = true;
+            domain.scheduleFlush(this);
+        }
+    }
+
+    /**
+     * Writes what is pending until everything is sent or the socket is full; waits for OP_WRITE in the latter
+     * case. Writes nothing while the domain holds outbound traffic. Never blocks.
+     */
+    final int flush() throws IOException {
+        dirty = false;
+        if (closed || !writable()) {
+            return 0;
+        }
+        if (domain.holding()) {
+            writeInterest(false);
+            return 0;
+        }
+        int writes = 0;
+        while (true) {
+            if (out.position() == encoded && large == null) {
+                out.clear();
+                encoded = 0;
+                refill();
+                if (encoded == 0 && large == null) {
+                    break;
+                }
+            }
+            out.limit(encoded);
+            final long written;
+            if (large == null) {
+                written = channel.write(out);
+            } else {
+                gather[0] = out;
+                gather[1] = large;
+                written = channel.write(gather);
+            }
+            out.limit(out.capacity());
+            if (written == 0) {
+                break;
+            }
+            writes++;
+            if (large != null && !large.hasRemaining()) {
+                large = nextLargeChunk();
+            }
+        }
+        writeInterest(out.position() < encoded || large != null);
+        return writes + afterFlush();
+    }
+
+    /** Streams {@code source[from, to)} after the bytes encoded so far. */
+    final void startLarge(final MemorySegment source, final long from, final long to) {
+        largeSource = source;
+        largeNext = from;
+        largeEnd = to;
+        large = nextLargeChunk();
+    }
+
+    private @Nullable ByteBuffer nextLargeChunk() {
+        if (largeNext == largeEnd) {
+            largeSource = MemorySegment.NULL;
+            return null;
+        }
+        // ByteBuffers address at most 2 GiB, so a larger payload goes out in 1 GiB views.
+        final long chunk = Math.min(largeEnd - largeNext, 1L << 30);
+        final ByteBuffer view = largeSource.asSlice(largeNext, chunk).asByteBuffer();
+        largeNext += chunk;
+        return view;
+    }
+
+    /** Bytes received but not parsed yet. */
+    final int buffered() {
+        return in.position() - inHead;
+    }
+
+    /** Makes sure {@code room} bytes can be read after the buffered ones, moving them to the front if needed. */
+    final void compactIn(final int room) {
+        if (inHead == in.position()) {
+            in.clear();
+            inHead = 0;
+        } else if (in.capacity() - in.position() < room && inHead > 0) {
+            in.limit(in.position()).position(inHead);
+            in.compact();
+            inHead = 0;
+        }
+    }
+
+    /** Moves unsent bytes to the front of {@link #out}; only valid while no large payload is pending. */
+    final void compactOut() {
+        final int unsent = encoded - out.position();
+        if (unsent == 0) {
+            out.clear();
+        } else if (out.position() > 0) {
+            out.limit(encoded);
+            out.compact();
+            out.position(0);
+        }
+        encoded = unsent;
+    }
+
+    final boolean closed() {
+        return closed;
+    }
+
+    /** Closes the socket; idempotent, never throws. */
+    final void closeChannel() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        key.cancel();
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // The socket is being discarded; there is nothing left to tell its peer.
+        }
+    }
+
+    final void updateInterest() {
+        if (!closed) {
+            key.interestOps(readInterest() | (writeInterest ? SelectionKey.OP_WRITE : 0));
+        }
+    }
+
+    private void writeInterest(final boolean wanted) {
+        if (wanted != writeInterest) {
+            writeInterest = wanted;
+            updateInterest();
+        }
+    }
+}

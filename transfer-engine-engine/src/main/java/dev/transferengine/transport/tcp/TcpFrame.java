@@ -1,0 +1,166 @@
+package dev.transferengine.transport.tcp;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
+ * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
+ * payload (HELLO, WRITE, WRITE_IMM, SEND):
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 magic 0x474E4554 ("TENG")                     |  0
+ *  +---------------+---------------+-------------------------------+
+ *  |    version    |     type      |        flags (must be 0)      |  4
+ *  +---------------+---------------+-------------------------------+
+ *  |                          imm (int32)                          |  8
+ *  +---------------------------------------------------------------+
+ *  |          aux (int32): NACK reason ordinal, else 0             | 12
+ *  +---------------------------------------------------------------+
+ *  |   token (int64): request id; HELLO: sender incarnation id     | 16
+ *  +---------------------------------------------------------------+
+ *  |              rkey (int64): remote key of the region           | 24
+ *  +---------------------------------------------------------------+
+ *  |            offset (int64): byte offset within the region      | 32
+ *  +---------------------------------------------------------------+
+ *  |  length (int64): payload bytes; ACK: bytes accepted;          | 40
+ *  |  NACK: region size or largest receive buffer (-1 unknown)     |
+ *  +---------------------------------------------------------------+
+ *  |                    payload (length bytes)                    ... 48
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>Types: HELLO opens each connection in both directions (token = the sender's random incarnation id, payload =
+ * the sender's own {@link dev.transferengine.NetAddr} bytes). WRITE and WRITE_IMM carry data for region
+ * {@code rkey} at {@code offset}; IMM is a zero-length write that carries only the imm but still names a valid
+ * rkey and offset. SEND carries a two-sided message (rkey and offset 0). The receiver answers every request, in
+ * the order received, with ACK or NACK naming the request's token.
+ *
+ * <p>Not thread-safe; re-wrap for each header. Allocates nothing.
+ */
+final class TcpFrame {
+
+    static final int MAGIC = 0x474E4554;
+    static final byte VERSION = 1;
+    static final int HEADER_LENGTH = 48;
+
+    static final byte HELLO = 1;
+    static final byte WRITE = 2;
+    static final byte WRITE_IMM = 3;
+    static final byte IMM = 4;
+    static final byte SEND = 5;
+    static final byte ACK = 6;
+    static final byte NACK = 7;
+
+    /** Most bytes a HELLO may carry: an encoded NetAddr is far smaller. */
+    static final int MAX_HELLO_PAYLOAD = 255;
+    /** Larger WRITE lengths are absurd and mark the stream as corrupt. */
+    static final long MAX_WRITE_PAYLOAD = 1L << 40;
+
+    private static final int MAGIC_OFFSET = 0;
+    private static final int VERSION_OFFSET = 4;
+    private static final int TYPE_OFFSET = 5;
+    private static final int FLAGS_OFFSET = 6;
+    private static final int IMM_OFFSET = 8;
+    private static final int AUX_OFFSET = 12;
+    private static final int TOKEN_OFFSET = 16;
+    private static final int RKEY_OFFSET = 24;
+    private static final int OFFSET_OFFSET = 32;
+    private static final int LENGTH_OFFSET = 40;
+
+    private ByteBuffer buffer;
+    private int base;
+
+    TcpFrame(final ByteBuffer buffer) {
+        this.buffer = buffer;
+    }
+
+    /** Points this flyweight at the header starting at {@code base}; the buffer must be little-endian. */
+    TcpFrame wrap(final ByteBuffer buffer, final int base) {
+        this.buffer = buffer;
+        this.base = base;
+        return this;
+    }
+
+    /** Points this flyweight at {@code base} within its current buffer. */
+    TcpFrame at(final int base) {
+        this.base = base;
+        return this;
+    }
+
+    int magic() {
+        return buffer.getInt(base + MAGIC_OFFSET);
+    }
+
+    byte version() {
+        return buffer.get(base + VERSION_OFFSET);
+    }
+
+    byte type() {
+        return buffer.get(base + TYPE_OFFSET);
+    }
+
+    short flags() {
+        return buffer.getShort(base + FLAGS_OFFSET);
+    }
+
+    int imm() {
+        return buffer.getInt(base + IMM_OFFSET);
+    }
+
+    int aux() {
+        return buffer.getInt(base + AUX_OFFSET);
+    }
+
+    long token() {
+        return buffer.getLong(base + TOKEN_OFFSET);
+    }
+
+    long rkey() {
+        return buffer.getLong(base + RKEY_OFFSET);
+    }
+
+    long offset() {
+        return buffer.getLong(base + OFFSET_OFFSET);
+    }
+
+    long length() {
+        return buffer.getLong(base + LENGTH_OFFSET);
+    }
+
+    /** True if magic and version are ours. */
+    boolean hasValidPreamble() {
+        return magic() == MAGIC && version() == VERSION;
+    }
+
+    /** Writes a whole header at the wrapped position. */
+    void encode(final byte type, final int imm, final int aux, final long token, final long rkey, final long offset,
+                final long length) {
+        buffer.putInt(base + MAGIC_OFFSET, MAGIC)
+            .put(base + VERSION_OFFSET, VERSION)
+            .put(base + TYPE_OFFSET, type)
+            .putShort(base + FLAGS_OFFSET, (short) 0)
+            .putInt(base + IMM_OFFSET, imm)
+            .putInt(base + AUX_OFFSET, aux)
+            .putLong(base + TOKEN_OFFSET, token)
+            .putLong(base + RKEY_OFFSET, rkey)
+            .putLong(base + OFFSET_OFFSET, offset)
+            .putLong(base + LENGTH_OFFSET, length);
+    }
+
+    /** A name for logs and error messages. */
+    static String typeName(final byte type) {
+        return switch (type) {
+            case HELLO -> "HELLO";
+            case WRITE -> "WRITE";
+            case WRITE_IMM -> "WRITE_IMM";
+            case IMM -> "IMM";
+            case SEND -> "SEND";
+            case ACK -> "ACK";
+            case NACK -> "NACK";
+            default -> "type " + (type & 0xFF);
+        };
+    }
+}

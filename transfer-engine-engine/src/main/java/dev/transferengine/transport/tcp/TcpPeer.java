@@ -1,0 +1,106 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+
+import java.net.InetSocketAddress;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A peer NIC this domain resolved or heard from; its handle is its index in the domain's peer table. Holds the
+ * one outbound connection this domain uses for its own requests to that peer. Worker thread only.
+ */
+final class TcpPeer {
+
+    /** Known, no connection opened from this side yet (it may have connected to us). */
+    static final String IDLE = "IDLE";
+    static final String CONNECTING = "CONNECTING";
+    static final String CONNECTED = "CONNECTED";
+    /** The last connection failed ({@link #lastError()} says why); the next post connects again. */
+    static final String UNREACHABLE = "UNREACHABLE";
+
+    private final int handle;
+    private final NetAddr address;
+    private final InetSocketAddress socketAddress;
+    private final String text;
+    private @Nullable TcpOutbound outbound;
+    private String state = IDLE;
+    private String lastError = "";
+    private long incarnation;
+    private int restarts;
+
+    TcpPeer(final int handle, final NetAddr address, final InetSocketAddress socketAddress) {
+        this.handle = handle;
+        this.address = address;
+        this.socketAddress = socketAddress;
+        this.text = TcpAddress.describe(socketAddress);
+    }
+
+    int handle() {
+        return handle;
+    }
+
+    NetAddr address() {
+        return address;
+    }
+
+    InetSocketAddress socketAddress() {
+        return socketAddress;
+    }
+
+    @Nullable TcpOutbound outbound() {
+        return outbound;
+    }
+
+    void outbound(final @Nullable TcpOutbound outbound) {
+        this.outbound = outbound;
+    }
+
+    String state() {
+        return state;
+    }
+
+    void state(final String state, final String lastError) {
+        this.state = state;
+        if (!lastError.isEmpty()) {
+            this.lastError = lastError;
+        }
+    }
+
+    String lastError() {
+        return lastError;
+    }
+
+    /**
+     * Records the incarnation a HELLO announced.
+     *
+     * @return true if it differs from a previously recorded one, i.e. the peer restarted
+     */
+    boolean recordIncarnation(final long announced) {
+        final boolean restarted = incarnation != 0 && incarnation != announced;
+        if (restarted) {
+            restarts++;
+        }
+        incarnation = announced;
+        return restarted;
+    }
+
+    long incarnation() {
+        return incarnation;
+    }
+
+    int restarts() {
+        return restarts;
+    }
+
+    PeerInfo info(final int group, final int nic) {
+        return new PeerInfo(group, nic, address, state, lastError);
+    }
+
+    /** {@code host:port}, for messages. */
+    @Override
+    public String toString() {
+        return text;
+    }
+}

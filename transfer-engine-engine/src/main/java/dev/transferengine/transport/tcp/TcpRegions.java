@@ -1,0 +1,59 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.Device;
+import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.InvalidRequestException;
+
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+
+import org.agrona.collections.Long2ObjectHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The regions one domain registered, by remote key. Keys are random, non-zero 64-bit values from
+ * {@link SecureRandom}, unique within the domain, so a peer cannot guess one. Worker thread only.
+ */
+final class TcpRegions {
+
+    private final Long2ObjectHashMap<TcpMemory> byKey = new Long2ObjectHashMap<>();
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @return the new region's key
+     * @throws DeviceUnavailableException for device memory, which this transport cannot place bytes into yet
+     * @throws InvalidRequestException    for a read-only segment, which remote writes could not land in
+     */
+    long register(final MemorySegment segment, final Device device) {
+        if (device instanceof Device.Cuda) {
+            throw new DeviceUnavailableException("tcp transport: device memory staging not available (" + device
+                + "); register host memory instead");
+        }
+        if (segment.isReadOnly()) {
+            throw new InvalidRequestException("tcp transport: cannot register a read-only segment of "
+                + segment.byteSize() + " bytes: remote writes could not land in it");
+        }
+        long key;
+        do {
+            key = random.nextLong();
+        } while (key == 0 || byKey.containsKey(key));
+        byKey.put(key, new TcpMemory(segment));
+        return key;
+    }
+
+    /** Forgets a region; a read still placing bytes into it stops doing so. Unknown keys are ignored. */
+    void deregister(final long rkey) {
+        final TcpMemory memory = byKey.remove(rkey);
+        if (memory != null) {
+            memory.retire();
+        }
+    }
+
+    @Nullable TcpMemory lookup(final long rkey) {
+        return byKey.get(rkey);
+    }
+
+    int count() {
+        return byKey.size();
+    }
+}

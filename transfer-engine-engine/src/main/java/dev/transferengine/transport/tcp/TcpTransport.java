@@ -1,0 +1,62 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.EngineConfig;
+import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.Transport;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pure-Java transport: every NIC is a listening TCP socket with its own connections, driven by non-blocking
+ * NIO from the group's worker. Always available, and ranked behind native transports for {@code auto}.
+ *
+ * <p>Option {@value #SOCKET_BUFFER_OPTION}: bytes of SO_SNDBUF and SO_RCVBUF per socket (default 4 MiB; 0 leaves
+ * the kernel's auto-tuning on).
+ */
+public final class TcpTransport implements Transport {
+
+    /** The transport's name, also the transport name inside its addresses. */
+    public static final String NAME = "tcp";
+    /** Engine option naming the socket buffer size in bytes. */
+    public static final String SOCKET_BUFFER_OPTION = "tcp.socketBufferBytes";
+
+    private static final int DEFAULT_SOCKET_BUFFER = 4 * 1024 * 1024;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int autoPreference() {
+        return 100;
+    }
+
+    @Override
+    public @Nullable String unavailabilityCause(final EngineConfig config) {
+        final String value = config.option(SOCKET_BUFFER_OPTION, Integer.toString(DEFAULT_SOCKET_BUFFER));
+        try {
+            return Integer.parseInt(value.strip()) >= 0 ? null : SOCKET_BUFFER_OPTION + " must be >= 0: " + value;
+        } catch (final NumberFormatException e) {
+            return SOCKET_BUFFER_OPTION + " is not a number of bytes: '" + value + "'";
+        }
+    }
+
+    /**
+     * Opens one NIC, bound to the configured address and port. Called on the group's worker; binding does not block.
+     *
+     * @throws TransportUnavailableException if the option is invalid or the port cannot be bound
+     */
+    @Override
+    public Domain openDomain(final DomainContext context) {
+        final String cause = unavailabilityCause(context.config());
+        if (cause != null) {
+            throw new TransportUnavailableException(NAME, cause);
+        }
+        final int bufferBytes = Integer.parseInt(
+            context.config().option(SOCKET_BUFFER_OPTION, Integer.toString(DEFAULT_SOCKET_BUFFER)).strip());
+        return TcpDomain.open(context, bufferBytes);
+    }
+}
