@@ -19,7 +19,7 @@ class UvmPollerTest {
 
     private final HostSlotPages pages = new HostSlotPages();
     private final UvmSlotTable table = new UvmSlotTable(pages, 2048);
-    private final UvmChangeQueue queue = new UvmChangeQueue(64 * 1024);
+    private final UvmChangeQueue queue = new UvmChangeQueue(4096);
     private final UvmPoller poller = new UvmPoller(table, queue, OptionalInt.empty());
     private final UvmDispatcher dispatcher = new UvmDispatcher(table, queue);
 
@@ -58,7 +58,7 @@ class UvmPollerTest {
 
     @Test
     void shouldKeepChangesInTheSlotWhileTheQueueIsFullAndDeliverThemCoalescedLater() {
-        final UvmChangeQueue small = new UvmChangeQueue(1024);
+        final UvmChangeQueue small = new UvmChangeQueue(16);
         final UvmPoller smallPoller = new UvmPoller(table, small, OptionalInt.empty());
         final UvmDispatcher smallDispatcher = new UvmDispatcher(table, small);
         final long[] last = new long[100];

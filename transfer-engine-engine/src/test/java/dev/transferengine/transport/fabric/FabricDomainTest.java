@@ -1,19 +1,33 @@
 package dev.transferengine.transport.fabric;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.NetAddr;
+import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.Domain;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+/** Domain-level behaviour on the providers that run anywhere (tcp;ofi_rxm and shm), with one and two NICs. */
 class FabricDomainTest {
+
+    private static final int REGION = 1 << 20;
 
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
@@ -24,6 +38,11 @@ class FabricDomainTest {
         arena.close();
     }
 
+    static Stream<Arguments> providersAndNics() {
+        return Stream.of(Arguments.of("tcp", 1), Arguments.of("tcp", 2), Arguments.of("shm", 1),
+            Arguments.of("shm", 2));
+    }
+
     private MemorySegment pattern(final long size, final int seed) {
         final MemorySegment segment = arena.allocate(size, 4096);
         for (long i = 0; i < size; i++) {
@@ -32,26 +51,246 @@ class FabricDomainTest {
         return segment;
     }
 
+    /** Two engines' worth of NICs: initiator NIC k talks to target NIC k. */
+    private final class Pair {
+        final FabricFixture.Recorder initiatorEvents = new FabricFixture.Recorder();
+        final FabricFixture.Recorder targetEvents = new FabricFixture.Recorder();
+        final List<Domain> initiators = new ArrayList<>();
+        final List<Domain> targets = new ArrayList<>();
+        final long[] peers;
+
+        Pair(final String provider, final int nics) {
+            FabricFixture.assumeAvailable(provider);
+            for (int nic = 0; nic < nics; nic++) {
+                initiators.add(fixture.open(FabricFixture.config(provider, nics, java.util.Map.of()), nic,
+                    initiatorEvents));
+                targets.add(fixture.open(FabricFixture.config(provider, nics, java.util.Map.of()), nic, targetEvents));
+            }
+            peers = new long[nics];
+            for (int nic = 0; nic < nics; nic++) {
+                peers[nic] = initiators.get(nic).resolve(targets.get(nic).address());
+            }
+        }
+
+        long[] register(final List<Domain> domains, final MemorySegment segment) {
+            final long[] keys = new long[domains.size()];
+            for (int nic = 0; nic < keys.length; nic++) {
+                keys[nic] = domains.get(nic).register(segment, Device.host());
+            }
+            return keys;
+        }
+    }
+
+    @ParameterizedTest(name = "{0} with {1} NIC(s)")
+    @MethodSource("providersAndNics")
+    void writesWithImmShardedOverTheNicsPlaceEveryByteAndDeliverOneImmPerShard(final String provider,
+                                                                               final int nics) {
+        final Pair pair = new Pair(provider, nics);
+        final MemorySegment src = pattern(REGION, 7);
+        final MemorySegment dst = arena.allocate(REGION, 4096);
+        final long[] srcKeys = pair.register(pair.initiators, src);
+        final long[] dstKeys = pair.register(pair.targets, dst);
+        final long shard = REGION / nics;
+
+        for (int nic = 0; nic < nics; nic++) {
+            pair.initiators.get(nic).write(nic, src, nic * shard, srcKeys[nic], shard, pair.peers[nic],
+                dst.address(), nic * shard, dstKeys[nic], true, 0x1000 + nic);
+        }
+        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
+            == nics && pair.targetEvents.imms.size() == nics);
+
+        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(shard);
+        final List<Integer> expected = new ArrayList<>();
+        for (int nic = 0; nic < nics; nic++) {
+            expected.add(0x1000 + nic);
+        }
+        assertThat(pair.targetEvents.imms).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(dst.mismatch(src)).isEqualTo(-1);
+    }
+
+    @ParameterizedTest(name = "{0} with {1} NIC(s)")
+    @MethodSource("providersAndNics")
+    void writesWithoutImmCompleteAndRaiseNoImm(final String provider, final int nics) {
+        final Pair pair = new Pair(provider, nics);
+        final MemorySegment src = pattern(REGION, 3);
+        final MemorySegment dst = arena.allocate(REGION, 4096);
+        final long[] srcKeys = pair.register(pair.initiators, src);
+        final long[] dstKeys = pair.register(pair.targets, dst);
+
+        for (int nic = 0; nic < nics; nic++) {
+            pair.initiators.get(nic).write(10 + nic, src, 4096L * nic, srcKeys[nic], 4096, pair.peers[nic],
+                dst.address(), 65536L + 4096L * nic, dstKeys[nic], false, 0);
+        }
+        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
+            == nics);
+
+        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(dst.asSlice(65536, 4096L * nics).mismatch(src.asSlice(0, 4096L * nics))).isEqualTo(-1);
+        fixture.pollAll();
+        assertThat(pair.targetEvents.imms).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0} with {1} NIC(s)")
+    @MethodSource("providersAndNics")
+    void immOnlyWritesDeliverTheImmAndTouchNoMemory(final String provider, final int nics) {
+        final Pair pair = new Pair(provider, nics);
+        final MemorySegment src = pattern(4096, 1);
+        final MemorySegment dst = arena.allocate(4096, 4096);
+        final long[] srcKeys = pair.register(pair.initiators, src);
+        final long[] dstKeys = pair.register(pair.targets, dst);
+
+        for (int nic = 0; nic < nics; nic++) {
+            pair.initiators.get(nic).write(20 + nic, src, 0, srcKeys[nic], 0, pair.peers[nic], dst.address(), 0,
+                dstKeys[nic], true, -7 - nic);
+        }
+        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
+            == nics && pair.targetEvents.imms.size() == nics);
+
+        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(0L);
+        assertThat(pair.targetEvents.imms).hasSize(nics).allMatch(imm -> imm <= -7);
+        assertThat(dst.mismatch(arena.allocate(4096))).isEqualTo(-1);
+    }
+
+    @ParameterizedTest(name = "{0} with {1} NIC(s)")
+    @MethodSource("providersAndNics")
+    void sendsArriveInPostedReceiveBuffers(final String provider, final int nics) {
+        final Pair pair = new Pair(provider, nics);
+        final MemorySegment[] buffers = new MemorySegment[nics];
+        for (int nic = 0; nic < nics; nic++) {
+            buffers[nic] = arena.allocate(256, 64);
+            pair.targets.get(nic).postReceive(100 + nic, buffers[nic]);
+        }
+        for (int nic = 0; nic < nics; nic++) {
+            final MemorySegment message = arena.allocateFrom("hello over nic " + nic);
+            pair.initiators.get(nic).send(200 + nic, pair.peers[nic], message);
+        }
+        fixture.pollUntil(() -> pair.targetEvents.received.size() == nics
+            && pair.initiatorEvents.sendsDone.size() + pair.initiatorEvents.sendsFailed.size() == nics);
+
+        assertThat(pair.initiatorEvents.sendsFailed).isEmpty();
+        for (int nic = 0; nic < nics; nic++) {
+            final String text = "hello over nic " + nic;
+            assertThat(pair.targetEvents.received).containsEntry(100L + nic, text.length() + 1);
+            assertThat(buffers[nic].getString(0)).isEqualTo(text);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
-    void writeWithImmPlacesBytesAndDeliversTheImm(final String provider) {
-        FabricFixture.assumeAvailable(provider);
-        final FabricFixture.Recorder a = new FabricFixture.Recorder();
-        final FabricFixture.Recorder b = new FabricFixture.Recorder();
-        final Domain initiator = fixture.open(provider, 0, a);
-        final Domain target = fixture.open(provider, 0, b);
-        final MemorySegment src = pattern(1 << 20, 7);
-        final MemorySegment dst = arena.allocate(1 << 20, 4096);
-        final long srcKey = initiator.register(src, Device.host());
-        final long dstKey = target.register(dst, Device.host());
-        final long peer = initiator.resolve(target.address());
+    void writeWithAnUnknownKeyFailsWithRemoteAccessAndTheDomainKeepsWorking(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final MemorySegment src = pattern(8192, 5);
+        final MemorySegment dst = arena.allocate(8192, 4096);
+        final long srcKey = pair.register(pair.initiators, src)[0];
+        final long dstKey = pair.register(pair.targets, dst)[0];
+        final Domain initiator = pair.initiators.get(0);
 
-        initiator.write(1, src, 0, srcKey, 1 << 20, peer, dst.address(), 0, dstKey, true, 0xCAFE_BABE);
-        fixture.pollUntil(() -> a.writeEnded(1) && !b.imms.isEmpty());
+        initiator.write(1, src, 0, srcKey, 4096, pair.peers[0], dst.address(), 0, dstKey ^ 0x5A5A_5A5AL, true, 1);
+        fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(1));
+        assertThat(pair.initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class)
+            .hasMessageContaining(provider);
+        assertThat(dst.mismatch(arena.allocate(8192))).isEqualTo(-1);
 
-        assertThat(a.writesFailed).isEmpty();
-        assertThat(a.writesDone).containsEntry(1L, (long) (1 << 20));
-        assertThat(b.imms).containsExactly(0xCAFE_BABE);
-        assertThat(dst.mismatch(src)).isEqualTo(-1);
+        initiator.write(2, src, 0, srcKey, 4096, pair.peers[0], dst.address(), 0, dstKey, true, 2);
+        fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(2) && pair.targetEvents.imms.contains(2));
+        assertThat(pair.initiatorEvents.writesDone).containsKey(2L);
+        assertThat(pair.targetEvents.imms).containsExactly(2);
+        assertThat(initiator.failure()).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void writeOutsideTheRemoteRegionFailsAndLeavesItUntouched(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final MemorySegment src = pattern(8192, 9);
+        final MemorySegment dst = arena.allocate(8192, 4096);
+        final long srcKey = pair.register(pair.initiators, src)[0];
+        final long dstKey = pair.register(pair.targets, dst)[0];
+
+        pair.initiators.get(0).write(3, src, 0, srcKey, 8192, pair.peers[0], dst.address(), 4096, dstKey, false, 0);
+        fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(3));
+
+        assertThat(pair.initiatorEvents.writesFailed.get(3L)).isInstanceOf(RemoteAccessException.class);
+        assertThat(dst.mismatch(arena.allocate(8192))).isEqualTo(-1);
+        assertThat(pair.initiators.get(0).failure()).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void heldOutboundQueuesWritesUntilReleased(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final MemorySegment src = pattern(4096, 2);
+        final MemorySegment dst = arena.allocate(4096, 4096);
+        final long srcKey = pair.register(pair.initiators, src)[0];
+        final long dstKey = pair.register(pair.targets, dst)[0];
+        final Domain initiator = pair.initiators.get(0);
+
+        initiator.holdOutbound(true);
+        initiator.write(4, src, 0, srcKey, 4096, pair.peers[0], dst.address(), 0, dstKey, true, 44);
+        for (int i = 0; i < 1000; i++) {
+            fixture.pollAll();
+        }
+        assertThat(pair.targetEvents.imms).isEmpty();
+        assertThat(pair.initiatorEvents.writeEnded(4)).isFalse();
+
+        initiator.holdOutbound(false);
+        fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(4) && !pair.targetEvents.imms.isEmpty());
+        assertThat(pair.initiatorEvents.writesDone).containsKey(4L);
+        assertThat(pair.targetEvents.imms).containsExactly(44);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void resolvingKnowsEachPeerOnceAndListsIt(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final Domain initiator = pair.initiators.get(0);
+        final NetAddr target = pair.targets.get(0).address();
+
+        assertThat(initiator.resolve(NetAddr.parse(target.toString()))).isEqualTo(pair.peers[0]);
+        assertThat(initiator.peers()).singleElement().satisfies(peer -> {
+            assertThat(peer.address()).isEqualTo(target);
+            assertThat(peer.unreachable()).isFalse();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void addressesOfAnotherProviderOrTransportAreRefused(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final Domain initiator = pair.initiators.get(0);
+        final String other = provider.equals("tcp") ? "shm" : "tcp;ofi_rxm";
+
+        assertThatThrownBy(() -> initiator.resolve(FabricAddress.of(other, new byte[] {1, 2, 3, 4})))
+            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining(other);
+        assertThatThrownBy(() -> initiator.resolve(NetAddr.of("tcp", new byte[] {127, 0, 0, 1, 0, 80})))
+            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("transport 'tcp'");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void heapSegmentsCannotBeRegistered(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        assertThatThrownBy(() -> pair.initiators.get(0).register(MemorySegment.ofArray(new byte[64]), Device.host()))
+            .isInstanceOf(InvalidRequestException.class).hasMessageContaining("native memory");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void closingFailsQueuedOperationsAndRefusesNewOnes(final String provider) {
+        final Pair pair = new Pair(provider, 1);
+        final MemorySegment src = pattern(4096, 4);
+        final long srcKey = pair.register(pair.initiators, src)[0];
+        final long dstKey = pair.register(pair.targets, arena.allocate(4096, 4096))[0];
+        final Domain initiator = pair.initiators.get(0);
+
+        initiator.holdOutbound(true);
+        initiator.write(5, src, 0, srcKey, 4096, pair.peers[0], 0, 0, dstKey, false, 0);
+        initiator.close();
+        initiator.write(6, src, 0, srcKey, 4096, pair.peers[0], 0, 0, dstKey, false, 0);
+
+        assertThat(pair.initiatorEvents.writesFailed.get(5L)).isInstanceOf(EngineClosedException.class);
+        assertThat(pair.initiatorEvents.writesFailed.get(6L)).isInstanceOf(EngineClosedException.class);
     }
 }

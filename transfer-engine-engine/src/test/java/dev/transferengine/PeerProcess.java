@@ -1,0 +1,60 @@
+package dev.transferengine;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A receiving engine in its own JVM, driven over stdin/stdout by {@link PeerProcesses}, so tests cross a real
+ * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
+ * {@code AWAIT <imm> <count>} (waits for the credits, then prints {@code COUNTED <imm> <balance-after>}),
+ * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code RECEIVED} (prints {@code RECEIVED <n> <bytes>}).
+ *
+ * <p>Arguments: {@code transport nics regionBytes [key=value options...]}.
+ */
+public final class PeerProcess {
+
+    private PeerProcess() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final TransferEngineBuilder builder = TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
+        for (int i = 3; i < args.length; i++) {
+            final String[] option = args[i].split("=", 2);
+            builder.option(option[0], option[1]);
+        }
+        try (TransferEngine engine = builder.build(); Arena arena = Arena.ofShared()) {
+            final MemorySegment region = arena.allocate(Long.parseLong(args[2]), 4096);
+            final MrDesc desc = engine.register(region, Device.host()).descriptor();
+            final AtomicLong messages = new AtomicLong();
+            final AtomicLong bytes = new AtomicLong();
+            engine.postReceives(4096, 64, message -> {
+                messages.incrementAndGet();
+                bytes.addAndGet(message.byteSize());
+            });
+            System.out.println("READY " + engine.mainAddress() + " " + desc.toText());
+            final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                final String[] command = line.split(" ");
+                switch (command[0]) {
+                    case "AWAIT" -> {
+                        final ImmCounter counter = engine.immCounter(Integer.parseInt(command[1]));
+                        counter.await(Long.parseLong(command[2]), Duration.ofSeconds(120));
+                        System.out.println("COUNTED " + command[1] + " " + counter.balance());
+                    }
+                    case "CRC" -> System.out.println("CRC " + Checksums.crc32c(region));
+                    case "RECEIVED" -> System.out.println("RECEIVED " + messages.get() + " " + bytes.get());
+                    case "EXIT" -> {
+                        return;
+                    }
+                    default -> System.out.println("ERROR unknown command " + line);
+                }
+            }
+        }
+    }
+}

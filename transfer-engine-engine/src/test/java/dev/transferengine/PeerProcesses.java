@@ -1,0 +1,98 @@
+package dev.transferengine;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Starts a {@link PeerProcess} in a child JVM with this JVM's class path and talks to it line by line. */
+public final class PeerProcesses implements AutoCloseable {
+
+    private final Process process;
+    private final BufferedReader out;
+    private final PrintWriter in;
+    private final NetAddr address;
+    private final MrDesc descriptor;
+
+    private PeerProcesses(final Process process) throws IOException {
+        this.process = process;
+        this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        final String[] ready = expect("READY");
+        this.address = NetAddr.parse(ready[1]);
+        this.descriptor = MrDesc.parse(ready[2]);
+    }
+
+    /** Starts a peer: {@code transport nics regionBytes [key=value...]}. */
+    public static PeerProcesses start(final String... args) throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(PeerProcess.class.getName());
+        command.addAll(List.of(args));
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return new PeerProcesses(process);
+    }
+
+    public NetAddr address() {
+        return address;
+    }
+
+    public MrDesc descriptor() {
+        return descriptor;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Sends a command and returns the reply's words; the reply must start with {@code expected}. */
+    public String[] ask(final String command, final String expected) throws IOException {
+        in.println(command);
+        return expect(expected);
+    }
+
+    private String[] expect(final String prefix) throws IOException {
+        final CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (final IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        final String reply;
+        try {
+            reply = line.get(180, TimeUnit.SECONDS);
+        } catch (final Exception e) {
+            throw new IOException("peer process gave no '" + prefix + "' line", e);
+        }
+        if (reply == null || !reply.startsWith(prefix)) {
+            throw new IOException("peer process answered '" + reply + "', expected '" + prefix + "'");
+        }
+        return reply.split(" ");
+    }
+
+    /** Kills the peer at once, as a crash would. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            in.println("EXIT");
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.transferengine.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.EngineCounter;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.RegionBoundsException;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferTimeoutException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+/** Two real tcp engines on loopback, driven through the reactive facade. */
+class ReactiveTransferEngineTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int REGION = 64 * 1024;
+
+    private final List<TransferEngine> engines = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+    private ReactiveTransferEngine sender;
+    private ReactiveTransferEngine receiver;
+    private MemoryRegion source;
+    private MemoryRegion target;
+
+    @BeforeEach
+    void startEngines() {
+        sender = new ReactiveTransferEngine(engine());
+        receiver = new ReactiveTransferEngine(engine(), ReactiveOptions.DEFAULTS.withReceivePoolSize(4)
+            .withReceiveBufferSize(1024));
+        final MemorySegment bytes = arena.allocate(REGION, 4096);
+        for (int i = 0; i < REGION; i++) {
+            bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
+        }
+        source = sender.engine().register(bytes, Device.host());
+        target = receiver.engine().register(arena.allocate(REGION, 4096), Device.host());
+    }
+
+    @AfterEach
+    void closeEngines() {
+        engines.forEach(TransferEngine::close);
+        arena.close();
+    }
+
+    private TransferEngine engine() {
+        final TransferEngine engine = TransferEngine.builder().transport("tcp")
+            .operationTimeout(Duration.ofSeconds(20)).drainTimeout(Duration.ofSeconds(1)).build();
+        engines.add(engine);
+        return engine;
+    }
+
+    /** The pool is posted on a bounded-elastic thread after subscription; wait until all its buffers are out. */
+    private void awaitPool() {
+        await().atMost(WAIT).until(() -> receiver.postedReceives() == 4);
+    }
+
+    @Test
+    void writeIsPostedOnlyWhenSubscribedAndOncePerSubscription() {
+        final Mono<Void> write = sender.write(ImmWrite.of(target.descriptor(), 11));
+        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED)).isZero();
+
+        StepVerifier.create(write).expectComplete().verify(WAIT);
+        StepVerifier.create(write).expectComplete().verify(WAIT);
+
+        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED)).isEqualTo(2);
+        StepVerifier.create(receiver.expectImm(11, 2)).expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void writeCompletesOnceTheBytesAreInTheRemoteRegion() {
+        final SingleWrite write = SingleWrite.of(source, 128, 8192, target.descriptor(), 256).withImm(12);
+
+        StepVerifier.create(sender.write(write).then(receiver.expectImm(12, 1))).expectComplete().verify(WAIT);
+
+        assertThat(target.segment().asSlice(256, 8192).toArray(ValueLayout.JAVA_BYTE))
+            .isEqualTo(source.segment().asSlice(128, 8192).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void writeSignalsOnANonBlockingEngineThread() {
+        final Mono<Boolean> onEngineThread = sender.write(ImmWrite.of(target.descriptor(), 13))
+            .then(Mono.fromCallable(Schedulers::isInNonBlockingThread));
+
+        StepVerifier.create(onEngineThread).expectNext(true).expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void writeOutsideTheSourceRegionFailsWithRegionBoundsException() {
+        final SingleWrite write = SingleWrite.of(source, REGION - 10, 100, target.descriptor(), 0);
+
+        StepVerifier.create(sender.write(write)).expectError(RegionBoundsException.class).verify(WAIT);
+    }
+
+    @Test
+    void writeOnAClosedEngineFailsWithEngineClosedException() {
+        final Mono<Void> write = sender.write(ImmWrite.of(target.descriptor(), 14));
+        sender.engine().close();
+
+        StepVerifier.create(write).expectError(EngineClosedException.class).verify(WAIT);
+    }
+
+    @Test
+    void expectImmCountsImmsThatArrivedBeforeTheSubscription() {
+        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 21))
+                .then(sender.write(ImmWrite.of(target.descriptor(), 21))))
+            .expectComplete().verify(WAIT);
+
+        StepVerifier.create(receiver.expectImm(21, 2)).expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void expectImmTimesOutWithTransferTimeoutExceptionAndKeepsTheImmsCountedSoFar() {
+        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22))).expectComplete().verify(WAIT);
+
+        StepVerifier.create(receiver.expectImm(22, 2, Duration.ofMillis(50)))
+            .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(TransferTimeoutException.class)
+                .hasMessageContaining("imm 22"))
+            .verify(WAIT);
+
+        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22)).then(receiver.expectImm(22, 2)))
+            .expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void cancellingExpectImmWithdrawsTheExpectation() {
+        StepVerifier.create(receiver.expectImm(23, 1)).thenCancel().verify(WAIT);
+
+        assertThat(receiver.engine().removeImmCount(23)).isNotNull()
+            .satisfies(state -> assertThat(state.expected()).isZero());
+    }
+
+    @Test
+    void expectImmIsColdAndArmsNothingBeforeSubscription() {
+        receiver.expectImm(24, 1);
+
+        assertThat(receiver.engine().removeImmCount(24)).isNull();
+    }
+
+    @Test
+    void sendIsPostedPerSubscriptionAndEachMessageArrivesAsACopy() {
+        final Mono<Void> send = sender.send(receiver.engine().mainAddress(), "hello".getBytes(StandardCharsets.UTF_8));
+        final Flux<String> received = receiver.receive()
+            .map(message -> new String(message.toByteArray(), StandardCharsets.UTF_8));
+
+        StepVerifier.create(received.take(2))
+            .then(this::awaitPool)
+            .then(() -> StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
+            .expectNext("hello", "hello")
+            .expectComplete()
+            .verify(WAIT);
+    }
+
+    @Test
+    void receiveKeepsItsPoolPostedWhileSubscribedAndReleasesItOnCancel() {
+        StepVerifier.create(receiver.receive(), 0)
+            .then(this::awaitPool)
+            .thenCancel()
+            .verify(WAIT);
+
+        assertThat(receiver.postedReceives()).isZero();
+    }
+
+    @Test
+    void receiveHoldsMessagesThatArriveWithoutDemandUntilRequested() {
+        final Mono<Void> sends = Flux.range(0, 6)
+            .concatMap(i -> sender.send(receiver.engine().mainAddress(), new byte[] { i.byteValue() }))
+            .then();
+
+        StepVerifier.create(receiver.receive().map(message -> (int) message.asByteBuffer().get(0)), 0)
+            .then(this::awaitPool)
+            .then(() -> StepVerifier.create(sends).expectComplete().verify(WAIT))
+            .thenRequest(6)
+            .expectNextCount(6)
+            .thenCancel()
+            .verify(WAIT);
+    }
+
+    @Test
+    void unexpectedImmsAreStreamedToEverySubscriber() {
+        final Flux<Integer> imms = receiver.unexpectedImms();
+
+        StepVerifier.create(imms.take(1))
+            .then(() -> StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 31))).expectComplete()
+                .verify(WAIT))
+            .expectNext(31)
+            .expectComplete()
+            .verify(WAIT);
+    }
+
+    @Test
+    void registerRunsOffTheCallerAndYieldsARegisteredRegion() {
+        StepVerifier.create(sender.register(arena.allocate(4096, 4096), Device.host()))
+            .assertNext(region -> assertThat(region.isRegistered()).isTrue())
+            .expectComplete()
+            .verify(WAIT);
+    }
+}

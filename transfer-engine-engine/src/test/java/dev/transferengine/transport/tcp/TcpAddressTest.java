@@ -1,0 +1,65 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.NetAddr;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TcpAddressTest {
+
+    @Test
+    void ipv4AddressRoundTripsThroughBytesAndText() {
+        final InetSocketAddress socket = new InetSocketAddress("127.0.0.1", 40123);
+        final NetAddr address = TcpAddress.toNetAddr(socket);
+
+        assertThat(address.transport()).isEqualTo("tcp");
+        assertThat(TcpAddress.toSocketAddress(NetAddr.fromBytes(address.toBytes()))).isEqualTo(socket);
+        assertThat(TcpAddress.toSocketAddress(NetAddr.parse(address.toString()))).isEqualTo(socket);
+        assertThat(TcpAddress.describe(socket)).isEqualTo("127.0.0.1:40123");
+    }
+
+    @Test
+    void ipv6AddressRoundTrips() throws UnknownHostException {
+        final InetSocketAddress socket = new InetSocketAddress(InetAddress.getByName("::1"), 65535);
+        final NetAddr address = TcpAddress.toNetAddr(socket);
+
+        assertThat(address.payloadLength()).isEqualTo(19);
+        assertThat(TcpAddress.toSocketAddress(address)).isEqualTo(socket);
+        assertThat(TcpAddress.describe(socket)).isEqualTo("[0:0:0:0:0:0:0:1]:65535");
+    }
+
+    @Test
+    void domainAdvertisesItsBoundAddressAndPort() {
+        try (TcpDomain domain = TcpDomains.open(new RecordingListener())) {
+            assertThat(TcpAddress.toSocketAddress(domain.address()))
+                .isEqualTo(new InetSocketAddress("127.0.0.1", domain.port()));
+            assertThat(domain.description()).isEqualTo("tcp 127.0.0.1:" + domain.port());
+        }
+    }
+
+    @Test
+    void addressesOfOtherTransportsOrWithBadPayloadsAreRefused() {
+        try (TcpDomain domain = TcpDomains.open(new RecordingListener())) {
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("fabric", new byte[] {4, 1, 0, 127, 0, 0, 1})))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("'fabric'");
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[0])))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("empty");
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {5, 1, 0, 127, 0, 0, 1})))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("family 5");
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 1, 0, 127, 0, 0})))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("needs 7");
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {6, 1, 0, 127, 0, 0, 1})))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("needs 19");
+            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 0, 0, 127, 0, 0, 1})))
+                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("port 0");
+            assertThat(domain.peers()).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.TransportUnavailableException;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static dev.transferengine.transport.tcp.TcpDomains.pollUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TcpDomainFaultTest {
+
+    private final Arena arena = Arena.ofShared();
+    private final RecordingListener initiatorEvents = new RecordingListener();
+    private final RecordingListener targetEvents = new RecordingListener();
+    private final RecordingListener bystanderEvents = new RecordingListener();
+    private final TcpDomain initiator = TcpDomains.open(initiatorEvents);
+
+    @AfterEach
+    void close() {
+        initiator.close();
+        arena.close();
+    }
+
+    @Test
+    void losingAPeerFailsItsInFlightWritesOnlyAndALaterWriteReconnects() {
+        final TcpDomain target = TcpDomains.open(targetEvents);
+        final TcpDomain bystander = TcpDomains.open(bystanderEvents);
+        final int targetPort = target.port();
+        final MemorySegment source = arena.allocate(1 << 20);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long targetKey = target.register(arena.allocate(1 << 20), Device.host());
+        final long bystanderKey = bystander.register(arena.allocate(1 << 20), Device.host());
+        final long targetPeer = initiator.resolve(target.address());
+        final long bystanderPeer = initiator.resolve(bystander.address());
+
+        initiator.write(1, source, 0, sourceKey, 4096, targetPeer, 0, 0, targetKey, true, 1);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        // The target keeps its answers back and then dies with these writes in flight.
+        target.holdOutbound(true);
+        for (long token = 10; token < 20; token++) {
+            initiator.write(token, source, 0, sourceKey, 64 * 1024, targetPeer, 0, 0, targetKey, true, 2);
+        }
+        initiator.write(30, source, 0, sourceKey, 4096, bystanderPeer, 0, 0, bystanderKey, true, 3);
+        pollUntil(() -> targetEvents.imms.size() == 11 && initiatorEvents.writesDone.containsKey(30L),
+            initiator, target, bystander);
+        target.close();
+        pollUntil(() -> initiatorEvents.writesEnded() == 12, initiator, bystander);
+
+        for (long token = 10; token < 20; token++) {
+            assertThat(initiatorEvents.writesFailed.get(token))
+                .isInstanceOfSatisfying(PeerUnreachableException.class, e ->
+                    assertThat(e.peer()).isEqualTo(target.address()))
+                .hasMessageContaining("127.0.0.1:" + targetPort);
+        }
+        assertThat(state(target.address())).isEqualTo("UNREACHABLE");
+
+        initiator.write(31, source, 0, sourceKey, 4096, bystanderPeer, 0, 0, bystanderKey, true, 4);
+        pollUntil(() -> initiatorEvents.writesEnded() == 13, initiator, bystander);
+        assertThat(initiatorEvents.writesDone).containsKey(31L);
+
+        final RecordingListener restartedEvents = new RecordingListener();
+        final TcpDomain restarted = TcpDomains.open(restartedEvents, targetPort, 0, Map.of());
+        try {
+            final MemorySegment destination = arena.allocate(4096);
+            final long restartedKey = restarted.register(destination, Device.host());
+            assertThat(restarted.address()).isEqualTo(target.address());
+
+            initiator.write(40, source, 0, sourceKey, 4096, targetPeer, 0, 0, restartedKey, true, 5);
+            pollUntil(() -> initiatorEvents.writesEnded() == 14, initiator, restarted, bystander);
+
+            assertThat(initiatorEvents.writesDone).containsKey(40L);
+            assertThat(restartedEvents.imms).containsExactly(5);
+            assertThat(state(target.address())).isEqualTo("CONNECTED");
+            assertThat(initiator.peerRestarts()).isEqualTo(1);
+            assertThat(initiator.failure()).isNull();
+        } finally {
+            restarted.close();
+            bystander.close();
+        }
+    }
+
+    @Test
+    void refusedConnectFailsTheWriteAndMarksThePeerUnreachable() throws IOException {
+        final int freePort;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            freePort = probe.getLocalPort();
+        }
+        final NetAddr nobody = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", freePort));
+        final long peer = initiator.resolve(nobody);
+        final MemorySegment source = arena.allocate(64);
+        final long sourceKey = initiator.register(source, Device.host());
+
+        initiator.write(1, source, 0, sourceKey, 64, peer, 0, 0, 1, false, 0);
+        initiator.send(2, peer, source);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1 && initiatorEvents.sendsEnded() == 1, initiator);
+
+        assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(PeerUnreachableException.class)
+            .hasMessageContaining("127.0.0.1:" + freePort);
+        assertThat(initiatorEvents.sendsFailed.get(2L)).isInstanceOf(PeerUnreachableException.class);
+        assertThat(initiator.peers()).singleElement().satisfies(p -> {
+            assertThat(p.unreachable()).isTrue();
+            assertThat(p.lastError()).isNotEmpty();
+        });
+    }
+
+    @Test
+    void closeFailsEverythingPendingWithEngineClosed() {
+        final TcpDomain target = TcpDomains.open(targetEvents);
+        try {
+            final MemorySegment source = arena.allocate(64 * 1024);
+            final long sourceKey = initiator.register(source, Device.host());
+            final long rkey = target.register(arena.allocate(64 * 1024), Device.host());
+            final long peer = initiator.resolve(target.address());
+            initiator.holdOutbound(true);
+            for (long token = 0; token < 5; token++) {
+                initiator.write(token, source, 0, sourceKey, 64 * 1024, peer, 0, 0, rkey, true, 1);
+            }
+            initiator.send(9, peer, source.asSlice(0, 10));
+            initiator.poll();
+
+            initiator.close();
+            initiator.close();
+
+            assertThat(initiatorEvents.writesFailed).hasSize(5);
+            assertThat(initiatorEvents.writesFailed.values()).allSatisfy(e ->
+                assertThat(e).isInstanceOf(EngineClosedException.class).hasMessageContaining("domain closed"));
+            assertThat(initiatorEvents.sendsFailed.get(9L)).isInstanceOf(EngineClosedException.class);
+
+            initiator.write(20, source, 0, sourceKey, 8, peer, 0, 0, rkey, false, 0);
+            assertThat(initiatorEvents.writesFailed.get(20L)).isInstanceOf(EngineClosedException.class);
+            assertThat(initiator.poll()).isZero();
+            assertThat(targetEvents.imms).isEmpty();
+        } finally {
+            target.close();
+        }
+    }
+
+    @Test
+    void aPortInUseMakesOpeningFailWithTheReason() {
+        final TcpDomain first = TcpDomains.open(targetEvents);
+        try {
+            assertThatThrownBy(() -> TcpDomains.open(targetEvents, first.port(), 0, Map.of()))
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("cannot listen on 127.0.0.1:" + first.port());
+        } finally {
+            first.close();
+        }
+    }
+
+    @Test
+    void peersSeeEachOtherAfterTraffic() {
+        final TcpDomain target = TcpDomains.open(targetEvents);
+        try {
+            final MemorySegment source = arena.allocate(8);
+            final long sourceKey = initiator.register(source, Device.host());
+            final long rkey = target.register(arena.allocate(8), Device.host());
+            initiator.write(1, source, 0, sourceKey, 8, initiator.resolve(target.address()), 0, 0, rkey, false, 0);
+            pollUntil(() -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
+
+            assertThat(initiator.peers()).singleElement().satisfies(p -> {
+                assertThat(p.address()).isEqualTo(target.address());
+                assertThat(p.state()).isEqualTo("CONNECTED");
+            });
+            assertThat(target.peers()).extracting(PeerInfo::address).containsExactly(initiator.address());
+            assertThat(initiator.resolve(target.address())).isEqualTo(initiator.resolve(target.address()));
+        } finally {
+            target.close();
+        }
+    }
+
+    private String state(final NetAddr peer) {
+        return initiator.peers().stream().filter(p -> p.address().equals(peer)).findFirst()
+            .map(PeerInfo::state).orElseThrow();
+    }
+}
