@@ -230,8 +230,8 @@ public class TransferEngineProperties {
     public static class Receive {
 
         /**
-         * Most receive buffers one subscription to ReactiveTransferEngine.receive() keeps posted, however large its
-         * demand.
+         * Receive buffers each subscription to ReactiveTransferEngine.receive() keeps posted: the most messages the
+         * engine holds for it at once.
          */
         private int poolSize = 64;
 

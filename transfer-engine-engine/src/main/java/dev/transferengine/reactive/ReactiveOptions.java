@@ -8,12 +8,12 @@ import java.time.Duration;
  * @param immTimeout        how long {@link ReactiveTransferEngine#expectImm(int, int)} waits before it fails with a
  *                          {@link dev.transferengine.TransferTimeoutException}
  * @param receiveBufferSize size in bytes of each receive buffer; longer messages cannot be received
- * @param receivePoolSize   the most receive buffers one {@link ReactiveTransferEngine#receive()} subscription keeps
- *                          posted, however large its demand
+ * @param receivePoolSize   receive buffers each {@link ReactiveTransferEngine#receive()} subscription keeps posted:
+ *                          the most messages the engine holds for it at once
  */
 public record ReactiveOptions(Duration immTimeout, int receiveBufferSize, int receivePoolSize) {
 
-    /** 30 s imm timeout, 64 KiB buffers, at most 64 posted per subscription. */
+    /** 30 s imm timeout, 64 KiB buffers, 64 posted per receive subscription. */
     public static final ReactiveOptions DEFAULTS = new ReactiveOptions(Duration.ofSeconds(30), 64 * 1024, 64);
 
     public ReactiveOptions {

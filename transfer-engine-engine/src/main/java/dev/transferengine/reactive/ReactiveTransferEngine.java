@@ -5,6 +5,7 @@ import dev.transferengine.ImmCountListener;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.ReceivePool;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
@@ -14,7 +15,8 @@ import dev.transferengine.WriteRequest;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -32,8 +34,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Cancellation.</b> A write or send already handed to the engine cannot be recalled: cancelling its
  * {@code Mono} only releases the subscriber, and the transfer still ends (done, failed or timed out) inside the
- * engine. Cancelling {@link #expectImm(int, int)} removes the expectation. Cancelling {@link #receive()} closes
- * its posted buffers; a message landing in one of them at that moment is dropped.
+ * engine. Cancelling {@link #expectImm(int, int)} withdraws the expectation, keeping its credits. Cancelling
+ * {@link #receive()} closes its pool: its buffers are no longer re-posted, and a message already landing in one is
+ * dropped.
  *
  * <p><b>Errors</b> are the engine's typed {@link TransferEngineException}s, whether the engine refuses the request
  * at once (bad input, back-pressure, closed) or the transfer fails later.
@@ -42,7 +45,7 @@ public final class ReactiveTransferEngine {
 
     private final TransferEngine engine;
     private final ReactiveOptions options;
-    private final AtomicInteger postedReceives = new AtomicInteger();
+    private final Set<ReceivePool> livePools = ConcurrentHashMap.newKeySet();
     private final Flux<Integer> unexpectedImms;
 
     /** A facade with {@link ReactiveOptions#DEFAULTS}. */
@@ -108,39 +111,53 @@ public final class ReactiveTransferEngine {
     /**
      * On subscribe, expects {@code count} imm events for {@code imm} (those already credited count) and completes
      * when they arrived. Replaces any other expectation for {@code imm}. On timeout it fails with
-     * {@link TransferTimeoutException}; on timeout or cancel the expectation is removed, and the imms counted so
-     * far stay credited.
+     * {@link TransferTimeoutException}. On timeout or cancel the expectation is replaced by a plain counter that
+     * keeps the imms counted so far, so a retry (or any later expectation for {@code imm}) counts them.
      */
     public Mono<Void> expectImm(final int imm, final int count, final Duration timeout) {
-        if (count < 1) {
-            return Mono.error(new IllegalArgumentException("an imm expectation needs a count >= 1, was " + count));
-        }
         final Mono<Void> expectation = Mono.create(sink -> {
             final ImmCountListener listener = reached -> {
                 sink.success();
                 return false;
             };
-            sink.onCancel(() -> engine.removeImmCount(imm));
-            engine.expectImmCount(imm, count, listener);
+            try {
+                engine.expectImmCount(imm, count, listener);
+            } catch (final TransferEngineException e) {
+                sink.error(e);
+                return;
+            }
+            // registered after arming: a subscriber that cancelled already gets this run at once, disarming it.
+            // A counter keeps the credits, where removeImmCount would hand them back and lose them for a retry.
+            sink.onCancel(() -> engine.immCounter(imm));
         });
         return expectation.timeout(timeout, Mono.error(() -> new TransferTimeoutException(
             "expected " + count + " imm events for imm " + imm + " within " + timeout + "; they did not all arrive")));
     }
 
     /**
-     * Messages received on group 0, NIC 0, each copied out of its receive buffer. Demand is receive credit: a
-     * subscription keeps as many buffers posted as it has outstanding demand, at most
-     * {@link ReactiveOptions#receivePoolSize()}, so a slow subscriber slows its senders instead of filling a queue.
-     * Several subscriptions share the incoming messages, each getting those that land in its own buffers.
+     * Messages received on group 0, NIC 0, each copied out of its receive buffer. Each subscription posts its own
+     * pool of {@link ReactiveOptions#receivePoolSize()} buffers when it subscribes (on a bounded-elastic thread,
+     * since posting waits for the worker) and closes it when it ends; several subscriptions share the incoming
+     * messages, each getting those that land in its buffers.
+     *
+     * <p>Receive credit is the pool: at most {@code receivePoolSize} messages are in the engine's hands for this
+     * subscription at once. A message is copied out and its buffer re-posted at once, so messages that arrive
+     * while the subscriber has no demand wait, copied, in this {@code Flux}'s buffer; apply
+     * {@code onBackpressureXxx} to choose otherwise.
      */
     public Flux<ReceivedMessage> receive() {
-        return Flux.create(sink -> new ReceiveCredit(engine, options, sink, postedReceives).start(),
-            FluxSink.OverflowStrategy.ERROR);
+        return Flux.<ReceivedMessage>create(sink -> ReceiveSubscription.open(engine, options, livePools, sink),
+                FluxSink.OverflowStrategy.BUFFER)
+            .subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Receive buffers posted right now by all {@link #receive()} subscriptions together. */
+    /** Receive buffers posted and waiting for a message right now, all {@link #receive()} subscriptions together. */
     public int postedReceives() {
-        return postedReceives.get();
+        int posted = 0;
+        for (final ReceivePool pool : livePools) {
+            posted += pool.available();
+        }
+        return posted;
     }
 
     /**

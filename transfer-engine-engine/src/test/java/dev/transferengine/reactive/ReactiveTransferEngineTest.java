@@ -7,6 +7,7 @@ import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmWrite;
+import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.RegionBoundsException;
 import dev.transferengine.SingleWrite;
@@ -146,6 +147,11 @@ class ReactiveTransferEngineTest {
 
         assertThat(receiver.engine().removeImmCount(23)).isNotNull()
             .satisfies(state -> assertThat(state.expected()).isZero());
+    }
+
+    @Test
+    void expectImmOfNoImmsFailsWithInvalidRequestException() {
+        StepVerifier.create(receiver.expectImm(25, 0)).expectError(InvalidRequestException.class).verify(WAIT);
     }
 
     @Test
