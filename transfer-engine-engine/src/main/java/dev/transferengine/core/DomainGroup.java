@@ -196,10 +196,7 @@ final class DomainGroup implements Agent {
             }
         }
         failQueued(closed);
-        closeDomains();
-        for (final Receives pool : receivePools.values()) {
-            pool.release();
-        }
+        closeDomains(); // receive buffers are freed by the engine once every worker stopped
     }
 
     /** Fails submissions still queued; also called by the engine after the worker stopped, for late arrivals. */
