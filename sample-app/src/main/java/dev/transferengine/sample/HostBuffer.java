@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.TransferEngine;
 
@@ -52,6 +53,8 @@ public final class HostBuffer implements AutoCloseable {
             if (region.isRegistered()) {
                 engine.deregister(region);
             }
+        } catch (final EngineClosedException e) {
+            // the engine closed first (the starter closes it when the context stops) and took its registrations with it
         } finally {
             arena.close();
         }

@@ -2,6 +2,7 @@ package dev.transferengine.sample.demo;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.Role;
@@ -26,7 +27,7 @@ class DemoConfiguration {
     }
 
     @Bean
-    DemoLoop demoLoop(final PrefillNode prefill, final SampleProperties properties) {
-        return new DemoLoop(prefill, properties.demo());
+    DemoLoop demoLoop(final PrefillNode prefill, final SampleProperties properties, final Environment environment) {
+        return new DemoLoop(prefill, properties.demo(), environment);
     }
 }

@@ -4,9 +4,8 @@ import java.time.Duration;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.Environment;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -15,30 +14,33 @@ import dev.transferengine.sample.SampleProperties;
 import dev.transferengine.sample.kv.PrefillNode;
 
 /**
- * Once the server is up, transfers a KV cache from the demo's prefill to its decode at a steady pace, through the
- * same HTTP API a remote decode node would serve, so that health, metrics and the actuator endpoint show live
- * figures. Each transfer logs one summary line (see {@link PrefillNode}); a failed one logs a warning and the loop
- * goes on.
+ * Transfers a KV cache from the demo's prefill to its decode at a steady pace, through the same HTTP API a remote
+ * decode node would serve, so that health, metrics and the actuator endpoint show live figures. Each transfer logs
+ * one summary line (see {@link PrefillNode}); a failed one logs a warning and the loop goes on.
+ *
+ * <p>Starts in the last lifecycle phase, after the web server (whose port it needs), and so stops first, before the
+ * server and the engine.
  */
-final class DemoLoop implements ApplicationListener<ApplicationReadyEvent>, DisposableBean {
+final class DemoLoop implements SmartLifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoLoop.class);
 
     private final PrefillNode prefill;
     private final SampleProperties.Demo demo;
-    private volatile Disposable loop = () -> { };
+    private final Environment environment;
+    private volatile Disposable loop;
 
-    DemoLoop(final PrefillNode prefill, final SampleProperties.Demo demo) {
+    DemoLoop(final PrefillNode prefill, final SampleProperties.Demo demo, final Environment environment) {
         this.prefill = prefill;
         this.demo = demo;
+        this.environment = environment;
     }
 
     @Override
-    public void onApplicationEvent(final ApplicationReadyEvent event) {
-        final Integer port = event.getApplicationContext().getEnvironment().getProperty("local.server.port", Integer.class);
+    public void start() {
+        final Integer port = environment.getProperty("local.server.port", Integer.class);
         if (port == null) {
-            LOG.warn("demo loop not started: no web server port is known");
-            return;
+            throw new IllegalStateException("the demo needs the web server's port, and none is known");
         }
         final String decode = "http://127.0.0.1:" + port;
         LOG.info("demo: transferring {} tokens to the decode node at {} every {}", demo.tokens(), decode, demo.interval());
@@ -53,7 +55,21 @@ final class DemoLoop implements ApplicationListener<ApplicationReadyEvent>, Disp
     }
 
     @Override
-    public void destroy() {
-        loop.dispose();
+    public void stop() {
+        final Disposable running = loop;
+        loop = null;
+        if (running != null) {
+            running.dispose();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return loop != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE;
     }
 }

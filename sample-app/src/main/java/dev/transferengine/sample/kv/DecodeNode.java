@@ -156,7 +156,7 @@ public final class DecodeNode implements AutoCloseable {
             }
             final long last = arrivedNanos.stream().mapToLong(Long::longValue).max().orElse(0);
             final long bytes = (long) layout.layers() * pageTable.length * layout.pageSize();
-            LOG.info("received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}", id, layout.layers(),
+            LOG.debug("received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}", id, layout.layers(),
                 pageTable.length, bytes, String.format("%.1f", millis(last)), verified);
             return new KvReceipt(id, pageTable.length, bytes, layers, millis(last), verified);
         }

@@ -71,7 +71,9 @@ public final class PrefillNode implements AutoCloseable {
                 .map(this::destination)
                 .flatMap(dst -> decode.open(decodeUrl, pages)
                     .flatMap(grant -> run(step, tokens, pages, dst, grant, decodeUrl)))
-                .doFinally(signal -> busy.set(false));
+                // released before the result goes downstream, so a caller may start the next one from its onNext
+                .doOnTerminate(() -> busy.set(false))
+                .doOnCancel(() -> busy.set(false));
         });
     }
 

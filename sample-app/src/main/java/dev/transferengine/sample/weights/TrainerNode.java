@@ -79,7 +79,9 @@ public final class TrainerNode implements AutoCloseable {
                 .flatMap(nanos -> Flux.fromIterable(nodes).flatMapSequential(node -> inference.verification(node, version))
                     .collectList()
                     .map(receipts -> report(version, nodes, nanos, receipts)))
-                .doFinally(signal -> busy.set(false));
+                // released before the result goes downstream, so a caller may start the next one from its onNext
+                .doOnTerminate(() -> busy.set(false))
+                .doOnCancel(() -> busy.set(false));
         });
     }
 

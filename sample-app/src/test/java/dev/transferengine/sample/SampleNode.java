@@ -1,0 +1,62 @@
+package dev.transferengine.sample;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** One instance of the sample app in this JVM, on a random HTTP port and an ephemeral engine port. */
+final class SampleNode implements AutoCloseable {
+
+    /** A small KV cache and small tensors, so the tests move real data without waiting on it. */
+    private static final List<String> SMALL = List.of(
+        "sample.kv.layers=8", "sample.kv.pages-per-layer=16", "sample.kv.page-size=4KB", "sample.kv.tokens-per-page=16",
+        "sample.kv.compute-time=5ms", "sample.weights.count=4", "sample.weights.size=256KB",
+        "transfer-engine.bind-address=127.0.0.1", "transfer-engine.base-port=0");
+
+    private final ConfigurableApplicationContext context;
+
+    private SampleNode(final ConfigurableApplicationContext context) {
+        this.context = context;
+    }
+
+    /**
+     * Starts an instance.
+     *
+     * @param role       the value of {@code sample.role}
+     * @param properties more properties, {@code key=value}
+     */
+    static SampleNode start(final Role role, final String... properties) {
+        final List<String> all = new ArrayList<>(SMALL);
+        all.add("sample.role=" + role.name().toLowerCase(Locale.ROOT));
+        all.add("server.port=0");
+        all.add("spring.application.name=" + role.name().toLowerCase(Locale.ROOT));
+        all.addAll(List.of(properties));
+        // command-line arguments, since application.yml would override default properties
+        return new SampleNode(new SpringApplicationBuilder(SampleApplication.class)
+            .run(all.stream().map(property -> "--" + property).toArray(String[]::new)));
+    }
+
+    /** The base URL of its HTTP API. */
+    String url() {
+        return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+    }
+
+    /** A client for its HTTP API. */
+    WebTestClient client() {
+        return WebTestClient.bindToServer().baseUrl(url()).responseTimeout(Duration.ofMinutes(2)).build();
+    }
+
+    <T> T bean(final Class<T> type) {
+        return context.getBean(type);
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+}
