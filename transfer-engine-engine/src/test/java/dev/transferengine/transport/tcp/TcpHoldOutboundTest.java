@@ -34,10 +34,12 @@ class TcpHoldOutboundTest {
             nic0.holdOutbound(true);
             nic0.write(1, source, 0, key0, 4096, peer0, 0, 0, rkey0, true, 1);
             nic1.write(2, source, 0, key1, 4096, peer1, 0, 4096, rkey1, true, 2);
-            pollUntil(() -> targetEvents.imms.size() == 1, nic0, nic1, target0, target1);
+            pollUntil(() -> initiatorEvents.writesDone.containsKey(2L), nic0, nic1, target0, target1);
             for (int i = 0; i < 100; i++) {
                 nic0.poll();
+                nic1.poll();
                 target0.poll();
+                target1.poll();
             }
             assertThat(targetEvents.imms).containsExactly(2);
             assertThat(initiatorEvents.writesDone).containsOnlyKeys(2L);

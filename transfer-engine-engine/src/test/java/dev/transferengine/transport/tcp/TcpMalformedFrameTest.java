@@ -66,7 +66,7 @@ class TcpMalformedFrameTest {
             RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0),
             RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 1000),
             RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 2),
-            ByteBuffer.allocate(56).put(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8).flip())
+            ByteBuffer.allocate(56).put(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8))
                 .put(new byte[] {9, 9, 9, 9, 9, 9, 9, 9}).flip());
         for (final ByteBuffer bytes : beforeHello) {
             try (RawPeer raw = new RawPeer(target)) {
