@@ -1,0 +1,84 @@
+package dev.transferengine.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.transferengine.Device;
+import dev.transferengine.GroupSpec;
+import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.TransferListener;
+import dev.transferengine.TransportUnavailableException;
+
+import java.lang.foreign.Arena;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
+
+class EnginesTest {
+
+    @Test
+    void unknownTransportNamesTheKnownOnes() {
+        assertThatThrownBy(() -> TransferEngine.builder().transport("carrier-pigeon").build())
+            .isInstanceOf(TransportUnavailableException.class)
+            .hasMessageContaining("carrier-pigeon").hasMessageContaining("tcp");
+    }
+
+    @Test
+    void autoFallsBackToTcpWhenNativeTransportsCannotRun() {
+        try (TransferEngine engine = TransferEngine.builder().transport("auto")
+            .option("fabric.library", "/nonexistent/libfabric.so.1").build()) {
+            assertThat(engine.transport()).isEqualTo("tcp");
+        }
+    }
+
+    @Test
+    void transportsAreListedMostPreferredFirstWithTcpAvailableEverywhere() {
+        assertThat(Engines.transports()).extracting(t -> t.name()).contains("tcp");
+        assertThat(Engines.transports().getLast().name()).isEqualTo("tcp");
+    }
+
+    @Test
+    void pinnedSpinningWorkersAndSeveralGroupsMoveData() throws Exception {
+        try (TransferEngine a = TransferEngine.builder().group(GroupSpec.of(2).withWorkerCpu(0)).group(1)
+                 .idleStrategy(IdleStrategyKind.SPIN).build();
+             TransferEngine b = TransferEngine.builder().group(1).idleStrategy(IdleStrategyKind.YIELD).build();
+             Arena arena = Arena.ofShared()) {
+            assertThat(a.groupCount()).isEqualTo(2);
+            assertThat(a.nicCount(1)).isEqualTo(1);
+            // a region registered on group 1 writes through group 1's worker
+            final MemoryRegion src = a.register(arena.allocate(4096), Device.host(), 1);
+            final MrDesc dst = b.register(arena.allocate(4096), Device.host()).descriptor();
+            a.submit(SingleWrite.of(src, 0, 4096, dst, 0)).get(10, TimeUnit.SECONDS);
+            assertThat(a.metrics().counter(1, 0, dev.transferengine.NicCounter.BYTES_WRITTEN)).isEqualTo(4096);
+        }
+    }
+
+    @Test
+    void callbacksRunOnANonBlockingThread() throws Exception {
+        try (TransferEngine a = TransferEngine.builder().build(); TransferEngine b = TransferEngine.builder().build();
+             Arena arena = Arena.ofShared()) {
+            final MemoryRegion src = a.register(arena.allocate(64), Device.host());
+            final MrDesc dst = b.register(arena.allocate(64), Device.host()).descriptor();
+            final CompletableFuture<Boolean> nonBlocking = new CompletableFuture<>();
+            a.submit(SingleWrite.of(src, 0, 64, dst, 0), new TransferListener() {
+                @Override
+                public void onDone() {
+                    nonBlocking.complete(Schedulers.isInNonBlockingThread());
+                }
+
+                @Override
+                public void onError(final TransferEngineException error) {
+                    nonBlocking.completeExceptionally(error);
+                }
+            });
+            assertThat(nonBlocking.get(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.transferengine.nativeaccess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+class CpuAffinityTest {
+
+    private static String allowedCpus() throws Exception {
+        return Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
+            .filter(line -> line.startsWith("Cpus_allowed_list:"))
+            .findFirst().orElseThrow().split(":")[1].strip();
+    }
+
+    @Test
+    void pinsTheCallingThreadToOneCpu() throws Exception {
+        final AtomicReference<String> failure = new AtomicReference<>("not run");
+        final AtomicReference<String> allowed = new AtomicReference<>();
+        final Thread thread = new Thread(() -> {
+            failure.set(CpuAffinity.pinCurrentThread(0));
+            try {
+                allowed.set(allowedCpus());
+            } catch (final Exception e) {
+                allowed.set(e.toString());
+            }
+        });
+        thread.start();
+        thread.join();
+
+        assertThat(failure.get()).isNull();
+        assertThat(allowed.get()).isEqualTo("0");
+    }
+
+    @Test
+    void explainsWhyItCannotPin() {
+        assertThat(CpuAffinity.pinCurrentThread(-1)).contains("outside");
+        assertThat(CpuAffinity.pinCurrentThread(100_000)).contains("outside");
+        assertThat(CpuAffinity.pinCurrentThread(1000)).contains("errno");
+    }
+}
