@@ -1,0 +1,38 @@
+package dev.transferengine.bench;
+
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.NetAddr;
+import dev.transferengine.ReceivePool;
+import dev.transferengine.TransferEngine;
+
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The client's hello: sends its region descriptor to the server's main address (two-sided) and waits for the server's
+ * region descriptor in return. So a client needs only the server's address, and the server learns where to echo pongs.
+ */
+final class ClientHandshake {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static final int BUFFER = 4096;
+
+    private ClientHandshake() {
+    }
+
+    /** Returns the server's region descriptor. Blocks up to 20 s. */
+    static MrDesc exchange(final TransferEngine engine, final NetAddr server, final MemoryRegion own)
+        throws InterruptedException, ExecutionException, TimeoutException {
+        final CompletableFuture<MrDesc> reply = new CompletableFuture<>();
+        try (ReceivePool pool = engine.postReceives(BUFFER, 2,
+            message -> reply.complete(MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
+            engine.send(server, own.descriptor().toBytes()).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return reply.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.transferengine.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code te-bench serve} child JVM started with this JVM's own java binary and class path. Its stderr goes to ours;
+ * its first {@link PeerLine} on stdout says where it serves. Closing it closes the child's stdin, its stop signal.
+ */
+final class PeerProcess implements AutoCloseable {
+
+    private static final Duration EXIT_WAIT = Duration.ofSeconds(10);
+
+    private final Process process;
+    private final PeerLine line;
+
+    private PeerProcess(final Process process, final PeerLine line) {
+        this.process = process;
+        this.line = line;
+    }
+
+    /** Starts {@code te-bench serve} with {@code serveArgs} and blocks until it printed its peer line. */
+    static PeerProcess start(final List<String> serveArgs) throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+            .orElseThrow(() -> new IOException("cannot tell which java binary runs this JVM")));
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(TeBench.class.getName());
+        command.add("serve");
+        command.addAll(serveArgs);
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String text;
+        while ((text = out.readLine()) != null) {
+            if (PeerLine.matches(text)) {
+                // the child prints nothing more on stdout; an unread pipe cannot fill up
+                return new PeerProcess(process, PeerLine.parse(text));
+            }
+        }
+        process.destroyForcibly();
+        throw new IOException("te-bench serve exited (" + process.onExit().join().exitValue()
+            + ") before printing its peer line; see its stderr above");
+    }
+
+    PeerLine line() {
+        return line;
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        process.getOutputStream().close();
+        if (!process.waitFor(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}

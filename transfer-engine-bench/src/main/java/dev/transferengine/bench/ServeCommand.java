@@ -1,0 +1,60 @@
+package dev.transferengine.bench;
+
+import dev.transferengine.Device;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.TransferEngine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code te-bench serve}: the passive side. Registers one region, prints its {@link PeerLine} on stdout, answers
+ * hellos and imm pings, and serves until its standard input closes (or it is killed).
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "Serve as the write target; prints 'te-peer <address> <descriptor>' and runs until stdin closes.")
+public final class ServeCommand implements Callable<Integer> {
+
+    @Mixin
+    EngineOptions engineOptions;
+
+    @Option(names = "--region", defaultValue = "64MiB", converter = SizeConverter.class,
+        description = "size of the registered target region (default ${DEFAULT-VALUE})")
+    long region;
+
+    private final InputStream stdin;
+
+    /** Serves until {@link System#in} closes. */
+    public ServeCommand() {
+        this(System.in);
+    }
+
+    ServeCommand(final InputStream stdin) {
+        this.stdin = stdin;
+    }
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        try (Arena arena = Arena.ofShared(); TransferEngine engine = engineOptions.open()) {
+            final MemoryRegion target = engine.register(arena.allocate(region, 4096), Device.host());
+            try (ServerSession session = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
+                System.out.println(new PeerLine(engine.mainAddress(), target.descriptor()).format());
+                System.out.flush();
+                drain(stdin);
+            }
+        }
+        return 0;
+    }
+
+    /** Blocks until end of input: the parent closing our stdin is the stop signal. */
+    private static void drain(final InputStream in) throws IOException {
+        in.transferTo(OutputStream.nullOutputStream());
+    }
+}

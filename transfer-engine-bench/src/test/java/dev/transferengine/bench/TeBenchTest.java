@@ -1,0 +1,88 @@
+package dev.transferengine.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Runs {@code te-bench write} end to end in short modes, against a spawned {@code serve} JVM, and checks the JSON line. */
+class TeBenchTest {
+
+    private static final List<String> SHORT = List.of("--duration", "300ms", "--warmup", "100ms", "--region", "4MiB");
+
+    @Test
+    void writeReportsThroughputAndLatency() {
+        final JsonNode line = run("write", "--nics", "2", "--size", "64KiB", "--window", "8");
+
+        assertThat(line.get("op").asString()).isEqualTo("write");
+        assertThat(line.get("transport").asString()).isEqualTo("tcp");
+        assertThat(line.get("nics").asInt()).isEqualTo(2);
+        assertThat(line.get("size").asLong()).isEqualTo(65536);
+        assertThat(line.get("routing").asString()).isEqualTo("sharded");
+        assertSane(line);
+        assertThat(line.get("gbps").asDouble()).isPositive();
+    }
+
+    @Test
+    void pinnedRoutingRuns() {
+        final JsonNode line = run("write", "--nics", "2", "--size", "4KiB", "--routing", "pinned");
+
+        assertThat(line.get("routing").asString()).isEqualTo("pinned");
+        assertSane(line);
+    }
+
+    @Test
+    void pagedWritesCountPages() {
+        final JsonNode line = run("write", "--op", "paged", "--page-size", "1KiB", "--pages", "16");
+
+        assertThat(line.get("op").asString()).isEqualTo("paged");
+        assertThat(line.get("pages").asInt()).isEqualTo(16);
+        assertSane(line);
+        assertThat(line.get("ops").asLong() % 16).isZero();
+        assertThat(line.get("ops_per_s").asDouble()).isGreaterThan(line.get("requests_per_s").asDouble());
+    }
+
+    @Test
+    void immRoundTripReportsLatency() {
+        final JsonNode line = run("write", "--op", "imm");
+
+        assertThat(line.get("op").asString()).isEqualTo("imm");
+        assertThat(line.get("gbps").asDouble()).isZero();
+        assertSane(line);
+    }
+
+    private static void assertSane(final JsonNode line) {
+        assertThat(line.get("errors").asLong()).isZero();
+        assertThat(line.get("ops").asLong()).isPositive();
+        assertThat(line.get("ops_per_s").asDouble()).isPositive();
+        assertThat(line.get("duration_s").asDouble()).isPositive();
+        assertThat(line.get("p50_us").asDouble()).isPositive();
+        assertThat(line.get("p99_us").asDouble()).isGreaterThanOrEqualTo(line.get("p50_us").asDouble());
+        assertThat(line.get("max_us").asDouble()).isGreaterThanOrEqualTo(line.get("p99_us").asDouble());
+    }
+
+    /** Runs te-bench in this JVM with stdout captured, and parses the last line of it. */
+    private static JsonNode run(final String... args) {
+        final String[] all = java.util.stream.Stream.concat(List.of(args).stream(), SHORT.stream()).toArray(String[]::new);
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final PrintStream original = System.out;
+        final int exit;
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            exit = TeBench.commandLine().execute(all);
+        } finally {
+            System.setOut(original);
+        }
+        final String out = captured.toString(StandardCharsets.UTF_8).strip();
+        assertThat(exit).as("exit status; stdout:%n%s", out).isZero();
+        final String last = out.substring(out.lastIndexOf('\n') + 1);
+        return JsonMapper.builder().build().readTree(last);
+    }
+}
