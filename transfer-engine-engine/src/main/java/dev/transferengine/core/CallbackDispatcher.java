@@ -1,6 +1,7 @@
 package dev.transferengine.core;
 
 import dev.transferengine.EngineCounter;
+import dev.transferengine.TransferListener;
 
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -17,7 +18,8 @@ final class CallbackDispatcher implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(CallbackDispatcher.class);
     private static final int DRAIN_LIMIT = 256;
 
-    private final MpscUnboundedAtomicArrayQueue<Runnable> events = new MpscUnboundedAtomicArrayQueue<>(1024);
+    /** {@link Runnable}s, or {@link TransferListener}s whose {@code onDone} is due (no wrapper allocated for them). */
+    private final MpscUnboundedAtomicArrayQueue<Object> events = new MpscUnboundedAtomicArrayQueue<>(1024);
     private final Counters counters;
 
     CallbackDispatcher(final Counters counters) {
@@ -29,10 +31,15 @@ final class CallbackDispatcher implements Agent {
         events.offer(event);
     }
 
+    /** Any thread; never blocks; allocation-free. */
+    void dispatchDone(final TransferListener listener) {
+        events.offer(listener);
+    }
+
     @Override
     public int doWork() {
         int work = 0;
-        Runnable event;
+        Object event;
         while (work < DRAIN_LIMIT && (event = events.poll()) != null) {
             run(event);
             work++;
@@ -43,7 +50,7 @@ final class CallbackDispatcher implements Agent {
     /** Runs what is left once workers stopped, so no completion is lost at close. */
     @Override
     public void onClose() {
-        Runnable event;
+        Object event;
         while ((event = events.poll()) != null) {
             run(event);
         }
@@ -53,9 +60,13 @@ final class CallbackDispatcher implements Agent {
         return events.isEmpty();
     }
 
-    private void run(final Runnable event) {
+    private void run(final Object event) {
         try {
-            event.run();
+            if (event instanceof TransferListener listener) {
+                listener.onDone();
+            } else {
+                ((Runnable) event).run();
+            }
         } catch (final RuntimeException e) {
             counters.increment(EngineCounter.CALLBACK_ERRORS);
             LOG.warn("a transfer-engine callback threw; the engine continues", e);

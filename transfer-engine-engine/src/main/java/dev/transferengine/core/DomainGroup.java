@@ -59,6 +59,7 @@ final class DomainGroup implements Agent {
     private final CallbackDispatcher callbacks;
     private final Counters counters;
     private final SendBuffers sendBuffers;
+    private final Submissions pool;
     private final MpscAtomicArrayQueue<Submission> submissions;
     private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls = new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
@@ -75,7 +76,7 @@ final class DomainGroup implements Agent {
 
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final Transport transport,
                 final ImmCountTable imms, final CallbackDispatcher callbacks, final Counters counters,
-                final SendBuffers sendBuffers) {
+                final SendBuffers sendBuffers, final Submissions pool) {
         this.index = index;
         this.spec = spec;
         this.config = config;
@@ -84,6 +85,7 @@ final class DomainGroup implements Agent {
         this.callbacks = callbacks;
         this.counters = counters;
         this.sendBuffers = sendBuffers;
+        this.pool = pool;
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.domains = new Domain[spec.nics()];
         this.slots = new Submission[config.maxInFlight()];
@@ -205,6 +207,7 @@ final class DomainGroup implements Agent {
         while ((s = submissions.poll()) != null) {
             s.complete(error, callbacks, counters);
             releaseSendBuffer(s);
+            pool.recycle(s);
         }
     }
 
@@ -472,6 +475,7 @@ final class DomainGroup implements Agent {
         active--;
         freeSlots.offerInt(slot);
         releaseSendBuffer(s);
+        pool.recycle(s);
     }
 
     private void releaseSendBuffer(final Submission s) {

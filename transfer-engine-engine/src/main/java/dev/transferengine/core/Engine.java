@@ -68,6 +68,7 @@ public final class Engine implements TransferEngine {
     private final CallbackDispatcher callbacks;
     private final ImmCountTable imms;
     private final SendBuffers sendBuffers = new SendBuffers();
+    private final Submissions submissionPool;
     private final RequestChecks checks = new RequestChecks(this);
     private final DomainGroup[] groups;
     private final AgentRunner[] workers;
@@ -86,11 +87,13 @@ public final class Engine implements TransferEngine {
         this.imms = new ImmCountTable(callbacks, counters);
         this.callbackRunner = new AgentRunner(new BackoffIdleStrategy(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
+        this.submissionPool = new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
         this.workers = new AgentRunner[groups.length];
         try {
             for (int g = 0; g < groups.length; g++) {
-                groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers);
+                groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers,
+                    submissionPool);
                 workers[g] = new AgentRunner(idleStrategy(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -290,26 +293,27 @@ public final class Engine implements TransferEngine {
 
     @Override
     public void submit(final WriteRequest request, final TransferListener listener) {
-        submit(request, Submission.write(request, listener));
+        submit(request, listener, null, null);
     }
 
     @Override
     public void submit(final WriteRequest request, final TransferCounters transferCounters) {
-        submit(request, Submission.write(request, transferCounters));
+        submit(request, null, transferCounters, null);
     }
 
     @Override
     public CompletableFuture<Void> submit(final WriteRequest request) {
         final CompletableFuture<Void> future = new CompletableFuture<>();
-        submit(request, Submission.write(request, future));
+        submit(request, null, null, future);
         return future;
     }
 
-    private void submit(final WriteRequest request, final Submission submission) {
+    private void submit(final WriteRequest request, final @Nullable TransferListener listener,
+                        final @Nullable TransferCounters transferCounters, final @Nullable CompletableFuture<Void> future) {
         enter();
         try {
             final int group = checks.check(request);
-            offer(groups[group], submission);
+            offer(groups[group], submissionPool.acquire().write(request, listener, transferCounters, future));
         } finally {
             exit();
         }
@@ -323,7 +327,7 @@ public final class Engine implements TransferEngine {
                 throw new MalformedDescriptorException("send to a '" + peer.transport() + "' address but this engine uses '"
                     + transport.name() + "'");
             }
-            offer(groups[0], Submission.send(peer, sendBuffers.copyOf(message), listener));
+            offer(groups[0], submissionPool.acquire().send(peer, sendBuffers.copyOf(message), listener));
         } finally {
             exit();
         }
@@ -354,6 +358,7 @@ public final class Engine implements TransferEngine {
             if (submission.sendBuffer != null) {
                 sendBuffers.release(submission.sendBuffer);
             }
+            submissionPool.recycle(submission);
             throw new BackPressureException("the submission queue of group " + group.index() + " is full ("
                 + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
         }

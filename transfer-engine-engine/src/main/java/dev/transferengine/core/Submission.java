@@ -13,18 +13,19 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One accepted request or send on its way through a worker. Made by the caller, then owned by the worker: the
- * worker counts its outstanding writes and ends it exactly once, through whichever completion the caller chose.
+ * One accepted request or send on its way through a worker. Filled by the caller, then owned by the worker, which
+ * counts its outstanding writes, ends it exactly once through whichever completion the caller chose, and hands
+ * it back to the {@link Submissions} pool, so the steady state allocates none.
  */
 final class Submission {
 
-    final @Nullable WriteRequest request;
-    final @Nullable NetAddr sendPeer;
-    final @Nullable MemorySegment sendBuffer;
-    private final @Nullable TransferListener listener;
-    private final @Nullable TransferCounters transferCounters;
-    private final @Nullable CompletableFuture<Void> future;
-    final long startNanos;
+    @Nullable WriteRequest request;
+    @Nullable NetAddr sendPeer;
+    @Nullable MemorySegment sendBuffer;
+    private @Nullable TransferListener listener;
+    private @Nullable TransferCounters transferCounters;
+    private @Nullable CompletableFuture<Void> future;
+    long startNanos;
 
     // worker-owned state
     long token;
@@ -32,32 +33,35 @@ final class Submission {
     boolean failed;
     long deadlineNanos;
 
-    private Submission(final @Nullable WriteRequest request, final @Nullable NetAddr sendPeer,
-                       final @Nullable MemorySegment sendBuffer, final @Nullable TransferListener listener,
-                       final @Nullable TransferCounters transferCounters, final @Nullable CompletableFuture<Void> future) {
-        this.request = request;
-        this.sendPeer = sendPeer;
-        this.sendBuffer = sendBuffer;
-        this.listener = listener;
-        this.transferCounters = transferCounters;
-        this.future = future;
+    Submission write(final WriteRequest value, final @Nullable TransferListener onDone,
+                     final @Nullable TransferCounters counters, final @Nullable CompletableFuture<Void> onFuture) {
+        this.request = value;
+        this.listener = onDone;
+        this.transferCounters = counters;
+        this.future = onFuture;
         this.startNanos = System.nanoTime();
+        return this;
     }
 
-    static Submission write(final WriteRequest request, final TransferListener listener) {
-        return new Submission(request, null, null, listener, null, null);
+    Submission send(final NetAddr peer, final MemorySegment buffer, final TransferListener onDone) {
+        this.sendPeer = peer;
+        this.sendBuffer = buffer;
+        this.listener = onDone;
+        this.startNanos = System.nanoTime();
+        return this;
     }
 
-    static Submission write(final WriteRequest request, final TransferCounters counters) {
-        return new Submission(request, null, null, null, counters, null);
-    }
-
-    static Submission write(final WriteRequest request, final CompletableFuture<Void> future) {
-        return new Submission(request, null, null, null, null, future);
-    }
-
-    static Submission send(final NetAddr peer, final MemorySegment buffer, final TransferListener listener) {
-        return new Submission(null, peer, buffer, listener, null, null);
+    /** Forgets everything, so a pooled submission holds no user objects. */
+    void clear() {
+        request = null;
+        sendPeer = null;
+        sendBuffer = null;
+        listener = null;
+        transferCounters = null;
+        future = null;
+        failed = false;
+        remaining = 0;
+        token = 0;
     }
 
     boolean isSend() {
@@ -80,8 +84,12 @@ final class Submission {
                 transferCounters.markFailed();
             }
         } else if (listener != null) {
-            final TransferListener target = listener;
-            callbacks.dispatch(error == null ? target::onDone : () -> target.onError(error));
+            if (error == null) {
+                callbacks.dispatchDone(listener);
+            } else {
+                final TransferListener target = listener;
+                callbacks.dispatch(() -> target.onError(error));
+            }
         } else if (future != null) {
             final CompletableFuture<Void> target = future;
             callbacks.dispatch(error == null ? () -> target.complete(null) : () -> target.completeExceptionally(error));
