@@ -39,6 +39,7 @@ final class TcpInbound extends TcpConnection {
     private int state = AT_HEADER;
     private boolean helloSeen;
     private boolean paused;
+    private boolean lastPayloadLarge;
     private String remote;
 
     private byte type;
@@ -102,7 +103,14 @@ final class TcpInbound extends TcpConnection {
 
     private long readIntoBuffer() throws IOException {
         compactIn(ANSWER_ROOM);
-        return channel.read(in);
+        if (state != AT_HEADER || !lastPayloadLarge) {
+            return channel.read(in);
+        }
+        // Read just the next header: if another large payload follows, it then lands in place, not in here.
+        in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
+        final int read = channel.read(in);
+        in.limit(in.capacity());
+        return read;
     }
 
     /** Reads the rest of a payload straight into its target, and what follows it into the read buffer. */
@@ -169,6 +177,7 @@ final class TcpInbound extends TcpConnection {
                 answer(TcpFrame.NACK, refusal.ordinal(), refusalSize);
             }
             state = AT_HEADER;
+            lastPayloadLarge = length >= LARGE_PAYLOAD;
             frames++;
         }
         return frames;

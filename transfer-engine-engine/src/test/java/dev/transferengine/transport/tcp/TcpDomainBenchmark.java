@@ -1,0 +1,173 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.Device;
+import dev.transferengine.NetAddr;
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.spi.DomainListener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * A manual two-process benchmark of one tcp domain pair over loopback; not a test. Start the target, then the
+ * initiator with the key the target prints:
+ *
+ * <pre>
+ *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark target PORT SECONDS
+ *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark bw   PORT RKEY SIZE WINDOW SECONDS
+ *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark imm  PORT RKEY COUNT
+ * </pre>
+ *
+ * {@code bw} keeps WINDOW writes of SIZE bytes in flight and prints GB/s (10^9 bytes) and op/s; {@code imm} posts
+ * imm-only writes one at a time and prints round-trip percentiles (post to ACK).
+ */
+public final class TcpDomainBenchmark {
+
+    private static final long REGION = 64L << 20;
+
+    private TcpDomainBenchmark() {
+    }
+
+    public static void main(final String[] args) {
+        switch (args[0]) {
+            case "target" -> target(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "bw" -> bandwidth(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
+                Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            case "imm" -> immLatency(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
+                Integer.parseInt(args[3]));
+            default -> throw new IllegalArgumentException("mode target|bw|imm, not " + args[0]);
+        }
+    }
+
+    private static void target(final int port, final int seconds) {
+        final Counting events = new Counting();
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, port, 0, Map.of())) {
+            final long rkey = domain.register(arena.allocate(REGION, 4096), Device.host());
+            System.out.println("READY " + Long.toHexString(rkey));
+            System.out.flush();
+            final long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() - end < 0) {
+                domain.poll();
+            }
+            System.out.println("target received " + events.bytes + " bytes, " + events.imms + " imms");
+        }
+    }
+
+    private static void bandwidth(final int port, final long rkey, final int size, final int window,
+                                  final int seconds) {
+        final Counting events = new Counting();
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, Map.of())) {
+            final MemorySegment source = arena.allocate(REGION, 4096).fill((byte) 7);
+            final long sourceKey = domain.register(source, Device.host());
+            final long peer = domain.resolve(peerAddress(port));
+            final int slots = (int) (REGION / size);
+            long posted = 0;
+            for (; posted < window; posted++) {
+                post(domain, source, sourceKey, peer, rkey, size, slots, posted);
+            }
+            final long warmupEnd = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() - warmupEnd < 0) {
+                domain.poll();
+                for (; posted < events.done + window; posted++) {
+                    post(domain, source, sourceKey, peer, rkey, size, slots, posted);
+                }
+            }
+            final long startDone = events.done;
+            final long start = System.nanoTime();
+            final long end = start + seconds * 1_000_000_000L;
+            long now;
+            while ((now = System.nanoTime()) - end < 0) {
+                domain.poll();
+                for (; posted < events.done + window; posted++) {
+                    post(domain, source, sourceKey, peer, rkey, size, slots, posted);
+                }
+            }
+            final double elapsed = (now - start) / 1e9;
+            final long ops = events.done - startDone;
+            System.out.printf("bw size=%d window=%d: %.3f GB/s, %.0f op/s, failures=%d%n", size, window,
+                ops * (double) size / elapsed / 1e9, ops / elapsed, events.failed);
+        }
+    }
+
+    private static void immLatency(final int port, final long rkey, final int count) {
+        final Counting events = new Counting();
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, Map.of())) {
+            final MemorySegment source = arena.allocate(64);
+            final long sourceKey = domain.register(source, Device.host());
+            final long peer = domain.resolve(peerAddress(port));
+            final long[] rounds = new long[count];
+            for (int i = -count / 10; i < count; i++) {
+                final long before = events.done;
+                final long start = System.nanoTime();
+                domain.write(i, source, 0, sourceKey, 0, peer, 0, 0, rkey, true, i);
+                while (events.done == before) {
+                    domain.poll();
+                }
+                if (i >= 0) {
+                    rounds[i] = System.nanoTime() - start;
+                }
+            }
+            Arrays.sort(rounds);
+            System.out.printf("imm round trip over %d: p50 %.1f us, p90 %.1f us, p99 %.1f us, failures=%d%n",
+                count, rounds[count / 2] / 1e3, rounds[count * 9 / 10] / 1e3, rounds[count * 99 / 100] / 1e3,
+                events.failed);
+        }
+    }
+
+    private static void post(final TcpDomain domain, final MemorySegment source, final long sourceKey,
+                             final long peer, final long rkey, final int size, final int slots, final long index) {
+        final long offset = (index % slots) * size;
+        domain.write(index, source, offset, sourceKey, size, peer, 0, offset, rkey, true, (int) index);
+    }
+
+    private static NetAddr peerAddress(final int port) {
+        return TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", port));
+    }
+
+    /** Counts completions; failures are counted, not thrown, so a run always reports. */
+    private static final class Counting implements DomainListener {
+        long done;
+        long failed;
+        long bytes;
+        long imms;
+
+        @Override
+        public void onWriteComplete(final long token, final long length) {
+            done++;
+        }
+
+        @Override
+        public void onWriteFailed(final long token, final TransferEngineException error) {
+            done++;
+            failed++;
+        }
+
+        @Override
+        public void onSendComplete(final long token, final long length) {
+            done++;
+        }
+
+        @Override
+        public void onSendFailed(final long token, final TransferEngineException error) {
+            done++;
+            failed++;
+        }
+
+        @Override
+        public void onReceive(final long token, final int length) {
+        }
+
+        @Override
+        public void onImm(final int imm) {
+            imms++;
+        }
+
+        @Override
+        public void onBytesReceived(final long length) {
+            bytes += length;
+        }
+    }
+}
