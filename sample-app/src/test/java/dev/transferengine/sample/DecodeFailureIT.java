@@ -1,0 +1,109 @@
+package dev.transferengine.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.testcontainers.containers.Network;
+import org.testcontainers.junit.jupiter.Container;
+import org.testcontainers.junit.jupiter.Testcontainers;
+
+import dev.transferengine.sample.kv.KvDescriptor;
+import dev.transferengine.sample.kv.KvTransferReport;
+
+/**
+ * The decode container dies in the middle of a transfer: prefill's pending writes fail with
+ * {@code PeerUnreachableException} (not a hang), prefill's health names the dead peer, and a transfer to a new
+ * decode container under the same name succeeds.
+ */
+@Testcontainers(disabledWithoutDocker = true)
+class DecodeFailureIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeFailureIT.class);
+
+    private static final Pattern BYTES_IN =
+        Pattern.compile("transfer_engine_bytes_total\\{direction=\"in\",nic=\"0\\.0\"} ([0-9.E]+)");
+
+    private static final Network NETWORK = Network.newNetwork();
+
+    @Container
+    private static final SampleContainer DECODE = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
+
+    @Container
+    private static final SampleContainer PREFILL = slow(new SampleContainer(Role.PREFILL, "prefill", NETWORK))
+        .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s")
+        // the new decode container may get another IP: look the name up again on every call
+        .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx512m -Dsun.net.inetaddr.ttl=0");
+
+    private static SampleContainer replacement;
+
+    /** 32 layers of 250 ms compute: a transfer lasts about 8 s, time enough to kill decode in its middle. */
+    private static SampleContainer slow(final SampleContainer container) {
+        return container.withEnv("SAMPLE_KV_LAYERS", "32").withEnv("SAMPLE_KV_COMPUTE_TIME", "250ms");
+    }
+
+    @AfterAll
+    static void stopReplacement() {
+        if (replacement != null) {
+            replacement.stop();
+        }
+    }
+
+    @Test
+    void failsThePendingTransferNamesThePeerAndRecoversWithANewDecode() throws Exception {
+        final String decodeAddress = DECODE.client().get().uri("/kv/descriptor").exchange()
+            .expectStatus().isOk()
+            .expectBody(KvDescriptor.class).returnResult().getResponseBody().address();
+
+        final CompletableFuture<ResponseEntity<String>> pending = WebClient.create(PREFILL.baseUrl())
+            .post().uri("/kv/transfer?tokens=256&decode={decode}", DECODE.internalUrl())
+            .exchangeToMono(response -> response.toEntity(String.class))
+            .toFuture();
+
+        // kill decode once the first layers landed, well before the last one
+        await().atMost(Duration.ofMinutes(1)).until(() -> bytesIn(DECODE) > 0);
+        assertThat(pending).isNotDone();
+        DECODE.getDockerClient().killContainerCmd(DECODE.getContainerId()).exec();
+        final long killed = System.nanoTime();
+
+        final ResponseEntity<String> failed = pending.get(2, TimeUnit.MINUTES);
+        LOG.info("prefill answered {} ms after decode was killed: {} {}", (System.nanoTime() - killed) / 1_000_000,
+            failed.getStatusCode(), failed.getBody());
+        assertThat(failed.getStatusCode().value()).isEqualTo(502);
+        assertThat(failed.getBody()).contains("\"error\":\"PeerUnreachableException\"");
+
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> PREFILL.client().get().uri("/actuator/health")
+            .exchange()
+            .expectBody()
+            .jsonPath("$.components.transferEngine.details.unreachablePeers[*].address").value(addresses ->
+                assertThat(addresses.toString()).contains(decodeAddress)));
+
+        replacement = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
+        replacement.start();
+        final KvTransferReport report = PREFILL.client().post()
+            .uri("/kv/transfer?tokens=256&decode={decode}", replacement.internalUrl())
+            .exchange()
+            .expectStatus().isOk()
+            .expectBody(KvTransferReport.class).returnResult().getResponseBody();
+        assertThat(report.verified()).isTrue();
+    }
+
+    private static double bytesIn(final SampleContainer container) {
+        final String body = container.client().get().uri("/actuator/prometheus").exchange()
+            .expectStatus().isOk()
+            .expectBody(String.class).returnResult().getResponseBody();
+        final Matcher matcher = BYTES_IN.matcher(body == null ? "" : body);
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
+    }
+}
