@@ -1,0 +1,94 @@
+package dev.transferengine.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
+import org.springframework.core.env.Environment;
+import org.springframework.mock.env.MockEnvironment;
+
+/** Bad configuration fails start-up, and the registered analyzers say what is wrong and how to fix it. */
+class TransferEngineFailureAnalysisTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class));
+
+    @Test
+    void unknownTransportIsReportedWithTheKnownOnes() {
+        final FailureAnalysis analysis = analyze("transfer-engine.transport=infiniband");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.transport").contains("infiniband");
+        assertThat(analysis.getAction()).contains("auto, tcp, fabric, verbs");
+    }
+
+    @Test
+    void nicCountOutsideOneToFourIsReportedForItsGroup() {
+        final FailureAnalysis analysis = analyze("transfer-engine.groups[0].nics=1", "transfer-engine.groups[1].nics=5");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.groups[1].nics").contains("'5'")
+            .contains("1 to 4 NICs");
+        assertThat(analysis.getAction()).contains("between 1 and 4");
+    }
+
+    @Test
+    void submitQueueCapacityThatIsNoPowerOfTwoIsReported() {
+        final FailureAnalysis analysis = analyze("transfer-engine.worker.submit-queue-capacity=1000");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.worker.submit-queue-capacity");
+        assertThat(analysis.getAction()).contains("power of two");
+    }
+
+    @Test
+    void portInUseIsReportedWithTheAddressAndPort() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            final FailureAnalysis analysis = analyze("transfer-engine.base-port=" + taken.getLocalPort());
+
+            assertThat(analysis.getDescription()).contains("127.0.0.1").contains(String.valueOf(taken.getLocalPort()));
+            assertThat(analysis.getAction()).contains("transfer-engine.base-port");
+        }
+    }
+
+    @Test
+    void forcedLibfabricThatCannotLoadIsReportedWithTheTransportsReason() {
+        final FailureAnalysis analysis = analyze("transfer-engine.transport=fabric",
+            "transfer-engine.fabric.library-path=/nonexistent/libfabric.so.1");
+
+        assertThat(analysis.getDescription()).contains("transport 'fabric' unavailable");
+        assertThat(analysis.getAction()).contains("libfabric").contains("transfer-engine.transport=tcp");
+    }
+
+    /** Runs the context, then the failure analyzers registered in {@code spring.factories} (ours answer). */
+    private FailureAnalysis analyze(final String... properties) {
+        final Throwable[] failure = new Throwable[1];
+        runner.withPropertyValues(properties).run(context -> {
+            assertThat(context).hasFailed();
+            failure[0] = context.getStartupFailure();
+        });
+        final MockEnvironment environment = new MockEnvironment();
+        for (final String property : properties) {
+            final int equals = property.indexOf('=');
+            environment.setProperty(property.substring(0, equals), property.substring(equals + 1));
+        }
+        for (final FailureAnalyzer analyzer : SpringFactoriesLoader.forDefaultResourceLocation()
+            .load(FailureAnalyzer.class, ArgumentResolver.of(Environment.class, environment),
+                FailureHandler.handleMessage((message, error) -> { }))) {
+            if (analyzer.getClass().getPackageName().equals(getClass().getPackageName())) {
+                final FailureAnalysis analysis = analyzer.analyze(failure[0]);
+                if (analysis != null) {
+                    return analysis;
+                }
+            }
+        }
+        throw new AssertionError("no transfer-engine analyzer explained " + failure[0]);
+    }
+}

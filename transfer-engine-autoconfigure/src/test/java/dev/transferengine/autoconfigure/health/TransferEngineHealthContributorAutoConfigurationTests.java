@@ -1,0 +1,84 @@
+package dev.transferengine.autoconfigure.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.transferengine.TransferEngine;
+import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class TransferEngineHealthContributorAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class,
+            TransferEngineHealthContributorAutoConfiguration.class));
+
+    @Test
+    void runReportsUpWithEveryNicOfEveryGroup() {
+        runner.withPropertyValues("transfer-engine.groups[0].nics=2", "transfer-engine.groups[1].nics=1")
+            .run(context -> {
+                final Health health = context.getBean(TransferEngineHealthIndicator.class).health();
+                assertThat(health.getStatus()).isEqualTo(Status.UP);
+                assertThat(health.getDetails()).containsEntry("transport", "tcp").containsKey("mainAddress")
+                    .containsEntry("inFlight", 0L).containsEntry("unreachablePeers", List.of());
+                @SuppressWarnings("unchecked")
+                final Map<String, Map<String, Map<String, Map<String, Object>>>> groups =
+                    (Map<String, Map<String, Map<String, Map<String, Object>>>>) health.getDetails().get("groups");
+                assertThat(groups).containsOnlyKeys("0", "1");
+                assertThat(groups.get("0").get("nics")).containsOnlyKeys("0", "1");
+                assertThat(groups.get("0").get("nics").get("1")).containsEntry("status", "UP").containsKey("address");
+            });
+    }
+
+    @Test
+    void runReportsDownOnceTheEngineStopped() {
+        runner.run(context -> {
+            context.getBean(TransferEngine.class).close();
+
+            assertThat(context.getBean(TransferEngineHealthIndicator.class).health().getStatus())
+                .isEqualTo(Status.DOWN);
+        });
+    }
+
+    @Test
+    void runWhenDisabledCreatesNoIndicator() {
+        runner.withPropertyValues("management.health.transferengine.enabled=false")
+            .run(context -> assertThat(context).doesNotHaveBean(TransferEngineHealthIndicator.class));
+    }
+
+    @Test
+    void runWithoutTheHealthModuleCreatesNoIndicator() {
+        runner.withClassLoader(new FilteredClassLoader(ConditionalOnEnabledHealthIndicator.class))
+            .run(context -> assertThat(context).hasSingleBean(TransferEngine.class)
+                .doesNotHaveBean(TransferEngineHealthIndicator.class));
+    }
+
+    @Test
+    void runWithAUserIndicatorBacksOff() {
+        runner.withUserConfiguration(OwnIndicator.class).run(context -> assertThat(context)
+            .getBean(TransferEngineHealthIndicator.class).isSameAs(context.getBean(OwnIndicator.class).indicator));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnIndicator {
+
+        private TransferEngineHealthIndicator indicator;
+
+        @Bean
+        TransferEngineHealthIndicator transferEngineHealthIndicator(final TransferEngine engine) {
+            indicator = new TransferEngineHealthIndicator(engine);
+            return indicator;
+        }
+    }
+}
