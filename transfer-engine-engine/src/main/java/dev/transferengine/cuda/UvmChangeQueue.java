@@ -1,61 +1,54 @@
 package dev.transferengine.cuda;
 
-import java.nio.ByteBuffer;
-
-import org.agrona.concurrent.MessageHandler;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 
 /**
  * Slot changes from the polling thread (the one producer) to the callback thread (the one consumer), without
- * allocating. A change is written in place:
- *
- * <pre>
- *  0               4               8                              16                              24
- *  +---------------+---------------+------------------------------+------------------------------+
- *  |     slot      |   entry id    |          old value           |          new value           |
- *  +---------------+---------------+------------------------------+------------------------------+
- * </pre>
+ * allocating: a fixed set of {@link Change} records travels to the consumer on one single-producer queue and back
+ * to the producer on another. When every record is in flight the queue is full.
  */
 final class UvmChangeQueue {
 
-    static final int MSG_CHANGE = 1;
-    static final int SLOT_OFFSET = 0;
-    static final int ID_OFFSET = 4;
-    static final int OLD_OFFSET = 8;
-    static final int NEW_OFFSET = 16;
-    static final int LENGTH = 24;
+    /** One change; owned by whichever side took it off a queue. */
+    static final class Change {
+        int slot;
+        int id;
+        long oldValue;
+        long newValue;
+    }
 
-    private final RingBuffer ring;
-    private final UnsafeBuffer buffer;
+    private final SpscAtomicArrayQueue<Change> changes;
+    private final SpscAtomicArrayQueue<Change> free;
 
     UvmChangeQueue(final int capacity) {
-        this.buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH));
-        this.ring = new OneToOneRingBuffer(buffer);
+        this.changes = new SpscAtomicArrayQueue<>(capacity);
+        this.free = new SpscAtomicArrayQueue<>(capacity);
+        for (int i = 0; i < capacity; i++) {
+            free.offer(new Change());
+        }
     }
 
     /** Polling thread only. False when the queue is full. */
     boolean offer(final int slot, final int id, final long oldValue, final long newValue) {
-        final int index = ring.tryClaim(MSG_CHANGE, LENGTH);
-        if (index < 0) {
+        final Change change = free.relaxedPoll();
+        if (change == null) {
             return false;
         }
-        buffer.putInt(index + SLOT_OFFSET, slot);
-        buffer.putInt(index + ID_OFFSET, id);
-        buffer.putLong(index + OLD_OFFSET, oldValue);
-        buffer.putLong(index + NEW_OFFSET, newValue);
-        ring.commit(index);
+        change.slot = slot;
+        change.id = id;
+        change.oldValue = oldValue;
+        change.newValue = newValue;
+        changes.offer(change);
         return true;
     }
 
-    /** Consumer thread only: hands up to {@code limit} changes to {@code handler}. */
-    int drain(final MessageHandler handler, final int limit) {
-        return ring.read(handler, limit);
+    /** Consumer thread only: the oldest change, or null. Hand it back with {@link #recycle(Change)}. */
+    Change poll() {
+        return changes.relaxedPoll();
     }
 
-    boolean isEmpty() {
-        return ring.size() == 0;
+    /** Consumer thread only. */
+    void recycle(final Change change) {
+        free.offer(change);
     }
 }

@@ -1,10 +1,11 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.nativeaccess.CpuAffinity;
+
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.MessageHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,23 +14,49 @@ import org.slf4j.LoggerFactory;
  * service's own callback thread (as an {@link Agent}) or the engine's, through {@link UvmWatchers#dispatch(int)}.
  * Changes for watchers released meanwhile are dropped; the entry id tells a reused slot's new watcher apart.
  */
-final class UvmDispatcher implements Agent, MessageHandler {
+final class UvmDispatcher implements Agent {
 
     private static final Logger LOG = LoggerFactory.getLogger(UvmDispatcher.class);
     private static final int DRAIN_LIMIT = 256;
 
     private final UvmSlotTable table;
     private final UvmChangeQueue queue;
+    // written by the one dispatching thread only, read by any
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong listenerErrors = new AtomicLong();
 
-    UvmDispatcher(final UvmSlotTable table, final UvmChangeQueue queue) {
+    private final OptionalInt cpu;
+
+    UvmDispatcher(final UvmSlotTable table, final UvmChangeQueue queue, final OptionalInt cpu) {
         this.table = table;
         this.queue = queue;
+        this.cpu = cpu;
+    }
+
+    /** On the service's own callback thread only. */
+    @Override
+    public void onStart() {
+        if (cpu.isPresent()) {
+            final String problem = CpuAffinity.pinCurrentThread(cpu.getAsInt());
+            if (problem != null) {
+                LOG.warn("UVM callback thread runs unpinned: {}", problem);
+            }
+        }
     }
 
     int dispatch(final int limit) {
-        return queue.drain(this, limit);
+        int work = 0;
+        UvmChangeQueue.Change change;
+        while (work < limit && (change = queue.poll()) != null) {
+            final int slot = change.slot;
+            final int id = change.id;
+            final long oldValue = change.oldValue;
+            final long newValue = change.newValue;
+            queue.recycle(change);
+            deliver(slot, id, oldValue, newValue);
+            work++;
+        }
+        return work;
     }
 
     @Override
@@ -37,14 +64,11 @@ final class UvmDispatcher implements Agent, MessageHandler {
         return dispatch(DRAIN_LIMIT);
     }
 
-    @Override
-    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length) {
-        final WatchEntry entry = table.entry(buffer.getInt(index + UvmChangeQueue.SLOT_OFFSET));
-        if (entry == null || entry.id != buffer.getInt(index + UvmChangeQueue.ID_OFFSET) || !entry.isOpen()) {
+    private void deliver(final int slot, final int id, final long oldValue, final long newValue) {
+        final WatchEntry entry = table.entry(slot);
+        if (entry == null || entry.id != id || !entry.isOpen()) {
             return;
         }
-        final long oldValue = buffer.getLong(index + UvmChangeQueue.OLD_OFFSET);
-        final long newValue = buffer.getLong(index + UvmChangeQueue.NEW_OFFSET);
         boolean keep = false;
         try {
             keep = entry.listener.onChange(oldValue, newValue);
@@ -52,7 +76,7 @@ final class UvmDispatcher implements Agent, MessageHandler {
             listenerErrors.incrementAndGet();
             LOG.warn("UVM watcher listener of {} threw; the watcher is released", entry, e);
         } finally {
-            delivered.incrementAndGet();
+            delivered.lazySet(delivered.get() + 1);
             if (!keep) {
                 table.release(entry);
             }

@@ -46,8 +46,8 @@ public final class UvmWatchers implements AutoCloseable {
     UvmWatchers(final SlotPageSource pages, final UvmWatchersConfig config) {
         this.config = config;
         this.table = new UvmSlotTable(pages, config.maxWatchers());
-        this.queue = new UvmChangeQueue(config.queueBytes());
-        this.dispatcher = new UvmDispatcher(table, queue);
+        this.queue = new UvmChangeQueue(config.queueCapacity());
+        this.dispatcher = new UvmDispatcher(table, queue, config.callbackCpu());
         this.callbackRunner = config.callbackThread() ? start(config.callbackIdle(), dispatcher) : null;
     }
 

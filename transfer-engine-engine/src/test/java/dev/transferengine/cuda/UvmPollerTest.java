@@ -21,7 +21,7 @@ class UvmPollerTest {
     private final UvmSlotTable table = new UvmSlotTable(pages, 2048);
     private final UvmChangeQueue queue = new UvmChangeQueue(4096);
     private final UvmPoller poller = new UvmPoller(table, queue, OptionalInt.empty());
-    private final UvmDispatcher dispatcher = new UvmDispatcher(table, queue);
+    private final UvmDispatcher dispatcher = new UvmDispatcher(table, queue, OptionalInt.empty());
 
     @Test
     void shouldHandOldAndNewValueOfEachChangeToTheListener() {
@@ -60,7 +60,7 @@ class UvmPollerTest {
     void shouldKeepChangesInTheSlotWhileTheQueueIsFullAndDeliverThemCoalescedLater() {
         final UvmChangeQueue small = new UvmChangeQueue(16);
         final UvmPoller smallPoller = new UvmPoller(table, small, OptionalInt.empty());
-        final UvmDispatcher smallDispatcher = new UvmDispatcher(table, small);
+        final UvmDispatcher smallDispatcher = new UvmDispatcher(table, small, OptionalInt.empty());
         final long[] last = new long[100];
         final List<UvmWatcher> watchers = new ArrayList<>();
         for (int i = 0; i < 100; i++) {

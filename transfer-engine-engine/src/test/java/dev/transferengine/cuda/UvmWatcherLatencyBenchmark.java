@@ -10,13 +10,17 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Times "GPU store -> watcher listener called on the callback thread" on a real GPU. A persistent kernel waits for
  * the host to write {@code ping = i}, then stores {@code i} into the slot; the time from the host's ping to the
  * listener call is an upper bound of store-to-listener (it adds the GPU's PCIe read of the ping, ~0.6-1.8 us).
  * The same loop without a watcher (the host spins on the slot itself) gives the bare round trip to subtract.
  *
- * <p>{@code java ... UvmWatcherLatencyBenchmark [iterations=20000] [pollCpu=2] [hostCpu=4]}
+ * <p>{@code java ... UvmWatcherLatencyBenchmark [iterations=20000] [pollCpu=2] [hostCpu=4] [callbackCpu=6]}. Every
+ * spinning thread gets its own CPU: threads inherit their creator's affinity, so an unpinned callback thread
+ * started by the pinned host thread would share its CPU and wait for scheduler ticks (4 ms).
  */
 public final class UvmWatcherLatencyBenchmark {
 
@@ -33,13 +37,14 @@ public final class UvmWatcherLatencyBenchmark {
         final int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         final int pollCpu = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         final int hostCpu = args.length > 2 ? Integer.parseInt(args[2]) : 4;
+        final int callbackCpu = args.length > 3 ? Integer.parseInt(args[3]) : 6;
         final String pinned = CpuAffinity.pinCurrentThread(hostCpu);
         System.out.println("host thread pinned to CPU " + hostCpu + ": " + (pinned == null ? "yes" : pinned));
         final CudaDevice device = CudaDevice.get(0);
         System.out.println("device " + device);
         try (WatcherKernels kernels = WatcherKernels.load(device); PinnedBuffer page = device.allocatePinned(4096)) {
             final MemorySegment memory = page.segment();
-            for (int round = 0; round < 2; round++) {
+            for (int round = 0; round < 1; round++) {
                 memory.fill((byte) 0);
                 final long[] raw = pingPong(kernels, page, page.devicePointer() + RAW_SLOT, iterations,
                     () -> (long) LONG.getAcquire(memory, (long) RAW_SLOT), null);
@@ -47,7 +52,7 @@ public final class UvmWatcherLatencyBenchmark {
 
                 memory.fill((byte) 0);
                 final UvmWatchersConfig config = UvmWatchersConfig.defaults().withPollCpu(pollCpu)
-                    .withPollIdle(IdleStrategyKind.SPIN).withCallbackIdle(IdleStrategyKind.SPIN);
+                    .withPollIdle(IdleStrategyKind.SPIN).withCallbackIdle(IdleStrategyKind.SPIN).withCallbackCpu(callbackCpu);
                 try (UvmWatchers watchers = UvmWatchers.open(0, config)) {
                     final AtomicLong seen = new AtomicLong();
                     final long[] calledAt = new long[iterations + WARMUP + 1];
@@ -70,7 +75,8 @@ public final class UvmWatcherLatencyBenchmark {
 
     /** Per iteration: nanoseconds from the host's ping to the moment {@code observed} shows it. */
     private static long[] pingPong(final WatcherKernels kernels, final PinnedBuffer page, final long slot,
-                                   final int iterations, final LongSupplier observed, final long[] calledAt) {
+                                   final int iterations, final LongSupplier observed,
+                                   final long @Nullable [] calledAt) {
         final MemorySegment memory = page.segment();
         final int total = iterations + WARMUP;
         kernels.pingPong(page.devicePointer() + PING, slot, total, TIMEOUT_NS);
@@ -96,16 +102,14 @@ public final class UvmWatcherLatencyBenchmark {
     /** Per launch of {@code te_store}: from before cuLaunchKernel to the listener call (JCuda launch cost included). */
     private static long[] launchToListener(final WatcherKernels kernels, final UvmWatcher watcher,
                                            final AtomicLong seen, final long[] calledAt) {
-        final int count = Math.min(5_000, calledAt.length - 1);
+        final int count = Math.min(2_000, calledAt.length - 1);
         final long[] samples = new long[count];
-        final long base = seen.get();
         for (int i = 1; i <= count; i++) {
-            final long value = base - count - 1 + i;
             final long start = System.nanoTime();
             kernels.store(watcher.devicePointer(), i);
             while (seen.getAcquire() != i) {
                 if (System.nanoTime() - start > TIMEOUT_NS) {
-                    throw new IllegalStateException("no listener call for store " + i + " (" + value + ") in 5 s");
+                    throw new IllegalStateException("no listener call for store " + i + " within 5 s");
                 }
                 Thread.onSpinWait();
             }

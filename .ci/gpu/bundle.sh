@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine needs into .ci/gpu/target/bundle (git-ignored, so `run` can carry it):
+#   jre/          a jlink'ed Java 25 runtime (the GPU machine has no Java)
+#   classes/      engine main classes (with the PTX kernel), test-classes/ engine test classes
+#   lib/          every engine dependency incl. jcuda-natives linux-x86_64 and the JUnit platform
+#   launcher/     GpuTestLauncher (runs JUnit packages, one line per test)
+# Usage: .ci/gpu/bundle.sh     (then: run with carry [".ci/gpu/target/bundle"] and .ci/gpu/run.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+OUT=.ci/gpu/target/bundle
+rm -rf "$OUT" && mkdir -p "$OUT"
+
+./mvnw -B -q -o -pl transfer-engine-engine -DskipTests test-compile
+./mvnw -B -q -o -pl transfer-engine-engine dependency:copy-dependencies -DincludeScope=test \
+  -DoutputDirectory="$PWD/$OUT/lib"
+cp -r transfer-engine-engine/target/classes "$OUT/classes"
+cp -r transfer-engine-engine/target/test-classes "$OUT/test-classes"
+mkdir -p "$OUT/launcher"
+"$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
+
+# carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, and libjvm.so sheds 5 MB unstripped.
+rm -f "$OUT"/lib/byte-buddy-*.jar
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml \
+  --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$OUT/jre"
+strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"
+du -sh "$OUT" "$OUT"/*
