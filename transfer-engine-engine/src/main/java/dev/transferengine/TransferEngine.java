@@ -77,6 +77,13 @@ public interface TransferEngine extends AutoCloseable {
     ReceivePool postReceives(int bufferSize, int count, ReceiveListener listener);
 
     /**
+     * A credited pool of {@code count} receive buffers on group 0, NIC 0: nothing is posted until
+     * {@link ReceivePool#grant(long)} gives credit, one buffer per credit. A sender finding no posted buffer gets
+     * {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}), which is how back-pressure reaches it.
+     */
+    ReceivePool receivePool(int bufferSize, int count, ReceiveListener listener);
+
+    /**
      * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
      * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}.
      *

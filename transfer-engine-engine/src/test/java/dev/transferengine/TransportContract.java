@@ -401,6 +401,32 @@ public abstract class TransportContract {
     }
 
     @Test
+    void aCreditedPoolPostsOneBufferPerCredit() {
+        final TransferEngine sender = engine(1);
+        final TransferEngine receiver = engine(1);
+        final List<String> received = new CopyOnWriteArrayList<>();
+        final ReceivePool pool = receiver.receivePool(64, 4,
+            message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+        assertThat(failure(sender.send(receiver.mainAddress(), "no credit".getBytes())))
+            .isInstanceOf(RemoteAccessException.class);
+        pool.grant(2);
+        await().atMost(WAIT).until(() -> pool.available() == 2);
+        done(sender.send(receiver.mainAddress(), "a".getBytes()));
+        done(sender.send(receiver.mainAddress(), "b".getBytes()));
+        await().atMost(WAIT).until(() -> received.size() == 2);
+        assertThat(pool.available()).as("spent credits are not re-posted").isZero();
+        assertThat(failure(sender.send(receiver.mainAddress(), "c".getBytes())))
+            .isInstanceOf(RemoteAccessException.class);
+
+        pool.grant(1);
+        await().atMost(WAIT).until(() -> pool.available() == 1);
+        done(sender.send(receiver.mainAddress(), "d".getBytes()));
+        await().atMost(WAIT).until(() -> received.size() == 3);
+        assertThat(received).containsExactly("a", "b", "d");
+    }
+
+    @Test
     void oversizedSendIsRefusedByTheReceiver() {
         final TransferEngine sender = engine(1);
         final TransferEngine receiver = engine(1);

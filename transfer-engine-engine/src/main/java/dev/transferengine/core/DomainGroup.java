@@ -218,7 +218,7 @@ final class DomainGroup implements Agent {
 
     void addReceivePool(final Receives pool) {
         receivePools.put(pool.id(), pool);
-        pool.postAll();
+        pool.start();
     }
 
     long[] resolveAll(final List<NetAddr> addresses) {

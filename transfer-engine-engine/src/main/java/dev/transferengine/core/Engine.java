@@ -367,14 +367,24 @@ public final class Engine implements TransferEngine {
 
     @Override
     public ReceivePool postReceives(final int bufferSize, final int count, final ReceiveListener listener) {
+        return receives(bufferSize, count, false, listener);
+    }
+
+    @Override
+    public ReceivePool receivePool(final int bufferSize, final int count, final ReceiveListener listener) {
+        return receives(bufferSize, count, true, listener);
+    }
+
+    private ReceivePool receives(final int bufferSize, final int count, final boolean credited,
+                                 final ReceiveListener listener) {
         enter();
         try {
             if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
                 throw new InvalidRequestException("postReceives needs bufferSize >= 1 and 1 <= count <= 16777215, got "
                     + bufferSize + " x " + count);
             }
-            final Receives pool = new Receives(nextPoolId.getAndIncrement(), bufferSize, count, listener, groups[0],
-                callbacks, counters);
+            final Receives pool = new Receives(nextPoolId.getAndIncrement(), bufferSize, count, credited, listener,
+                groups[0], callbacks, counters);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }

@@ -8,9 +8,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.agrona.collections.IntArrayQueue;
+
 /**
  * A pool of receive buffers posted on group 0, NIC 0. A buffer travels worker (posted) -> callback thread (listener
- * runs) -> worker (re-posted), so it is never in two places at once.
+ * runs) -> worker (re-posted, or kept idle until a credit comes), so it is never in two places at once. Credits
+ * and idle buffers belong to the worker.
  */
 final class Receives implements ReceivePool {
 
@@ -22,22 +25,28 @@ final class Receives implements ReceivePool {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] buffers;
     private final AtomicInteger available = new AtomicInteger();
+    private final boolean credited;
+    private final IntArrayQueue idle;
+    private long credits;
     private final DomainGroup group;
     private final CallbackDispatcher callbacks;
     private final Counters counters;
     private volatile boolean closed;
 
-    Receives(final int id, final int bufferSize, final int count, final ReceiveListener listener, final DomainGroup group,
-             final CallbackDispatcher callbacks, final Counters counters) {
+    Receives(final int id, final int bufferSize, final int count, final boolean credited, final ReceiveListener listener,
+             final DomainGroup group, final CallbackDispatcher callbacks, final Counters counters) {
         this.id = id;
         this.bufferSize = bufferSize;
         this.listener = listener;
         this.group = group;
         this.callbacks = callbacks;
         this.counters = counters;
+        this.credited = credited;
         this.buffers = new MemorySegment[count];
+        this.idle = new IntArrayQueue(Math.max(IntArrayQueue.MIN_CAPACITY, count), IntArrayQueue.DEFAULT_NULL_VALUE);
         for (int i = 0; i < count; i++) {
             buffers[i] = arena.allocate(bufferSize, 64);
+            idle.offerInt(i);
         }
     }
 
@@ -57,17 +66,40 @@ final class Receives implements ReceivePool {
         return id;
     }
 
-    /** Worker thread. */
-    void postAll() {
-        for (int i = 0; i < buffers.length; i++) {
-            post(i);
+    /** Worker thread: a pool that is not credited posts every buffer at once. */
+    void start() {
+        if (!credited) {
+            while (!idle.isEmpty()) {
+                post(idle.pollInt());
+            }
         }
     }
 
     /** Worker thread. */
-    void post(final int index) {
+    private void post(final int index) {
         available.incrementAndGet();
         group.domain(0).postReceive(TAG | (long) id << 24 | index, buffers[index]);
+    }
+
+    /** Worker thread: a buffer is back from the listener. */
+    private void returned(final int index) {
+        if (!closed && (!credited || credits > 0)) {
+            if (credited) {
+                credits--;
+            }
+            post(index);
+        } else {
+            idle.offerInt(index);
+        }
+    }
+
+    /** Worker thread. */
+    private void credit(final long n) {
+        credits += n;
+        while (!closed && credits > 0 && !idle.isEmpty()) {
+            credits--;
+            post(idle.pollInt());
+        }
     }
 
     /** Worker thread: buffer {@code index} holds a message; hand it to the listener. */
@@ -81,9 +113,7 @@ final class Receives implements ReceivePool {
             counters.increment(EngineCounter.RECEIVES);
             listener.onReceive(buffers[index].asSlice(0, length));
         } finally {
-            if (!closed) {
-                group.control(g -> post(index));
-            }
+            group.control(g -> returned(index));
         }
     }
 
@@ -100,6 +130,17 @@ final class Receives implements ReceivePool {
     @Override
     public int available() {
         return available.get();
+    }
+
+    @Override
+    public void grant(final long n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("credits must be >= 0, was " + n);
+        }
+        if (!credited) {
+            return; // every buffer is posted already
+        }
+        group.control(g -> credit(n));
     }
 
     @Override
