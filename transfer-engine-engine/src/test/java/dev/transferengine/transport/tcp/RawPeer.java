@@ -14,7 +14,16 @@ final class RawPeer implements AutoCloseable {
     private boolean closedByPeer;
 
     RawPeer(final TcpDomain target) throws IOException {
-        channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", target.port()));
+        this(target, 0);
+    }
+
+    /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
+    RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
+        channel = SocketChannel.open();
+        if (receiveBuffer > 0) {
+            channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+        }
+        channel.connect(new InetSocketAddress("127.0.0.1", target.port()));
         channel.configureBlocking(false);
     }
 
@@ -37,6 +46,17 @@ final class RawPeer implements AutoCloseable {
         final ByteBuffer toSend = bytes.duplicate().rewind();
         while (toSend.hasRemaining()) {
             channel.write(toSend);
+        }
+        return this;
+    }
+
+    /** Sends everything, polling {@code target} whenever the socket is full, without reading answers. */
+    RawPeer send(final ByteBuffer bytes, final TcpDomain target) throws IOException {
+        final ByteBuffer toSend = bytes.duplicate().rewind();
+        while (toSend.hasRemaining()) {
+            if (channel.write(toSend) == 0) {
+                target.poll();
+            }
         }
         return this;
     }

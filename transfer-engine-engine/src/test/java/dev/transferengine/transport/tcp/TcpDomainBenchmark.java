@@ -17,16 +17,21 @@ import java.util.Map;
  *
  * <pre>
  *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark target PORT SECONDS
- *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark bw   PORT RKEY SIZE WINDOW SECONDS
+ *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark bw   PORT RKEY SIZE WINDOW SECONDS [SPAN]
  *   java -cp ... dev.transferengine.transport.tcp.TcpDomainBenchmark imm  PORT RKEY COUNT
  * </pre>
  *
- * {@code bw} keeps WINDOW writes of SIZE bytes in flight and prints GB/s (10^9 bytes) and op/s; {@code imm} posts
- * imm-only writes one at a time and prints round-trip percentiles (post to ACK).
+ * {@code bw} keeps WINDOW writes of SIZE bytes in flight, cycling through SPAN bytes of source and region (default
+ * 64 MiB; SPAN = SIZE keeps the memory cache-hot, as iperf3 does), and prints GB/s (10^9 bytes) and op/s; {@code imm} posts
+ * imm-only writes one at a time and prints round-trip percentiles (post to ACK). Idle loops yield the core.
  */
 public final class TcpDomainBenchmark {
 
     private static final long REGION = 64L << 20;
+    /** {@code -Dbench.socketBufferBytes=N} passes the transport option through; unset keeps its default. */
+    private static final Map<String, String> OPTIONS = System.getProperty("bench.socketBufferBytes") == null
+        ? Map.of()
+        : Map.of(TcpTransport.SOCKET_BUFFER_OPTION, System.getProperty("bench.socketBufferBytes"));
 
     private TcpDomainBenchmark() {
     }
@@ -35,7 +40,8 @@ public final class TcpDomainBenchmark {
         switch (args[0]) {
             case "target" -> target(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "bw" -> bandwidth(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
-                Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+                Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]),
+                args.length > 6 ? Long.parseLong(args[6]) : REGION);
             case "imm" -> immLatency(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
                 Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("mode target|bw|imm, not " + args[0]);
@@ -44,33 +50,33 @@ public final class TcpDomainBenchmark {
 
     private static void target(final int port, final int seconds) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, port, 0, Map.of())) {
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, port, 0, OPTIONS)) {
             final long rkey = domain.register(arena.allocate(REGION, 4096), Device.host());
             System.out.println("READY " + Long.toHexString(rkey));
             System.out.flush();
             final long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() - end < 0) {
-                domain.poll();
+                idle(domain.poll());
             }
             System.out.println("target received " + events.bytes + " bytes, " + events.imms + " imms");
         }
     }
 
     private static void bandwidth(final int port, final long rkey, final int size, final int window,
-                                  final int seconds) {
+                                  final int seconds, final long span) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, Map.of())) {
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
             final MemorySegment source = arena.allocate(REGION, 4096).fill((byte) 7);
             final long sourceKey = domain.register(source, Device.host());
             final long peer = domain.resolve(peerAddress(port));
-            final int slots = (int) (REGION / size);
+            final int slots = (int) (Math.min(span, REGION) / size);
             long posted = 0;
             for (; posted < window; posted++) {
                 post(domain, source, sourceKey, peer, rkey, size, slots, posted);
             }
             final long warmupEnd = System.nanoTime() + 1_000_000_000L;
             while (System.nanoTime() - warmupEnd < 0) {
-                domain.poll();
+                idle(domain.poll());
                 for (; posted < events.done + window; posted++) {
                     post(domain, source, sourceKey, peer, rkey, size, slots, posted);
                 }
@@ -80,7 +86,7 @@ public final class TcpDomainBenchmark {
             final long end = start + seconds * 1_000_000_000L;
             long now;
             while ((now = System.nanoTime()) - end < 0) {
-                domain.poll();
+                idle(domain.poll());
                 for (; posted < events.done + window; posted++) {
                     post(domain, source, sourceKey, peer, rkey, size, slots, posted);
                 }
@@ -94,7 +100,7 @@ public final class TcpDomainBenchmark {
 
     private static void immLatency(final int port, final long rkey, final int count) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, Map.of())) {
+        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
             final MemorySegment source = arena.allocate(64);
             final long sourceKey = domain.register(source, Device.host());
             final long peer = domain.resolve(peerAddress(port));
@@ -114,6 +120,13 @@ public final class TcpDomainBenchmark {
             System.out.printf("imm round trip over %d: p50 %.1f us, p90 %.1f us, p99 %.1f us, failures=%d%n",
                 count, rounds[count / 2] / 1e3, rounds[count * 9 / 10] / 1e3, rounds[count * 99 / 100] / 1e3,
                 events.failed);
+        }
+    }
+
+    /** Gives the core away when there was nothing to do, as the engine's idle strategies do. */
+    private static void idle(final int work) {
+        if (work == 0) {
+            Thread.yield();
         }
     }
 
