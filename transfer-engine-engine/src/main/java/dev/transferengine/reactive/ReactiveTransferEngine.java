@@ -140,10 +140,9 @@ public final class ReactiveTransferEngine {
      * since posting waits for the worker) and closes it when it ends; several subscriptions share the incoming
      * messages, each getting those that land in its buffers.
      *
-     * <p>Receive credit is the pool: at most {@code receivePoolSize} messages are in the engine's hands for this
-     * subscription at once. A message is copied out and its buffer re-posted at once, so messages that arrive
-     * while the subscriber has no demand wait, copied, in this {@code Flux}'s buffer; apply
-     * {@code onBackpressureXxx} to choose otherwise.
+     * <p>Demand is receive credit: each requested message lets the engine post one buffer of this subscription's
+     * pool (at most {@code receivePoolSize} at once), so the engine never holds more messages than the subscriber
+     * asked for; a sender that finds no posted buffer gets {@code RemoteAccessException(NO_RECEIVE_BUFFER)}.
      */
     public Flux<ReceivedMessage> receive() {
         return Flux.<ReceivedMessage>create(sink -> ReceiveSubscription.open(engine, options, livePools, sink),

@@ -10,9 +10,9 @@ import java.util.Set;
 import reactor.core.publisher.FluxSink;
 
 /**
- * One {@link ReactiveTransferEngine#receive()} subscription: its own pool of {@code receivePoolSize} buffers,
- * posted when it subscribes and closed when it ends. Each message is copied out, so its buffer goes straight back
- * to the engine.
+ * One {@link ReactiveTransferEngine#receive()} subscription: its own credited pool of {@code receivePoolSize}
+ * buffers, where each unit of subscriber demand becomes one receive credit (one posted buffer, one message), closed
+ * when the subscription ends. Each message is copied out, so its buffer goes straight back to the engine.
  */
 final class ReceiveSubscription implements ReceiveListener {
 
@@ -23,20 +23,21 @@ final class ReceiveSubscription implements ReceiveListener {
     }
 
     /**
-     * Posts the subscription's pool. Blocks until the engine's worker posted it, so it runs on a bounded-elastic
-     * thread.
+     * Creates the subscription's pool and turns demand into credit. Blocks until the engine's worker made the pool,
+     * so it runs on a bounded-elastic thread.
      */
     static void open(final TransferEngine engine, final ReactiveOptions options, final Set<ReceivePool> live,
                      final FluxSink<ReceivedMessage> sink) {
         final ReceivePool pool;
         try {
-            pool = engine.postReceives(options.receiveBufferSize(), options.receivePoolSize(),
+            pool = engine.receivePool(options.receiveBufferSize(), options.receivePoolSize(),
                 new ReceiveSubscription(sink));
         } catch (final RuntimeException e) {
             sink.error(e);
             return;
         }
         live.add(pool);
+        sink.onRequest(pool::grant);
         // runs at once if the subscriber left while the pool was being posted
         sink.onDispose(() -> {
             live.remove(pool);

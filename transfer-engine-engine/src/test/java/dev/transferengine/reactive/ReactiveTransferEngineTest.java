@@ -10,6 +10,7 @@ import dev.transferengine.ImmWrite;
 import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.RegionBoundsException;
+import dev.transferengine.RemoteAccessException;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferTimeoutException;
@@ -70,8 +71,8 @@ class ReactiveTransferEngineTest {
     }
 
     /** The pool is posted on a bounded-elastic thread after subscription; wait until all its buffers are out. */
-    private void awaitPool() {
-        await().atMost(WAIT).until(() -> receiver.postedReceives() == 4);
+    private void awaitPosted(final int buffers) {
+        await().atMost(WAIT).until(() -> receiver.postedReceives() == buffers);
     }
 
     @Test
@@ -168,7 +169,7 @@ class ReactiveTransferEngineTest {
             .map(message -> new String(message.toByteArray(), StandardCharsets.UTF_8));
 
         StepVerifier.create(received.take(2))
-            .then(this::awaitPool)
+            .then(() -> awaitPosted(2))
             .then(() -> StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
             .expectNext("hello", "hello")
             .expectComplete()
@@ -176,9 +177,10 @@ class ReactiveTransferEngineTest {
     }
 
     @Test
-    void receiveKeepsItsPoolPostedWhileSubscribedAndReleasesItOnCancel() {
+    void receivePostsNoMoreBuffersThanThePoolAndReleasesThemOnCancel() {
         StepVerifier.create(receiver.receive(), 0)
-            .then(this::awaitPool)
+            .thenRequest(100)
+            .then(() -> awaitPosted(4))
             .thenCancel()
             .verify(WAIT);
 
@@ -186,16 +188,16 @@ class ReactiveTransferEngineTest {
     }
 
     @Test
-    void receiveHoldsMessagesThatArriveWithoutDemandUntilRequested() {
-        final Mono<Void> sends = Flux.range(0, 6)
-            .concatMap(i -> sender.send(receiver.engine().mainAddress(), new byte[] { i.byteValue() }))
-            .then();
+    void demandBecomesReceiveCreditSoSendsBeyondItAreRefused() {
+        final Mono<Void> send = sender.send(receiver.engine().mainAddress(), new byte[] {7});
 
         StepVerifier.create(receiver.receive().map(message -> (int) message.asByteBuffer().get(0)), 0)
-            .then(this::awaitPool)
-            .then(() -> StepVerifier.create(sends).expectComplete().verify(WAIT))
-            .thenRequest(6)
-            .expectNextCount(6)
+            .then(() -> StepVerifier.create(send).expectError(RemoteAccessException.class).verify(WAIT))
+            .thenRequest(2)
+            .then(() -> awaitPosted(2))
+            .then(() -> StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
+            .expectNext(7, 7)
+            .then(() -> StepVerifier.create(send).expectError(RemoteAccessException.class).verify(WAIT))
             .thenCancel()
             .verify(WAIT);
     }
