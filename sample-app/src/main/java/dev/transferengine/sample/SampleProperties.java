@@ -9,14 +9,16 @@ import org.springframework.util.unit.DataSize;
 /**
  * Settings of the sample, under {@code sample.*}.
  *
- * @param role    what this instance does
- * @param kv      the KV-cache layout and the simulated prefill compute
- * @param weights the tensors a trainer pushes and inference nodes receive
- * @param demo    the continuous transfers of the {@code demo} role
+ * @param role       what this instance does
+ * @param kv         the KV-cache layout and the simulated prefill compute
+ * @param weights    the tensors a trainer pushes and inference nodes receive
+ * @param demo       the continuous transfers of the {@code demo} role
+ * @param peerDnsTtl longest time the HTTP client caches a peer's DNS answer: a restarted peer keeps its name but
+ *                   may get a new address
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv kv, @DefaultValue Weights weights,
-                               @DefaultValue Demo demo) {
+                               @DefaultValue Demo demo, @DefaultValue("1s") Duration peerDnsTtl) {
 
     /**
      * KV-cache layout, the same on prefill and decode: {@code layers x pagesPerLayer} pages of {@code pageSize}
