@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * wire format.
  *
  * <p>Everything but {@link #peers()} and {@link #failure()} runs on the group's worker, and nothing blocks: the
- * selector is only polled with {@code selectNow} from {@link #poll()}, and connects are non-blocking. Posting
- * and polling allocate nothing in the steady state.
+ * selector is only polled with {@code selectNow} from {@link #poll()}, and connects are non-blocking. In the
+ * steady state posting and polling allocate nothing but one {@link java.nio.ByteBuffer} view per payload larger
+ * than the inline threshold (16 KiB); connects, failures and HELLOs allocate.
  */
 final class TcpDomain implements Domain {
 
