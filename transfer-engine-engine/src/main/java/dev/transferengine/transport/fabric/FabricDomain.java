@@ -61,6 +61,7 @@ final class FabricDomain implements Domain {
     private final MemorySegment errText = arena.allocate(512);
     private final int postsPerPoll;
     private final long writeFlags;
+    private final long zeroByteWriteFlags;
     private final NetAddr address;
     private final String description;
     private boolean held;
@@ -68,7 +69,8 @@ final class FabricDomain implements Domain {
     private volatile @Nullable String failure;
 
     FabricDomain(final FabricEndpoint endpoint, final DomainListener listener, final int group, final int nic,
-                 final long caps, final int postsPerPoll, final int maxOps, final boolean deliveryComplete) {
+                 final long caps, final int postsPerPoll, final int maxOps, final boolean deliveryComplete,
+                 final boolean zeroByteDeliveryComplete) {
         this.endpoint = endpoint;
         this.listener = listener;
         this.regions = new FabricRegions(endpoint, arena, caps);
@@ -76,6 +78,8 @@ final class FabricDomain implements Domain {
         this.ops = new FabricOps(arena, maxOps);
         this.postsPerPoll = postsPerPoll;
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
+        this.zeroByteWriteFlags = FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete
+            ? FI_DELIVERY_COMPLETE : 0);
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
             + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x" + Integer.toHexString(endpoint.mrMode())
@@ -132,7 +136,8 @@ final class FabricDomain implements Domain {
         }
         ops.prepareWrite(slot, src.address() + srcOffset, length, regions.desc(srcKey), peer,
             regions.remoteAddress(remoteBase, remoteOffset), rkey, hasImm ? imm & 0xFFFF_FFFFL : 0);
-        submit(slot, hasImm ? writeFlags | FI_REMOTE_CQ_DATA : writeFlags);
+        final long postFlags = length == 0 ? zeroByteWriteFlags : writeFlags;
+        submit(slot, hasImm ? postFlags | FI_REMOTE_CQ_DATA : postFlags);
     }
 
     @Override
@@ -223,7 +228,7 @@ final class FabricDomain implements Domain {
         };
         final int err = (int) -rc;
         final String text = function + ": " + endpoint.library().describe(err);
-        finishWithError(slot, err, text);
+        finishWithError(slot, err, 0, text);
     }
 
     @Override
@@ -328,16 +333,16 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: completion error without an operation of ours: {}", description, text);
             return;
         }
-        finishWithError(slot, err, text);
+        finishWithError(slot, err, provErrno, text);
     }
 
-    private void finishWithError(final int slot, final int err, final String text) {
+    private void finishWithError(final int slot, final int err, final int provErrno, final String text) {
         final long token = ops.token[slot];
         final byte kind = ops.kind[slot];
         final long peer = ops.peer[slot];
         release(slot);
         final NetAddr peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
-        final TransferEngineException error = FabricFailures.translate(err, text, kind == FabricOps.WRITE,
+        final TransferEngineException error = FabricFailures.translate(err, provErrno, text, kind == FabricOps.WRITE,
             peerAddress, endpoint.provider());
         if (FabricFailures.isUnreachable(err) && peerAddress != null) {
             peers.markUnreachable(peer, text);

@@ -1,6 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RemoteAccessException;
@@ -13,6 +12,7 @@ import dev.transferengine.TransferEngineException;
  */
 final class FabricFailures {
 
+    static final int ENOENT = 2;
     static final int FI_EIO = 5;
     static final int FI_EAGAIN = 11;
     static final int FI_EACCES = 13;
@@ -53,28 +53,27 @@ final class FabricFailures {
     /**
      * The exception for a failed write or send.
      *
-     * @param err      the positive error number
-     * @param text     what the provider said about it
-     * @param write    whether the operation was a one-sided write (key and bounds errors only apply to those)
-     * @param peer     the peer's address, or null when unknown
-     * @param provider the provider's name, for the message
+     * @param err       the positive error number of the completion (or of the failed post)
+     * @param provErrno the provider's own error number, 0 when there is none
+     * @param text      what libfabric and the provider said about it
+     * @param write     whether the operation was a one-sided write (key and bounds errors only apply to those)
+     * @param peer      the peer's address, or null when unknown
+     * @param provider  the provider's name, for the message
      */
-    static TransferEngineException translate(final int err, final String text, final boolean write,
-                                             final NetAddr peer, final String provider) {
+    static TransferEngineException translate(final int err, final int provErrno, final String text,
+                                             final boolean write, final NetAddr peer, final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
-        if (err == FI_ECANCELED) {
-            return new EngineClosedException("operation cancelled because the domain closed; " + detail);
-        }
-        if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY)) {
+        if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY
+            || err == FI_ECANCELED && provErrno == ENOENT)) {
+            // tcp;ofi_rxm cancels a write the target refused and passes ENOENT along, both for a key it does not
+            // know and for an access outside the region (ofi_mr_map_verify does not tell them apart).
             return new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "the peer refused the "
-                + "remote key; " + detail);
+                + "write: unknown or stale key, or an access outside the region; " + detail);
         }
         if (write && (err == FI_EACCES || err == FI_EINVAL || err == FI_EFAULT || err == FI_EREMOTEIO
-            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE)) {
-            // Providers report a key they do not know and an access outside the region alike (ofi_mr_verify
-            // answers both with -FI_EINVAL or -FI_EACCES), so the reason names both.
+            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE || err == FI_ECANCELED)) {
             return new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "the peer refused the "
-                + "write: unknown or stale key, or outside the region; " + detail);
+                + "write: an access outside the region, or a key it does not know; " + detail);
         }
         if (isUnreachable(err) && peer != null) {
             return new PeerUnreachableException(peer, detail);

@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.nativeaccess.Errno;
 import dev.transferengine.nativeaccess.NativeCallException;
+import dev.transferengine.nativeaccess.NativeEnvironment;
 import dev.transferengine.nativeaccess.NativeLibrary;
 
 import java.lang.foreign.Arena;
@@ -62,6 +63,12 @@ final class FabricLibrary {
     private static FabricLibrary load(final String path) {
         final MemorySegment[] symbols = new MemorySegment[EXPORTS.length];
         java.util.Arrays.fill(symbols, MemorySegment.NULL);
+        // Debian's libfabric links PSM (libinfinipath), whose load-time constructor replaces the process's SIGSEGV
+        // handler with one that prints a backtrace and exits; the JVM needs SIGSEGV for null checks and safepoints,
+        // so that handler would kill it at a random moment. IPATH_NO_BACKTRACE (and HFI_NO_BACKTRACE for older
+        // PSM2) keep the constructors from installing it.
+        NativeEnvironment.setIfAbsent("IPATH_NO_BACKTRACE", "1");
+        NativeEnvironment.setIfAbsent("HFI_NO_BACKTRACE", "1");
         final NativeLibrary library = NativeLibrary.load(path);
         if (!library.isAvailable()) {
             return new FabricLibrary(path, library.unavailabilityCause(), symbols, 0);

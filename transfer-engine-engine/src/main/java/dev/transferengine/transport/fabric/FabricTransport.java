@@ -24,8 +24,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fabric.postsPerPoll}: posts per progress pass from the pending queue, default 32;</li>
  *   <li>{@code fabric.maxOps}: operations outstanding per NIC before posts fail with back pressure, default
  *       16384;</li>
- *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes, so a write completes only once
- *       its bytes are placed at the target (default true).</li>
+ *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes (default true), so a write
+ *       completes only once the target placed it, and a write the target refuses (stale key, out of bounds) fails
+ *       instead of completing; on shm zero-byte writes go without it, as libfabric 1.17's shm never completes
+ *       them with it.</li>
  * </ul>
  * The API version asked for is the newest the library offers, up to 1.22; EFA needs at least 1.18.
  * tcp and verbs endpoints bind to {@link EngineConfig#bindAddress()} (and to {@link DomainContext#port()} when
@@ -109,7 +111,8 @@ public final class FabricTransport implements Transport {
                 final long caps = FabricLibrary.pointer(entry + FabricLayout.INFO_CAPS);
                 return new FabricDomain(endpoint, context.listener(), context.group(), context.nic(), caps,
                     intOption(config, POSTS_PER_POLL_OPTION, 32), intOption(config, MAX_OPS_OPTION, 16384),
-                    Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")));
+                    Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
+                    selection.provider != FabricProvider.SHM);
             } catch (final RuntimeException e) {
                 endpoint.close();
                 throw e;
