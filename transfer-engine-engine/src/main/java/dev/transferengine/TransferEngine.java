@@ -104,6 +104,18 @@ public interface TransferEngine extends AutoCloseable {
     PeerGroup addPeerGroup(List<List<NetAddr>> peers);
 
     /**
+     * Allocates a UVM watcher: a 64-bit slot (initially 0) in pinned, device-mapped host memory that a GPU kernel,
+     * also one inside a CUDA graph, writes through {@link UvmWatcher#devicePointer()}. A polling thread sees each
+     * change and calls {@code listener(old, new)} on the callback thread; returning false releases the slot. Any
+     * thread; the first call starts the polling thread and allocates a page (blocks for the driver calls).
+     *
+     * @throws DeviceUnavailableException if this engine cannot use a GPU, with the reason
+     */
+    default UvmWatcher allocUvmWatcher(final UvmWatchListener listener) {
+        throw new DeviceUnavailableException(getClass().getName() + " has no UVM watchers");
+    }
+
+    /**
      * Stops accepting work, waits up to the drain timeout for in-flight operations, fails the rest with
      * {@link EngineClosedException}, then closes every NIC.
      */

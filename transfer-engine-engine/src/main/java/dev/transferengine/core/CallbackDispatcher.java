@@ -3,8 +3,11 @@ package dev.transferengine.core;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.TransferListener;
 
+import java.util.function.IntUnaryOperator;
+
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +24,8 @@ final class CallbackDispatcher implements Agent {
     /** {@link Runnable}s, or {@link TransferListener}s whose {@code onDone} is due (no wrapper allocated for them). */
     private final MpscUnboundedAtomicArrayQueue<Object> events = new MpscUnboundedAtomicArrayQueue<>(1024);
     private final Counters counters;
+    /** Drains UVM watcher changes on this thread once the engine has watchers; see {@link #attachUvm}. */
+    private volatile @Nullable IntUnaryOperator uvm;
 
     CallbackDispatcher(final Counters counters) {
         this.counters = counters;
@@ -36,11 +41,17 @@ final class CallbackDispatcher implements Agent {
         events.offer(listener);
     }
 
+    /** Runs {@code drain(limit)} (a UVM watcher service's dispatch) in every duty cycle from now on. Any thread. */
+    void attachUvm(final IntUnaryOperator drain) {
+        uvm = drain;
+    }
+
     @Override
     public int doWork() {
-        int work = 0;
+        final IntUnaryOperator drainUvm = uvm;
+        int work = drainUvm == null ? 0 : drainUvm.applyAsInt(DRAIN_LIMIT);
         Object event;
-        while (work < DRAIN_LIMIT && (event = events.poll()) != null) {
+        for (int n = 0; n < DRAIN_LIMIT && (event = events.poll()) != null; n++) {
             run(event);
             work++;
         }

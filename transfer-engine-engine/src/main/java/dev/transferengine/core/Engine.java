@@ -27,8 +27,12 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.UvmWatchListener;
+import dev.transferengine.UvmWatcher;
 import dev.transferengine.BackPressureException;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.cuda.UvmWatchers;
+import dev.transferengine.cuda.UvmWatchersConfig;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.Transport;
 
@@ -61,6 +65,8 @@ import org.slf4j.LoggerFactory;
 public final class Engine implements TransferEngine {
 
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    /** Engine option: CPU to pin the UVM watchers' polling thread to. */
+    public static final String UVM_POLL_CPU = "uvm.pollCpu";
 
     private final EngineConfig config;
     private final Transport transport;
@@ -78,6 +84,7 @@ public final class Engine implements TransferEngine {
     private final AtomicInteger nextPoolId = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger callersInside = new AtomicInteger();
+    private @Nullable UvmWatchers uvmWatchers;
 
     Engine(final EngineConfig config, final Transport transport) {
         this.config = config;
@@ -454,6 +461,35 @@ public final class Engine implements TransferEngine {
         }
     }
 
+    // ---- UVM watchers -------------------------------------------------------------------------------------------
+
+    @Override
+    public UvmWatcher allocUvmWatcher(final UvmWatchListener listener) {
+        enter();
+        try {
+            return uvmWatchers().allocate(listener);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Opened on first use, on the GPU of the first group that has one (else cuda:0); listeners run on our callback thread. */
+    private synchronized UvmWatchers uvmWatchers() {
+        if (uvmWatchers == null) {
+            final int device = config.groups().stream().filter(g -> g.cudaDevice().isPresent())
+                .mapToInt(g -> g.cudaDevice().getAsInt()).findFirst().orElse(0);
+            UvmWatchersConfig uvmConfig = UvmWatchersConfig.defaults().withoutCallbackThread()
+                .withPollIdle(config.idleStrategy());
+            final String pollCpu = config.option(UVM_POLL_CPU, "");
+            if (!pollCpu.isEmpty()) {
+                uvmConfig = uvmConfig.withPollCpu(Integer.parseInt(pollCpu));
+            }
+            uvmWatchers = UvmWatchers.open(device, uvmConfig);
+            callbacks.attachUvm(uvmWatchers::dispatch);
+        }
+        return uvmWatchers;
+    }
+
     // ---- lifecycle ----------------------------------------------------------------------------------------------
 
     @Override
@@ -490,6 +526,11 @@ public final class Engine implements TransferEngine {
             }
         }
         callbackRunner.close();
+        synchronized (this) {
+            if (uvmWatchers != null) {
+                uvmWatchers.close();
+            }
+        }
         synchronized (receivePools) {
             receivePools.forEach(Receives::release);
         }
