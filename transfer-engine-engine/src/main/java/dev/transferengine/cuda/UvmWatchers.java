@@ -57,6 +57,7 @@ public final class UvmWatchers implements AutoCloseable {
      * @throws dev.transferengine.DeviceUnavailableException if CUDA or the device cannot be used, with the reason
      */
     public static UvmWatchers open(final int device, final UvmWatchersConfig config) {
+        Cuda.ensureDevice(device);
         return new UvmWatchers(SlotPageSource.cuda(CudaDevice.get(device)), config);
     }
 
