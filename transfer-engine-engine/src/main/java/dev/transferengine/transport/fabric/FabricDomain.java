@@ -344,7 +344,7 @@ final class FabricDomain implements Domain {
         final NetAddr peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         final TransferEngineException error = FabricFailures.translate(err, provErrno, text, kind == FabricOps.WRITE,
             peerAddress, endpoint.provider());
-        if (FabricFailures.isUnreachable(err) && peerAddress != null) {
+        if (FabricFailures.isUnreachable(err, provErrno) && peerAddress != null) {
             peers.markUnreachable(peer, text);
         }
         switch (kind) {

@@ -41,8 +41,15 @@ final class FabricFailures {
     private FabricFailures() {
     }
 
-    /** Whether {@code err} means the peer cannot be reached (connection lost, refused, timed out). */
-    static boolean isUnreachable(final int err) {
+    /**
+     * Whether a failure means the peer cannot be reached (connection lost, refused, timed out). tcp;ofi_rxm cancels
+     * the operations of a connection it lost, with the socket error as {@code provErrno}.
+     */
+    static boolean isUnreachable(final int err, final int provErrno) {
+        return isConnectionError(err) || err == FI_ECANCELED && isConnectionError(provErrno);
+    }
+
+    private static boolean isConnectionError(final int err) {
         return switch (err) {
             case FI_EIO, FI_EPIPE, FI_ENETDOWN, FI_ENETUNREACH, FI_ECONNABORTED, FI_ECONNRESET, FI_ENOTCONN,
                  FI_ESHUTDOWN, FI_ETIMEDOUT, FI_ECONNREFUSED, FI_EHOSTDOWN, FI_EHOSTUNREACH -> true;
@@ -71,11 +78,11 @@ final class FabricFailures {
                 + "write: unknown or stale key, or an access outside the region; " + detail);
         }
         if (write && (err == FI_EACCES || err == FI_EINVAL || err == FI_EFAULT || err == FI_EREMOTEIO
-            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE || err == FI_ECANCELED)) {
+            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE)) {
             return new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "the peer refused the "
                 + "write: an access outside the region, or a key it does not know; " + detail);
         }
-        if (isUnreachable(err) && peer != null) {
+        if (isUnreachable(err, provErrno) && peer != null) {
             return new PeerUnreachableException(peer, detail);
         }
         return new TransferEngineException((write ? "write" : "send") + " failed: " + detail);

@@ -1,0 +1,94 @@
+package dev.transferengine.transport.fabric;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.transferengine.Device;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.spi.Domain;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** A peer process dies while writes to it are in flight: they end (failed), and the domain lives on. */
+class FabricPeerFailureTest {
+
+    private static final long REGION = 64L << 20;
+    private static final long WRITE = 1L << 20;
+    private static final int WRITES = 256;
+
+    private final FabricFixture fixture = new FabricFixture();
+    private final Arena arena = Arena.ofShared();
+    private Process peer;
+
+    @AfterEach
+    void close() {
+        if (peer != null) {
+            peer.destroyForcibly();
+        }
+        fixture.close();
+        arena.close();
+    }
+
+    @Test
+    void writesInFlightToAKilledPeerFailAndTheDomainKeepsServingOthers() throws Exception {
+        FabricFixture.assumeAvailable("tcp");
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        peer = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+            System.getProperty("java.class.path"), FabricPeerProcess.class.getName(), "tcp", Long.toString(REGION))
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(),
+            StandardCharsets.UTF_8));
+        String line;
+        do {
+            line = out.readLine();
+        } while (line != null && !line.startsWith("READY "));
+        assertThat(line).as("the peer process reports its address").isNotNull();
+        final String[] ready = line.split(" ");
+        final NetAddr remote = NetAddr.parse(ready[1]);
+        final long remoteBase = Long.parseLong(ready[2]);
+        final long rkey = Long.parseLong(ready[3]);
+
+        final FabricFixture.Recorder events = new FabricFixture.Recorder();
+        final Domain domain = fixture.open("tcp", 0, events);
+        final MemorySegment src = arena.allocate(REGION, 4096);
+        final long srcKey = domain.register(src, Device.host());
+        final long handle = domain.resolve(remote);
+        for (int i = 0; i < WRITES; i++) {
+            final long offset = (i * WRITE) % REGION;
+            domain.write(i, src, offset, srcKey, WRITE, handle, remoteBase, offset, rkey, true, i);
+        }
+        fixture.pollUntil(() -> !events.writesDone.isEmpty() || !events.writesFailed.isEmpty());
+        peer.destroyForcibly();
+        assertThat(peer.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+        fixture.pollUntil(() -> events.writesDone.size() + events.writesFailed.size() == WRITES);
+
+        assertThat(events.writesFailed).isNotEmpty();
+        assertThat(events.writesFailed.values()).allSatisfy(error ->
+            assertThat(error).isInstanceOf(PeerUnreachableException.class).hasMessageContaining("tcp;ofi_rxm"));
+        assertThat(domain.peers()).anySatisfy(info -> {
+            assertThat(info.address()).isEqualTo(remote);
+            assertThat(info.unreachable()).isTrue();
+        });
+        assertThat(domain.failure()).isNull();
+
+        final FabricFixture.Recorder targetEvents = new FabricFixture.Recorder();
+        final Domain target = fixture.open("tcp", 0, targetEvents);
+        final MemorySegment dst = arena.allocate(WRITE, 4096);
+        final long dstKey = target.register(dst, Device.host());
+        domain.write(-1, src, 0, srcKey, WRITE, domain.resolve(target.address()), dst.address(), 0, dstKey, true, 7);
+        fixture.pollUntil(() -> events.writeEnded(-1) && targetEvents.imms.contains(7));
+        assertThat(events.writesDone).containsKey(-1L);
+        assertThat(List.copyOf(targetEvents.imms)).containsExactly(7);
+    }
+}
