@@ -123,10 +123,17 @@ public final class TcpDomainBenchmark {
         }
     }
 
+    /** {@code -Dbench.idleParkNanos=N} parks that long when idle instead of yielding. */
+    private static final long IDLE_PARK_NANOS = Long.getLong("bench.idleParkNanos", 0);
+
     /** Gives the core away when there was nothing to do, as the engine's idle strategies do. */
     private static void idle(final int work) {
         if (work == 0) {
-            Thread.yield();
+            if (IDLE_PARK_NANOS > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(IDLE_PARK_NANOS);
+            } else {
+                Thread.yield();
+            }
         }
     }
 
