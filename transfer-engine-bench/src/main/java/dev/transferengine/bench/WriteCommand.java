@@ -54,7 +54,7 @@ public final class WriteCommand implements Callable<Integer> {
     @Option(names = "--pages", defaultValue = "256", description = "pages per request for --op paged (default ${DEFAULT-VALUE})")
     int pages;
 
-    @Option(names = "--window", defaultValue = "64", description = "writes kept in flight (default ${DEFAULT-VALUE})")
+    @Option(names = "--window", defaultValue = "16", description = "writes kept in flight (default ${DEFAULT-VALUE})")
     int window;
 
     @Option(names = "--routing", defaultValue = "sharded", description = "sharded (each write over all NICs) or pinned (each write on one NIC, rotating)")
