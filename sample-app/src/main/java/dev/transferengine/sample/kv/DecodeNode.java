@@ -18,6 +18,7 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
 import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
 
 /**
  * The decode side of a KV-cache transfer: a registered page pool that prefill nodes write into, layer by layer,
@@ -152,17 +153,13 @@ public final class DecodeNode implements AutoCloseable {
                 }
                 final boolean matches = crc.getValue() == request.layerChecksums().get(layer);
                 verified &= matches;
-                layers.add(new KvReceipt.Layer(layer, millis(arrivedNanos.get(layer)), crc.getValue(), matches));
+                layers.add(new KvReceipt.Layer(layer, Millis.of(arrivedNanos.get(layer)), crc.getValue(), matches));
             }
             final long last = arrivedNanos.stream().mapToLong(Long::longValue).max().orElse(0);
             final long bytes = (long) layout.layers() * pageTable.length * layout.pageSize();
             LOG.debug("received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}", id, layout.layers(),
-                pageTable.length, bytes, String.format("%.1f", millis(last)), verified);
-            return new KvReceipt(id, pageTable.length, bytes, layers, millis(last), verified);
+                pageTable.length, bytes, Millis.of(last), verified);
+            return new KvReceipt(id, pageTable.length, bytes, layers, Millis.of(last), verified);
         }
-    }
-
-    static double millis(final long nanos) {
-        return Math.round(nanos / 1_000.0) / 1_000.0;
     }
 }

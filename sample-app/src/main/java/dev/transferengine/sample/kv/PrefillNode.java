@@ -18,6 +18,7 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
 import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
 
 /**
  * The prefill side of a KV-cache transfer. Layers are computed one after the other; as soon as a layer is done, its
@@ -98,8 +99,8 @@ public final class PrefillNode implements AutoCloseable {
             .concatMap(layer -> compute.compute(step, layer, pages)
                 .then(Mono.fromSupplier(() -> new Computed(layer, checksum(layer, pages), System.nanoTime() - start))))
             .flatMap(done -> engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
-                .then(Mono.fromSupplier(() -> new KvTransferReport.Layer(done.layer, DecodeNode.millis(done.nanos),
-                    DecodeNode.millis(System.nanoTime() - start))))
+                .then(Mono.fromSupplier(() -> new KvTransferReport.Layer(done.layer, Millis.of(done.nanos),
+                    Millis.of(System.nanoTime() - start))))
                 .map(layer -> new Written(layer, done.checksum)), layout.layers())
             .collectSortedList(Comparator.comparingInt(written -> written.layer.layer()))
             .flatMap(written -> {

@@ -14,6 +14,7 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
 import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
 
 /**
  * An inference node: a registered buffer the trainer scatters its tensors into. The trainer's barrier imm, which it
@@ -121,7 +122,7 @@ public final class InferenceNode implements AutoCloseable {
                 verified &= matches;
                 tensors.add(new InferenceReceipt.Tensor(tensor.name(), checksum, matches));
             }
-            final double waited = Math.round(waitedNanos / 1_000.0) / 1_000.0;
+            final double waited = Millis.of(waitedNanos);
             LOG.info("received push {}: {} tensors, {} bytes, barrier after {} ms, verified={}", expectation.version(),
                 tensors.size(), layout.bytes(), waited, verified);
             return new InferenceReceipt(expectation.version(), layout.bytes(), waited, tensors, verified);

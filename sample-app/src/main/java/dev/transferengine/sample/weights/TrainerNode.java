@@ -23,6 +23,7 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
 import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
 import dev.transferengine.sample.PseudoRandomFill;
 
 /**
@@ -138,7 +139,7 @@ public final class TrainerNode implements AutoCloseable {
     private PushReport report(final long version, final List<String> nodes, final long nanos,
                               final List<InferenceReceipt> receipts) {
         final long total = layout.bytes() * nodes.size();
-        final double millis = Math.round(nanos / 1_000.0) / 1_000.0;
+        final double millis = Millis.of(nanos);
         final double gbPerSecond = Math.round(total / (double) nanos * 1_000.0) / 1_000.0;
         final boolean verified = receipts.stream().allMatch(InferenceReceipt::verified);
         LOG.info("weight push {}: {} tensors x {} nodes, {} bytes in {} ms ({} GB/s), verified={}", version,
