@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
+import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.InvalidRequestException;
 import dev.transferengine.NetAddr;
@@ -8,6 +9,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RegionBoundsException;
 import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -60,7 +62,8 @@ final class TcpDomain implements Domain {
     private final byte[] addressBytes;
     private final String description;
     private final long incarnation;
-    private final TcpRegions regions = new TcpRegions();
+    private final TcpStaging staging;
+    private final TcpRegions regions;
     private final TcpReceives receives = new TcpReceives();
     private final ArrayList<TcpPeer> peerTable = new ArrayList<>();
     private final HashMap<NetAddr, TcpPeer> peersByAddress = new HashMap<>();
@@ -80,6 +83,8 @@ final class TcpDomain implements Domain {
                       final ServerSocketChannel server, final InetSocketAddress bound) {
         this.context = context;
         this.listener = context.listener();
+        this.staging = new TcpStaging(context.config().option(DeviceMemory.OPTION, DeviceMemory.DEFAULT));
+        this.regions = new TcpRegions(staging);
         this.socketBufferBytes = socketBufferBytes;
         this.connectTimeoutNanos = context.config().operationTimeout().toNanos();
         this.selector = selector;
@@ -186,6 +191,18 @@ final class TcpDomain implements Domain {
             return;
         }
         final byte type = !hasImm ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
+        final TcpMemory source = length == 0 ? null : regions.lookup(srcKey);
+        final TcpStaging.Mirror mirror = source == null ? null : source.mirror();
+        if (mirror != null) {
+            final TcpOp op = acquire().set(type, token, source.segment(), srcOffset, length, rkey, remoteOffset, imm);
+            try {
+                staging.stageOut(target, op, mirror);
+            } catch (final DeviceUnavailableException e) {
+                release(op);
+                listener.onWriteFailed(token, e);
+            }
+            return;
+        }
         post(target, acquire().set(type, token, src, srcOffset, length, rkey, remoteOffset, imm));
     }
 
@@ -230,6 +247,7 @@ final class TcpDomain implements Domain {
         } catch (final IOException e) {
             fail("selector failed: " + e);
         }
+        work += staging.poll(this) + drainStaged();
         work += selectedWork + flushScheduled();
         if (connecting > 0) {
             work += expireConnects();
@@ -272,6 +290,7 @@ final class TcpDomain implements Domain {
             return;
         }
         closed = true;
+        staging.close(this, listener);
         for (final TcpPeer peer : peerTable) {
             final TcpOutbound outbound = peer.outbound();
             if (outbound != null) {
@@ -346,6 +365,11 @@ final class TcpDomain implements Domain {
     void release(final TcpOp op) {
         op.clear();
         opPool.addLast(op);
+    }
+
+    /** A staged write's payload is off the device: post it. */
+    void postStaged(final TcpPeer peer, final TcpOp op) {
+        post(peer, op);
     }
 
     void onConnected(final TcpPeer peer) {
@@ -440,6 +464,16 @@ final class TcpDomain implements Domain {
             }
         }
         outbound.enqueue(op);
+    }
+
+    /** Reports and acknowledges inbound payloads whose copy to the device finished. */
+    private int drainStaged() {
+        int work = 0;
+        // Backwards: a connection that fails while answering removes itself from the list.
+        for (int i = inbound.size() - 1; i >= 0; i--) {
+            work += inbound.get(i).drainStaged();
+        }
+        return work;
     }
 
     private @Nullable TcpPeer peer(final long handle) {

@@ -3,11 +3,13 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.RemoteAccessException.Reason;
+import dev.transferengine.spi.DeviceCopyStream;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,35 @@ final class TcpInbound extends TcpConnection {
     private static final int PLACING = 1;
     private static final int DISCARDING = 2;
 
+    /** A placed request held back until its payload reached the device (or an earlier one did). */
+    private static final class StagedAnswer {
+        final byte type;
+        final long id;
+        final int imm;
+        final long rkey;
+        final long offset;
+        final long length;
+        final long receiveToken;
+        final TcpStaging.@Nullable Mirror mirror;
+        final long at;
+        long ticket = DeviceCopyStream.BUSY;
+
+        StagedAnswer(final byte type, final long id, final int imm, final long rkey, final long offset,
+                     final long length, final long receiveToken, final TcpStaging.@Nullable Mirror mirror,
+                     final long at) {
+            this.type = type;
+            this.id = id;
+            this.imm = imm;
+            this.rkey = rkey;
+            this.offset = offset;
+            this.length = length;
+            this.receiveToken = receiveToken;
+            this.mirror = mirror;
+            this.at = at;
+        }
+    }
+
+    private final ArrayDeque<StagedAnswer> staged = new ArrayDeque<>();
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private int state = AT_HEADER;
     private boolean helloSeen;
@@ -271,20 +302,61 @@ final class TcpInbound extends TcpConnection {
         state = DISCARDING;
     }
 
-    /** The payload is in place: report it, then acknowledge. */
+    /**
+     * The payload is in place: report it, then acknowledge. A payload placed in a device region's mirror is
+     * reported only once its copy to the device finished; answers after it wait too, as answers go in order.
+     */
     private void placed() {
+        final TcpMemory memory = target;
         target = null;
-        if (type == TcpFrame.SEND) {
-            domain.listener().onReceive(receiveToken, (int) length);
-        } else {
-            if (type != TcpFrame.WRITE) {
-                domain.listener().onImm(imm);
+        final TcpStaging.Mirror mirror = memory == null || length == 0 ? null : memory.mirror();
+        if (mirror != null || !staged.isEmpty()) {
+            final StagedAnswer answer = new StagedAnswer(type, id, imm, rkey, offset, length, receiveToken, mirror,
+                position - length);
+            if (mirror != null) {
+                answer.ticket = TcpStaging.copyIn(mirror, answer.at, length);
             }
-            if (length > 0) {
-                domain.listener().onBytesReceived(length);
+            staged.addLast(answer);
+            return;
+        }
+        report(type, imm, length, receiveToken);
+        answer(TcpFrame.ACK, 0, length);
+    }
+
+    private void report(final byte frameType, final int frameImm, final long frameLength, final long token) {
+        if (frameType == TcpFrame.SEND) {
+            domain.listener().onReceive(token, (int) frameLength);
+        } else {
+            if (frameType != TcpFrame.WRITE) {
+                domain.listener().onImm(frameImm);
+            }
+            if (frameLength > 0) {
+                domain.listener().onBytesReceived(frameLength);
             }
         }
-        answer(TcpFrame.ACK, 0, length);
+    }
+
+    /** Reports and acknowledges, in order, the held-back payloads whose device copies finished. */
+    int drainStaged() {
+        int work = 0;
+        StagedAnswer answer;
+        while (!closed() && (answer = staged.peekFirst()) != null && hasAnswerRoom()) {
+            if (answer.mirror != null) {
+                if (answer.ticket == DeviceCopyStream.BUSY) {
+                    answer.ticket = TcpStaging.copyIn(answer.mirror, answer.at, answer.length);
+                }
+                if (answer.ticket == DeviceCopyStream.BUSY || !answer.mirror.stream().isDone(answer.ticket)) {
+                    break;
+                }
+            }
+            staged.pollFirst();
+            report(answer.type, answer.imm, answer.length, answer.receiveToken);
+            outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset, answer.length);
+            encoded += TcpFrame.HEADER_LENGTH;
+            markDirty();
+            work++;
+        }
+        return work;
     }
 
     private void answer(final byte answerType, final int aux, final long lengthField) {

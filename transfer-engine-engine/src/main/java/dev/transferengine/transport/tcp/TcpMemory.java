@@ -3,6 +3,8 @@ package dev.transferengine.transport.tcp;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Local memory that incoming payloads are placed into: a registered region or a posted receive buffer. This is
  * the one place that turns a segment into socket-readable windows, so that staging for other kinds of memory
@@ -17,16 +19,33 @@ final class TcpMemory {
 
     private final MemorySegment segment;
     private final ByteBuffer[] views;
+    private final TcpStaging.@Nullable Mirror mirror;
     private boolean live = true;
 
     TcpMemory(final MemorySegment segment) {
+        this(segment, null);
+    }
+
+    /** Memory staged for a device: {@code segment} is the pinned mirror that payloads are placed into. */
+    TcpMemory(final MemorySegment segment, final TcpStaging.@Nullable Mirror mirror) {
         this.segment = segment;
+        this.mirror = mirror;
         final long size = segment.byteSize();
         this.views = new ByteBuffer[(int) ((size + VIEW_SIZE - 1) >>> VIEW_SHIFT)];
         for (int i = 0; i < views.length; i++) {
             final long start = (long) i << VIEW_SHIFT;
             views[i] = segment.asSlice(start, Math.min(VIEW_SIZE, size - start)).asByteBuffer();
         }
+    }
+
+    /** The device this memory mirrors, or null for host memory. */
+    TcpStaging.@Nullable Mirror mirror() {
+        return mirror;
+    }
+
+    /** Where payloads are placed and, for a mirror, sent from. */
+    MemorySegment segment() {
+        return segment;
     }
 
     long size() {

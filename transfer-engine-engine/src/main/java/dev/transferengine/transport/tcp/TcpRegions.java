@@ -18,17 +18,18 @@ final class TcpRegions {
 
     private final Long2ObjectHashMap<TcpMemory> byKey = new Long2ObjectHashMap<>();
     private final SecureRandom random = new SecureRandom();
+    private final TcpStaging staging;
+
+    TcpRegions(final TcpStaging staging) {
+        this.staging = staging;
+    }
 
     /**
      * @return the new region's key
-     * @throws DeviceUnavailableException for device memory, which this transport cannot place bytes into yet
+     * @throws DeviceUnavailableException for device memory that the device memory provider cannot serve
      * @throws InvalidRequestException    for a read-only segment, which remote writes could not land in
      */
     long register(final MemorySegment segment, final Device device) {
-        if (device instanceof Device.Cuda) {
-            throw new DeviceUnavailableException("tcp transport: device memory staging not available (" + device
-                + "); register host memory instead");
-        }
         if (segment.isReadOnly()) {
             throw new InvalidRequestException("tcp transport: cannot register a read-only segment of "
                 + segment.byteSize() + " bytes: remote writes could not land in it");
@@ -37,7 +38,7 @@ final class TcpRegions {
         do {
             key = random.nextLong();
         } while (key == 0 || byKey.containsKey(key));
-        byKey.put(key, new TcpMemory(segment));
+        byKey.put(key, device instanceof Device.Cuda cuda ? staging.register(segment, cuda) : new TcpMemory(segment));
         return key;
     }
 

@@ -1,0 +1,120 @@
+package dev.transferengine.cuda;
+
+import dev.transferengine.spi.DeviceCopyStream;
+import dev.transferengine.spi.DeviceMemory;
+import dev.transferengine.spi.StagingBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link DeviceMemory} named {@value #NAME} whose "device" is host memory: a device address is a host address.
+ * Copies really are deferred: each runs when {@link DeviceCopyStream#isDone} first reports it, and not at all
+ * while {@link #HOLD} is set, so tests see the asynchronous path. Streams take {@value #CAPACITY} copies at once.
+ * Select it with the engine option {@code device.memory=host-test}.
+ */
+public final class HostBackedDeviceMemory implements DeviceMemory {
+
+    public static final String NAME = "host-test";
+    public static final int CAPACITY = 4;
+    /** While true, no copy completes. */
+    public static final AtomicBoolean HOLD = new AtomicBoolean();
+    public static final AtomicLong COPIES_TO_HOST = new AtomicLong();
+    public static final AtomicLong COPIES_TO_DEVICE = new AtomicLong();
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public @Nullable String unavailabilityCause() {
+        return null;
+    }
+
+    @Override
+    public int deviceCount() {
+        return 1;
+    }
+
+    @Override
+    public StagingBuffer allocateStaging(final int device, final long bytes) {
+        final Arena arena = Arena.ofShared();
+        final MemorySegment segment = arena.allocate(bytes, 4096);
+        return new StagingBuffer() {
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public void close() {
+                arena.close();
+            }
+        };
+    }
+
+    @Override
+    public DeviceCopyStream openCopyStream(final int device) {
+        return new Stream();
+    }
+
+    private static final class Stream implements DeviceCopyStream {
+
+        private record Copy(MemorySegment from, MemorySegment to, boolean toHost) {
+        }
+
+        private final ArrayDeque<Copy> pending = new ArrayDeque<>();
+        private long issued;
+        private long completed;
+
+        @Override
+        public int capacity() {
+            return CAPACITY;
+        }
+
+        @Override
+        public long copyToHost(final long deviceAddress, final MemorySegment host, final long length) {
+            return enqueue(new Copy(at(deviceAddress, length), host.asSlice(0, length), true));
+        }
+
+        @Override
+        public long copyToDevice(final MemorySegment host, final long deviceAddress, final long length) {
+            return enqueue(new Copy(host.asSlice(0, length), at(deviceAddress, length), false));
+        }
+
+        @Override
+        public boolean isDone(final long ticket) {
+            while (completed < ticket && !HOLD.get()) {
+                final Copy copy = pending.pollFirst();
+                MemorySegment.copy(copy.from(), 0, copy.to(), 0, copy.from().byteSize());
+                (copy.toHost() ? COPIES_TO_HOST : COPIES_TO_DEVICE).incrementAndGet();
+                completed++;
+            }
+            return completed >= ticket;
+        }
+
+        @Override
+        public void close() {
+            isDone(issued);
+        }
+
+        private long enqueue(final Copy copy) {
+            if (pending.size() >= CAPACITY) {
+                return BUSY;
+            }
+            pending.addLast(copy);
+            return ++issued;
+        }
+
+        @SuppressWarnings("restricted")
+        private static MemorySegment at(final long address, final long length) {
+            return MemorySegment.ofAddress(address).reinterpret(length);
+        }
+    }
+}
