@@ -46,8 +46,12 @@ public abstract class TransportContract {
     }
 
     protected TransferEngine engine(final int nics) {
+        return engine(nics, Duration.ofSeconds(20));
+    }
+
+    protected TransferEngine engine(final int nics, final Duration operationTimeout) {
         final TransferEngine engine = configure(TransferEngine.builder().group(nics)
-            .operationTimeout(Duration.ofSeconds(20)).drainTimeout(Duration.ofSeconds(2))).build();
+            .operationTimeout(operationTimeout).drainTimeout(Duration.ofSeconds(2))).build();
         engines.add(engine);
         return engine;
     }
@@ -612,6 +616,27 @@ public abstract class TransportContract {
 
         done(sender.submit(SingleWrite.of(src, 0, 4096, aliveDesc, 0)));
         assertSame(src.segment(), 0, aliveMemory, 0, 4096);
+    }
+
+    @Test
+    void aWriteThatCannotCompleteTimesOutAndItsLateCompletionIsIgnored() {
+        final TransferEngine sender = engine(1, Duration.ofMillis(300));
+        final TransferEngine receiver = engine(1);
+        final MemoryRegion src = sender.register(filled(4096, 21), Device.host());
+        final MemorySegment dst = zeroed(4096);
+        final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+        ((Engine) sender).holdOutbound(0, 0, true);
+
+        final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
+
+        assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleWrite");
+        assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT)).isEqualTo(1);
+        ((Engine) sender).holdOutbound(0, 0, false); // the held write now lands; its completion finds no request
+        final ImmCounter counter = receiver.immCounter(4);
+        done(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
+        awaitBalance(counter, 2);
+        assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(1);
+        assertThat(sender.metrics().inFlight()).isZero();
     }
 
     @Test

@@ -31,7 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -49,7 +49,8 @@ final class DomainGroup implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(DomainGroup.class);
     private static final int CONTROL_DRAIN_LIMIT = 8;
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
-    private static final long TIMEOUT_SCAN_INTERVAL_NANOS = 1_000_000;
+    private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
+    private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
 
     private final int index;
     private final GroupSpec spec;
@@ -66,12 +67,15 @@ final class DomainGroup implements Agent {
     private final Domain[] domains;
     private final Submission[] slots;
     private final int[] generations;
-    private final IntArrayQueue freeSlots;
+    /** A stack, so the lowest slots are reused and the timeout scan stays short. */
+    private final IntArrayList freeSlots;
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
     private final long timeoutNanos;
     private int active;
     private int roundRobin;
+    private final long timeoutScanNanos;
     private long nextTimeoutScan;
+    private int slotHighWater;
     private volatile boolean stopped;
 
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final Transport transport,
@@ -90,11 +94,13 @@ final class DomainGroup implements Agent {
         this.domains = new Domain[spec.nics()];
         this.slots = new Submission[config.maxInFlight()];
         this.generations = new int[config.maxInFlight()];
-        this.freeSlots = new IntArrayQueue(config.maxInFlight(), IntArrayQueue.DEFAULT_NULL_VALUE);
-        for (int i = 0; i < slots.length; i++) {
-            freeSlots.offerInt(i);
+        this.freeSlots = new IntArrayList(config.maxInFlight(), IntArrayList.DEFAULT_NULL_VALUE);
+        for (int i = slots.length - 1; i >= 0; i--) {
+            freeSlots.pushInt(i);
         }
         this.timeoutNanos = config.operationTimeout().toNanos();
+        // a timeout fires at most 1/64 of itself late, and a 30 s timeout costs one scan every 100 ms
+        this.timeoutScanNanos = Math.clamp(timeoutNanos / 64, MIN_TIMEOUT_SCAN_NANOS, MAX_TIMEOUT_SCAN_NANOS);
     }
 
     // ---- any thread -------------------------------------------------------------------------------------------
@@ -175,7 +181,7 @@ final class DomainGroup implements Agent {
         if (active > 0) {
             final long now = System.nanoTime();
             if (now - nextTimeoutScan >= 0) {
-                nextTimeoutScan = now + TIMEOUT_SCAN_INTERVAL_NANOS;
+                nextTimeoutScan = now + timeoutScanNanos;
                 work += expireTimedOut(now);
             }
         }
@@ -264,7 +270,8 @@ final class DomainGroup implements Agent {
     }
 
     private void start(final Submission s) {
-        final int slot = freeSlots.pollInt();
+        final int slot = freeSlots.popInt();
+        slotHighWater = Math.max(slotHighWater, slot + 1);
         final int generation = ++generations[slot] & 0x3FFF_FFFF;
         slots[slot] = s;
         active++;
@@ -473,7 +480,7 @@ final class DomainGroup implements Agent {
         final Submission s = slots[slot];
         slots[slot] = null;
         active--;
-        freeSlots.offerInt(slot);
+        freeSlots.pushInt(slot);
         releaseSendBuffer(s);
         pool.recycle(s);
     }
@@ -486,7 +493,7 @@ final class DomainGroup implements Agent {
 
     private int expireTimedOut(final long now) {
         int expired = 0;
-        for (int slot = 0; slot < slots.length; slot++) {
+        for (int slot = 0; slot < slotHighWater; slot++) {
             final Submission s = slots[slot];
             if (s != null && now - s.deadlineNanos > 0) {
                 counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
