@@ -6,9 +6,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.PeerUnreachableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +25,8 @@ import org.agrona.collections.Object2LongHashMap;
  * Resolution runs on the worker; lookups by handle do not allocate.
  */
 final class FabricPeers {
+
+    private static final String SHM_PREFIX = "fi_shm://";
 
     private final FabricEndpoint endpoint;
     private final int group;
@@ -44,6 +50,7 @@ final class FabricPeers {
      * The handle (fi_addr_t) for {@code peer}, inserting it into the AV the first time.
      *
      * @throws MalformedDescriptorException if the address is not one of this provider's, or the AV refuses it
+     * @throws PeerUnreachableException     if an shm peer's region no longer exists
      */
     long resolve(final NetAddr peer) {
         final long known = handles.getValue(peer);
@@ -51,6 +58,7 @@ final class FabricPeers {
             return known;
         }
         final byte[] name = FabricAddress.endpointName(peer, endpoint.provider());
+        ensureShmPeerExists(peer, name);
         final MemorySegment bytes = arena.allocate(name.length);
         MemorySegment.copy(name, 0, bytes, JAVA_BYTE, 0, name.length);
         final int inserted = endpoint.avInsert(bytes, fiAddr);
@@ -64,6 +72,24 @@ final class FabricPeers {
         addresses.put(handle, peer);
         publish();
         return handle;
+    }
+
+    /**
+     * libfabric 1.17's shm provider crashes inside fi_av_insert when the peer's shared-memory region is gone (its
+     * process closed the endpoint or exited), so check that the region still exists first.
+     */
+    private void ensureShmPeerExists(final NetAddr peer, final byte[] name) {
+        if (!"shm".equals(endpoint.provider())) {
+            return;
+        }
+        String text = new String(name, StandardCharsets.US_ASCII);
+        final int nul = text.indexOf('\0');
+        text = nul >= 0 ? text.substring(0, nul) : text;
+        final String region = text.startsWith(SHM_PREFIX) ? text.substring(SHM_PREFIX.length()) : text;
+        if (region.isEmpty() || region.contains("/") || !Files.exists(Path.of("/dev/shm", region))) {
+            throw new PeerUnreachableException(peer, "its shared-memory region /dev/shm/" + region
+                + " does not exist (the peer closed its endpoint or exited)");
+        }
     }
 
     /** The address behind a handle, or null. */
