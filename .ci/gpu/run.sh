@@ -2,7 +2,8 @@
 # Runs on the GPU machine (no Java there; the bundle from .ci/gpu/bundle.sh brings its own):
 #   1. ptxas check of the hand-written kernel (diagnostic only; the driver JIT-compiles it at run time)
 #   2. the GPU tests of the given packages (default: dev.transferengine.cuda)
-#   3. the watcher latency and staging bandwidth benchmarks (skip with BENCH=0)
+#   3. the watcher latency and staging bandwidth benchmarks (skip with BENCH=0; BENCH=engine runs only the
+#      engine-level device->device staging benchmark)
 # Logs go to stdout and, when $OUT is set, to $OUT/*.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,9 +20,13 @@ fi
 rc=0
 "${JAVA[@]}" -cp "$CP" GpuTestLauncher "${@:-dev.transferengine.cuda}" 2>&1 | tee "$LOG/tests.log"
 rc=${PIPESTATUS[0]}
+if [ "${BENCH:-1}" = engine ]; then
+  "${JAVA[@]}" -cp "$CP" dev.transferengine.cuda.EngineStagingBenchmark 256 2 2>&1 | tee "$LOG/bandwidth.log"
+fi
 if [ "${BENCH:-1}" = 1 ]; then
   "${JAVA[@]}" -cp "$CP" dev.transferengine.cuda.UvmWatcherLatencyBenchmark "${ITERATIONS:-20000}" 2 4 2>&1 \
     | tee "$LOG/latency.log"
   "${JAVA[@]}" -cp "$CP" dev.transferengine.cuda.StagingBandwidthBenchmark 256 2>&1 | tee "$LOG/bandwidth.log"
+  "${JAVA[@]}" -cp "$CP" dev.transferengine.cuda.EngineStagingBenchmark 256 2 2>&1 | tee -a "$LOG/bandwidth.log"
 fi
 exit $rc
