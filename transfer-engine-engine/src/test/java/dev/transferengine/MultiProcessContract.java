@@ -99,7 +99,7 @@ public abstract class MultiProcessContract {
             for (int i = 0; i < 100; i++) {
                 engine.send(peer.address(), ("control message " + i).getBytes()).get(30, TimeUnit.SECONDS);
             }
-            final String[] received = peer.ask("RECEIVED", "RECEIVED");
+            final String[] received = peer.ask("RECEIVED 100", "RECEIVED");
             assertThat(Long.parseLong(received[1])).isEqualTo(100);
         }
     }

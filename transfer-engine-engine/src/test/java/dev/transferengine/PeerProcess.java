@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * A receiving engine in its own JVM, driven over stdin/stdout by {@link PeerProcesses}, so tests cross a real
  * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
  * {@code AWAIT <imm> <count>} (waits for the credits, then prints {@code COUNTED <imm> <balance-after>}),
- * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code RECEIVED} (prints {@code RECEIVED <n> <bytes>}).
+ * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code RECEIVED <n>} (waits for {@code n} messages,
+ * then prints {@code RECEIVED <count> <bytes>}).
  *
  * <p>Arguments: {@code transport nics regionBytes [key=value options...]}.
  */
@@ -48,7 +49,15 @@ public final class PeerProcess {
                         System.out.println("COUNTED " + command[1] + " " + counter.balance());
                     }
                     case "CRC" -> System.out.println("CRC " + Checksums.crc32c(region));
-                    case "RECEIVED" -> System.out.println("RECEIVED " + messages.get() + " " + bytes.get());
+                    case "RECEIVED" -> {
+                        // sends complete when the message landed; the listener counts it a moment later
+                        final long expected = Long.parseLong(command[1]);
+                        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                        while (messages.get() < expected && System.nanoTime() - deadline < 0) {
+                            Thread.sleep(1);
+                        }
+                        System.out.println("RECEIVED " + messages.get() + " " + bytes.get());
+                    }
                     case "EXIT" -> {
                         return;
                     }
