@@ -79,7 +79,7 @@ final class FabricFixture implements AutoCloseable {
     }
 
     /** Records what a domain reports. */
-    static final class Recorder implements DomainListener {
+    static class Recorder implements DomainListener {
         final Map<Long, Long> writesDone = new ConcurrentHashMap<>();
         final Map<Long, TransferEngineException> writesFailed = new ConcurrentHashMap<>();
         final Map<Long, Long> sendsDone = new ConcurrentHashMap<>();
