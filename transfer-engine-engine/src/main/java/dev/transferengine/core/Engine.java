@@ -92,7 +92,8 @@ public final class Engine implements TransferEngine {
         this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList());
         this.callbacks = new CallbackDispatcher(counters);
         this.imms = new ImmCountTable(callbacks, counters);
-        this.callbackRunner = new AgentRunner(new BackoffIdleStrategy(), this::onAgentError, null, callbacks);
+        // the callback thread idles like the workers: with spin, completions reach listeners without a park
+        this.callbackRunner = new AgentRunner(idleStrategy(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
         this.submissionPool = new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];

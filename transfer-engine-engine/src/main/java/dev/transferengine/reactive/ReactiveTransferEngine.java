@@ -10,6 +10,8 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.UvmChange;
+import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
 
 import java.lang.foreign.MemorySegment;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -157,6 +160,30 @@ public final class ReactiveTransferEngine {
             posted += pool.available();
         }
         return posted;
+    }
+
+    /**
+     * Changes of a fresh UVM watcher, as a cold {@code Flux}: each subscription allocates its own watcher, hands it
+     * to {@code onAllocated} (where the caller passes {@link UvmWatcher#devicePointer()} to its kernel or CUDA graph)
+     * and then emits every change the polling thread sees; cancelling releases the slot. GPU stores cannot be held
+     * back, so changes beyond demand are buffered. Fails with {@link dev.transferengine.DeviceUnavailableException}
+     * where the engine has no GPU.
+     */
+    public Flux<UvmChange> watch(final Consumer<UvmWatcher> onAllocated) {
+        return Flux.create(sink -> {
+            final UvmWatcher watcher;
+            try {
+                watcher = engine.allocUvmWatcher((oldValue, newValue) -> {
+                    sink.next(new UvmChange(oldValue, newValue));
+                    return !sink.isCancelled();
+                });
+            } catch (final TransferEngineException e) {
+                sink.error(e);
+                return;
+            }
+            sink.onDispose(watcher::close);
+            onAllocated.accept(watcher);
+        }, FluxSink.OverflowStrategy.BUFFER);
     }
 
     /**
