@@ -4,6 +4,8 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /** The libfabric providers this transport drives, chosen with the option {@code fabric.provider}. */
 enum FabricProvider {
 
@@ -32,7 +34,7 @@ enum FabricProvider {
     }
 
     /** The provider for an option value, case-insensitive; null when there is none of that name. */
-    static FabricProvider byOption(final String value) {
+    static @Nullable FabricProvider byOption(final String value) {
         final String wanted = value.strip().toLowerCase(Locale.ROOT);
         for (final FabricProvider provider : values()) {
             if (provider.option.equals(wanted) || provider.libfabricName.equals(wanted)) {

@@ -201,8 +201,4 @@ final class FabricRegions {
             deregister(keys[count - 1]);
         }
     }
-
-    int size() {
-        return count;
-    }
 }

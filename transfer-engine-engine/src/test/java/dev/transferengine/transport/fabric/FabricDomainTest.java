@@ -108,6 +108,8 @@ class FabricDomainTest {
         }
         assertThat(pair.targetEvents.imms).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(dst.mismatch(src)).isEqualTo(-1);
+        assertThat(pair.initiators).allSatisfy(domain ->
+            assertThat(((FabricDomain) domain).outstanding()).as("operation slots still held").isZero());
     }
 
     @ParameterizedTest(name = "{0} with {1} NIC(s)")
