@@ -1,63 +1,19 @@
 package dev.transferengine;
 
-import dev.transferengine.transport.fabric.FabricTestAccess;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
-import org.junit.jupiter.api.Test;
-
 /** The transport contract on libfabric provider tcp;ofi_rxm with up to 4 NICs per group. */
-class FabricTcpContractTest extends TransportContract {
-
-    @BeforeAll
-    static void needsTheProvider() {
-        FabricTestAccess.assumeAvailable("tcp");
-    }
+class FabricTcpContractTest extends FabricContract {
 
     @Override
-    protected TransferEngineBuilder configure(final TransferEngineBuilder builder) {
-        return builder.transport("fabric").option("fabric.provider", "tcp").bindAddress("127.0.0.1");
+    protected String provider() {
+        return "tcp";
     }
 
+    /**
+     * tcp;ofi_rxm retries a refused connection every ~2 s and reports it only on its internal EQ, so a write to a
+     * closed peer ends by the operation timeout.
+     */
     @Override
-    protected int maxNics() {
-        return 4;
-    }
-
-    // ---- gaps of the libfabric transport, each disabled with its reason (see the fabric package notes) ----------
-
-    @Test
-    @Disabled("libfabric RDM providers queue a message that finds no posted receive until one is posted; the fabric "
-        + "transport has no receiver-side refusal (NO_RECEIVE_BUFFER) yet")
-    @Override
-    void aFullReceivePoolRefusesTheSendAndBuffersReturnWhenTheListenerReturns() {
-    }
-
-    @Test
-    @Disabled("libfabric RDM providers queue a message that finds no posted receive until one is posted; the fabric "
-        + "transport has no receiver-side refusal (NO_RECEIVE_BUFFER) yet")
-    @Override
-    void aCreditedPoolPostsOneBufferPerCredit() {
-    }
-
-    @Test
-    @Disabled("an oversized message fails at the receiver (FI_ETRUNC, buffer dropped) but completes at the sender; "
-        + "no refusal travels back on libfabric RDM")
-    @Override
-    void oversizedSendIsRefusedByTheReceiver() {
-    }
-
-    @Test
-    @Disabled("a one-sided write without imm raises no completion at the target on libfabric, so the receiver "
-        + "cannot count BYTES_RECEIVED for it")
-    @Override
-    void describesItsNicsAndPeers() {
-    }
-
-    @Test
-    @Disabled("tcp;ofi_rxm retries a refused connection every ~2 s and reports it only on its internal EQ, so a "
-        + "write to a closed peer ends by the operation timeout (TransferTimeoutException), not PeerUnreachable")
-    @Override
-    void unreachablePeerFailsTheWriteAndTheEngineServesOthers() {
+    protected Class<? extends TransferEngineException> unreachablePeerFailure() {
+        return TransferTimeoutException.class;
     }
 }

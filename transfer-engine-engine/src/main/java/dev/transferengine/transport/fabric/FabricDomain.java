@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Posting follows the EFA policy of the reference: a new operation is posted once at once (when nothing is
  * queued before it); what the provider turns away with -FI_EAGAIN, and everything queued behind it, waits in a
- * FIFO that {@link #poll()} drains by at most {@code fabric.postsPerPoll} posts per call. {@link #poll()} then reads
+ * queue that {@link #poll()} works through by at most {@code fabric.postsPerPoll} attempts per call. An operation
+ * turned away again goes to the back, so one peer that cannot take work (still connecting, unreachable) never
+ * holds up the others: delivery is unordered anyway. {@link #poll()} then reads
  * the CQ in batches of 16: remote CQ data becomes {@link DomainListener#onImm}, local completions complete their
  * operation, and errors are read with fi_cq_readerr and reported as typed exceptions. Progress is manual on
  * tcp/shm, so the target must keep polling for writes to land.
@@ -265,17 +267,17 @@ final class FabricDomain implements Domain {
 
     private int drainPending() {
         int posted = 0;
-        while (posted < postsPerPoll && !pending.isEmpty()) {
-            final int slot = pending.peekInt();
+        for (int attempt = Math.min(postsPerPoll, pending.size()); attempt > 0; attempt--) {
+            final int slot = pending.pollInt();
             final long rc = post(slot);
             if (rc == -FabricFailures.FI_EAGAIN) {
-                break;
+                pending.offerInt(slot);
+            } else {
+                if (rc < 0) {
+                    failPost(slot, rc);
+                }
+                posted++;
             }
-            pending.pollInt();
-            if (rc < 0) {
-                failPost(slot, rc);
-            }
-            posted++;
         }
         return posted;
     }

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code efa} or {@code verbs} (verbs;ofi_rxm);</li>
  *   <li>{@code fabric.postsPerPoll}: posts per progress pass from the pending queue, default 32;</li>
  *   <li>{@code fabric.maxOps}: operations outstanding per NIC before posts fail with back pressure, default
- *       16384;</li>
+ *       262144 (slots are made on demand, in chunks of 256, about 200 bytes each);</li>
  *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes (default true), so a write
  *       completes only once the target placed it, and a write the target refuses (stale key, out of bounds) fails
  *       instead of completing; on shm zero-byte writes go without it, as libfabric 1.17's shm never completes
@@ -110,7 +110,7 @@ public final class FabricTransport implements Transport {
             try {
                 final long caps = FabricLibrary.pointer(entry + FabricLayout.INFO_CAPS);
                 return new FabricDomain(endpoint, context.listener(), context.group(), context.nic(), caps,
-                    intOption(config, POSTS_PER_POLL_OPTION, 32), intOption(config, MAX_OPS_OPTION, 16384),
+                    intOption(config, POSTS_PER_POLL_OPTION, 32), intOption(config, MAX_OPS_OPTION, 262_144),
                     Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
                     selection.provider != FabricProvider.SHM);
             } catch (final RuntimeException e) {
