@@ -26,6 +26,8 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     public static final AtomicBoolean HOLD = new AtomicBoolean();
     public static final AtomicLong COPIES_TO_HOST = new AtomicLong();
     public static final AtomicLong COPIES_TO_DEVICE = new AtomicLong();
+    /** Staging buffers allocated and not yet closed. */
+    public static final AtomicLong LIVE_STAGING = new AtomicLong();
 
     @Override
     public String name() {
@@ -46,6 +48,7 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     public StagingBuffer allocateStaging(final int device, final long bytes) {
         final Arena arena = Arena.ofShared();
         final MemorySegment segment = arena.allocate(bytes, 4096);
+        LIVE_STAGING.incrementAndGet();
         return new StagingBuffer() {
             @Override
             public MemorySegment segment() {
@@ -54,7 +57,10 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
 
             @Override
             public void close() {
-                arena.close();
+                if (arena.scope().isAlive()) {
+                    arena.close();
+                    LIVE_STAGING.decrementAndGet();
+                }
             }
         };
     }

@@ -1,15 +1,14 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.InvalidRequestException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RegionBoundsException;
+import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransportUnavailableException;
-import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -83,7 +82,7 @@ final class TcpDomain implements Domain {
                       final ServerSocketChannel server, final InetSocketAddress bound) {
         this.context = context;
         this.listener = context.listener();
-        this.staging = new TcpStaging(context.config().option(DeviceMemory.OPTION, DeviceMemory.DEFAULT));
+        this.staging = new TcpStaging(context.config());
         this.regions = new TcpRegions(staging);
         this.socketBufferBytes = socketBufferBytes;
         this.connectTimeoutNanos = context.config().operationTimeout().toNanos();
@@ -192,15 +191,8 @@ final class TcpDomain implements Domain {
         }
         final byte type = !hasImm ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
         final TcpMemory source = length == 0 ? null : regions.lookup(srcKey);
-        final TcpStaging.Mirror mirror = source == null ? null : source.mirror();
-        if (mirror != null) {
-            final TcpOp op = acquire().set(type, token, source.segment(), srcOffset, length, rkey, remoteOffset, imm);
-            try {
-                staging.stageOut(target, op, mirror);
-            } catch (final DeviceUnavailableException e) {
-                release(op);
-                listener.onWriteFailed(token, e);
-            }
+        if (source != null && source.device() >= 0) {
+            staging.stageOut(this, target, type, token, source, srcOffset, length, rkey, remoteOffset, imm);
             return;
         }
         post(target, acquire().set(type, token, src, srcOffset, length, rkey, remoteOffset, imm));
@@ -290,7 +282,7 @@ final class TcpDomain implements Domain {
             return;
         }
         closed = true;
-        staging.close(this, listener);
+        staging.close(this);
         for (final TcpPeer peer : peerTable) {
             final TcpOutbound outbound = peer.outbound();
             if (outbound != null) {
@@ -367,9 +359,25 @@ final class TcpDomain implements Domain {
         opPool.addLast(op);
     }
 
-    /** A staged write's payload is off the device: post it. */
+    /** A piece of a staged write is off the device: post it. */
     void postStaged(final TcpPeer peer, final TcpOp op) {
         post(peer, op);
+    }
+
+    /**
+     * A request ended with its ACK ({@code error} null) or a failure. Returns false for ordinary requests, which
+     * the caller reports; true for a piece of a staged device write, which the staging accounts for.
+     */
+    boolean endStaged(final TcpOp op, final @Nullable TransferEngineException error) {
+        if (op.chunk == null) {
+            return false;
+        }
+        staging.pieceEnded(this, op, error);
+        return true;
+    }
+
+    TcpStaging staging() {
+        return staging;
     }
 
     void onConnected(final TcpPeer peer) {
@@ -447,9 +455,12 @@ final class TcpDomain implements Domain {
                 publishPeers();
                 final long token = op.token;
                 final boolean send = op.isSend();
-                release(op);
                 final PeerUnreachableException error = new PeerUnreachableException(peer.address(),
                     peer + ": " + reason, e);
+                if (endStaged(op, error)) {
+                    return;
+                }
+                release(op);
                 if (send) {
                     listener.onSendFailed(token, error);
                 } else {
@@ -480,7 +491,7 @@ final class TcpDomain implements Domain {
         return handle >= 0 && handle < peerTable.size() ? peerTable.get((int) handle) : null;
     }
 
-    private TcpOp acquire() {
+    TcpOp acquire() {
         final TcpOp op = opPool.pollFirst();
         return op != null ? op : new TcpOp();
     }

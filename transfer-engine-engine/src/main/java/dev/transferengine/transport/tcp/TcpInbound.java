@@ -1,5 +1,6 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.RemoteAccessException.Reason;
@@ -37,7 +38,10 @@ final class TcpInbound extends TcpConnection {
     private static final int PLACING = 1;
     private static final int DISCARDING = 2;
 
-    /** A placed request held back until its payload reached the device (or an earlier one did). */
+    /**
+     * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
+     * has type NACK, its reason ordinal in {@code imm} and the size to report in {@code length}.
+     */
     private static final class StagedAnswer {
         final byte type;
         final long id;
@@ -46,13 +50,13 @@ final class TcpInbound extends TcpConnection {
         final long offset;
         final long length;
         final long receiveToken;
-        final TcpStaging.@Nullable Mirror mirror;
-        final long at;
-        long ticket = DeviceCopyStream.BUSY;
+        /** The stream and ticket of the payload's last copy to the device; null for a host target. */
+        final @Nullable DeviceCopyStream stream;
+        final long ticket;
 
         StagedAnswer(final byte type, final long id, final int imm, final long rkey, final long offset,
-                     final long length, final long receiveToken, final TcpStaging.@Nullable Mirror mirror,
-                     final long at) {
+                     final long length, final long receiveToken, final @Nullable DeviceCopyStream stream,
+                     final long ticket) {
             this.type = type;
             this.id = id;
             this.imm = imm;
@@ -60,16 +64,19 @@ final class TcpInbound extends TcpConnection {
             this.offset = offset;
             this.length = length;
             this.receiveToken = receiveToken;
-            this.mirror = mirror;
-            this.at = at;
+            this.stream = stream;
+            this.ticket = ticket;
         }
     }
 
     private final ArrayDeque<StagedAnswer> staged = new ArrayDeque<>();
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    private final TcpLanding landing;
     private int state = AT_HEADER;
     private boolean helloSeen;
     private boolean paused;
+    /** Reading stopped because a device payload waits for a free staging chunk. */
+    private boolean starved;
     private boolean lastPayloadLarge;
     private String remote;
 
@@ -90,6 +97,7 @@ final class TcpInbound extends TcpConnection {
     TcpInbound(final TcpDomain domain, final SocketChannel channel) throws IOException {
         super(domain, channel, SelectionKey.OP_READ, OUT_CAPACITY, IN_CAPACITY);
         this.remote = String.valueOf(channel.getRemoteAddress());
+        this.landing = new TcpLanding(domain.staging());
     }
 
     @Override
@@ -99,7 +107,7 @@ final class TcpInbound extends TcpConnection {
 
     @Override
     int readInterest() {
-        return paused ? 0 : SelectionKey.OP_READ;
+        return paused || starved ? 0 : SelectionKey.OP_READ;
     }
 
     @Override
@@ -107,7 +115,7 @@ final class TcpInbound extends TcpConnection {
         int frames = 0;
         for (int reads = 0; !closed(); reads++) {
             frames += consume();
-            if (closed() || paused || reads == READS_PER_EVENT) {
+            if (closed() || paused || starved || reads == READS_PER_EVENT) {
                 break;
             }
             final long read = state == PLACING && buffered() == 0 ? readIntoTarget() : readIntoBuffer();
@@ -147,16 +155,25 @@ final class TcpInbound extends TcpConnection {
     /** Reads the rest of a payload straight into its target, and what follows it into the read buffer. */
     private long readIntoTarget() throws IOException {
         final TcpMemory memory = target;
+        final boolean device = memory.device() >= 0;
+        final ByteBuffer window = device ? landing.window() : memory.window(position, end);
+        if (window == null) {
+            starve();
+            return 0;
+        }
         in.clear();
         inHead = 0;
         in.limit(end - position >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
-        final ByteBuffer window = memory.window(position, end);
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
         final long read = channel.read(scatter);
         in.limit(in.capacity());
-        position += window.position() - before;
+        final int placed = window.position() - before;
+        position += placed;
+        if (device && placed > 0) {
+            landing.advance(placed);
+        }
         return read;
     }
 
@@ -184,17 +201,19 @@ final class TcpInbound extends TcpConnection {
             if (state == PLACING) {
                 final TcpMemory memory = target;
                 if (!memory.live()) {
+                    landing.abandon();
                     refuse(Reason.REGION_DEREGISTERED, memory.size());
                     discard = end - position;
                     continue;
                 }
                 final int available = (int) Math.min(buffered(), end - position);
-                if (available > 0) {
-                    memory.copyIn(inMemory, inHead, position, available);
-                    inHead += available;
-                    position += available;
-                }
+                final int taken = available == 0 ? 0 : placeBuffered(memory, available);
+                inHead += taken;
+                position += taken;
                 if (position < end) {
+                    if (taken < available) {
+                        starve();
+                    }
                     return frames;
                 }
                 placed();
@@ -205,7 +224,7 @@ final class TcpInbound extends TcpConnection {
                 if (discard > 0) {
                     return frames;
                 }
-                answer(TcpFrame.NACK, refusal.ordinal(), refusalSize);
+                refuseInOrder();
             }
             state = AT_HEADER;
             lastPayloadLarge = length >= LARGE_PAYLOAD;
@@ -288,6 +307,9 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void place(final TcpMemory memory, final long at) {
+        if (memory.device() >= 0 && length > 0) {
+            landing.start(memory, at, length);
+        }
         target = memory;
         position = at;
         end = at + length;
@@ -302,21 +324,46 @@ final class TcpInbound extends TcpConnection {
         state = DISCARDING;
     }
 
+    /** Places buffered bytes: host memory takes them all, a device payload what free chunks hold. */
+    private int placeBuffered(final TcpMemory memory, final int available) {
+        if (memory.device() < 0) {
+            memory.copyIn(inMemory, inHead, position, available);
+            return available;
+        }
+        int taken = 0;
+        int step;
+        while (taken < available && (step = landing.copyIn(inMemory, inHead + taken, available - taken)) > 0) {
+            taken += step;
+        }
+        return taken;
+    }
+
+    /** NACKs the discarded request, behind the answers still held back: answers go in request order. */
+    private void refuseInOrder() {
+        if (staged.isEmpty()) {
+            answer(TcpFrame.NACK, refusal.ordinal(), refusalSize);
+        } else {
+            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.ordinal(), rkey, offset, refusalSize, 0, null,
+                0));
+        }
+    }
+
+    private void starve() {
+        starved = true;
+        updateInterest();
+    }
+
     /**
-     * The payload is in place: report it, then acknowledge. A payload placed in a device region's mirror is
-     * reported only once its copy to the device finished; answers after it wait too, as answers go in order.
+     * The payload is in place: report it, then acknowledge. A payload for a device region is reported only once
+     * its last copy to the device finished; answers after it wait too, as answers go in order.
      */
     private void placed() {
         final TcpMemory memory = target;
         target = null;
-        final TcpStaging.Mirror mirror = memory == null || length == 0 ? null : memory.mirror();
-        if (mirror != null || !staged.isEmpty()) {
-            final StagedAnswer answer = new StagedAnswer(type, id, imm, rkey, offset, length, receiveToken, mirror,
-                position - length);
-            if (mirror != null) {
-                answer.ticket = TcpStaging.copyIn(mirror, answer.at, length);
-            }
-            staged.addLast(answer);
+        final boolean device = memory != null && length > 0 && memory.device() >= 0;
+        if (device || !staged.isEmpty()) {
+            staged.addLast(new StagedAnswer(type, id, imm, rkey, offset, length, receiveToken,
+                device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
         report(type, imm, length, receiveToken);
@@ -336,22 +383,41 @@ final class TcpInbound extends TcpConnection {
         }
     }
 
-    /** Reports and acknowledges, in order, the held-back payloads whose device copies finished. */
+    /**
+     * Resumes reading once a staging chunk is free again, then reports and acknowledges, in order, the held-back
+     * payloads whose device copies finished.
+     */
     int drainStaged() {
         int work = 0;
+        if (starved && !closed() && domain.staging().hasFreeIn()) {
+            starved = false;
+            updateInterest();
+            try {
+                work += onReadable();
+            } catch (final IOException e) {
+                lost(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+                return work + 1;
+            }
+        }
         StagedAnswer answer;
         while (!closed() && (answer = staged.peekFirst()) != null && hasAnswerRoom()) {
-            if (answer.mirror != null) {
-                if (answer.ticket == DeviceCopyStream.BUSY) {
-                    answer.ticket = TcpStaging.copyIn(answer.mirror, answer.at, answer.length);
-                }
-                if (answer.ticket == DeviceCopyStream.BUSY || !answer.mirror.stream().isDone(answer.ticket)) {
+            try {
+                if (answer.stream != null && !answer.stream.isDone(answer.ticket)) {
                     break;
                 }
+            } catch (final DeviceUnavailableException e) {
+                lost("copy to the device failed: " + e.getMessage(), e);
+                return work + 1;
             }
             staged.pollFirst();
-            report(answer.type, answer.imm, answer.length, answer.receiveToken);
-            outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset, answer.length);
+            if (answer.type == TcpFrame.NACK) {
+                outFrame.at(encoded).encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset,
+                    answer.length);
+            } else {
+                report(answer.type, answer.imm, answer.length, answer.receiveToken);
+                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset,
+                    answer.length);
+            }
             encoded += TcpFrame.HEADER_LENGTH;
             markDirty();
             work++;
@@ -405,6 +471,7 @@ final class TcpInbound extends TcpConnection {
     void lost(final String reason, final @Nullable Throwable cause) {
         if (!closed()) {
             closeChannel();
+            landing.abandon();
             domain.onInboundClosed(this, remote, reason);
         }
     }

@@ -3,12 +3,10 @@ package dev.transferengine.transport.tcp;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * Local memory that incoming payloads are placed into: a registered region or a posted receive buffer. This is
- * the one place that turns a segment into socket-readable windows, so that staging for other kinds of memory
- * can be added here. The {@link ByteBuffer} views are made once; a read re-aims one of them, so placing bytes
+ * the one place that turns a segment into socket-readable windows; device memory has none and is staged by
+ * {@link TcpLanding}. The {@link ByteBuffer} views are made once; a read re-aims one of them, so placing bytes
  * allocates nothing. Worker thread only.
  */
 final class TcpMemory {
@@ -19,31 +17,36 @@ final class TcpMemory {
 
     private final MemorySegment segment;
     private final ByteBuffer[] views;
-    private final TcpStaging.@Nullable Mirror mirror;
+    private final int device;
     private boolean live = true;
 
     TcpMemory(final MemorySegment segment) {
-        this(segment, null);
+        this(segment, -1);
     }
 
-    /** Memory staged for a device: {@code segment} is the pinned mirror that payloads are placed into. */
-    TcpMemory(final MemorySegment segment, final TcpStaging.@Nullable Mirror mirror) {
+    private TcpMemory(final MemorySegment segment, final int device) {
         this.segment = segment;
-        this.mirror = mirror;
+        this.device = device;
         final long size = segment.byteSize();
-        this.views = new ByteBuffer[(int) ((size + VIEW_SIZE - 1) >>> VIEW_SHIFT)];
+        // Device memory is never touched from the host: payloads go through staging chunks, so it gets no views.
+        this.views = new ByteBuffer[device >= 0 ? 0 : (int) ((size + VIEW_SIZE - 1) >>> VIEW_SHIFT)];
         for (int i = 0; i < views.length; i++) {
             final long start = (long) i << VIEW_SHIFT;
             views[i] = segment.asSlice(start, Math.min(VIEW_SIZE, size - start)).asByteBuffer();
         }
     }
 
-    /** The device this memory mirrors, or null for host memory. */
-    TcpStaging.@Nullable Mirror mirror() {
-        return mirror;
+    /** Memory of device {@code ordinal}, placed into and sent from through {@link TcpStaging}'s chunks. */
+    static TcpMemory device(final MemorySegment segment, final int ordinal) {
+        return new TcpMemory(segment, ordinal);
     }
 
-    /** Where payloads are placed and, for a mirror, sent from. */
+    /** The device ordinal, or -1 for host memory. */
+    int device() {
+        return device;
+    }
+
+    /** The registered memory; for a device, its addresses are device addresses. */
     MemorySegment segment() {
         return segment;
     }
@@ -68,7 +71,7 @@ final class TcpMemory {
 
     /**
      * A view whose position is {@code from} and whose limit is {@code to}, or the end of the view holding
-     * {@code from} if that comes first. Requires {@code from < to <= size()}.
+     * {@code from} if that comes first. Host memory only; requires {@code from < to <= size()}.
      */
     ByteBuffer window(final long from, final long to) {
         final int index = (int) (from >>> VIEW_SHIFT);
@@ -79,7 +82,7 @@ final class TcpMemory {
         return view;
     }
 
-    /** Copies bytes that arrived in a read buffer into place. */
+    /** Copies bytes that arrived in a read buffer into place; host memory only. */
     void copyIn(final MemorySegment source, final long sourceOffset, final long at, final long length) {
         MemorySegment.copy(source, sourceOffset, segment, at, length);
     }

@@ -2,6 +2,8 @@ package dev.transferengine.transport.tcp;
 
 import java.lang.foreign.MemorySegment;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One posted write or send, from post until its ACK, NACK or failure. Pooled by the domain, so posting
  * allocates nothing once the pool is warm. Worker thread only.
@@ -19,6 +21,8 @@ final class TcpOp {
     long rkey;
     long remoteOffset;
     int imm;
+    /** For a piece of a staged device write: the staging chunk it is sent from. */
+    @Nullable TcpChunk chunk;
 
     boolean isSend() {
         return type == TcpFrame.SEND;
@@ -40,5 +44,6 @@ final class TcpOp {
     /** Drops the reference to the caller's memory before the op goes back to the pool. */
     void clear() {
         source = MemorySegment.NULL;
+        chunk = null;
     }
 }

@@ -229,6 +229,9 @@ final class TcpOutbound extends TcpConnection {
     }
 
     private void complete(final TcpOp op) {
+        if (domain.endStaged(op, null)) {
+            return;
+        }
         final long token = op.token;
         final long bytes = op.length;
         final boolean send = op.isSend();
@@ -244,6 +247,9 @@ final class TcpOutbound extends TcpConnection {
         final long token = op.token;
         final boolean send = op.isSend();
         final RemoteAccessException error = new RemoteAccessException(reason, describeRefusal(op, reason, size));
+        if (domain.endStaged(op, error)) {
+            return;
+        }
         domain.release(op);
         if (send) {
             domain.listener().onSendFailed(token, error);
@@ -292,12 +298,15 @@ final class TcpOutbound extends TcpConnection {
         while ((op = awaiting.pollFirst()) != null || (op = queued.pollFirst()) != null) {
             final long token = op.token;
             final boolean send = op.isSend();
-            domain.release(op);
             final TransferEngineException error = shutdown
                 ? new EngineClosedException(reason)
                 : cause == null
                     ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
                     : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
+            if (domain.endStaged(op, error)) {
+                continue;
+            }
+            domain.release(op);
             if (send) {
                 domain.listener().onSendFailed(token, error);
             } else {

@@ -47,6 +47,9 @@ final class TcpRegions {
         final TcpMemory memory = byKey.remove(rkey);
         if (memory != null) {
             memory.retire();
+            if (memory.device() >= 0) {
+                staging.deregistered();
+            }
         }
     }
 

@@ -1,131 +1,336 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
+import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.EngineClosedException;
+import dev.transferengine.EngineConfig;
+import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
-import dev.transferengine.spi.DomainListener;
-import dev.transferengine.spi.StagingBuffer;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.List;
 
 import org.agrona.collections.Int2ObjectHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Device memory on the tcp transport, staged through pinned host memory. A device region is registered with a
- * pinned mirror of its size: incoming payloads land in the mirror and are copied to the device before they are
- * reported and acknowledged; outgoing payloads are copied from the device into the mirror before they are sent.
- * Copies run asynchronously on one stream per device and are polled from the worker, so the worker never blocks
- * and the copies of one request overlap the network traffic of others. Mirrors are freed when the domain closes.
- * Worker thread only.
+ * Device memory on the tcp transport, staged through a per-domain pool of pinned chunks: {@value #CHUNKS_OPTION}
+ * chunks (default 4) of {@value #CHUNK_BYTES_OPTION} bytes (default 4 MiB) for each direction, allocated with the
+ * first device region and freed once the last one is deregistered and no chunk is busy. Separate pools per
+ * direction keep two domains that send to each other from deadlocking: a receive chunk frees itself (its copy to
+ * the device finishes), whatever the network does.
+ *
+ * <p>Sending: a device write leaves as one WRITE frame per chunk-sized piece (the last one carries the imm). The
+ * copy of piece k+1 off the device runs while piece k is on the network; a chunk returns to the pool when its
+ * piece is acknowledged, and the write completes when every piece is. Receiving ({@link TcpLanding}): a payload
+ * for a device region is read into chunks, each copied to the device as soon as it is full, so the network fills
+ * one chunk while the previous one is copied; the request is acknowledged once its last copy finished.
+ *
+ * <p>Copies run on one stream per device and direction and are polled, so the worker never blocks. Worker thread
+ * only.
  */
 final class TcpStaging {
 
-    /** The device side of a registered region. */
-    record Mirror(DeviceCopyStream stream, long deviceAddress, StagingBuffer host) {
-    }
+    /** Engine option: bytes per staging chunk. */
+    static final String CHUNK_BYTES_OPTION = "tcp.stagingChunkBytes";
+    /** Engine option: staging chunks per direction and domain. */
+    static final String CHUNKS_OPTION = "tcp.stagingChunks";
+    private static final int DEFAULT_CHUNK_BYTES = 4 << 20;
+    private static final int DEFAULT_CHUNKS = 4;
 
-    /** A write whose payload is being copied off the device; posted once the copy finished. */
-    private static final class StagedSend {
+    /** A device write being sent in pieces. */
+    static final class StagedWrite {
         final TcpPeer peer;
-        final TcpOp op;
-        final Mirror mirror;
-        long ticket = DeviceCopyStream.BUSY;
+        final byte type;
+        final long token;
+        final int device;
+        final long deviceAddress;
+        final long length;
+        final long rkey;
+        final long remoteOffset;
+        final int imm;
+        long issued;
+        int outstanding;
+        boolean failed;
 
-        StagedSend(final TcpPeer peer, final TcpOp op, final Mirror mirror) {
+        StagedWrite(final TcpPeer peer, final byte type, final long token, final int device, final long deviceAddress,
+                    final long length, final long rkey, final long remoteOffset, final int imm) {
             this.peer = peer;
-            this.op = op;
-            this.mirror = mirror;
+            this.type = type;
+            this.token = token;
+            this.device = device;
+            this.deviceAddress = deviceAddress;
+            this.length = length;
+            this.rkey = rkey;
+            this.remoteOffset = remoteOffset;
+            this.imm = imm;
         }
     }
 
     private final String provider;
-    private final Int2ObjectHashMap<DeviceCopyStream> streams = new Int2ObjectHashMap<>();
-    private final List<StagingBuffer> mirrors = new ArrayList<>();
-    private final ArrayDeque<StagedSend> sends = new ArrayDeque<>();
+    private final int chunkBytes;
+    private final int chunks;
+    private final Int2ObjectHashMap<DeviceCopyStream> toHost = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<DeviceCopyStream> toDevice = new Int2ObjectHashMap<>();
+    private final ArrayList<TcpChunk> all = new ArrayList<>();
+    private final ArrayDeque<TcpChunk> freeOut = new ArrayDeque<>();
+    private final ArrayDeque<TcpChunk> freeIn = new ArrayDeque<>();
+    private final ArrayList<TcpChunk> copyingIn = new ArrayList<>();
+    private final ArrayDeque<TcpChunk> copyingOut = new ArrayDeque<>();
+    private final ArrayDeque<StagedWrite> writes = new ArrayDeque<>();
+    private int deviceRegions;
 
-    /** @param provider the {@link DeviceMemory} to use, by name */
-    TcpStaging(final String provider) {
-        this.provider = provider;
+    /** Reads the options; {@link #optionProblem} must have accepted them. */
+    TcpStaging(final EngineConfig config) {
+        this.provider = config.option(DeviceMemory.OPTION, DeviceMemory.DEFAULT);
+        this.chunkBytes = Integer.parseInt(config.option(CHUNK_BYTES_OPTION, "" + DEFAULT_CHUNK_BYTES).strip());
+        this.chunks = Integer.parseInt(config.option(CHUNKS_OPTION, "" + DEFAULT_CHUNKS).strip());
+    }
+
+    /** Null if the staging options are valid; otherwise what is wrong with them. */
+    static @Nullable String optionProblem(final EngineConfig config) {
+        final String bytes = config.option(CHUNK_BYTES_OPTION, "" + DEFAULT_CHUNK_BYTES);
+        final String count = config.option(CHUNKS_OPTION, "" + DEFAULT_CHUNKS);
+        try {
+            if (Integer.parseInt(bytes.strip()) < 4096) {
+                return CHUNK_BYTES_OPTION + " must be >= 4096: " + bytes;
+            }
+            // Two chunks per direction at least, or copy and network could not overlap.
+            return Integer.parseInt(count.strip()) >= 2 ? null : CHUNKS_OPTION + " must be >= 2: " + count;
+        } catch (final NumberFormatException e) {
+            return "staging options must be whole numbers: " + CHUNK_BYTES_OPTION + "='" + bytes + "', "
+                + CHUNKS_OPTION + "='" + count + "'";
+        }
+    }
+
+    int chunkBytes() {
+        return chunkBytes;
     }
 
     /**
-     * Memory for a device region: its mirror, which is where payloads are placed and sent from. Blocks for the
-     * pinned allocation (a driver call), as registration may.
+     * Memory for a device region. The first one allocates the chunk pool and each new device its copy streams,
+     * which blocks for the driver calls, as registration may.
      *
-     * @throws dev.transferengine.DeviceUnavailableException if the device memory provider cannot serve the device
+     * @throws DeviceUnavailableException if the device memory provider cannot serve the device
      */
     TcpMemory register(final MemorySegment segment, final Device.Cuda device) {
         final DeviceMemory memory = DeviceMemory.require(provider, device.ordinal());
-        DeviceCopyStream stream = streams.get(device.ordinal());
-        if (stream == null) {
-            stream = memory.openCopyStream(device.ordinal());
-            streams.put(device.ordinal(), stream);
+        stream(toHost, memory, device.ordinal());
+        stream(toDevice, memory, device.ordinal());
+        if (all.isEmpty()) {
+            allocate(memory, device.ordinal());
         }
-        final StagingBuffer host = memory.allocateStaging(device.ordinal(), segment.byteSize());
-        mirrors.add(host);
-        return new TcpMemory(host.segment(), new Mirror(stream, segment.address(), host));
+        deviceRegions++;
+        return TcpMemory.device(segment, device.ordinal());
     }
 
-    /** Copies {@code op}'s payload off the device into the mirror; the op is posted to {@code peer} once it is there. */
-    void stageOut(final TcpPeer peer, final TcpOp op, final Mirror mirror) {
-        final StagedSend send = new StagedSend(peer, op, mirror);
-        send.ticket = mirror.stream().copyToHost(mirror.deviceAddress() + op.sourceOffset,
-            op.source.asSlice(op.sourceOffset, op.length), op.length);
-        sends.addLast(send);
+    /** A device region was deregistered: frees the pool and streams once nothing uses them. */
+    void deregistered() {
+        deviceRegions--;
+        releaseIfUnused();
     }
 
-    /**
-     * Enqueues the copy of {@code [at, at + length)} of {@code memory}'s mirror to the device.
-     *
-     * @return the copy's ticket, or {@link DeviceCopyStream#BUSY} to retry later
-     */
-    static long copyIn(final Mirror mirror, final long at, final long length) {
-        return mirror.stream().copyToDevice(mirror.host().segment().asSlice(at, length), mirror.deviceAddress() + at,
-            length);
+    // ---- sending ----
+
+    /** Queues a device write; its pieces are copied off the device and posted to {@code peer} as chunks free up. */
+    void stageOut(final TcpDomain domain, final TcpPeer peer, final byte type, final long token,
+                  final TcpMemory source, final long sourceOffset, final long length, final long rkey,
+                  final long remoteOffset, final int imm) {
+        writes.addLast(new StagedWrite(peer, type, token, source.device(), source.segment().address() + sourceOffset,
+            length, rkey, remoteOffset, imm));
+        issueOut(domain);
     }
 
-    /** Posts the staged writes whose copies finished, in order. Returns the work done. */
+    /** A piece's request ended: with its ACK ({@code error} null), a refusal or a lost connection. */
+    void pieceEnded(final TcpDomain domain, final TcpOp op, final @Nullable TransferEngineException error) {
+        final TcpChunk chunk = op.chunk;
+        final StagedWrite write = chunk.owner;
+        domain.release(op);
+        chunk.idle();
+        if (!all.isEmpty()) {
+            freeOut.addLast(chunk);
+        }
+        write.outstanding--;
+        if (error != null) {
+            fail(domain, write, error);
+        } else if (!write.failed && write.outstanding == 0 && write.issued == write.length) {
+            domain.listener().onWriteComplete(write.token, write.length);
+        }
+    }
+
+    /** Posts pieces that are off the device, starts copies into free chunks and frees landed ones; the work done. */
     int poll(final TcpDomain domain) {
         int work = 0;
-        StagedSend send;
-        while ((send = sends.peekFirst()) != null) {
-            if (send.ticket == DeviceCopyStream.BUSY) {
-                final TcpOp op = send.op;
-                send.ticket = send.mirror.stream().copyToHost(send.mirror.deviceAddress() + op.sourceOffset,
-                    op.source.asSlice(op.sourceOffset, op.length), op.length);
-                if (send.ticket == DeviceCopyStream.BUSY) {
-                    break;
-                }
+        TcpChunk chunk;
+        while ((chunk = copyingOut.peekFirst()) != null && copied(domain, chunk)) {
+            copyingOut.pollFirst();
+            final TcpOp op = chunk.op;
+            chunk.stream = null;
+            if (chunk.owner.failed) {
+                pieceEnded(domain, op, null);
+            } else {
+                domain.postStaged(chunk.owner.peer, op);
             }
-            if (!send.mirror.stream().isDone(send.ticket)) {
-                break;
-            }
-            sends.pollFirst();
-            domain.postStaged(send.peer, send.op);
             work++;
+        }
+        for (int i = copyingIn.size() - 1; i >= 0; i--) {
+            final TcpChunk landed = copyingIn.get(i);
+            if (landed.copied()) {
+                copyingIn.remove(i);
+                landed.idle();
+                freeIn.addLast(landed);
+                work++;
+            }
+        }
+        work += issueOut(domain);
+        if (deviceRegions == 0 && !all.isEmpty()) {
+            releaseIfUnused();
         }
         return work;
     }
 
-    /** Fails the staged writes, waits for the copies and frees the streams and mirrors. Blocks. */
-    void close(final TcpDomain domain, final DomainListener listener) {
-        StagedSend send;
-        while ((send = sends.pollFirst()) != null) {
-            final long token = send.op.token;
-            domain.release(send.op);
-            listener.onWriteFailed(token, new EngineClosedException("domain closed before the device copy finished"));
+    // ---- receiving, for TcpLanding ----
+
+    /** A free receive chunk, or null while all are busy. */
+    @Nullable TcpChunk takeIn() {
+        return freeIn.pollFirst();
+    }
+
+    boolean hasFreeIn() {
+        return !freeIn.isEmpty();
+    }
+
+    void giveBackIn(final TcpChunk chunk) {
+        if (!all.isEmpty()) {
+            freeIn.addLast(chunk);
         }
-        for (final DeviceCopyStream stream : streams.values()) {
+    }
+
+    /** Enqueues the copy of the chunk's first {@code length} bytes to the device; the chunk frees itself after. */
+    long copyIn(final TcpChunk chunk, final int device, final long deviceAddress, final long length) {
+        final DeviceCopyStream stream = toDevice.get(device);
+        chunk.copying(stream, stream.copyToDevice(chunk.segment, deviceAddress, length));
+        copyingIn.add(chunk);
+        return chunk.ticket;
+    }
+
+    DeviceCopyStream toDevice(final int device) {
+        return toDevice.get(device);
+    }
+
+    /** Fails the staged writes, waits for the copies and frees the streams and chunks. Blocks. */
+    void close(final TcpDomain domain) {
+        final EngineClosedException closed = new EngineClosedException("domain closed before the device copy finished");
+        TcpChunk chunk;
+        while ((chunk = copyingOut.pollFirst()) != null) {
+            domain.release(chunk.op);
+            fail(domain, chunk.owner, closed);
+        }
+        StagedWrite write;
+        while ((write = writes.pollFirst()) != null) {
+            fail(domain, write, closed);
+        }
+        free();
+    }
+
+    private int issueOut(final TcpDomain domain) {
+        int issued = 0;
+        StagedWrite write;
+        while ((write = writes.peekFirst()) != null && !freeOut.isEmpty()) {
+            final TcpChunk chunk = freeOut.pollFirst();
+            final long piece = Math.min(chunkBytes, write.length - write.issued);
+            try {
+                chunk.copying(toHost.get(write.device),
+                    toHost.get(write.device).copyToHost(write.deviceAddress + write.issued, chunk.segment, piece));
+            } catch (final DeviceUnavailableException e) {
+                freeOut.addFirst(chunk);
+                fail(domain, write, e);
+                continue;
+            }
+            final boolean last = write.issued + piece == write.length;
+            final TcpOp op = domain.acquire().set(last ? write.type : TcpFrame.WRITE, write.token, chunk.segment, 0,
+                piece, write.rkey, write.remoteOffset + write.issued, write.imm);
+            op.chunk = chunk;
+            chunk.op = op;
+            chunk.owner = write;
+            write.issued += piece;
+            write.outstanding++;
+            copyingOut.addLast(chunk);
+            if (last) {
+                writes.pollFirst();
+            }
+            issued++;
+        }
+        return issued;
+    }
+
+    /** Whether the chunk's copy off the device finished; a failed copy fails its write (and counts as finished). */
+    private boolean copied(final TcpDomain domain, final TcpChunk chunk) {
+        try {
+            return chunk.copied();
+        } catch (final DeviceUnavailableException e) {
+            fail(domain, chunk.owner, e);
+            return true;
+        }
+    }
+
+    private void fail(final TcpDomain domain, final StagedWrite write, final TransferEngineException error) {
+        if (!write.failed) {
+            write.failed = true;
+            writes.remove(write);
+            domain.listener().onWriteFailed(write.token, error);
+        }
+    }
+
+    private void stream(final Int2ObjectHashMap<DeviceCopyStream> streams, final DeviceMemory memory,
+                        final int device) {
+        if (streams.containsKey(device)) {
+            return;
+        }
+        final DeviceCopyStream stream = memory.openCopyStream(device);
+        streams.put(device, stream);
+        if (stream.capacity() < chunks) {
+            throw new DeviceUnavailableException(CHUNKS_OPTION + "=" + chunks + " exceeds the " + stream.capacity()
+                + " copies a '" + provider + "' copy stream takes");
+        }
+    }
+
+    private void allocate(final DeviceMemory memory, final int device) {
+        try {
+            for (int i = 0; i < 2 * chunks; i++) {
+                final TcpChunk chunk = new TcpChunk(memory.allocateStaging(device, chunkBytes));
+                all.add(chunk);
+                (i < chunks ? freeOut : freeIn).addLast(chunk);
+            }
+        } catch (final RuntimeException e) {
+            free();
+            throw e;
+        }
+    }
+
+    private void releaseIfUnused() {
+        if (deviceRegions == 0 && writes.isEmpty() && freeOut.size() + freeIn.size() == all.size()) {
+            free();
+        }
+    }
+
+    private void free() {
+        for (final DeviceCopyStream stream : toHost.values()) {
             stream.close();
         }
-        streams.clear();
-        for (final StagingBuffer mirror : mirrors) {
-            mirror.close();
+        for (final DeviceCopyStream stream : toDevice.values()) {
+            stream.close();
         }
-        mirrors.clear();
+        toHost.clear();
+        toDevice.clear();
+        for (final TcpChunk chunk : all) {
+            chunk.buffer.close();
+        }
+        all.clear();
+        freeOut.clear();
+        freeIn.clear();
+        copyingIn.clear();
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.RemoteAccessException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.spi.DeviceMemory;
 
@@ -19,12 +20,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Device memory staged through pinned mirrors, with a host-backed device memory whose copies run only when polled
- * (and not at all while held), so the deferred paths are exercised deterministically.
+ * Device memory staged through pooled pinned chunks, with a host-backed device memory whose copies run only when
+ * polled (and not at all while held), so the deferred paths are exercised deterministically. Most tests use small
+ * chunks ({@value #CHUNK} bytes, 2 per direction) so that a write spans many of them.
  */
 class TcpStagingTest {
 
     private static final Map<String, String> HOST_TEST = Map.of(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME);
+    private static final int CHUNK = 4096;
+    private static final Map<String, String> SMALL_CHUNKS = Map.of(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME,
+        TcpStaging.CHUNK_BYTES_OPTION, Integer.toString(CHUNK), TcpStaging.CHUNKS_OPTION, "2");
 
     private final Arena arena = Arena.ofShared();
     private final RecordingListener initiatorEvents = new RecordingListener();
@@ -39,6 +44,14 @@ class TcpStagingTest {
         HostBackedDeviceMemory.COPIES_TO_DEVICE.set(0);
         initiator = TcpDomains.open(initiatorEvents, 0, 0, HOST_TEST);
         target = TcpDomains.open(targetEvents, 0, 0, HOST_TEST);
+    }
+
+    /** Reopens both domains with small chunks. */
+    private void useSmallChunks() {
+        initiator.close();
+        target.close();
+        initiator = TcpDomains.open(initiatorEvents, 0, 0, SMALL_CHUNKS);
+        target = TcpDomains.open(targetEvents, 0, 0, SMALL_CHUNKS);
     }
 
     @AfterEach
@@ -116,7 +129,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldWaitForStreamCapacityWhenMoreCopiesArePendingThanItTakes() {
+    void shouldQueueDeviceWritesWhileEveryChunkIsBusy() {
         final int writes = HostBackedDeviceMemory.CAPACITY * 5;
         final MemorySegment source = pattern(writes * 4096, 11);
         final long sourceKey = initiator.register(source, Device.cuda(0));
@@ -160,6 +173,171 @@ class TcpStagingTest {
         } finally {
             domain.close();
         }
+    }
+
+    @Test
+    void shouldSendADeviceWriteInChunkSizedPiecesAndReportItsImmOnceAtTheEnd() {
+        useSmallChunks();
+        final int size = 10 * CHUNK + 123;
+        final MemorySegment source = pattern(size + 7, 17);
+        final long sourceKey = initiator.register(source, Device.cuda(0));
+        final MemorySegment destination = arena.allocate(size + 100);
+        final long rkey = target.register(destination, Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+
+        initiator.write(1, source, 7, sourceKey, size, peer, destination.address(), 100, rkey, true, 33);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(destination.asSlice(100, size).mismatch(source.asSlice(7, size))).isEqualTo(-1);
+        assertThat(targetEvents.imms).containsExactly(33);
+        assertThat(targetEvents.bytesReceived).isEqualTo(size);
+        assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isEqualTo(11);
+        assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isEqualTo(11);
+    }
+
+    @Test
+    void shouldLandAHostWriteLargerThanAllChunksOnTheDeviceChunkByChunk() {
+        useSmallChunks();
+        final int size = 25 * CHUNK - 5;
+        final MemorySegment source = pattern(size, 19);
+        final long sourceKey = initiator.register(source, Device.host());
+        final MemorySegment destination = arena.allocate(size);
+        final long rkey = target.register(destination, Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+
+        initiator.write(1, source, 0, sourceKey, size, peer, destination.address(), 0, rkey, true, 4);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(destination.mismatch(source)).isEqualTo(-1);
+        assertThat(targetEvents.imms).containsExactly(4);
+        assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isZero();
+        assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isEqualTo(25);
+    }
+
+    @Test
+    void shouldSendADeviceWriteLargerThanAllChunksIntoHostMemory() {
+        useSmallChunks();
+        final int size = 9 * CHUNK + 1;
+        final MemorySegment source = pattern(size, 23);
+        final long sourceKey = initiator.register(source, Device.cuda(0));
+        final MemorySegment destination = arena.allocate(size);
+        final long rkey = target.register(destination, Device.host());
+        final long peer = initiator.resolve(target.address());
+
+        initiator.write(1, source, 0, sourceKey, size, peer, destination.address(), 0, rkey, true, 5);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(destination.mismatch(source)).isEqualTo(-1);
+        assertThat(targetEvents.imms).containsExactly(5);
+        assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isEqualTo(10);
+        assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isZero();
+    }
+
+    @Test
+    void shouldMixHostAndDeviceWritesInBothDirections() {
+        useSmallChunks();
+        final int size = 5 * CHUNK + 99;
+        final MemorySegment hostSource = pattern(size, 29);
+        final MemorySegment deviceSource = pattern(size, 31);
+        final long hostKey = initiator.register(hostSource, Device.host());
+        final long deviceKey = initiator.register(deviceSource, Device.cuda(0));
+        final MemorySegment toHost = arena.allocate(2L * size);
+        final MemorySegment toDevice = arena.allocate(2L * size);
+        final long hostRkey = target.register(toHost, Device.host());
+        final long deviceRkey = target.register(toDevice, Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+        final long back = target.resolve(initiator.address());
+        final MemorySegment returned = arena.allocate(size);
+        final long returnedRkey = initiator.register(returned, Device.cuda(0));
+
+        initiator.write(1, deviceSource, 0, deviceKey, size, peer, 0, 0, deviceRkey, true, 1);
+        initiator.write(2, hostSource, 0, hostKey, size, peer, 0, size, deviceRkey, true, 2);
+        initiator.write(3, deviceSource, 0, deviceKey, size, peer, 0, 0, hostRkey, true, 3);
+        initiator.write(4, hostSource, 0, hostKey, size, peer, 0, size, hostRkey, true, 4);
+        pollUntil(() -> initiatorEvents.writesEnded() == 4, initiator, target);
+        target.write(5, toDevice, 0, deviceRkey, size, back, 0, 0, returnedRkey, true, 5);
+        pollUntil(() -> targetEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L, 2L, 3L, 4L);
+        assertThat(targetEvents.writesDone).containsOnlyKeys(5L);
+        assertThat(toDevice.asSlice(0, size).mismatch(deviceSource)).isEqualTo(-1);
+        assertThat(toDevice.asSlice(size, size).mismatch(hostSource)).isEqualTo(-1);
+        assertThat(toHost.asSlice(0, size).mismatch(deviceSource)).isEqualTo(-1);
+        assertThat(toHost.asSlice(size, size).mismatch(hostSource)).isEqualTo(-1);
+        assertThat(returned.mismatch(deviceSource)).isEqualTo(-1);
+        assertThat(targetEvents.imms).containsExactlyInAnyOrder(1, 2, 3, 4);
+        assertThat(initiatorEvents.imms).containsExactly(5);
+    }
+
+    @Test
+    void shouldAcknowledgeAMultiChunkPayloadOnlyAfterItsLastCopyToTheDevice() {
+        useSmallChunks();
+        final int size = 3 * CHUNK;
+        final MemorySegment source = pattern(size, 37);
+        final long sourceKey = initiator.register(source, Device.host());
+        final MemorySegment destination = arena.allocate(size);
+        final long rkey = target.register(destination, Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+        HostBackedDeviceMemory.HOLD.set(true);
+
+        initiator.write(1, source, 0, sourceKey, size, peer, 0, 0, rkey, true, 8);
+        pollBoth(500);
+
+        // Both receive chunks are full and waiting for their copies, so the third cannot even be read.
+        assertThat(initiatorEvents.writesEnded()).isZero();
+        assertThat(targetEvents.imms).isEmpty();
+        assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isZero();
+
+        HostBackedDeviceMemory.HOLD.set(false);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isEqualTo(3);
+        assertThat(targetEvents.imms).containsExactly(8);
+        assertThat(destination.mismatch(source)).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldKeepARefusalBehindAnAnswerStillWaitingForItsCopy() {
+        final MemorySegment source = pattern(4096, 41);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long deviceKey = target.register(arena.allocate(4096), Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+        HostBackedDeviceMemory.HOLD.set(true);
+
+        initiator.write(1, source, 0, sourceKey, 4096, peer, 0, 0, deviceKey, false, 0);
+        initiator.write(2, source, 0, sourceKey, 4096, peer, 0, 0, deviceKey + 1, false, 0);
+        pollBoth(500);
+        HostBackedDeviceMemory.HOLD.set(false);
+        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L);
+        assertThat(initiatorEvents.writesFailed.get(2L)).isInstanceOf(RemoteAccessException.class);
+        assertThat(initiator.malformedConnections() + target.malformedConnections()).isZero();
+    }
+
+    @Test
+    void shouldFreeTheStagingChunksWhenTheLastDeviceRegionIsDeregistered() {
+        final long before = HostBackedDeviceMemory.LIVE_STAGING.get();
+        final long first = target.register(arena.allocate(4096), Device.cuda(0));
+        final long second = target.register(arena.allocate(4096), Device.cuda(0));
+        assertThat(HostBackedDeviceMemory.LIVE_STAGING.get()).isEqualTo(before + 8);
+
+        target.deregister(first);
+        assertThat(HostBackedDeviceMemory.LIVE_STAGING.get()).isEqualTo(before + 8);
+        target.deregister(second);
+
+        assertThat(HostBackedDeviceMemory.LIVE_STAGING.get()).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRejectInvalidStagingOptions() {
+        assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0,
+            Map.of(TcpStaging.CHUNKS_OPTION, "1")))).contains("tcp.stagingChunks must be >= 2");
+        assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0,
+            Map.of(TcpStaging.CHUNK_BYTES_OPTION, "4MiB")))).contains("whole numbers");
     }
 
     private boolean pollBoth(final int times) {
