@@ -27,6 +27,9 @@ public final class EngineOptions {
     @Option(names = "--idle", defaultValue = "backoff", description = "worker idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
     String idle;
 
+    @Option(names = "--option", description = "engine option KEY=VALUE, repeatable (e.g. tcp.socketBufferBytes=0)")
+    List<String> options = new ArrayList<>();
+
     @Option(names = "--worker-cpu", description = "CPU to pin this process's worker to (the spawned peer is not pinned)")
     Integer workerCpu;
 
@@ -51,6 +54,13 @@ public final class EngineOptions {
         if (provider != null) {
             builder.option("fabric.provider", provider);
         }
+        for (final String option : options) {
+            final int equals = option.indexOf('=');
+            if (equals <= 0) {
+                throw new IllegalArgumentException("--option wants KEY=VALUE, not '" + option + "'");
+            }
+            builder.option(option.substring(0, equals), option.substring(equals + 1));
+        }
         return builder.build();
     }
 
@@ -61,6 +71,10 @@ public final class EngineOptions {
         if (provider != null) {
             args.add("--provider");
             args.add(provider);
+        }
+        for (final String option : options) {
+            args.add("--option");
+            args.add(option);
         }
         return args;
     }

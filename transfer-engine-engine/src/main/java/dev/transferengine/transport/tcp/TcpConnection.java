@@ -141,6 +141,7 @@ abstract class TcpConnection {
                 }
             }
             out.limit(encoded);
+            final long offered = out.remaining() + (large == null ? 0 : large.remaining());
             final long written;
             if (large == null) {
                 written = channel.write(out);
@@ -156,6 +157,9 @@ abstract class TcpConnection {
             writes++;
             if (large != null && !large.hasRemaining()) {
                 large = nextLargeChunk();
+            }
+            if (written < offered) {
+                break; // the socket is full: another write now would only return 0
             }
         }
         writeInterest(out.position() < encoded || large != null);

@@ -163,7 +163,9 @@ final class TcpInbound extends TcpConnection {
         }
         in.clear();
         inHead = 0;
-        in.limit(end - position >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
+        // After a large payload take only the next header, however little of this one is left: whatever followed
+        // it in the read buffer would have to be copied again.
+        in.limit(length >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
