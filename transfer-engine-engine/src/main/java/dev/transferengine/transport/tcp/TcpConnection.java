@@ -40,6 +40,9 @@ abstract class TcpConnection {
     private final ByteBuffer[] gather = new ByteBuffer[2];
     private @Nullable ByteBuffer large;
     private MemorySegment largeSource = MemorySegment.NULL;
+    /** A view over all of the last large source: payloads from the same region re-aim it instead of a new one. */
+    private MemorySegment viewed = MemorySegment.NULL;
+    private @Nullable ByteBuffer view;
     private long largeNext;
     private long largeEnd;
     private boolean writeInterest;
@@ -179,11 +182,21 @@ abstract class TcpConnection {
             largeSource = MemorySegment.NULL;
             return null;
         }
-        // ByteBuffers address at most 2 GiB, so a larger payload goes out in 1 GiB views.
+        if (largeSource.byteSize() <= Integer.MAX_VALUE) {
+            if (view == null || !largeSource.equals(viewed)) {
+                view = largeSource.asByteBuffer();
+                viewed = largeSource;
+            }
+            final ByteBuffer whole = view;
+            whole.limit((int) largeEnd).position((int) largeNext);
+            largeNext = largeEnd;
+            return whole;
+        }
+        // ByteBuffers address at most 2 GiB, so a payload from a larger source goes out in 1 GiB views.
         final long chunk = Math.min(largeEnd - largeNext, 1L << 30);
-        final ByteBuffer view = largeSource.asSlice(largeNext, chunk).asByteBuffer();
+        final ByteBuffer slice = largeSource.asSlice(largeNext, chunk).asByteBuffer();
         largeNext += chunk;
-        return view;
+        return slice;
     }
 
     /** Bytes received but not parsed yet. */
