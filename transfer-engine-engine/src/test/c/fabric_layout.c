@@ -53,6 +53,7 @@ int main(void) {
     OFF(fi_mr_attr, mr_iov); OFF(fi_mr_attr, iov_count); OFF(fi_mr_attr, access); OFF(fi_mr_attr, offset);
     OFF(fi_mr_attr, requested_key); OFF(fi_mr_attr, context); OFF(fi_mr_attr, auth_key_size);
     OFF(fi_mr_attr, auth_key); OFF(fi_mr_attr, iface); OFF(fi_mr_attr, device);
+    OFF(fi_mr_attr, device.cuda);
 
     OFF(fid_fabric, ops); OFF(fid_domain, ops); OFF(fid_domain, mr);
     OFF(fid_ep, ops); OFF(fid_ep, cm); OFF(fid_ep, msg); OFF(fid_ep, rma);
@@ -68,5 +69,8 @@ int main(void) {
     OFF(fi_ops_msg, recvmsg); OFF(fi_ops_msg, sendmsg);
     OFF(fi_ops_rma, writemsg);
     SIZE(fi_context2);
+    printf("const FI_HMEM %llu\n", (unsigned long long) FI_HMEM);
+    printf("const FI_HMEM_SYSTEM %d\n", (int) FI_HMEM_SYSTEM);
+    printf("const FI_HMEM_CUDA %d\n", (int) FI_HMEM_CUDA);
     return 0;
 }

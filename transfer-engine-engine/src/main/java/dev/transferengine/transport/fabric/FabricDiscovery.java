@@ -35,6 +35,8 @@ final class FabricDiscovery {
     static final long FI_MSG = 1L << 1;
     static final long FI_RMA = 1L << 2;
     static final long FI_SOURCE = 1L << 57;
+    /** Registers device (heterogeneous) memory, e.g. CUDA, through fi_mr_regattr's iface and device. */
+    static final long FI_HMEM = 1L << 47;
     static final long FI_CONTEXT = 1L << 59;
     static final long FI_CONTEXT2 = 1L << 52;
     static final int FI_EP_RDM = 3;
@@ -55,17 +57,18 @@ final class FabricDiscovery {
      *
      * @param node    the address to bind to, for providers that bind one; ignored by the others
      * @param service the port to bind to, or 0 for any
+     * @param caps    capabilities to ask for besides messages and RMA, e.g. {@link #FI_HMEM}, or 0
      * @throws dev.transferengine.nativeaccess.NativeCallException when fi_getinfo fails for another reason
      */
     static MemorySegment query(final FabricLibrary library, final FabricProvider provider, final int apiVersion,
-                               final String node, final int service) {
+                               final String node, final int service, final long caps) {
         final MemorySegment hints = library.allocInfo();
         if (hints.address() == 0) {
             throw library.failure("fi_dupinfo", -12, 0);
         }
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment info = FabricLibrary.NATIVE.asSlice(hints.address(), FabricLayout.FI_INFO.byteSize());
-            info.set(JAVA_LONG, INFO_CAPS, FI_MSG | FI_RMA);
+            info.set(JAVA_LONG, INFO_CAPS, FI_MSG | FI_RMA | caps);
             info.set(JAVA_LONG, INFO_MODE, FI_CONTEXT | FI_CONTEXT2);
             final long ep = info.get(JAVA_LONG, INFO_EP_ATTR);
             FabricLibrary.NATIVE.set(JAVA_INT, ep + EP_ATTR_TYPE, FI_EP_RDM);

@@ -231,6 +231,11 @@ final class FabricLayout {
         out.put("fi_ops_msg.sendmsg", MSG_OPS_SENDMSG);
         out.put("fi_ops_rma.writemsg", RMA_OPS_WRITEMSG);
         out.put("sizeof fi_context2", CONTEXT2_BYTES);
+        // FabricRegions writes the CUDA ordinal as an int at the start of the device union.
+        out.put("fi_mr_attr.device.cuda", MR_ATTR_DEVICE);
+        out.put("const FI_HMEM", FabricDiscovery.FI_HMEM);
+        out.put("const FI_HMEM_SYSTEM", (long) FabricRegions.FI_HMEM_SYSTEM);
+        out.put("const FI_HMEM_CUDA", (long) FabricRegions.FI_HMEM_CUDA);
         return out;
     }
 }

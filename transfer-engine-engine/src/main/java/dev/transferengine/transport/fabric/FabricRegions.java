@@ -37,9 +37,8 @@ final class FabricRegions {
     private static final long FI_SEND = 1L << 11;
     private static final long FI_REMOTE_READ = 1L << 12;
     private static final long FI_REMOTE_WRITE = 1L << 13;
-    private static final long FI_HMEM = 1L << 47;
-    private static final int FI_HMEM_SYSTEM = 0;
-    private static final int FI_HMEM_CUDA = 1;
+    static final int FI_HMEM_SYSTEM = 0;
+    static final int FI_HMEM_CUDA = 1;
 
     private final FabricEndpoint endpoint;
     private final MemorySegment attr;
@@ -68,7 +67,7 @@ final class FabricRegions {
         this.providerKeys = (mode & FabricDiscovery.FI_MR_PROV_KEY) != 0;
         this.virtualAddressing = (mode & FabricDiscovery.FI_MR_VIRT_ADDR) != 0;
         this.localRegistration = (mode & FabricDiscovery.FI_MR_LOCAL) != 0;
-        this.hmem = (caps & FI_HMEM) != 0;
+        this.hmem = (caps & FabricDiscovery.FI_HMEM) != 0;
         final long keyBytes = endpoint.mrKeySize();
         this.keyMask = keyBytes <= 0 || keyBytes >= 8 ? Long.MAX_VALUE : (1L << (8 * keyBytes)) - 1;
     }
@@ -103,8 +102,13 @@ final class FabricRegions {
             case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0);
             case Device.Cuda cuda -> {
                 if (!hmem) {
+                    // Staging through host memory cannot work here: a remote write lands in the registered
+                    // memory without this side learning of it, so nothing would know to copy it to the device.
                     throw new DeviceUnavailableException("fabric provider " + endpoint.provider()
-                        + " was opened without FI_HMEM, so it cannot register " + device + " memory");
+                        + " offers no FI_HMEM, so it cannot register " + device + " memory (libfabric 1.17's tcp and"
+                        + " shm providers have none; efa and verbs ask for it, and " + FabricTransport.HMEM_OPTION
+                        + "=true asks any provider); use the tcp transport, which stages device memory through"
+                        + " pinned host memory");
                 }
                 yield add(segment.address(), segment.byteSize(), access, FI_HMEM_CUDA, cuda.ordinal());
             }

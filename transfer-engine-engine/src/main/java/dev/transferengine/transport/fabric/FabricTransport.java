@@ -27,7 +27,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes (default true), so a write
  *       completes only once the target placed it, and a write the target refuses (stale key, out of bounds) fails
  *       instead of completing; on shm zero-byte writes go without it, as libfabric 1.17's shm never completes
- *       them with it.</li>
+ *       them with it;</li>
+ *   <li>{@code fabric.hmem}: ask for FI_HMEM, so CUDA memory registers with {@code iface = FI_HMEM_CUDA}:
+ *       {@code auto} (the default) asks efa and verbs and falls back to a provider without it, {@code true} asks
+ *       any provider and requires it, {@code false} never asks. Without FI_HMEM, registering device memory fails
+ *       with a {@link dev.transferengine.DeviceUnavailableException} saying why.</li>
  * </ul>
  * The API version asked for is the newest the library offers, up to 1.22; EFA needs at least 1.18.
  * tcp and verbs endpoints bind to {@link EngineConfig#bindAddress()} (and to {@link DomainContext#port()} when
@@ -44,6 +48,7 @@ public final class FabricTransport implements Transport {
     static final String POSTS_PER_POLL_OPTION = "fabric.postsPerPoll";
     static final String MAX_OPS_OPTION = "fabric.maxOps";
     static final String DELIVERY_COMPLETE_OPTION = "fabric.deliveryComplete";
+    static final String HMEM_OPTION = "fabric.hmem";
 
     @Override
     public String name() {
@@ -68,8 +73,7 @@ public final class FabricTransport implements Transport {
             if (selection.cause != null) {
                 return selection.cause;
             }
-            final MemorySegment list = FabricDiscovery.query(selection.library, selection.provider,
-                selection.apiVersion, config.bindAddress(), 0);
+            final MemorySegment list = query(selection, config, 0);
             if (list.address() == 0) {
                 return noProvider(selection, config);
             }
@@ -94,8 +98,7 @@ public final class FabricTransport implements Transport {
         }
         final MemorySegment list;
         try {
-            list = FabricDiscovery.query(selection.library, selection.provider, selection.apiVersion,
-                config.bindAddress(), context.port());
+            list = query(selection, config, context.port());
         } catch (final RuntimeException e) {
             throw new TransportUnavailableException(NAME, "fi_getinfo failed: " + e.getMessage(), e);
         }
@@ -122,6 +125,22 @@ public final class FabricTransport implements Transport {
         }
     }
 
+    /** fi_getinfo with FI_HMEM asked for as {@value #HMEM_OPTION} says; NULL when the provider offers nothing. */
+    private static MemorySegment query(final Selection selection, final EngineConfig config, final int port) {
+        final String hmem = config.option(HMEM_OPTION, "auto").strip();
+        final boolean required = hmem.equals("true");
+        if (required || hmem.equals("auto")
+            && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS)) {
+            final MemorySegment list = FabricDiscovery.query(selection.library, selection.provider,
+                selection.apiVersion, config.bindAddress(), port, FabricDiscovery.FI_HMEM);
+            if (list.address() != 0 || required) {
+                return list;
+            }
+        }
+        return FabricDiscovery.query(selection.library, selection.provider, selection.apiVersion,
+            config.bindAddress(), port, 0);
+    }
+
     private static int intOption(final EngineConfig config, final String key, final int fallback) {
         final String value = config.option(key, Integer.toString(fallback));
         try {
@@ -138,7 +157,8 @@ public final class FabricTransport implements Transport {
     private static String noProvider(final Selection selection, final EngineConfig config) {
         return "libfabric " + FabricLibrary.versionText(selection.library.version()) + " (" + selection.library.path()
             + ") has no provider '" + selection.provider.libfabricName() + "' offering an RDM endpoint with messages"
-            + " and RMA" + (selection.provider.bindsAddress() ? " on " + config.bindAddress() : "")
+            + " and RMA" + (config.option(HMEM_OPTION, "auto").strip().equals("true") ? " and FI_HMEM" : "")
+            + (selection.provider.bindsAddress() ? " on " + config.bindAddress() : "")
             + " (fi_getinfo found nothing; `fi_info -p " + selection.provider.libfabricName()
             + "` lists what it offers)";
     }
@@ -155,6 +175,11 @@ public final class FabricTransport implements Transport {
         if (missing != null) {
             return new Selection(provider, library, 0, "libfabric unavailable (" + LIBRARY_OPTION + "="
                 + library.path() + "): " + missing);
+        }
+        final String hmem = config.option(HMEM_OPTION, "auto").strip();
+        if (!hmem.equals("auto") && !hmem.equals("true") && !hmem.equals("false")) {
+            return new Selection(provider, library, 0, HMEM_OPTION + " must be auto, true or false, not '" + hmem
+                + "'");
         }
         final int apiVersion = provider.negotiate(library.version());
         if (apiVersion < 0) {
