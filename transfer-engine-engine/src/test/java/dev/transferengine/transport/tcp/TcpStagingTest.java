@@ -319,6 +319,28 @@ class TcpStagingTest {
     }
 
     @Test
+    void shouldFailARefusedMultiChunkDeviceWriteOnceAndReuseItsChunks() {
+        useSmallChunks();
+        final int size = 6 * CHUNK;
+        final MemorySegment source = pattern(size, 43);
+        final long sourceKey = initiator.register(source, Device.cuda(0));
+        final MemorySegment destination = arena.allocate(size);
+        final long rkey = target.register(destination, Device.cuda(0));
+        final long peer = initiator.resolve(target.address());
+
+        // The last pieces fall outside the region: those are refused, the write fails once.
+        initiator.write(1, source, 0, sourceKey, size, peer, 0, 3L * CHUNK, rkey, true, 1);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1 && pollBoth(50), initiator, target);
+        initiator.write(2, source, 0, sourceKey, size, peer, 0, 0, rkey, true, 2);
+        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+
+        assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class);
+        assertThat(initiatorEvents.writesDone).containsOnlyKeys(2L);
+        assertThat(targetEvents.imms).containsExactly(2);
+        assertThat(destination.mismatch(source)).isEqualTo(-1);
+    }
+
+    @Test
     void shouldFreeTheStagingChunksWhenTheLastDeviceRegionIsDeregistered() {
         final long before = HostBackedDeviceMemory.LIVE_STAGING.get();
         final long first = target.register(arena.allocate(4096), Device.cuda(0));
