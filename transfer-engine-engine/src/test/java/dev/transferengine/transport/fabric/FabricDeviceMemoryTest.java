@@ -8,6 +8,7 @@ import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,7 +32,7 @@ class FabricDeviceMemoryTest {
         FabricFixture.assumeAvailable(provider);
         try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofConfined()) {
             final Domain domain = fixture.open(FabricFixture.config(provider, 1, HOST_TEST), 0,
-                new FabricFixture.Recorder());
+                new RecordingDomainListener());
             final MemorySegment memory = arena.allocate(4096, 4096);
 
             assertThatThrownBy(() -> domain.register(memory, Device.cuda(0)))

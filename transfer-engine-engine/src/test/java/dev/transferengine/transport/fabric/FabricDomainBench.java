@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -82,7 +83,7 @@ public final class FabricDomainBench {
     }
 
     /** Counts completions and imms without allocating. */
-    private static final class Counting extends FabricFixture.Recorder {
+    private static final class Counting extends RecordingDomainListener {
         int done;
         int failed;
         int imms;

@@ -10,6 +10,7 @@ import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -54,8 +55,8 @@ class FabricDomainTest {
 
     /** Two engines' worth of NICs: initiator NIC k talks to target NIC k. */
     private final class Pair {
-        final FabricFixture.Recorder initiatorEvents = new FabricFixture.Recorder();
-        final FabricFixture.Recorder targetEvents = new FabricFixture.Recorder();
+        final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final List<Domain> initiators = new ArrayList<>();
         final List<Domain> targets = new ArrayList<>();
         final long[] peers;
@@ -169,13 +170,13 @@ class FabricDomainTest {
             final MemorySegment message = arena.allocateFrom("hello over nic " + nic);
             pair.initiators.get(nic).send(200 + nic, pair.peers[nic], message);
         }
-        fixture.pollUntil(() -> pair.targetEvents.received.size() == nics
+        fixture.pollUntil(() -> pair.targetEvents.receives.size() == nics
             && pair.initiatorEvents.sendsDone.size() + pair.initiatorEvents.sendsFailed.size() == nics);
 
         assertThat(pair.initiatorEvents.sendsFailed).isEmpty();
         for (int nic = 0; nic < nics; nic++) {
             final String text = "hello over nic " + nic;
-            assertThat(pair.targetEvents.received).containsEntry(100L + nic, text.length() + 1);
+            assertThat(pair.targetEvents.receives).containsEntry(100L + nic, text.length() + 1);
             assertThat(buffers[nic].getString(0)).isEqualTo(text);
         }
     }
@@ -212,7 +213,7 @@ class FabricDomainTest {
         assertThat(pair.targetEvents.imms).isEmpty();
         assertThat(dst.mismatch(arena.allocate(8192))).isEqualTo(-1);
 
-        final FabricFixture.Recorder otherEvents = new FabricFixture.Recorder();
+        final RecordingDomainListener otherEvents = new RecordingDomainListener();
         final Domain other = fixture.open(provider, 0, otherEvents);
         final long otherKey = other.register(src, Device.host());
         other.write(2, src, 0, otherKey, 4096, other.resolve(pair.targets.get(0).address()), dst.address(), 0,

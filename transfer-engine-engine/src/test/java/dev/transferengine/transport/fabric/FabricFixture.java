@@ -9,6 +9,7 @@ import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,11 +39,11 @@ final class FabricFixture implements AutoCloseable {
             + ": " + cause);
     }
 
-    Domain open(final String provider, final int nic, final Recorder listener) {
+    Domain open(final String provider, final int nic, final RecordingDomainListener listener) {
         return open(config(provider, nic + 1, Map.of()), nic, listener);
     }
 
-    Domain open(final EngineConfig config, final int nic, final Recorder listener) {
+    Domain open(final EngineConfig config, final int nic, final RecordingDomainListener listener) {
         final Domain domain = new FabricTransport().openDomain(new DomainContext(config, 0, nic, listener));
         domains.add(domain);
         return domain;
@@ -78,53 +79,4 @@ final class FabricFixture implements AutoCloseable {
         domains.clear();
     }
 
-    /** Records what a domain reports. */
-    static class Recorder implements DomainListener {
-        final Map<Long, Long> writesDone = new ConcurrentHashMap<>();
-        final Map<Long, TransferEngineException> writesFailed = new ConcurrentHashMap<>();
-        final Map<Long, Long> sendsDone = new ConcurrentHashMap<>();
-        final Map<Long, TransferEngineException> sendsFailed = new ConcurrentHashMap<>();
-        final Map<Long, Integer> received = new ConcurrentHashMap<>();
-        final List<Integer> imms = new CopyOnWriteArrayList<>();
-        long bytesReceived;
-
-        @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            writesDone.put(token, bytes);
-        }
-
-        @Override
-        public void onWriteFailed(final long token, final TransferEngineException error) {
-            writesFailed.put(token, error);
-        }
-
-        @Override
-        public void onSendComplete(final long token, final long bytes) {
-            sendsDone.put(token, bytes);
-        }
-
-        @Override
-        public void onSendFailed(final long token, final TransferEngineException error) {
-            sendsFailed.put(token, error);
-        }
-
-        @Override
-        public void onReceive(final long token, final int length) {
-            received.put(token, length);
-        }
-
-        @Override
-        public void onImm(final int imm) {
-            imms.add(imm);
-        }
-
-        @Override
-        public void onBytesReceived(final long bytes) {
-            bytesReceived += bytes;
-        }
-
-        boolean writeEnded(final long token) {
-            return writesDone.containsKey(token) || writesFailed.containsKey(token);
-        }
-    }
 }

@@ -6,6 +6,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -58,7 +59,7 @@ class FabricPeerFailureTest {
         final long remoteBase = Long.parseLong(ready[2]);
         final long rkey = Long.parseLong(ready[3]);
 
-        final FabricFixture.Recorder events = new FabricFixture.Recorder();
+        final RecordingDomainListener events = new RecordingDomainListener();
         final Domain domain = fixture.open("tcp", 0, events);
         final MemorySegment src = arena.allocate(REGION, 4096);
         final long srcKey = domain.register(src, Device.host());
@@ -82,7 +83,7 @@ class FabricPeerFailureTest {
         });
         assertThat(domain.failure()).isNull();
 
-        final FabricFixture.Recorder targetEvents = new FabricFixture.Recorder();
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final Domain target = fixture.open("tcp", 0, targetEvents);
         final MemorySegment dst = arena.allocate(WRITE, 4096);
         final long dstKey = target.register(dst, Device.host());

@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +17,7 @@ public final class FabricPeerProcess {
     }
 
     public static void main(final String[] args) {
-        final FabricFixture.Recorder events = new FabricFixture.Recorder();
+        final RecordingDomainListener events = new RecordingDomainListener();
         try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofShared()) {
             final Domain domain = fixture.open(args[0], 0, events);
             final MemorySegment region = arena.allocate(Long.parseLong(args[1]), 4096);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.Transport;
 
 import java.util.Map;
@@ -34,7 +35,7 @@ class FabricTransportTest {
 
         assertThat(transport.unavailabilityCause(config)).contains("/nonexistent/libfabric.so.1")
             .contains("fabric.library");
-        assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new FabricFixture.Recorder())))
+        assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new RecordingDomainListener())))
             .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("/nonexistent/libfabric.so.1");
     }
 
@@ -51,7 +52,7 @@ class FabricTransportTest {
         final EngineConfig config = FabricFixture.config("nonexistent", 1, Map.of());
 
         assertThat(transport.unavailabilityCause(config)).contains("'nonexistent'").contains("efa, tcp, shm, verbs");
-        assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new FabricFixture.Recorder())))
+        assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new RecordingDomainListener())))
             .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("nonexistent");
     }
 
@@ -63,7 +64,7 @@ class FabricTransportTest {
 
         assertThat(cause).containsAnyOf(provider, "too old");
         assertThatThrownBy(() -> transport.openDomain(new DomainContext(FabricFixture.config(provider, 1, Map.of()),
-            0, 0, new FabricFixture.Recorder()))).isInstanceOf(TransportUnavailableException.class);
+            0, 0, new RecordingDomainListener()))).isInstanceOf(TransportUnavailableException.class);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,7 +38,7 @@ class TcpAddressTest {
 
     @Test
     void domainAdvertisesItsBoundAddressAndPort() {
-        try (TcpDomain domain = TcpDomains.open(new RecordingListener())) {
+        try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThat(TcpAddress.toSocketAddress(domain.address()))
                 .isEqualTo(new InetSocketAddress("127.0.0.1", domain.port()));
             assertThat(domain.description()).isEqualTo("tcp 127.0.0.1:" + domain.port());
@@ -46,7 +47,7 @@ class TcpAddressTest {
 
     @Test
     void addressesOfOtherTransportsOrWithBadPayloadsAreRefused() {
-        try (TcpDomain domain = TcpDomains.open(new RecordingListener())) {
+        try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("fabric", new byte[] {4, 1, 0, 127, 0, 0, 1})))
                 .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("'fabric'");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[0])))

@@ -6,6 +6,7 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -24,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TcpDomainFaultTest {
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener initiatorEvents = new RecordingListener();
-    private final RecordingListener targetEvents = new RecordingListener();
-    private final RecordingListener bystanderEvents = new RecordingListener();
+    private final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
+    private final RecordingDomainListener bystanderEvents = new RecordingDomainListener();
     private final TcpDomain initiator = TcpDomains.open(initiatorEvents);
 
     @AfterEach
@@ -72,7 +73,7 @@ class TcpDomainFaultTest {
         pollUntil(() -> initiatorEvents.writesEnded() == 13, initiator, bystander);
         assertThat(initiatorEvents.writesDone).containsKey(31L);
 
-        final RecordingListener restartedEvents = new RecordingListener();
+        final RecordingDomainListener restartedEvents = new RecordingDomainListener();
         final TcpDomain restarted = TcpDomains.open(restartedEvents, targetPort, 0, Map.of());
         try {
             final MemorySegment destination = arena.allocate(4096);

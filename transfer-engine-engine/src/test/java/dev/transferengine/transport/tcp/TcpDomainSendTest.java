@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.RemoteAccessException;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TcpDomainSendTest {
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener senderEvents = new RecordingListener();
-    private final RecordingListener receiverEvents = new RecordingListener();
+    private final RecordingDomainListener senderEvents = new RecordingDomainListener();
+    private final RecordingDomainListener receiverEvents = new RecordingDomainListener();
     private TcpDomain sender;
     private TcpDomain receiver;
     private long peer;

@@ -3,6 +3,7 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.RemoteAccessException;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TcpDomainWriteTest {
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener initiatorEvents = new RecordingListener();
-    private final RecordingListener targetEvents = new RecordingListener();
+    private final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
     private TcpDomain initiator;
     private TcpDomain target;
 

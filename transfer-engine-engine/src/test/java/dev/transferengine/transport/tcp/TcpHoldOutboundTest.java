@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,9 +15,9 @@ class TcpHoldOutboundTest {
 
     @Test
     void holdingOneNicDeliversTheOtherNicsLaterWriteFirst() {
-        final RecordingListener initiatorEvents = new RecordingListener();
+        final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
         // Both target NICs report to one listener, as the NICs of one group do.
-        final RecordingListener targetEvents = new RecordingListener();
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
         try (Arena arena = Arena.ofShared();
              TcpDomain nic0 = TcpDomains.open(initiatorEvents, 0);
              TcpDomain nic1 = TcpDomains.open(initiatorEvents, 1);

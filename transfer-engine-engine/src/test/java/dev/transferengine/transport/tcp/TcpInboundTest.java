@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
 import dev.transferengine.RemoteAccessException;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -20,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TcpInboundTest {
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener targetEvents = new RecordingListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
     private TcpDomain target;
 
     @AfterEach

@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
 import dev.transferengine.RemoteAccessException;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -21,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TcpMalformedFrameTest {
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener targetEvents = new RecordingListener();
-    private final RecordingListener goodEvents = new RecordingListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
+    private final RecordingDomainListener goodEvents = new RecordingDomainListener();
     private final TcpDomain target = TcpDomains.open(targetEvents);
     private final TcpDomain good = TcpDomains.open(goodEvents);
     private final MemorySegment region = arena.allocate(64 * 1024);

@@ -9,6 +9,7 @@ import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.RemoteAccessException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.spi.DeviceMemory;
+import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -32,8 +33,8 @@ class TcpStagingTest {
         TcpStaging.CHUNK_BYTES_OPTION, Integer.toString(CHUNK), TcpStaging.CHUNKS_OPTION, "2");
 
     private final Arena arena = Arena.ofShared();
-    private final RecordingListener initiatorEvents = new RecordingListener();
-    private final RecordingListener targetEvents = new RecordingListener();
+    private final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
     private TcpDomain initiator;
     private TcpDomain target;
 
@@ -164,7 +165,7 @@ class TcpStagingTest {
 
     @Test
     void shouldRefuseDeviceMemoryNamingTheMissingProvider() {
-        final TcpDomain domain = TcpDomains.open(new RecordingListener(), 0, 1,
+        final TcpDomain domain = TcpDomains.open(new RecordingDomainListener(), 0, 1,
             Map.of(DeviceMemory.OPTION, "absent-memory"));
         try {
             assertThatThrownBy(() -> domain.register(arena.allocate(64), Device.cuda(0)))

@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.Transport;
 
 import java.util.Map;
@@ -32,14 +33,14 @@ class TcpTransportTest {
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "-1"))))
             .contains(">= 0");
         assertThatThrownBy(() -> tcp.openDomain(new DomainContext(
-            TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots")), 0, 0, new RecordingListener())))
+            TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots")), 0, 0, new RecordingDomainListener())))
             .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("'lots'");
     }
 
     @Test
     void eachNicOfAGroupListensOnItsOwnPort() {
-        try (TcpDomain nic0 = TcpDomains.open(new RecordingListener(), 0);
-             TcpDomain nic1 = TcpDomains.open(new RecordingListener(), 1)) {
+        try (TcpDomain nic0 = TcpDomains.open(new RecordingDomainListener(), 0);
+             TcpDomain nic1 = TcpDomains.open(new RecordingDomainListener(), 1)) {
             assertThat(nic0.port()).isNotEqualTo(nic1.port());
             assertThat(nic0.address()).isNotEqualTo(nic1.address());
             assertThat(nic0.failure()).isNull();
