@@ -386,7 +386,9 @@ public abstract class TransportContract {
         final TransferEngine sender = engine(1);
         final TransferEngine receiver = engine(1);
         final List<String> received = new CopyOnWriteArrayList<>();
-        receiver.postReceives(256, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+        // more buffers than messages: a buffer goes back to the pool only after its listener ran, and the sender
+        // must not outrun that here
+        receiver.postReceives(256, 32, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
 
         final byte[] buffer = "hello decode".getBytes();
         final CompletableFuture<Void> sent = sender.send(receiver.mainAddress(), buffer);

@@ -13,7 +13,10 @@ import dev.transferengine.nativeaccess.NativeCallException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +65,8 @@ final class FabricEndpoint implements AutoCloseable {
     private final MemorySegment av;
     private final MemorySegment ep;
     private final byte[] name;
+    /** Names of this process's open endpoints, so a peer in the same process is known to be alive. */
+    private static final Set<String> OPEN_NAMES = ConcurrentHashMap.newKeySet();
 
     private final MemorySegment regattrFn;
     private final MemorySegment avInsertFn;
@@ -138,6 +143,7 @@ final class FabricEndpoint implements AutoCloseable {
             this.sendMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
             this.recvMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
+            OPEN_NAMES.add(key(name));
         } catch (final RuntimeException e) {
             closeQuietly(e);
             throw e;
@@ -281,7 +287,17 @@ final class FabricEndpoint implements AutoCloseable {
     /** Closes endpoint, AV, CQ, domain and fabric, in that order. Failures are logged, not thrown. */
     @Override
     public void close() {
+        OPEN_NAMES.remove(key(name));
         closeQuietly(null);
+    }
+
+    /** Whether {@code address} is an endpoint of this process that is still open (so it certainly exists). */
+    static boolean isOpenHere(final byte[] address) {
+        return OPEN_NAMES.contains(key(address));
+    }
+
+    private static String key(final byte[] address) {
+        return HexFormat.of().formatHex(address);
     }
 
     private void closeQuietly(final RuntimeException primary) {

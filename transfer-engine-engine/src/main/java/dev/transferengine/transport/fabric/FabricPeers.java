@@ -79,8 +79,8 @@ final class FabricPeers {
      * process closed the endpoint or exited), so check that the region still exists first.
      */
     private void ensureShmPeerExists(final NetAddr peer, final byte[] name) {
-        if (!"shm".equals(endpoint.provider())) {
-            return;
+        if (!"shm".equals(endpoint.provider()) || FabricEndpoint.isOpenHere(name)) {
+            return; // an open endpoint of this process exists for sure, whatever /dev/shm shows this instant
         }
         String text = new String(name, StandardCharsets.US_ASCII);
         final int nul = text.indexOf('\0');
