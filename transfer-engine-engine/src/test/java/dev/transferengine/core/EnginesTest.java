@@ -13,6 +13,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.transport.fabric.FabricTestAccess;
 
 import java.lang.foreign.Arena;
 import java.util.concurrent.CompletableFuture;
@@ -35,6 +36,17 @@ class EnginesTest {
         try (TransferEngine engine = TransferEngine.builder().transport("auto")
             .option("fabric.library", "/nonexistent/libfabric.so.1").build()) {
             assertThat(engine.transport()).isEqualTo("tcp");
+        }
+    }
+
+    @Test
+    void autoTakesLibfabricOnlyForRdmaDevicesOrANamedProvider() {
+        FabricTestAccess.assumeAvailable("shm");
+        try (TransferEngine engine = TransferEngine.builder().transport("auto").build()) {
+            assertThat(engine.transport()).as("no EFA or verbs device here").isEqualTo("tcp");
+        }
+        try (TransferEngine engine = TransferEngine.builder().transport("auto").option("fabric.provider", "shm").build()) {
+            assertThat(engine.transport()).isEqualTo("fabric");
         }
     }
 

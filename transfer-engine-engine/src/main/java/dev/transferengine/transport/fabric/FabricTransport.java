@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fabric.library}: the library to load, default {@code libfabric.so.1} (AWS installs its own under
  *       {@code /opt/amazon/efa/lib});</li>
  *   <li>{@code fabric.provider}: {@code tcp} (tcp;ofi_rxm, the default, runs anywhere), {@code shm},
- *       {@code efa} or {@code verbs} (verbs;ofi_rxm);</li>
+ *       {@code efa} or {@code verbs} (verbs;ofi_rxm); with {@code transport=auto} and no provider named, only
+ *       {@code efa} and then {@code verbs} are tried, so auto falls back to the pure-Java tcp transport where
+ *       there is no RDMA device;</li>
  *   <li>{@code fabric.postsPerPoll}: posts per progress pass from the pending queue, default 32;</li>
  *   <li>{@code fabric.maxOps}: operations outstanding per NIC before posts fail with back pressure, default
  *       262144 (slots are made on demand, in chunks of 256, about 200 bytes each);</li>
@@ -47,6 +49,7 @@ public final class FabricTransport implements Transport {
     static final String PROVIDER_OPTION = "fabric.provider";
     static final String POSTS_PER_POLL_OPTION = "fabric.postsPerPoll";
     static final String MAX_OPS_OPTION = "fabric.maxOps";
+    private static final String AUTO = "auto";
     static final String DELIVERY_COMPLETE_OPTION = "fabric.deliveryComplete";
     static final String HMEM_OPTION = "fabric.hmem";
 
@@ -164,7 +167,37 @@ public final class FabricTransport implements Transport {
     }
 
     private static Selection select(final EngineConfig config) {
-        final String providerOption = config.option(PROVIDER_OPTION, FabricProvider.TCP.option());
+        final String explicit = config.options().get(PROVIDER_OPTION);
+        if (explicit == null && AUTO.equals(config.transport())) {
+            return selectHardware(config);
+        }
+        return select(config, explicit == null ? FabricProvider.TCP.option() : explicit);
+    }
+
+    /**
+     * {@code transport=auto} takes libfabric only for RDMA hardware, EFA first, then verbs: where libfabric offers
+     * just its tcp and shm providers, the pure-Java tcp transport reports failures better.
+     */
+    private static Selection selectHardware(final EngineConfig config) {
+        for (final FabricProvider provider : List.of(FabricProvider.EFA, FabricProvider.VERBS)) {
+            final Selection selection = select(config, provider.option());
+            if (selection.cause != null) {
+                if (selection.library == null || selection.library.unavailabilityCause() != null) {
+                    return selection; // no usable library at all: that is the reason to give
+                }
+                continue;
+            }
+            final MemorySegment list = query(selection, config, 0);
+            if (list.address() != 0) {
+                selection.library.freeInfo(list);
+                return selection;
+            }
+        }
+        return new Selection(null, null, 0, "transport=auto uses libfabric only for EFA or verbs devices and found"
+            + " none here; set " + PROVIDER_OPTION + " (e.g. tcp or shm) to use libfabric anyway");
+    }
+
+    private static Selection select(final EngineConfig config, final String providerOption) {
         final FabricProvider provider = FabricProvider.byOption(providerOption);
         if (provider == null) {
             return new Selection(null, null, 0, "unknown libfabric provider '" + providerOption + "' ("
