@@ -29,6 +29,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntArrayList;
@@ -137,7 +138,7 @@ final class DomainGroup implements Agent {
     }
 
     /** Runs {@code action} on the worker and returns its result to the caller's future. */
-    <T> CompletableFuture<T> call(final java.util.function.Function<DomainGroup, T> action) {
+    <T> CompletableFuture<T> call(final Function<DomainGroup, T> action) {
         final CompletableFuture<T> result = new CompletableFuture<>();
         control(g -> {
             try {
@@ -153,12 +154,7 @@ final class DomainGroup implements Agent {
 
     @Override
     public void onStart() {
-        if (spec.workerCpu().isPresent()) {
-            final String failure = CpuAffinity.pinCurrentThread(spec.workerCpu().getAsInt());
-            if (failure != null) {
-                LOG.info("worker of group {} runs unpinned: {}", index, failure);
-            }
-        }
+        CpuAffinity.pinCurrentThread(spec.workerCpu(), "worker of group " + index);
         try {
             for (int nic = 0; nic < domains.length; nic++) {
                 domains[nic] = transport.openDomain(new DomainContext(config, index, nic, new NicEvents(nic)));

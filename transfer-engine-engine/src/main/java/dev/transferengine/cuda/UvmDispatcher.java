@@ -36,12 +36,7 @@ final class UvmDispatcher implements Agent {
     /** On the service's own callback thread only. */
     @Override
     public void onStart() {
-        if (cpu.isPresent()) {
-            final String problem = CpuAffinity.pinCurrentThread(cpu.getAsInt());
-            if (problem != null) {
-                LOG.warn("UVM callback thread runs unpinned: {}", problem);
-            }
-        }
+        CpuAffinity.pinCurrentThread(cpu, "UVM callback thread");
     }
 
     int dispatch(final int limit) {

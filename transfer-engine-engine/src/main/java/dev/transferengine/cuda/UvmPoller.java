@@ -5,16 +5,12 @@ import dev.transferengine.nativeaccess.CpuAffinity;
 import java.util.OptionalInt;
 
 import org.agrona.concurrent.Agent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The polling thread's duty cycle: reads every watched slot once and queues each change for the callback thread.
  * When the queue is full the change stays in the slot and is picked up, coalesced, on a later pass.
  */
 final class UvmPoller implements Agent {
-
-    private static final Logger LOG = LoggerFactory.getLogger(UvmPoller.class);
 
     private final UvmSlotTable table;
     private final UvmChangeQueue queue;
@@ -28,12 +24,7 @@ final class UvmPoller implements Agent {
 
     @Override
     public void onStart() {
-        if (cpu.isPresent()) {
-            final String problem = CpuAffinity.pinCurrentThread(cpu.getAsInt());
-            if (problem != null) {
-                LOG.warn("UVM polling thread runs unpinned: {}", problem);
-            }
-        }
+        CpuAffinity.pinCurrentThread(cpu, "UVM polling thread");
     }
 
     @Override

@@ -7,6 +7,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.OptionalInt;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Pins the calling thread to one CPU with {@code sched_setaffinity(0, ...)} (Linux). Pinning is best effort: where
@@ -14,6 +18,7 @@ import java.lang.invoke.VarHandle;
  */
 public final class CpuAffinity {
 
+    private static final Logger LOG = LoggerFactory.getLogger(CpuAffinity.class);
     private static final int CPU_SET_BYTES = 128; // glibc cpu_set_t: 1024 bits
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final VarHandle ERRNO_HANDLE = Linker.Option.captureStateLayout()
@@ -34,6 +39,21 @@ public final class CpuAffinity {
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
                 ERRNO))
             .orElse(null);
+    }
+
+    /**
+     * Pins the calling thread to {@code cpu} when one is given; where that is not possible, logs why and lets the
+     * thread run unpinned.
+     *
+     * @param thread what the thread is, for the log line (e.g. {@code "worker of group 0"})
+     */
+    public static void pinCurrentThread(final OptionalInt cpu, final String thread) {
+        if (cpu.isPresent()) {
+            final String failure = pinCurrentThread(cpu.getAsInt());
+            if (failure != null) {
+                LOG.warn("{} runs unpinned: {}", thread, failure);
+            }
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,28 @@ class CpuAffinityTest {
 
         assertThat(failure.get()).isNull();
         assertThat(allowed.get()).isEqualTo("0");
+    }
+
+    @Test
+    void pinsOnlyWhenACpuIsGiven() throws Exception {
+        final AtomicReference<String> unpinned = new AtomicReference<>();
+        final AtomicReference<String> pinned = new AtomicReference<>();
+        final Thread thread = new Thread(() -> {
+            try {
+                CpuAffinity.pinCurrentThread(OptionalInt.empty(), "test thread");
+                unpinned.set(allowedCpus());
+                CpuAffinity.pinCurrentThread(OptionalInt.of(0), "test thread");
+                pinned.set(allowedCpus());
+            } catch (final Exception e) {
+                pinned.set(e.toString());
+            }
+        });
+        final String before = allowedCpus();
+        thread.start();
+        thread.join();
+
+        assertThat(unpinned.get()).isEqualTo(before);
+        assertThat(pinned.get()).isEqualTo("0");
     }
 
     @Test
