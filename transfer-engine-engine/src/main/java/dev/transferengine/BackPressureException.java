@@ -1,7 +1,12 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /** The worker's submission queue is full; retry later or raise {@code submitQueueCapacity}. */
 public final class BackPressureException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     public BackPressureException(final String message) {
         super(message);

@@ -18,7 +18,7 @@ public record BarrierWrite(List<MrDesc> dsts, int value, Routing routing, PeerGr
             throw new IllegalArgumentException("a barrier takes sharded(1) or pinned(nic), not sharded(" + s.shards() + ")");
         }
         dsts = List.copyOf(dsts);
-        if (group != PeerGroup.NONE && group.size() != dsts.size()) {
+        if (!PeerGroup.NONE.equals(group) && group.size() != dsts.size()) {
             throw new IllegalArgumentException("peer group has " + group.size() + " peers but the barrier names " + dsts.size());
         }
     }

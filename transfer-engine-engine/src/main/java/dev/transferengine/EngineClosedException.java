@@ -1,7 +1,12 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /** The engine was closed: the call came after {@code close()}, or the operation was pending when it closed. */
 public final class EngineClosedException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     public EngineClosedException(final String message) {
         super(message);

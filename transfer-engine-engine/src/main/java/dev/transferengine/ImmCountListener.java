@@ -5,6 +5,9 @@ package dev.transferengine;
 public interface ImmCountListener {
 
     /**
+     * Reports that the expected count of {@code imm} was reached.
+     *
+     * @param imm the imm value whose count was reached
      * @return true to stay armed for the next {@code count} imms; false to remove the expectation, after which the
      *         imms that arrived meanwhile are replayed to the {@link ImmListener} (or credited)
      */

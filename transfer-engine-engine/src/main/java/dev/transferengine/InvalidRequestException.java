@@ -1,7 +1,12 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /** A request that cannot be carried out as given: a NIC index or shard count this group lacks, an unknown region, ... */
 public final class InvalidRequestException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     public InvalidRequestException(final String message) {
         super(message);

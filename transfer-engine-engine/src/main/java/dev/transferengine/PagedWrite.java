@@ -7,6 +7,7 @@ import java.util.OptionalInt;
  * {@code dst + dstOffset + dstStride * dstPages[k]}, {@code pageLength} bytes each, one write per page. The page list
  * is cut into at most N contiguous ranges, one per NIC. The arrays are copied once, at construction.
  */
+@SuppressWarnings("ArrayRecordComponent") // int[] page lists: no boxing; a request is never compared or hashed
 public record PagedWrite(MemoryRegion src, long srcOffset, long srcStride, int[] srcPages, MrDesc dst, long dstOffset,
                          long dstStride, int[] dstPages, long pageLength, OptionalInt imm) implements WriteRequest {
 

@@ -1,9 +1,15 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /** A peer could not be reached, or its connection was lost while operations to it were in flight. */
 public final class PeerUnreachableException extends TransferEngineException {
 
-    private final NetAddr peer;
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    /** Not serialised (NetAddr is not Serializable); the message names the peer too. */
+    private final transient NetAddr peer;
 
     public PeerUnreachableException(final NetAddr peer, final String reason) {
         super("peer " + peer + " unreachable: " + reason);

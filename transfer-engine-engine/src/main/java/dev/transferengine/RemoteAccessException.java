@@ -1,9 +1,14 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /**
  * The receiver refused an operation and left its memory untouched; {@link #reason()} says why.
  */
 public final class RemoteAccessException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** Why the receiver refused. */
     public enum Reason {

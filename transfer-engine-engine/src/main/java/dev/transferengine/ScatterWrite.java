@@ -16,7 +16,7 @@ public record ScatterWrite(MemoryRegion src, List<ScatterTarget> targets, GroupR
             throw new IllegalArgumentException("a scatter needs at least one target");
         }
         targets = List.copyOf(targets);
-        if (group != PeerGroup.NONE && group.size() != targets.size()) {
+        if (!PeerGroup.NONE.equals(group) && group.size() != targets.size()) {
             throw new IllegalArgumentException("peer group has " + group.size() + " peers but the scatter names " + targets.size() + " targets");
         }
     }

@@ -1,7 +1,12 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /** The requested transport cannot run here; the message says why (missing library, provider, device...). */
 public final class TransportUnavailableException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private final String transport;
 

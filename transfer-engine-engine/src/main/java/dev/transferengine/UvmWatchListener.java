@@ -12,6 +12,8 @@ package dev.transferengine;
 public interface UvmWatchListener {
 
     /**
+     * Reports a new value in the watched slot.
+     *
      * @param oldValue the value seen before (0 for a fresh watcher)
      * @param newValue the value seen now, never equal to {@code oldValue}
      * @return true to keep watching; false releases the slot (reset to 0), as does throwing

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class MultiProcessContract {
 
-    private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final Duration WAIT = Duration.ofMinutes(2);
 
     /** Transport name. */
     protected abstract String transport();

@@ -41,11 +41,11 @@ public final class PeerProcess {
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String line;
             while ((line = in.readLine()) != null) {
-                final String[] command = line.split(" ");
+                final String[] command = line.split(" ", -1);
                 switch (command[0]) {
                     case "AWAIT" -> {
                         final ImmCounter counter = engine.immCounter(Integer.parseInt(command[1]));
-                        counter.await(Long.parseLong(command[2]), Duration.ofSeconds(120));
+                        counter.await(Long.parseLong(command[2]), Duration.ofMinutes(2));
                         System.out.println("COUNTED " + command[1] + " " + counter.balance());
                     }
                     case "CRC" -> System.out.println("CRC " + Checksums.crc32c(region));

@@ -87,11 +87,16 @@ public final class PeerProcesses implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             in.println("EXIT");
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                kill();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    kill();
+                }
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
             }
         }
     }

@@ -12,6 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -111,7 +112,7 @@ public abstract class TransportContract {
         try {
             future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         } catch (final ExecutionException e) {
-            return e.getCause();
+            return Objects.requireNonNull(e.getCause());
         } catch (final Exception e) {
             throw new AssertionError(e);
         }

@@ -14,6 +14,8 @@ import dev.transferengine.PeerUnreachableException;
 public record ErrorBody(String error, String message, @Nullable String peer) {
 
     /**
+     * The body that describes {@code error}.
+     *
      * @param error the failure
      * @return its body
      */

@@ -26,6 +26,7 @@ public final class HostBuffer implements AutoCloseable {
      * @param engine the engine peers write through
      * @param bytes  the size of the buffer
      */
+    @SuppressWarnings("MustBeClosedChecker") // the buffer owns the arena and closes it in close()
     public HostBuffer(final TransferEngine engine, final long bytes) {
         this.engine = engine;
         this.arena = Arena.ofShared();

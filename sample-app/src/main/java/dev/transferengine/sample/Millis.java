@@ -7,6 +7,8 @@ public final class Millis {
     }
 
     /**
+     * Converts nanoseconds to milliseconds.
+     *
      * @param nanos a duration in nanoseconds
      * @return the same in milliseconds, rounded to three decimals
      */

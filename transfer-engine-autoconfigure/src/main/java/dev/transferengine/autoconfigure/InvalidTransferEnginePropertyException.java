@@ -1,10 +1,15 @@
 package dev.transferengine.autoconfigure;
 
+import java.io.Serial;
+
 /**
  * A {@code transfer-engine.*} property has a value the engine cannot start with; turned into a start-up report by
  * {@link InvalidTransferEnginePropertyFailureAnalyzer}.
  */
 public final class InvalidTransferEnginePropertyException extends RuntimeException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private final String property;
     private final String value;

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -69,7 +71,7 @@ class TransferEngineFailureAnalysisTests {
 
     /** Runs the context, then the failure analyzers registered in {@code spring.factories} (ours answer). */
     private FailureAnalysis analyze(final String... properties) {
-        final Throwable[] failure = new Throwable[1];
+        final @Nullable Throwable[] failure = new @Nullable Throwable[1];
         runner.withPropertyValues(properties).run(context -> {
             assertThat(context).hasFailed();
             failure[0] = context.getStartupFailure();
@@ -83,7 +85,7 @@ class TransferEngineFailureAnalysisTests {
             .load(FailureAnalyzer.class, ArgumentResolver.of(Environment.class, environment),
                 FailureHandler.handleMessage((message, error) -> { }))) {
             if (analyzer.getClass().getPackageName().equals(getClass().getPackageName())) {
-                final FailureAnalysis analysis = analyzer.analyze(failure[0]);
+                final FailureAnalysis analysis = analyzer.analyze(Objects.requireNonNull(failure[0]));
                 if (analysis != null) {
                     return analysis;
                 }

@@ -8,18 +8,18 @@ import org.jspecify.annotations.Nullable;
  * The JSON line a run ends with (snake_case keys). Rates are per second of the measured interval; GB/s is 1e9
  * bytes per second; latencies are from submit to completion (round trip for {@code imm}) in microseconds.
  *
- * @param op           {@code write}, {@code paged} or {@code imm}
+ * @param op           {@code write}, {@code "paged"} or {@code imm}
  * @param transport    the engine's transport
  * @param provider     the libfabric provider, for {@code fabric}
  * @param nics         NICs per engine
  * @param routing      {@code sharded} or {@code pinned}, for {@code write}
- * @param size         bytes per write; per page for {@code paged}; 0 for {@code imm}
- * @param pages        pages per request, for {@code paged}
+ * @param size         bytes per write; per page for {@code "paged"}; 0 for {@code imm}
+ * @param pages        pages per request, for {@code "paged"}
  * @param window       writes kept in flight
  * @param durationS    length of the measured interval
  * @param ops          operations completed in it: writes, pages, or round trips
  * @param opsPerS      {@code ops} per second
- * @param requestsPerS requests per second (differs from {@code ops_per_s} for {@code paged} only)
+ * @param requestsPerS requests per second (differs from {@code ops_per_s} for {@code "paged"} only)
  * @param gbps         payload bytes per second / 1e9
  * @param p50Us        median latency per request
  * @param p99Us        99th percentile

@@ -29,7 +29,7 @@ final class ClientHandshake {
     static MrDesc exchange(final TransferEngine engine, final NetAddr server, final MemoryRegion own)
         throws InterruptedException, ExecutionException, TimeoutException {
         final CompletableFuture<MrDesc> reply = new CompletableFuture<>();
-        try (ReceivePool pool = engine.postReceives(BUFFER, 2,
+        try (ReceivePool _ = engine.postReceives(BUFFER, 2,
             message -> reply.complete(MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
             engine.send(server, own.descriptor().toBytes()).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return reply.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -55,10 +55,15 @@ final class PeerProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         process.getOutputStream().close();
-        if (!process.waitFor(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.destroyForcibly().waitFor();
+        try {
+            if (!process.waitFor(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (final InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

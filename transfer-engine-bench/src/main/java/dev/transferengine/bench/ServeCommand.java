@@ -44,7 +44,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         try (Arena arena = Arena.ofShared(); TransferEngine engine = engineOptions.open()) {
             final MemoryRegion target = engine.register(arena.allocate(region, 4096), Device.host());
-            try (ServerSession session = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
+            try (ServerSession _ = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
                 System.out.println(new PeerLine(engine.mainAddress(), target.descriptor()).format());
                 System.out.flush();
                 drain(stdin);

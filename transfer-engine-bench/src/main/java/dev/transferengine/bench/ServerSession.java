@@ -64,9 +64,13 @@ final class ServerSession implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
-        echo.join();
+        try {
+            echo.join();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         hellos.close();
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The engine's counters, kept as plain atomics so every read is one load and no meter exists per operation. NIC
  * counters have a single writer (their worker); engine counters are shared.
  */
+@SuppressWarnings("EnumOrdinal") // a flat table indexed by counter ordinal: no EnumMap or boxing on the worker
 final class Counters implements EngineMetrics {
 
     private static final int NIC_COUNTERS = NicCounter.values().length;

@@ -27,6 +27,7 @@ import dev.transferengine.spi.Transport;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -66,7 +67,7 @@ final class DomainGroup implements Agent {
     private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls = new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
-    private final Submission[] slots;
+    private final @Nullable Submission[] slots;
     private final int[] generations;
     /** A stack, so the lowest slots are reused and the timeout scan stays short. */
     private final IntArrayList freeSlots;
@@ -138,7 +139,7 @@ final class DomainGroup implements Agent {
     }
 
     /** Runs {@code action} on the worker and returns its result to the caller's future. */
-    <T> CompletableFuture<T> call(final Function<DomainGroup, T> action) {
+    <T extends @Nullable Object> CompletableFuture<T> call(final Function<DomainGroup, T> action) {
         final CompletableFuture<T> result = new CompletableFuture<>();
         control(g -> {
             try {
@@ -291,7 +292,7 @@ final class DomainGroup implements Agent {
     private void postSend(final Submission s) {
         try {
             final Domain domain = domains[0];
-            domain.send(s.token, domain.resolve(s.sendPeer), s.sendBuffer);
+            domain.send(s.token, domain.resolve(Objects.requireNonNull(s.sendPeer)), Objects.requireNonNull(s.sendBuffer));
         } catch (final TransferEngineException e) {
             abandon(s, 1, e);
         }
@@ -473,7 +474,7 @@ final class DomainGroup implements Agent {
     }
 
     private void release(final int slot) {
-        final Submission s = slots[slot];
+        final Submission s = Objects.requireNonNull(slots[slot]);
         slots[slot] = null;
         active--;
         freeSlots.pushInt(slot);

@@ -556,7 +556,7 @@ public final class Engine implements TransferEngine {
         }
     }
 
-    private static <T> T await(final CompletableFuture<T> future, final Duration timeout, final String what) {
+    private static <T extends @Nullable Object> T await(final CompletableFuture<T> future, final Duration timeout, final String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final ExecutionException e) {

@@ -6,6 +6,8 @@ import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmListener;
 import dev.transferengine.InvalidRequestException;
 
+import java.util.Objects;
+
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -131,7 +133,7 @@ final class ImmCountTable {
     private void reached(final Entry entry) {
         boolean keep = false;
         try {
-            keep = entry.listener.onReached(entry.imm);
+            keep = Objects.requireNonNull(entry.listener).onReached(entry.imm);
         } finally {
             afterReached(entry, keep);
         }

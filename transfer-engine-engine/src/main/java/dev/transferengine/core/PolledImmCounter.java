@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 /** Credit counter for one imm: the worker adds, waiters take and spin until the balance is covered. */
 final class PolledImmCounter implements ImmCounter {
 
@@ -51,7 +53,7 @@ final class PolledImmCounter implements ImmCounter {
         awaitUntil(n, System.nanoTime() + timeout.toNanos(), timeout);
     }
 
-    private void awaitUntil(final long n, final long deadline, final Duration timeout) {
+    private void awaitUntil(final long n, final long deadline, final @Nullable Duration timeout) {
         if (n < 0) {
             throw new IllegalArgumentException("credits to take must be >= 0, was " + n);
         }

@@ -132,7 +132,7 @@ final class RequestChecks {
     }
 
     private void peerGroup(final PeerGroup group, final int size, final int sourceGroup) {
-        if (group == PeerGroup.NONE) {
+        if (PeerGroup.NONE.equals(group)) {
             return;
         }
         if (!(group instanceof ResolvedPeerGroup resolved) || !resolved.belongsTo(engine)) {
@@ -148,7 +148,7 @@ final class RequestChecks {
     }
 
     private static void groupMember(final PeerGroup group, final int peer, final MrDesc dst) {
-        if (group == PeerGroup.NONE) {
+        if (PeerGroup.NONE.equals(group)) {
             return;
         }
         final List<NetAddr> addresses = group.peers().get(peer);

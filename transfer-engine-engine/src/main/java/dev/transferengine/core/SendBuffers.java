@@ -18,7 +18,7 @@ final class SendBuffers implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     @SuppressWarnings("unchecked")
-    private final ConcurrentLinkedQueue<MemorySegment>[] free = new ConcurrentLinkedQueue[CLASSES];
+    private final ConcurrentLinkedQueue<MemorySegment>[] free = (ConcurrentLinkedQueue<MemorySegment>[]) new ConcurrentLinkedQueue<?>[CLASSES];
 
     SendBuffers() {
         for (int i = 0; i < CLASSES; i++) {
@@ -43,6 +43,7 @@ final class SendBuffers implements AutoCloseable {
     }
 
     /** Returns a buffer made by {@link #copyOf(MemorySegment)}. */
+    @SuppressWarnings("restricted") // widens a slice back to the pooled buffer it was cut from, in the same arena
     void release(final MemorySegment slice) {
         final int sizeClass = sizeClass(slice.byteSize());
         free[sizeClass].offer(MemorySegment.ofAddress(slice.address()).reinterpret(1L << (sizeClass + MIN_SHIFT), arena, null));

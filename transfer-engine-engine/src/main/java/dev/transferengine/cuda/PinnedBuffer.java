@@ -25,6 +25,7 @@ public final class PinnedBuffer implements StagingBuffer {
     private final MemorySegment segment;
     private boolean closed;
 
+    @SuppressWarnings("MustBeClosedChecker") // the buffer owns the arena and closes it in close()
     private PinnedBuffer(final CudaDevice device, final RawPointer pointer, final long devicePointer,
                          final long byteSize) {
         this.device = device;

@@ -9,6 +9,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.util.OptionalInt;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,13 +24,13 @@ public final class CpuAffinity {
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final VarHandle ERRNO_HANDLE = Linker.Option.captureStateLayout()
         .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
-    private static final MethodHandle SCHED_SETAFFINITY = lookup();
+    private static final @Nullable MethodHandle SCHED_SETAFFINITY = lookup();
 
     private CpuAffinity() {
     }
 
     @SuppressWarnings("restricted")
-    private static MethodHandle lookup() {
+    private static @Nullable MethodHandle lookup() {
         if (!CpuAffinity.class.getModule().isNativeAccessEnabled()) {
             return null;
         }
@@ -61,7 +62,7 @@ public final class CpuAffinity {
      *
      * @return null on success, otherwise why the thread stays unpinned
      */
-    public static String pinCurrentThread(final int cpu) {
+    public static @Nullable String pinCurrentThread(final int cpu) {
         if (cpu < 0 || cpu >= CPU_SET_BYTES * 8) {
             return "CPU " + cpu + " is outside 0.." + (CPU_SET_BYTES * 8 - 1);
         }

@@ -20,6 +20,7 @@ public final class Errno {
 
     private static final StructLayout STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = STATE.varHandle(StructLayout.PathElement.groupElement("errno"));
+    @SuppressWarnings("restricted") // linked once; the caller checked native access
     private static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
         Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
         FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));

@@ -2,11 +2,16 @@ package dev.transferengine.nativeaccess;
 
 import dev.transferengine.TransferEngineException;
 
+import java.io.Serial;
+
 /**
  * A native call failed. Carries the function's name, the code it returned (a negative libfabric or errno value, as
  * the library reports it) and the library's own description of that code.
  */
 public final class NativeCallException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private final String function;
     private final int code;

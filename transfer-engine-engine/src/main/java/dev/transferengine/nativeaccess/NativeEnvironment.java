@@ -24,6 +24,7 @@ public final class NativeEnvironment {
      *
      * @return false if native access is disabled or {@code setenv} failed
      */
+    @SuppressWarnings("restricted") // links setenv after the native-access check above
     public static boolean setIfAbsent(final String name, final String value) {
         if (!NativeAccess.isEnabled()) {
             return false;

@@ -45,6 +45,7 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     }
 
     @Override
+    @SuppressWarnings("MustBeClosedChecker") // the staging buffer owns the arena and closes it when freed
     public StagingBuffer allocateStaging(final int device, final long bytes) {
         final Arena arena = Arena.ofShared();
         final MemorySegment segment = arena.allocate(bytes, 4096);

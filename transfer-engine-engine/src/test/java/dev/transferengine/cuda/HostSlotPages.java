@@ -14,6 +14,7 @@ final class HostSlotPages implements SlotPageSource {
     final AtomicInteger freed = new AtomicInteger();
 
     @Override
+    @SuppressWarnings("MustBeClosedChecker") // the page owns the arena and closes it when freed
     public SlotPage allocate() {
         final Arena arena = Arena.ofShared();
         final MemorySegment page = arena.allocate(SlotPage.BYTES, SlotPage.BYTES);

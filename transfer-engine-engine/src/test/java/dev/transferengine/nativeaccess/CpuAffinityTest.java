@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class CpuAffinityTest {
@@ -14,12 +15,12 @@ class CpuAffinityTest {
     private static String allowedCpus() throws Exception {
         return Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
             .filter(line -> line.startsWith("Cpus_allowed_list:"))
-            .findFirst().orElseThrow().split(":")[1].strip();
+            .findFirst().orElseThrow().split(":", -1)[1].strip();
     }
 
     @Test
     void pinsTheCallingThreadToOneCpu() throws Exception {
-        final AtomicReference<String> failure = new AtomicReference<>("not run");
+        final AtomicReference<@Nullable String> failure = new AtomicReference<>("not run");
         final AtomicReference<String> allowed = new AtomicReference<>();
         final Thread thread = new Thread(() -> {
             failure.set(CpuAffinity.pinCurrentThread(0));

@@ -53,6 +53,7 @@ public class RecordingDomainListener implements DomainListener {
     }
 
     @Override
+    @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: the polling thread of the domain under test
     public void onBytesReceived(final long bytes) {
         bytesReceived += bytes;
     }

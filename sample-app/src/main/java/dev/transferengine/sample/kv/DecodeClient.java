@@ -16,6 +16,8 @@ public final class DecodeClient {
     }
 
     /**
+     * Fetches the descriptor of decode's page pool.
+     *
      * @param decode the decode node's base URL
      * @return its page pool's descriptor
      */
@@ -24,6 +26,8 @@ public final class DecodeClient {
     }
 
     /**
+     * Opens a transfer session on decode.
+     *
      * @param decode the decode node's base URL
      * @param pages  pages per layer
      * @return the session decode opened
@@ -34,6 +38,8 @@ public final class DecodeClient {
     }
 
     /**
+     * Asks decode to check the session's layers against prefill's checksums.
+     *
      * @param decode  the decode node's base URL
      * @param id      the session
      * @param request prefill's checksums

@@ -7,5 +7,6 @@ package dev.transferengine.sample.kv;
  * @param id        the session
  * @param pageTable decode page per transferred page, the same in every layer
  */
+@SuppressWarnings("ArrayRecordComponent") // a JSON message, never compared or hashed
 public record KvSessionGrant(String id, int[] pageTable) {
 }

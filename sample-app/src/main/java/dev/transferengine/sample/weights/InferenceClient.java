@@ -16,6 +16,8 @@ public final class InferenceClient {
     }
 
     /**
+     * Fetches the descriptor of the node's destination buffer.
+     *
      * @param node the inference node's base URL
      * @return its destination buffer's descriptor
      */
@@ -24,6 +26,8 @@ public final class InferenceClient {
     }
 
     /**
+     * Tells the node which push to expect, so that it arms its barrier.
+     *
      * @param node        the inference node's base URL
      * @param expectation the coming push
      * @return completes once the node armed its barrier expectation
@@ -33,6 +37,8 @@ public final class InferenceClient {
     }
 
     /**
+     * Asks the node to check the tensors of a push.
+     *
      * @param node    the inference node's base URL
      * @param version the push
      * @return the node's receipt, once the barrier arrived and the tensors were checked

@@ -8,6 +8,7 @@ import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -25,6 +26,7 @@ class TransferEngineHealthContributorAutoConfigurationTests {
             TransferEngineHealthContributorAutoConfiguration.class));
 
     @Test
+    @SuppressWarnings("NullAway") // a missing key in the health details fails the test with an NPE, as it should
     void runReportsUpWithEveryNicOfEveryGroup() {
         runner.withPropertyValues("transfer-engine.groups[0].nics=2", "transfer-engine.groups[1].nics=1")
             .run(context -> {
@@ -73,7 +75,7 @@ class TransferEngineHealthContributorAutoConfigurationTests {
     @Configuration(proxyBeanMethods = false)
     static class OwnIndicator {
 
-        private TransferEngineHealthIndicator indicator;
+        private @Nullable TransferEngineHealthIndicator indicator;
 
         @Bean
         TransferEngineHealthIndicator transferEngineHealthIndicator(final TransferEngine engine) {

@@ -66,6 +66,7 @@ public class SubmitPathBenchmark {
     private long submitted;
 
     @Setup(Level.Trial)
+    @SuppressWarnings("MustBeClosedChecker") // the benchmark state owns the arena; the trial's tear-down closes it
     public void open() {
         arena = Arena.ofShared();
         sender = engine();

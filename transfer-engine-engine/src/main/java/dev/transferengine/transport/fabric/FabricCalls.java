@@ -18,6 +18,7 @@ import java.lang.invoke.MethodHandle;
  * {@code fi_recvmsg}) are linked {@link Linker.Option#critical(boolean) critical}, which skips the thread-state
  * transition. None of these handles allocate when called with {@code invokeExact}.
  */
+@SuppressWarnings("restricted") // the fabric binding's linking helper: every handle here is linked once, below
 final class FabricCalls {
 
     private static final Linker LINKER = Linker.nativeLinker();

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -300,7 +301,7 @@ final class FabricEndpoint implements AutoCloseable {
         return HexFormat.of().formatHex(address);
     }
 
-    private void closeQuietly(final RuntimeException primary) {
+    private void closeQuietly(final @Nullable RuntimeException primary) {
         for (int i = opened.size() - 1; i >= 0; i--) {
             final MemorySegment object = opened.get(i);
             try {

@@ -5,6 +5,8 @@ import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RemoteAccessException;
 import dev.transferengine.TransferEngineException;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Turns a failed post or a completion error (the {@code err} of a fi_cq_err_entry, a positive FI_E* / errno value,
  * plus the provider's own text from fi_cq_strerror) into the engine's typed exceptions. Runs only on failures, so it
@@ -46,7 +48,7 @@ final class FabricFailures {
      * the operations of a connection it lost, with the socket error as {@code provErrno}.
      */
     static boolean isUnreachable(final int err, final int provErrno) {
-        return isConnectionError(err) || err == FI_ECANCELED && isConnectionError(provErrno);
+        return isConnectionError(err) || (err == FI_ECANCELED && isConnectionError(provErrno));
     }
 
     private static boolean isConnectionError(final int err) {
@@ -68,10 +70,10 @@ final class FabricFailures {
      * @param provider  the provider's name, for the message
      */
     static TransferEngineException translate(final int err, final int provErrno, final String text,
-                                             final boolean write, final NetAddr peer, final String provider) {
+                                             final boolean write, final @Nullable NetAddr peer, final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
         if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY
-            || err == FI_ECANCELED && provErrno == ENOENT)) {
+            || (err == FI_ECANCELED && provErrno == ENOENT))) {
             // tcp;ofi_rxm cancels a write the target refused and passes ENOENT along, both for a key it does not
             // know and for an access outside the region (ofi_mr_map_verify does not tell them apart).
             return new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "the peer refused the "

@@ -8,6 +8,7 @@ import dev.transferengine.spi.Transport;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -80,7 +81,7 @@ public final class FabricTransport implements Transport {
             if (list.address() == 0) {
                 return noProvider(selection, config);
             }
-            selection.library.freeInfo(list);
+            selection.usableLibrary().freeInfo(list);
             return null;
         } catch (final RuntimeException e) {
             return "libfabric probe failed: " + e.getMessage();
@@ -111,7 +112,7 @@ public final class FabricTransport implements Transport {
         try {
             final List<Long> nics = FabricDiscovery.distinctDomains(list);
             final long entry = nics.get(context.nic() % nics.size());
-            final FabricEndpoint endpoint = new FabricEndpoint(selection.library, entry,
+            final FabricEndpoint endpoint = new FabricEndpoint(selection.usableLibrary(), entry,
                 selection.provider == FabricProvider.EFA);
             try {
                 final long caps = FabricLibrary.pointer(entry + FabricLayout.INFO_CAPS);
@@ -124,7 +125,7 @@ public final class FabricTransport implements Transport {
                 throw e;
             }
         } finally {
-            selection.library.freeInfo(list);
+            selection.usableLibrary().freeInfo(list);
         }
     }
 
@@ -132,15 +133,15 @@ public final class FabricTransport implements Transport {
     private static MemorySegment query(final Selection selection, final EngineConfig config, final int port) {
         final String hmem = config.option(HMEM_OPTION, "auto").strip();
         final boolean required = hmem.equals("true");
-        if (required || hmem.equals("auto")
-            && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS)) {
-            final MemorySegment list = FabricDiscovery.query(selection.library, selection.provider,
+        if (required || (hmem.equals("auto")
+            && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS))) {
+            final MemorySegment list = FabricDiscovery.query(selection.usableLibrary(), selection.usableProvider(),
                 selection.apiVersion, config.bindAddress(), port, FabricDiscovery.FI_HMEM);
             if (list.address() != 0 || required) {
                 return list;
             }
         }
-        return FabricDiscovery.query(selection.library, selection.provider, selection.apiVersion,
+        return FabricDiscovery.query(selection.usableLibrary(), selection.usableProvider(), selection.apiVersion,
             config.bindAddress(), port, 0);
     }
 
@@ -158,11 +159,13 @@ public final class FabricTransport implements Transport {
     }
 
     private static String noProvider(final Selection selection, final EngineConfig config) {
-        return "libfabric " + FabricLibrary.versionText(selection.library.version()) + " (" + selection.library.path()
-            + ") has no provider '" + selection.provider.libfabricName() + "' offering an RDM endpoint with messages"
+        final FabricLibrary library = selection.usableLibrary();
+        final FabricProvider provider = selection.usableProvider();
+        return "libfabric " + FabricLibrary.versionText(library.version()) + " (" + library.path()
+            + ") has no provider '" + provider.libfabricName() + "' offering an RDM endpoint with messages"
             + " and RMA" + (config.option(HMEM_OPTION, "auto").strip().equals("true") ? " and FI_HMEM" : "")
-            + (selection.provider.bindsAddress() ? " on " + config.bindAddress() : "")
-            + " (fi_getinfo found nothing; `fi_info -p " + selection.provider.libfabricName()
+            + (provider.bindsAddress() ? " on " + config.bindAddress() : "")
+            + " (fi_getinfo found nothing; `fi_info -p " + provider.libfabricName()
             + "` lists what it offers)";
     }
 
@@ -189,7 +192,7 @@ public final class FabricTransport implements Transport {
             }
             final MemorySegment list = query(selection, config, 0);
             if (list.address() != 0) {
-                selection.library.freeInfo(list);
+                selection.usableLibrary().freeInfo(list);
                 return selection;
             }
         }
@@ -223,7 +226,18 @@ public final class FabricTransport implements Transport {
         return new Selection(provider, library, apiVersion, null);
     }
 
-    private record Selection(FabricProvider provider, FabricLibrary library, int apiVersion,
+    /** A provider and its library when {@code cause} is null; otherwise why libfabric cannot be used. */
+    private record Selection(@Nullable FabricProvider provider, @Nullable FabricLibrary library, int apiVersion,
                              @Nullable String cause) {
+
+        /** The provider of a selection without a cause. */
+        FabricProvider usableProvider() {
+            return Objects.requireNonNull(provider);
+        }
+
+        /** The library of a selection without a cause. */
+        FabricLibrary usableLibrary() {
+            return Objects.requireNonNull(library);
+        }
     }
 }

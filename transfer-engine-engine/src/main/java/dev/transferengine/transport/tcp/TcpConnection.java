@@ -144,7 +144,7 @@ abstract class TcpConnection {
                 }
             }
             out.limit(encoded);
-            final long offered = out.remaining() + (large == null ? 0 : large.remaining());
+            final long offered = (long) out.remaining() + (large == null ? 0 : large.remaining());
             final long written;
             if (large == null) {
                 written = channel.write(out);

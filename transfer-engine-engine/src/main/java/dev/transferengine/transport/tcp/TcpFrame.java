@@ -1,5 +1,7 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.RemoteAccessException;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -148,6 +150,12 @@ final class TcpFrame {
             .putLong(base + RKEY_OFFSET, rkey)
             .putLong(base + OFFSET_OFFSET, offset)
             .putLong(base + LENGTH_OFFSET, length);
+    }
+
+    /** The NACK {@code aux} code of {@code reason}: its ordinal, as the frame layout above documents. */
+    @SuppressWarnings("EnumOrdinal") // the wire code is the ordinal; TcpOutbound decodes it with Reason.values()
+    static int nackCode(final RemoteAccessException.Reason reason) {
+        return reason.ordinal();
     }
 
     /** A name for logs and error messages. */

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -154,7 +155,7 @@ final class TcpInbound extends TcpConnection {
 
     /** Reads the rest of a payload straight into its target, and what follows it into the read buffer. */
     private long readIntoTarget() throws IOException {
-        final TcpMemory memory = target;
+        final TcpMemory memory = Objects.requireNonNull(target);
         final boolean device = memory.device() >= 0;
         final ByteBuffer window = device ? landing.window() : memory.window(position, end);
         if (window == null) {
@@ -201,7 +202,7 @@ final class TcpInbound extends TcpConnection {
                 }
             }
             if (state == PLACING) {
-                final TcpMemory memory = target;
+                final TcpMemory memory = Objects.requireNonNull(target);
                 if (!memory.live()) {
                     landing.abandon();
                     refuse(Reason.REGION_DEREGISTERED, memory.size());
@@ -258,7 +259,7 @@ final class TcpInbound extends TcpConnection {
         switch (frameType) {
             case TcpFrame.WRITE, TcpFrame.WRITE_IMM, TcpFrame.IMM -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD
-                    || frameType == TcpFrame.IMM && frameLength != 0) {
+                    || (frameType == TcpFrame.IMM && frameLength != 0)) {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
@@ -343,9 +344,9 @@ final class TcpInbound extends TcpConnection {
     /** NACKs the discarded request, behind the answers still held back: answers go in request order. */
     private void refuseInOrder() {
         if (staged.isEmpty()) {
-            answer(TcpFrame.NACK, refusal.ordinal(), refusalSize);
+            answer(TcpFrame.NACK, TcpFrame.nackCode(refusal), refusalSize);
         } else {
-            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.ordinal(), rkey, offset, refusalSize, 0, null,
+            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, TcpFrame.nackCode(refusal), rkey, offset, refusalSize, 0, null,
                 0));
         }
     }

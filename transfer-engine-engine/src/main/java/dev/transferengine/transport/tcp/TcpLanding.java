@@ -4,6 +4,7 @@ import dev.transferengine.spi.DeviceCopyStream;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -53,7 +54,7 @@ final class TcpLanding {
     void advance(final int bytes) {
         fill += bytes;
         remaining -= bytes;
-        if (fill == chunk.segment.byteSize() || remaining == 0) {
+        if (fill == Objects.requireNonNull(chunk).segment.byteSize() || remaining == 0) {
             ticket = staging.copyIn(chunk, device, address, fill);
             address += fill;
             fill = 0;

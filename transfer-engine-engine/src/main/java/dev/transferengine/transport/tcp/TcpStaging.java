@@ -11,6 +11,7 @@ import dev.transferengine.spi.DeviceMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Objects;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
@@ -145,8 +146,8 @@ final class TcpStaging {
 
     /** A piece's request ended: with its ACK ({@code error} null), a refusal or a lost connection. */
     void pieceEnded(final TcpDomain domain, final TcpOp op, final @Nullable TransferEngineException error) {
-        final TcpChunk chunk = op.chunk;
-        final StagedWrite write = chunk.owner;
+        final TcpChunk chunk = Objects.requireNonNull(op.chunk);
+        final StagedWrite write = Objects.requireNonNull(chunk.owner);
         domain.release(op);
         chunk.idle();
         if (!all.isEmpty()) {
@@ -166,12 +167,13 @@ final class TcpStaging {
         TcpChunk chunk;
         while ((chunk = copyingOut.peekFirst()) != null && copied(domain, chunk)) {
             copyingOut.pollFirst();
-            final TcpOp op = chunk.op;
+            final TcpOp op = Objects.requireNonNull(chunk.op);
+            final StagedWrite owner = Objects.requireNonNull(chunk.owner);
             chunk.stream = null;
-            if (chunk.owner.failed) {
+            if (owner.failed) {
                 pieceEnded(domain, op, null);
             } else {
-                domain.postStaged(chunk.owner.peer, op);
+                domain.postStaged(owner.peer, op);
             }
             work++;
         }
@@ -225,8 +227,8 @@ final class TcpStaging {
         final EngineClosedException closed = new EngineClosedException("domain closed before the device copy finished");
         TcpChunk chunk;
         while ((chunk = copyingOut.pollFirst()) != null) {
-            domain.release(chunk.op);
-            fail(domain, chunk.owner, closed);
+            domain.release(Objects.requireNonNull(chunk.op));
+            fail(domain, Objects.requireNonNull(chunk.owner), closed);
         }
         StagedWrite write;
         while ((write = writes.pollFirst()) != null) {
@@ -271,7 +273,7 @@ final class TcpStaging {
         try {
             return chunk.copied();
         } catch (final DeviceUnavailableException e) {
-            fail(domain, chunk.owner, e);
+            fail(domain, Objects.requireNonNull(chunk.owner), e);
             return true;
         }
     }

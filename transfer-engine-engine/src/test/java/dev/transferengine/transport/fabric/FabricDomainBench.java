@@ -43,7 +43,7 @@ public final class FabricDomainBench {
 
             for (int round = 0; round < 2; round++) {
                 a.done = 0;
-                b.imms = 0;
+                b.immCount = 0;
                 int posted = 0;
                 final long start = System.nanoTime();
                 while (a.done < writes) {
@@ -60,17 +60,17 @@ public final class FabricDomainBench {
             }
 
             for (int round = 0; round < 2; round++) {
-                a.imms = 0;
-                b.imms = 0;
+                a.immCount = 0;
+                b.immCount = 0;
                 final long start = System.nanoTime();
                 for (int i = 0; i < pingPongs; i++) {
                     left.write(i, src, 0, srcKey, 8, toRight, dst.address(), 0, dstKey, true, i);
-                    while (b.imms == i) {
+                    while (b.immCount == i) {
                         left.poll();
                         right.poll();
                     }
                     right.write(i, src, 0, rightKey, 8, toLeft, dst.address(), 0, leftKey, true, i);
-                    while (a.imms == i) {
+                    while (a.immCount == i) {
                         right.poll();
                         left.poll();
                     }
@@ -86,7 +86,7 @@ public final class FabricDomainBench {
     private static final class Counting extends RecordingDomainListener {
         int done;
         int failed;
-        int imms;
+        int immCount;
 
         @Override
         public void onWriteComplete(final long token, final long bytes) {
@@ -101,7 +101,7 @@ public final class FabricDomainBench {
 
         @Override
         public void onImm(final int imm) {
-            imms++;
+            immCount++;
         }
     }
 }

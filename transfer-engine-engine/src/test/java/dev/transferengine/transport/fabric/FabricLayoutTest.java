@@ -29,7 +29,7 @@ class FabricLayoutTest {
         run(List.of("gcc", "-o", binary.toString(), SOURCE.toAbsolutePath().toString()), dir);
 
         final Map<String, Long> fromC = new LinkedHashMap<>();
-        for (final String line : run(List.of(binary.toString()), dir).split("\n")) {
+        for (final String line : run(List.of(binary.toString()), dir).split("\n", -1)) {
             final int space = line.lastIndexOf(' ');
             fromC.put(line.substring(0, space), Long.parseLong(line.substring(space + 1)));
         }
@@ -38,7 +38,7 @@ class FabricLayoutTest {
     }
 
     private static boolean onPath(final String command) {
-        for (final String directory : System.getenv().getOrDefault("PATH", "").split(":")) {
+        for (final String directory : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
             if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, command))) {
                 return true;
             }

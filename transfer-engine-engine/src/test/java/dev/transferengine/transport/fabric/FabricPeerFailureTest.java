@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ class FabricPeerFailureTest {
 
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
-    private Process peer;
+    private @Nullable Process peer;
 
     @AfterEach
     void close() {
@@ -54,7 +55,7 @@ class FabricPeerFailureTest {
             line = out.readLine();
         } while (line != null && !line.startsWith("READY "));
         assertThat(line).as("the peer process reports its address").isNotNull();
-        final String[] ready = line.split(" ");
+        final String[] ready = line.split(" ", -1);
         final NetAddr remote = NetAddr.parse(ready[1]);
         final long remoteBase = Long.parseLong(ready[2]);
         final long rkey = Long.parseLong(ready[3]);

@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,7 +24,7 @@ final class RawPeer implements AutoCloseable {
         if (receiveBuffer > 0) {
             channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
         }
-        channel.connect(new InetSocketAddress("127.0.0.1", target.port()));
+        channel.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), target.port()));
         channel.configureBlocking(false);
     }
 
@@ -37,7 +38,7 @@ final class RawPeer implements AutoCloseable {
 
     /** A valid HELLO announcing an address nobody listens on. */
     static ByteBuffer hello() {
-        final byte[] self = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 9)).toBytes();
+        final byte[] self = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 9)).toBytes();
         final ByteBuffer header = header(TcpFrame.HELLO, 0, 0x1234, 0, 0, self.length);
         return ByteBuffer.allocate(header.capacity() + self.length).put(header).put(self).flip();
     }

@@ -17,7 +17,7 @@ class TcpAddressTest {
 
     @Test
     void ipv4AddressRoundTripsThroughBytesAndText() {
-        final InetSocketAddress socket = new InetSocketAddress("127.0.0.1", 40123);
+        final InetSocketAddress socket = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 40123);
         final NetAddr address = TcpAddress.toNetAddr(socket);
 
         assertThat(address.transport()).isEqualTo("tcp");
@@ -28,7 +28,7 @@ class TcpAddressTest {
 
     @Test
     void ipv6AddressRoundTrips() throws UnknownHostException {
-        final InetSocketAddress socket = new InetSocketAddress(InetAddress.getByName("::1"), 65535);
+        final InetSocketAddress socket = new InetSocketAddress(InetAddress.ofLiteral("::1"), 65535);
         final NetAddr address = TcpAddress.toNetAddr(socket);
 
         assertThat(address.payloadLength()).isEqualTo(19);
@@ -40,7 +40,7 @@ class TcpAddressTest {
     void domainAdvertisesItsBoundAddressAndPort() {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThat(TcpAddress.toSocketAddress(domain.address()))
-                .isEqualTo(new InetSocketAddress("127.0.0.1", domain.port()));
+                .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), domain.port()));
             assertThat(domain.description()).isEqualTo("tcp 127.0.0.1:" + domain.port());
         }
     }

@@ -7,6 +7,7 @@ import dev.transferengine.spi.DomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.Map;
@@ -127,6 +128,7 @@ public final class TcpDomainBenchmark {
     private static final long IDLE_PARK_NANOS = Long.getLong("bench.idleParkNanos", 0);
 
     /** Gives the core away when there was nothing to do, as the engine's idle strategies do. */
+    @SuppressWarnings("ThreadPriorityCheck") // yielding is the point: two spinning peers share the cores
     private static void idle(final int work) {
         if (work == 0) {
             if (IDLE_PARK_NANOS > 0) {
@@ -144,7 +146,7 @@ public final class TcpDomainBenchmark {
     }
 
     private static NetAddr peerAddress(final int port) {
-        return TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", port));
+        return TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port));
     }
 
     /** Counts completions; failures are counted, not thrown, so a run always reports. */

@@ -11,6 +11,7 @@ import dev.transferengine.spi.RecordingDomainListener;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.Map;
@@ -100,7 +101,7 @@ class TcpDomainFaultTest {
         try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             freePort = probe.getLocalPort();
         }
-        final NetAddr nobody = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", freePort));
+        final NetAddr nobody = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), freePort));
         final long peer = initiator.resolve(nobody);
         final MemorySegment source = arena.allocate(64);
         final long sourceKey = initiator.register(source, Device.host());

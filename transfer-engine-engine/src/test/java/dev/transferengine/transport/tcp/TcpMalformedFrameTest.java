@@ -132,11 +132,11 @@ class TcpMalformedFrameTest {
             final TcpFrame first = raw.answer(0, helloLength);
             assertThat(first.type()).isEqualTo(TcpFrame.NACK);
             assertThat(first.token()).isEqualTo(1);
-            assertThat(first.aux()).isEqualTo(RemoteAccessException.Reason.MALFORMED.ordinal());
+            assertThat(first.aux()).isEqualTo(TcpFrame.nackCode(RemoteAccessException.Reason.MALFORMED));
             final TcpFrame second = raw.answer(1, helloLength);
             assertThat(second.type()).isEqualTo(TcpFrame.NACK);
             assertThat(second.token()).isEqualTo(2);
-            assertThat(second.aux()).isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY.ordinal());
+            assertThat(second.aux()).isEqualTo(TcpFrame.nackCode(RemoteAccessException.Reason.UNKNOWN_KEY));
             final TcpFrame third = raw.answer(2, helloLength);
             assertThat(third.type()).isEqualTo(TcpFrame.ACK);
             assertThat(third.token()).isEqualTo(3);
