@@ -112,8 +112,8 @@ public final class Engine implements TransferEngine {
             shutdown();
             throw e;
         }
-        LOG.info("transfer engine up: transport {}, {} group(s), main address {}", transport.name(), groups.length,
-            mainAddress());
+        LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
+            groups.length, mainAddress().describe(), mainAddress());
     }
 
     private IdleStrategy idleStrategy() {

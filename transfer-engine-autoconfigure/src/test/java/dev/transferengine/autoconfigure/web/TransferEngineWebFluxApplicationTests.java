@@ -102,11 +102,11 @@ class TransferEngineWebFluxApplicationTests {
         http.get().uri("/actuator/transferengine").exchange()
             .expectStatus().isOk()
             .expectBody()
-            .jsonPath("$.transport").isEqualTo("tcp")
-            .jsonPath("$.mainAddress").isEqualTo(service.engine().mainAddress().toString())
-            .jsonPath("$.groups[0].nics.length()").isEqualTo(2)
-            .jsonPath("$.regions[0].length").isEqualTo(SIZE)
-            .jsonPath("$.counters.requests-done").value(done -> assertThat(((Number) done).longValue()).isPositive());
+            .jsonPath("$.engines.transferEngine.transport").isEqualTo("tcp")
+            .jsonPath("$.engines.transferEngine.mainAddress").isEqualTo(service.engine().mainAddress().describe())
+            .jsonPath("$.engines.transferEngine.groups[0].nics.length()").isEqualTo(2)
+            .jsonPath("$.engines.transferEngine.regions[0].length").isEqualTo(SIZE)
+            .jsonPath("$.engines.transferEngine.counters.requests-done").value(done -> assertThat(((Number) done).longValue()).isPositive());
     }
 
     /** Sum of {@code transfer_engine_bytes_total} over the service's NICs in one direction. */
