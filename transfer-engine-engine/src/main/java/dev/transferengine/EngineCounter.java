@@ -12,7 +12,8 @@ public enum EngineCounter {
     IMM_EVENTS("imm events received, all NICs"),
     BACK_PRESSURE("submissions refused because a worker queue was full"),
     CALLBACK_ERRORS("exceptions thrown by user callbacks (logged and swallowed)"),
-    WORKER_ERRORS("unexpected errors caught in a worker duty cycle");
+    WORKER_ERRORS("unexpected errors caught in a worker duty cycle"),
+    COMPLETIONS_UNOBSERVED("ended operations not told to completion observers because the callback thread fell behind");
 
     private final String description;
 

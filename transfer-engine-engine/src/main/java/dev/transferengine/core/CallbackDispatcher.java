@@ -50,6 +50,7 @@ final class CallbackDispatcher implements Agent {
     public int doWork() {
         final IntUnaryOperator drainUvm = uvm;
         int work = drainUvm == null ? 0 : drainUvm.applyAsInt(DRAIN_LIMIT);
+        work += counters.completions().drain(DRAIN_LIMIT);
         Object event;
         for (int n = 0; n < DRAIN_LIMIT && (event = events.poll()) != null; n++) {
             run(event);
@@ -64,6 +65,9 @@ final class CallbackDispatcher implements Agent {
         Object event;
         while ((event = events.poll()) != null) {
             run(event);
+        }
+        while (counters.completions().drain(DRAIN_LIMIT) > 0) {
+            // every ended operation is told to the observers before the engine is gone
         }
     }
 

@@ -91,8 +91,10 @@ class TransferEngineWebFluxApplicationTests {
             .expectStatus().isOk()
             .expectBody(String.class).returnResult().getResponseBody();
 
-        assertThat(scrape).contains("transfer_engine_operations_total", "transfer_engine_write_latency_seconds_count",
-            "transfer_engine_in_flight", "transfer_engine_imm_events_total", "transfer_engine_errors_total");
+        assertThat(scrape).contains("transfer_engine_operations_total", "transfer_engine_nic_work_requests_total",
+            "transfer_engine_in_flight{", "transfer_engine_imm_events_total", "transfer_engine_errors_total",
+            "transfer_engine_receive_buffers{", "transfer_engine_latency_seconds_bucket{");
+        assertThat(scrape).doesNotContain("_operations_operations", "_buffers_buffers", "transfer_engine_write_latency");
         assertThat(bytes(scrape, "out")).isGreaterThan(0);
         assertThat(bytes(scrape, "in")).isGreaterThan(0);
     }
