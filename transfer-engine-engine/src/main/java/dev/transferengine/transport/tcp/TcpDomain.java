@@ -75,7 +75,6 @@ final class TcpDomain implements Domain {
     private int selectedWork;
     private int connecting;
     private int malformedConnections;
-    private boolean holding;
     private boolean closed;
 
     private TcpDomain(final DomainContext context, final int socketBufferBytes, final Selector selector,
@@ -258,19 +257,13 @@ final class TcpDomain implements Domain {
         return peerSnapshot;
     }
 
-    /** Worker thread. Holding also keeps HELLOs and answers from leaving; releasing flushes every connection. */
+    /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
     @Override
-    public void holdOutbound(final boolean hold) {
-        holding = hold;
-        if (!hold) {
-            for (final TcpPeer peer : peerTable) {
-                final TcpOutbound outbound = peer.outbound();
-                if (outbound != null) {
-                    outbound.markDirty();
-                }
-            }
-            for (final TcpInbound connection : inbound) {
-                connection.markDirty();
+    public void cancel(final long token) {
+        for (final TcpPeer peer : peerTable) {
+            final TcpOutbound outbound = peer.outbound();
+            if (outbound != null) {
+                outbound.withdraw(token);
             }
         }
     }
@@ -344,10 +337,6 @@ final class TcpDomain implements Domain {
 
     int socketBufferBytes() {
         return socketBufferBytes;
-    }
-
-    boolean holding() {
-        return holding;
     }
 
     void scheduleFlush(final TcpConnection connection) {

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -96,6 +97,18 @@ final class TcpOutbound extends TcpConnection {
         op.id = nextId++;
         queued.addLast(op);
         markDirty();
+    }
+
+    /** Drops the requests with {@code token} that are still queued, so none of their bytes leaves; staged pieces stay. */
+    void withdraw(final long token) {
+        final Iterator<TcpOp> it = queued.iterator();
+        while (it.hasNext()) {
+            final TcpOp op = it.next();
+            if (op.token == token && op.chunk == null) {
+                it.remove();
+                domain.release(op);
+            }
+        }
     }
 
     @Override
