@@ -16,12 +16,15 @@ import java.util.Map;
  * @param drainTimeout       how long {@code close()} waits for in-flight operations before failing them
  * @param submitQueueCapacity bounded MPSC queue from callers to each worker (a power of two)
  * @param maxInFlight        operations in flight per group before the worker stops taking new submissions
+ * @param maxUnexpectedImms  distinct imm values credited while nobody expects them; beyond, a write with a new
+ *                           such value is refused before it lands (transports that can ask first) or its imm dropped,
+ *                           counted as {@link EngineCounter#IMMS_REFUSED}
  * @param options            transport-specific options, e.g. {@code fabric.provider=shm}
  */
 public record EngineConfig(String transport, List<GroupSpec> groups, String bindAddress, int basePort,
                            IdleStrategyKind idleStrategy, Duration operationTimeout, Duration drainTimeout,
                            int submitQueueCapacity,
-                           int maxInFlight, Map<String, String> options) {
+                           int maxInFlight, int maxUnexpectedImms, Map<String, String> options) {
 
     public EngineConfig {
         if (groups.isEmpty()) {
@@ -35,6 +38,9 @@ public record EngineConfig(String transport, List<GroupSpec> groups, String bind
         }
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be >= 1, was " + maxInFlight);
+        }
+        if (maxUnexpectedImms < 0) {
+            throw new IllegalArgumentException("maxUnexpectedImms must be >= 0, was " + maxUnexpectedImms);
         }
         if (operationTimeout.isNegative() || operationTimeout.isZero()) {
             throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);

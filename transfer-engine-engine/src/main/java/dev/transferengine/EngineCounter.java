@@ -10,6 +10,7 @@ public enum EngineCounter {
     SENDS_FAILED("two-sided sends that failed"),
     RECEIVES("two-sided messages delivered to a receive listener"),
     IMM_EVENTS("imm events received, all NICs"),
+    IMMS_REFUSED("imm writes refused, or imms dropped, because maxUnexpectedImms distinct unexpected values were credited"),
     BACK_PRESSURE("submissions refused because a worker queue was full"),
     CALLBACK_ERRORS("exceptions thrown by user callbacks (logged and swallowed)"),
     WORKER_ERRORS("unexpected errors caught in a worker duty cycle"),

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.transferengine.core.Engine;
+import dev.transferengine.spi.HoldingDomain;
+import dev.transferengine.spi.HoldingTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -77,6 +78,21 @@ public abstract class TransportContract {
             .operationTimeout(operationTimeout).drainTimeout(Duration.ofSeconds(2))).build();
         engines.add(engine);
         return engine;
+    }
+
+    /** An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped. */
+    protected TransferEngine holdingEngine(final int nics, final Duration operationTimeout) {
+        final TransferEngineBuilder builder = configure(TransferEngine.builder().group(nics)
+            .operationTimeout(operationTimeout).drainTimeout(Duration.ofSeconds(2)));
+        final TransferEngine engine = builder.option(HoldingTransport.WRAPPED, builder.config().transport())
+            .transport(HoldingTransport.NAME).build();
+        engines.add(engine);
+        return engine;
+    }
+
+    /** NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}. */
+    protected static HoldingDomain nic(final TransferEngine engine, final int nic) {
+        return HoldingDomain.at(engine.nics().get(nic).address());
     }
 
     @AfterEach
@@ -543,7 +559,7 @@ public abstract class TransportContract {
     void immsStayExactWhenOneNicIsHeldBackAndDeliveryIsReordered() {
         final int nics = Math.min(2, maxNics());
         org.junit.jupiter.api.Assumptions.assumeTrue(nics >= 2, "needs two NICs to reorder across NICs");
-        final TransferEngine sender = engine(nics);
+        final TransferEngine sender = holdingEngine(nics, Duration.ofSeconds(20));
         final TransferEngine receiver = engine(nics);
         final MemorySegment src = filled(REGION, 10);
         final MemorySegment dst = zeroed(REGION);
@@ -551,14 +567,14 @@ public abstract class TransportContract {
         final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
         final ImmCounter counter = receiver.immCounter(31);
 
-        ((Engine) sender).holdOutbound(0, 1, true);
+        nic(sender, 1).hold(true);
         final List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             writes.add(sender.submit(new SingleWrite(srcRegion, 0, REGION, dstDesc, 0, Routing.sharded(2), OptionalInt.of(31))));
         }
         await().atMost(WAIT).until(() -> counter.balance() == 10); // only NIC 0's shards arrived
         assertThat(writes).noneMatch(CompletableFuture::isDone);
-        ((Engine) sender).holdOutbound(0, 1, false);
+        nic(sender, 1).hold(false);
 
         writes.forEach(TransportContract::done);
         awaitBalance(counter, 20);
@@ -663,23 +679,25 @@ public abstract class TransportContract {
     }
 
     @Test
-    void aWriteThatCannotCompleteTimesOutAndItsLateCompletionIsIgnored() {
-        final TransferEngine sender = engine(1, Duration.ofMillis(300));
+    void aWriteThatCannotCompleteTimesOutIsWithdrawnAndTheEngineServesLaterWrites() {
+        // generous for the write that must succeed; the one that must time out never leaves its held NIC
+        final TransferEngine sender = holdingEngine(1, Duration.ofSeconds(5));
         final TransferEngine receiver = engine(1);
         final MemoryRegion src = sender.register(filled(4096, 21), Device.host());
         final MemorySegment dst = zeroed(4096);
         final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
-        ((Engine) sender).holdOutbound(0, 0, true);
+        final ImmCounter counter = receiver.immCounter(4);
+        nic(sender, 0).hold(true);
 
         final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
 
         assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleWrite");
         assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT)).isEqualTo(1);
-        ((Engine) sender).holdOutbound(0, 0, false); // the held write now lands; its completion finds no request
-        final ImmCounter counter = receiver.immCounter(4);
-        done(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
-        awaitBalance(counter, 2);
-        assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(1);
+        nic(sender, 0).hold(false); // the timed-out write was withdrawn: releasing the NIC does not send it
+        done(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(5)));
+        done(sender.submit(ImmWrite.of(dstDesc, 4)));
+        awaitBalance(counter, 1);
+        assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(2);
         assertThat(sender.metrics().inFlight()).isZero();
     }
 

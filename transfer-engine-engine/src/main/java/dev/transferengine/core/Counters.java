@@ -4,6 +4,7 @@ import dev.transferengine.CompletionObserver;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
+import dev.transferengine.TransferCounters;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,8 +25,10 @@ final class Counters implements EngineMetrics {
     private final AtomicLong latencyTotal = new AtomicLong();
     private final AtomicLong latencyMax = new AtomicLong();
     private final CompletionRecords completions = new CompletionRecords(this);
+    private final TransferCountersUpdater transferCounters;
 
-    Counters(final List<Integer> nicsPerGroup) {
+    Counters(final List<Integer> nicsPerGroup, final TransferCountersUpdater transferCounters) {
+        this.transferCounters = transferCounters;
         nics = new AtomicLongArray[nicsPerGroup.size()];
         for (int g = 0; g < nics.length; g++) {
             nics[g] = new AtomicLongArray(nicsPerGroup.get(g) * NIC_COUNTERS);
@@ -41,6 +44,15 @@ final class Counters implements EngineMetrics {
         final int index = nic * NIC_COUNTERS + counter.ordinal();
         final AtomicLongArray array = nics[group];
         array.setRelease(index, array.getPlain(index) + delta);
+    }
+
+    /** Ends one request on a user's {@link TransferCounters}. */
+    void mark(final TransferCounters counters, final boolean done) {
+        if (done) {
+            transferCounters.markDone(counters);
+        } else {
+            transferCounters.markFailed(counters);
+        }
     }
 
     void inFlight(final long delta) {

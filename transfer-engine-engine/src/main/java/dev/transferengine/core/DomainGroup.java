@@ -68,6 +68,8 @@ final class DomainGroup implements Agent {
     private final Domain[] domains;
     private final Submission[] slots;
     private final int[] generations;
+    /** Per slot, the NICs (bit per NIC) a piece of its operation was posted on, so a timeout cancels it there. */
+    private final int[] postedNics;
     /** A stack, so the lowest slots are reused and the timeout scan stays short. */
     private final IntArrayList freeSlots;
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
@@ -95,6 +97,7 @@ final class DomainGroup implements Agent {
         this.domains = new Domain[spec.nics()];
         this.slots = new Submission[config.maxInFlight()];
         this.generations = new int[config.maxInFlight()];
+        this.postedNics = new int[config.maxInFlight()];
         this.freeSlots = new IntArrayList(config.maxInFlight(), IntArrayList.DEFAULT_NULL_VALUE);
         for (int i = slots.length - 1; i >= 0; i--) {
             freeSlots.pushInt(i);
@@ -270,6 +273,7 @@ final class DomainGroup implements Agent {
         slotHighWater = Math.max(slotHighWater, slot + 1);
         final int generation = ++generations[slot] & 0x3FFF_FFFF;
         slots[slot] = s;
+        postedNics[slot] = 0;
         active++;
         s.token = (long) generation << 32 | slot;
         s.deadlineNanos = System.nanoTime() + timeoutNanos;
@@ -291,6 +295,7 @@ final class DomainGroup implements Agent {
     private void postSend(final Submission s) {
         try {
             final Domain domain = domains[0];
+            postedNics[slotOf(s.token)] = 1;
             domain.send(s.token, domain.resolve(s.sendPeer), s.sendBuffer);
         } catch (final TransferEngineException e) {
             abandon(s, 1, e);
@@ -419,6 +424,7 @@ final class DomainGroup implements Agent {
             final Domain domain = domains[nic];
             final MrDesc.Nic remote = dst.nic(nic);
             final long peer = resolvedPeer >= 0 ? resolvedPeer : domain.resolve(remote.address());
+            postedNics[slotOf(s.token)] |= 1 << nic;
             domain.write(s.token, src == null ? MemorySegment.NULL : src.segment(), srcOffset,
                 src == null ? 0 : src.key(nic), length, peer, dst.address(), dstOffset, remote.rkey(), hasImm, imm);
             return true;
@@ -495,6 +501,9 @@ final class DomainGroup implements Agent {
                 counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
                 fail(s, new TransferTimeoutException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
                     + " did not complete within " + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
+                for (int nics = postedNics[slot]; nics != 0; nics &= nics - 1) {
+                    domains[Integer.numberOfTrailingZeros(nics)].cancel(s.token);
+                }
                 release(slot);
                 expired++;
             }
@@ -526,9 +535,19 @@ final class DomainGroup implements Agent {
     private final class NicEvents implements DomainListener {
 
         private final int nic;
+        /** The imm {@link #admitsImm} last said yes to, credited by the next {@link #onImm}. */
+        private int admittedImm;
+        private boolean admitted;
 
         NicEvents(final int nic) {
             this.nic = nic;
+        }
+
+        @Override
+        public boolean admitsImm(final int imm) {
+            admitted = imms.admits(imm);
+            admittedImm = imm;
+            return admitted;
         }
 
         @Override
@@ -569,7 +588,8 @@ final class DomainGroup implements Agent {
         @Override
         public void onImm(final int imm) {
             counters.add(index, nic, NicCounter.IMMS, 1);
-            imms.onImm(imm);
+            imms.onImm(imm, admitted && admittedImm == imm);
+            admitted = false;
         }
 
         @Override

@@ -62,11 +62,11 @@ import org.slf4j.LoggerFactory;
  * The engine behind {@link TransferEngine}: checks each call on the caller's thread, hands it to the right group's
  * worker through a bounded queue, and owns the callback thread, the imm-count table and the registries.
  */
-public final class Engine implements TransferEngine {
+final class Engine implements TransferEngine {
 
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     /** Engine option: CPU to pin the UVM watchers' polling thread to. */
-    public static final String UVM_POLL_CPU = "uvm.pollCpu";
+    static final String UVM_POLL_CPU = "uvm.pollCpu";
 
     private final EngineConfig config;
     private final Transport transport;
@@ -86,12 +86,12 @@ public final class Engine implements TransferEngine {
     private final AtomicInteger callersInside = new AtomicInteger();
     private @Nullable UvmWatchers uvmWatchers;
 
-    Engine(final EngineConfig config, final Transport transport) {
+    Engine(final EngineConfig config, final Transport transport, final TransferCountersUpdater transferCounters) {
         this.config = config;
         this.transport = transport;
-        this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList());
+        this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
         this.callbacks = new CallbackDispatcher(counters);
-        this.imms = new ImmCountTable(callbacks, counters);
+        this.imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
         // the callback thread idles like the workers: with spin, completions reach listeners without a park
         this.callbackRunner = new AgentRunner(idleStrategy(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
@@ -134,6 +134,11 @@ public final class Engine implements TransferEngine {
     @Override
     public String transport() {
         return transport.name();
+    }
+
+    /** The transport named in this engine's NIC addresses; a test decorator of a transport keeps the inner one's. */
+    String addressTransport() {
+        return mainAddress().transport();
     }
 
     @Override
@@ -200,19 +205,6 @@ public final class Engine implements TransferEngine {
             }
         }
         return nics().stream().allMatch(NicInfo::healthy);
-    }
-
-    /**
-     * Fault injection for tests: while held, NIC {@code nic} of {@code group} sends nothing; releasing it sends the
-     * backlog. Used to make imms arrive out of order across NICs on purpose.
-     */
-    public void holdOutbound(final int group, final int nic, final boolean hold) {
-        checkOpen();
-        nicCount(group);
-        await(groups[group].call(g -> {
-            g.domain(nic).holdOutbound(hold);
-            return null;
-        }), config.operationTimeout(), "holding NIC " + nic);
     }
 
     // ---- memory -------------------------------------------------------------------------------------------------
@@ -331,9 +323,9 @@ public final class Engine implements TransferEngine {
     public void send(final NetAddr peer, final MemorySegment message, final TransferListener listener) {
         enter();
         try {
-            if (!peer.transport().equals(transport.name())) {
+            if (!peer.transport().equals(addressTransport())) {
                 throw new MalformedDescriptorException("send to a '" + peer.transport() + "' address but this engine uses '"
-                    + transport.name() + "'");
+                    + addressTransport() + "'");
             }
             offer(groups[0], submissionPool.acquire().send(peer, sendBuffers.copyOf(message), listener));
         } finally {

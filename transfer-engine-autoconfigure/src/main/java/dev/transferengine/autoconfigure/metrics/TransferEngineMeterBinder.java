@@ -80,6 +80,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
             error("back-pressure", EngineCounter.BACK_PRESSURE);
             error("callback", EngineCounter.CALLBACK_ERRORS);
             error("worker", EngineCounter.WORKER_ERRORS);
+            error("imm-refused", EngineCounter.IMMS_REFUSED);
             error("unobserved", EngineCounter.COMPLETIONS_UNOBSERVED);
             for (int g = 0; g < engine.groupCount(); g++) {
                 for (int n = 0; n < engine.nicCount(g); n++) {
@@ -95,6 +96,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
             Gauge.builder(PREFIX + "receive.buffers", this, EngineMeters::postedReceives)
                 .description("Receive buffers posted by reactive subscribers and waiting for a message")
                 .tag("engine", name)
+                .strongReference(true)
                 .register(registry);
             metrics.addCompletionObserver(new LatencyTimers(registry, name, latencySlo, maxPeerTags));
         }
@@ -112,7 +114,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
         private void error(final String kind, final EngineCounter counter) {
             FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
                 .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
-                    + " faults, completions the latency timers missed")
+                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
                 .tag("engine", name)
                 .tag("kind", kind)
                 .register(registry);
