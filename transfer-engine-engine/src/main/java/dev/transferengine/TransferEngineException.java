@@ -1,20 +1,24 @@
 package dev.transferengine;
 
-import java.io.Serial;
-
 import org.jspecify.annotations.Nullable;
 
 /** Base of every error the engine reports; each subclass names one kind of problem. */
 public class TransferEngineException extends RuntimeException {
 
-    @Serial
-    private static final long serialVersionUID = 1L;
-
     public TransferEngineException(final String message) {
         super(message);
     }
 
-    public TransferEngineException(final String message, final @Nullable Throwable cause) {
+    public TransferEngineException(final String message, final Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * For expected failures (closed, back-pressure, unreachable, timeout): no stack trace is filled and nothing can
+     * be suppressed, so making one is cheap and one instance may be shared by many operations; the message, and the
+     * cause where there is one, say what happened.
+     */
+    protected TransferEngineException(final String message, final @Nullable Throwable cause, final boolean stackless) {
+        super(message, cause, !stackless, !stackless);
     }
 }

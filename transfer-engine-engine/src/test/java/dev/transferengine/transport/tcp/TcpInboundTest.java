@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,13 +21,11 @@ class TcpInboundTest {
 
     private final Arena arena = Arena.ofShared();
     private final RecordingDomainListener targetEvents = new RecordingDomainListener();
-    private @Nullable TcpDomain target;
+    private TcpDomain target;
 
     @AfterEach
     void close() {
-        if (target != null) {
-            target.close();
-        }
+        target.close();
         arena.close();
     }
 
@@ -53,7 +49,7 @@ class TcpInboundTest {
 
             final TcpFrame answer = raw.answer(0, helloLength);
             assertThat(answer.type()).isEqualTo(TcpFrame.NACK);
-            assertThat(answer.aux()).isEqualTo(TcpFrame.nackCode(RemoteAccessException.Reason.REGION_DEREGISTERED));
+            assertThat(answer.aux()).isEqualTo(TcpRefusal.REGION_DEREGISTERED.code());
             assertThat(region.asSlice(100, 900).mismatch(arena.allocate(900))).isEqualTo(-1);
             assertThat(targetEvents.imms).isEmpty();
             assertThat(raw.closedByPeer()).isFalse();
