@@ -1,8 +1,10 @@
 package dev.transferengine.core;
 
+import dev.transferengine.CompletionObserver;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
+import dev.transferengine.TransferCounters;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,8 +24,11 @@ final class Counters implements EngineMetrics {
     private final AtomicLong latencyCount = new AtomicLong();
     private final AtomicLong latencyTotal = new AtomicLong();
     private final AtomicLong latencyMax = new AtomicLong();
+    private final CompletionRecords completions = new CompletionRecords(this);
+    private final TransferCountersUpdater transferCounters;
 
-    Counters(final List<Integer> nicsPerGroup) {
+    Counters(final List<Integer> nicsPerGroup, final TransferCountersUpdater transferCounters) {
+        this.transferCounters = transferCounters;
         nics = new AtomicLongArray[nicsPerGroup.size()];
         for (int g = 0; g < nics.length; g++) {
             nics[g] = new AtomicLongArray(nicsPerGroup.get(g) * NIC_COUNTERS);
@@ -41,6 +46,15 @@ final class Counters implements EngineMetrics {
         array.setRelease(index, array.getPlain(index) + delta);
     }
 
+    /** Ends one request on a user's {@link TransferCounters}. */
+    void mark(final TransferCounters counters, final boolean done) {
+        if (done) {
+            transferCounters.markDone(counters);
+        } else {
+            transferCounters.markFailed(counters);
+        }
+    }
+
     void inFlight(final long delta) {
         inFlight.addAndGet(delta);
     }
@@ -52,6 +66,16 @@ final class Counters implements EngineMetrics {
         while (nanos > max && !latencyMax.compareAndSet(max, nanos)) {
             max = latencyMax.get();
         }
+    }
+
+    /** The records of ended operations for the completion observers. */
+    CompletionRecords completions() {
+        return completions;
+    }
+
+    @Override
+    public void addCompletionObserver(final CompletionObserver observer) {
+        completions.add(observer);
     }
 
     @Override

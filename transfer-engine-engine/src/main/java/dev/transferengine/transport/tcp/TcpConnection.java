@@ -21,7 +21,7 @@ abstract class TcpConnection {
     /** Socket reads per readiness event, so one busy connection cannot starve the others. */
     static final int READS_PER_EVENT = 8;
 
-    final TcpDomain domain;
+    final TcpConnectionContext context;
     final SocketChannel channel;
     final SelectionKey key;
 
@@ -49,9 +49,9 @@ abstract class TcpConnection {
     private boolean dirty;
     private boolean closed;
 
-    TcpConnection(final TcpDomain domain, final SocketChannel channel, final int interestOps, final int outCapacity,
+    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final int interestOps, final int outCapacity,
                   final int inCapacity) throws IOException {
-        this.domain = domain;
+        this.context = context;
         this.channel = channel;
         this.out = ByteBuffer.allocateDirect(outCapacity).order(ByteOrder.LITTLE_ENDIAN);
         this.outMemory = MemorySegment.ofBuffer(out);
@@ -59,7 +59,7 @@ abstract class TcpConnection {
         this.in = ByteBuffer.allocateDirect(inCapacity).order(ByteOrder.LITTLE_ENDIAN);
         this.inMemory = MemorySegment.ofBuffer(in);
         this.inFrame = new TcpFrame(in);
-        this.key = channel.register(domain.selector(), interestOps, this);
+        this.key = channel.register(context.selector(), interestOps, this);
     }
 
     /** Sets the options every socket of the transport uses; {@code bufferBytes} 0 leaves buffers to the kernel. */
@@ -116,21 +116,17 @@ abstract class TcpConnection {
     final void markDirty() {
         if (!dirty && !closed) {
             dirty = true;
-            domain.scheduleFlush(this);
+            context.scheduleFlush(this);
         }
     }
 
     /**
      * Writes what is pending until everything is sent or the socket is full; waits for OP_WRITE in the latter
-     * case. Writes nothing while the domain holds outbound traffic. Never blocks.
+     * case. Never blocks.
      */
     final int flush() throws IOException {
         dirty = false;
         if (closed || !writable()) {
-            return 0;
-        }
-        if (domain.holding()) {
-            writeInterest(false);
             return 0;
         }
         int writes = 0;

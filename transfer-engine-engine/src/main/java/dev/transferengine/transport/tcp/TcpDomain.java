@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * steady state posting and polling allocate nothing but one {@link java.nio.ByteBuffer} view per payload larger
  * than the inline threshold (16 KiB); connects, failures and HELLOs allocate.
  */
-final class TcpDomain implements Domain {
+final class TcpDomain implements Domain, TcpConnectionContext {
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpDomain.class);
     private static final int ACCEPTS_PER_POLL = 16;
@@ -75,7 +75,6 @@ final class TcpDomain implements Domain {
     private int selectedWork;
     private int connecting;
     private int malformedConnections;
-    private boolean holding;
     private boolean closed;
 
     private TcpDomain(final DomainContext context, final int socketBufferBytes, final Selector selector,
@@ -258,19 +257,13 @@ final class TcpDomain implements Domain {
         return peerSnapshot;
     }
 
-    /** Worker thread. Holding also keeps HELLOs and answers from leaving; releasing flushes every connection. */
+    /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
     @Override
-    public void holdOutbound(final boolean hold) {
-        holding = hold;
-        if (!hold) {
-            for (final TcpPeer peer : peerTable) {
-                final TcpOutbound outbound = peer.outbound();
-                if (outbound != null) {
-                    outbound.markDirty();
-                }
-            }
-            for (final TcpInbound connection : inbound) {
-                connection.markDirty();
+    public void cancel(final long token) {
+        for (final TcpPeer peer : peerTable) {
+            final TcpOutbound outbound = peer.outbound();
+            if (outbound != null) {
+                outbound.withdraw(token);
             }
         }
     }
@@ -316,45 +309,74 @@ final class TcpDomain implements Domain {
         return server.socket().getLocalPort();
     }
 
-    // ---- for the connections ----
+    // ---- for the connections (TcpConnectionContext) ----
 
-    Selector selector() {
+    @Override
+    public Selector selector() {
         return selector;
     }
 
-    DomainListener listener() {
+    @Override
+    public DomainListener listener() {
         return listener;
     }
 
-    TcpRegions regions() {
-        return regions;
+    @Override
+    public @Nullable TcpMemory region(final long rkey) {
+        return regions.lookup(rkey);
     }
 
-    TcpReceives receives() {
+    @Override
+    public TcpReceives receives() {
         return receives;
     }
 
-    long incarnation() {
+    @Override
+    public long incarnation() {
         return incarnation;
     }
 
-    byte[] addressBytes() {
+    @Override
+    public byte[] addressBytes() {
         return addressBytes;
     }
 
-    int socketBufferBytes() {
-        return socketBufferBytes;
-    }
-
-    boolean holding() {
-        return holding;
-    }
-
-    void scheduleFlush(final TcpConnection connection) {
+    @Override
+    public void scheduleFlush(final TcpConnection connection) {
         toFlush.add(connection);
     }
 
-    void release(final TcpOp op) {
+    @Override
+    public TcpStaging staging() {
+        return staging;
+    }
+
+    /** A piece of a staged device write ends in the staging, which completes the write after its last piece. */
+    @Override
+    public void end(final TcpOp op, final @Nullable TransferEngineException error) {
+        if (op.chunk != null) {
+            staging.pieceEnded(this, op, error);
+            return;
+        }
+        final long token = op.token;
+        final long bytes = op.length;
+        final boolean send = op.isSend();
+        release(op);
+        if (error == null) {
+            if (send) {
+                listener.onSendComplete(token, bytes);
+            } else {
+                listener.onWriteComplete(token, bytes);
+            }
+        } else if (send) {
+            listener.onSendFailed(token, error);
+        } else {
+            listener.onWriteFailed(token, error);
+        }
+    }
+
+    @Override
+    public void release(final TcpOp op) {
         op.clear();
         opPool.addLast(op);
     }
@@ -364,29 +386,15 @@ final class TcpDomain implements Domain {
         post(peer, op);
     }
 
-    /**
-     * A request ended with its ACK ({@code error} null) or a failure. Returns false for ordinary requests, which
-     * the caller reports; true for a piece of a staged device write, which the staging accounts for.
-     */
-    boolean endStaged(final TcpOp op, final @Nullable TransferEngineException error) {
-        if (op.chunk == null) {
-            return false;
-        }
-        staging.pieceEnded(this, op, error);
-        return true;
-    }
-
-    TcpStaging staging() {
-        return staging;
-    }
-
-    void onConnected(final TcpPeer peer) {
+    @Override
+    public void onConnected(final TcpPeer peer) {
         connecting--;
         peer.state(TcpPeer.CONNECTED, "");
         publishPeers();
     }
 
-    void onOutboundLost(final TcpOutbound outbound, final String reason) {
+    @Override
+    public void onOutboundLost(final TcpOutbound outbound, final String reason) {
         final TcpPeer peer = outbound.peer();
         if (peer.outbound() == outbound) {
             peer.outbound(null);
@@ -399,16 +407,16 @@ final class TcpDomain implements Domain {
         LOG.debug("{}: connection to {} lost: {}", description, peer, reason);
     }
 
-    /** Our connection's peer said HELLO. */
-    void onOutboundHello(final TcpPeer peer, final NetAddr announced, final long peerIncarnation) {
+    @Override
+    public void onOutboundHello(final TcpPeer peer, final NetAddr announced, final long peerIncarnation) {
         if (!announced.equals(peer.address())) {
             LOG.debug("{}: {} announced itself as {}", description, peer, announced);
         }
         recordIncarnation(peer, peerIncarnation);
     }
 
-    /** A peer connected to us and said HELLO; returns its entry in the peer table. */
-    TcpPeer onInboundHello(final NetAddr announced, final long peerIncarnation) {
+    @Override
+    public String onInboundHello(final NetAddr announced, final long peerIncarnation) {
         final TcpPeer peer = peerTable.get((int) resolve(announced));
         recordIncarnation(peer, peerIncarnation);
         final TcpOutbound outbound = peer.outbound();
@@ -416,15 +424,17 @@ final class TcpDomain implements Domain {
             // Our connection still talks to the previous incarnation, which is gone: its requests cannot succeed.
             outbound.lost("peer restarted", null);
         }
-        return peer;
+        return peer.toString();
     }
 
-    void onInboundClosed(final TcpInbound connection, final String remote, final String reason) {
+    @Override
+    public void onInboundClosed(final TcpInbound connection, final String remote, final String reason) {
         inbound.remove(connection);
         LOG.debug("{}: connection from {} closed: {}", description, remote, reason);
     }
 
-    void onMalformed(final String remote, final String what) {
+    @Override
+    public void onMalformed(final String remote, final String what) {
         if (malformedConnections++ == 0) {
             LOG.warn("{}: dropping the connection with {}: {} (further ones are logged at DEBUG)", description,
                 remote, what);
@@ -447,25 +457,13 @@ final class TcpDomain implements Domain {
         if (outbound == null) {
             try {
                 connecting++;
-                outbound = TcpOutbound.connect(this, peer, System.nanoTime() + connectTimeoutNanos);
+                outbound = TcpOutbound.connect(this, peer, socketBufferBytes, System.nanoTime() + connectTimeoutNanos);
             } catch (final IOException e) {
                 connecting--;
                 final String reason = "cannot connect: " + e;
                 peer.state(TcpPeer.UNREACHABLE, reason);
                 publishPeers();
-                final long token = op.token;
-                final boolean send = op.isSend();
-                final PeerUnreachableException error = new PeerUnreachableException(peer.address(),
-                    peer + ": " + reason, e);
-                if (endStaged(op, error)) {
-                    return;
-                }
-                release(op);
-                if (send) {
-                    listener.onSendFailed(token, error);
-                } else {
-                    listener.onWriteFailed(token, error);
-                }
+                end(op, new PeerUnreachableException(peer.address(), peer + ": " + reason, e));
                 return;
             }
             peer.outbound(outbound);

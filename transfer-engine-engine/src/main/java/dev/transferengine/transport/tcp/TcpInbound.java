@@ -3,7 +3,6 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
-import dev.transferengine.RemoteAccessException.Reason;
 import dev.transferengine.spi.DeviceCopyStream;
 
 import java.io.IOException;
@@ -40,7 +39,7 @@ final class TcpInbound extends TcpConnection {
 
     /**
      * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
-     * has type NACK, its reason ordinal in {@code imm} and the size to report in {@code length}.
+     * has type NACK, its refusal code in {@code imm} and the size to report in {@code length}.
      */
     private static final class StagedAnswer {
         final byte type;
@@ -91,13 +90,13 @@ final class TcpInbound extends TcpConnection {
     private long position;
     private long end;
     private long discard;
-    private Reason refusal = Reason.MALFORMED;
+    private TcpRefusal refusal = TcpRefusal.MALFORMED;
     private long refusalSize;
 
-    TcpInbound(final TcpDomain domain, final SocketChannel channel) throws IOException {
-        super(domain, channel, SelectionKey.OP_READ, OUT_CAPACITY, IN_CAPACITY);
+    TcpInbound(final TcpConnectionContext context, final SocketChannel channel) throws IOException {
+        super(context, channel, SelectionKey.OP_READ, OUT_CAPACITY, IN_CAPACITY);
         this.remote = String.valueOf(channel.getRemoteAddress());
-        this.landing = new TcpLanding(domain.staging());
+        this.landing = new TcpLanding(context.staging());
     }
 
     @Override
@@ -204,7 +203,7 @@ final class TcpInbound extends TcpConnection {
                 final TcpMemory memory = target;
                 if (!memory.live()) {
                     landing.abandon();
-                    refuse(Reason.REGION_DEREGISTERED, memory.size());
+                    refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
                     discard = end - position;
                     continue;
                 }
@@ -262,13 +261,13 @@ final class TcpInbound extends TcpConnection {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
-                final TcpMemory memory = domain.regions().lookup(rkey);
+                final TcpMemory memory = context.region(rkey);
                 if (flagged) {
-                    refuse(Reason.MALFORMED, -1);
+                    refuse(TcpRefusal.MALFORMED, -1);
                 } else if (memory == null) {
-                    refuse(Reason.UNKNOWN_KEY, -1);
+                    refuse(TcpRefusal.UNKNOWN_KEY, -1);
                 } else if (!memory.contains(offset, length)) {
-                    refuse(Reason.OUT_OF_BOUNDS, memory.size());
+                    refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
                 } else {
                     place(memory, offset);
                 }
@@ -278,11 +277,11 @@ final class TcpInbound extends TcpConnection {
                     return malformed("SEND with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
-                final TcpReceives.Posted posted = flagged ? null : domain.receives().takeFitting(length);
+                final TcpReceives.Posted posted = flagged ? null : context.receives().takeFitting(length);
                 if (flagged) {
-                    refuse(Reason.MALFORMED, -1);
+                    refuse(TcpRefusal.MALFORMED, -1);
                 } else if (posted == null) {
-                    refuse(Reason.NO_RECEIVE_BUFFER, domain.receives().largest());
+                    refuse(TcpRefusal.NO_RECEIVE_BUFFER, context.receives().largest());
                 } else {
                     receiveToken = posted.token();
                     place(posted.memory(), 0);
@@ -318,7 +317,7 @@ final class TcpInbound extends TcpConnection {
         state = PLACING;
     }
 
-    private void refuse(final Reason reason, final long size) {
+    private void refuse(final TcpRefusal reason, final long size) {
         target = null;
         refusal = reason;
         refusalSize = size;
@@ -343,9 +342,9 @@ final class TcpInbound extends TcpConnection {
     /** NACKs the discarded request, behind the answers still held back: answers go in request order. */
     private void refuseInOrder() {
         if (staged.isEmpty()) {
-            answer(TcpFrame.NACK, refusal.ordinal(), refusalSize);
+            answer(TcpFrame.NACK, refusal.code(), refusalSize);
         } else {
-            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.ordinal(), rkey, offset, refusalSize, 0, null,
+            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.code(), rkey, offset, refusalSize, 0, null,
                 0));
         }
     }
@@ -374,13 +373,13 @@ final class TcpInbound extends TcpConnection {
 
     private void report(final byte frameType, final int frameImm, final long frameLength, final long token) {
         if (frameType == TcpFrame.SEND) {
-            domain.listener().onReceive(token, (int) frameLength);
+            context.listener().onReceive(token, (int) frameLength);
         } else {
             if (frameType != TcpFrame.WRITE) {
-                domain.listener().onImm(frameImm);
+                context.listener().onImm(frameImm);
             }
             if (frameLength > 0) {
-                domain.listener().onBytesReceived(frameLength);
+                context.listener().onBytesReceived(frameLength);
             }
         }
     }
@@ -391,7 +390,7 @@ final class TcpInbound extends TcpConnection {
      */
     int drainStaged() {
         int work = 0;
-        if (starved && !closed() && domain.staging().hasFreeIn()) {
+        if (starved && !closed() && context.staging().hasFreeIn()) {
             starved = false;
             updateInterest();
             try {
@@ -453,10 +452,9 @@ final class TcpInbound extends TcpConnection {
         final long incarnation = inFrame.token();
         inHead += TcpFrame.HEADER_LENGTH + (int) helloLength;
         helloSeen = true;
-        final TcpPeer peer = domain.onInboundHello(announced, incarnation);
-        remote = peer + " (from " + remote + ")";
-        final byte[] self = domain.addressBytes();
-        outFrame.at(encoded).encode(TcpFrame.HELLO, 0, 0, domain.incarnation(), 0, 0, self.length);
+        remote = context.onInboundHello(announced, incarnation) + " (from " + remote + ")";
+        final byte[] self = context.addressBytes();
+        outFrame.at(encoded).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, self.length);
         out.put(encoded + TcpFrame.HEADER_LENGTH, self);
         encoded += TcpFrame.HEADER_LENGTH + self.length;
         markDirty();
@@ -464,7 +462,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private boolean malformed(final String what) {
-        domain.onMalformed(remote, what);
+        context.onMalformed(remote, what);
         lost("malformed frame: " + what, null);
         return false;
     }
@@ -474,7 +472,7 @@ final class TcpInbound extends TcpConnection {
         if (!closed()) {
             closeChannel();
             landing.abandon();
-            domain.onInboundClosed(this, remote, reason);
+            context.onInboundClosed(this, remote, reason);
         }
     }
 }

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +28,6 @@ final class TcpOutbound extends TcpConnection {
     private static final int IN_CAPACITY = 64 * 1024;
     /** Payloads up to this size are copied next to their header; larger ones are written from the source. */
     private static final int INLINE_PAYLOAD = 16 * 1024;
-    private static final RemoteAccessException.Reason[] REASONS = RemoteAccessException.Reason.values();
 
     private final TcpPeer peer;
     private final ArrayDeque<TcpOp> queued = new ArrayDeque<>();
@@ -38,33 +38,33 @@ final class TcpOutbound extends TcpConnection {
     private long remoteIncarnation;
     private long nextId = 1;
 
-    private TcpOutbound(final TcpDomain domain, final TcpPeer peer, final SocketChannel channel,
+    private TcpOutbound(final TcpConnectionContext context, final TcpPeer peer, final SocketChannel channel,
                         final boolean connected, final long connectDeadlineNanos) throws IOException {
-        super(domain, channel, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, OUT_CAPACITY,
+        super(context, channel, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, OUT_CAPACITY,
             IN_CAPACITY);
         this.peer = peer;
         this.connected = connected;
         this.connectDeadlineNanos = connectDeadlineNanos;
-        final byte[] self = domain.addressBytes();
-        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, domain.incarnation(), 0, 0, self.length);
+        final byte[] self = context.addressBytes();
+        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, self.length);
         out.put(TcpFrame.HEADER_LENGTH, self);
         encoded = TcpFrame.HEADER_LENGTH + self.length;
     }
 
     /**
-     * Starts a non-blocking connect to {@code peer}.
+     * Starts a non-blocking connect to {@code peer} with sockets of {@code bufferBytes} (0: the kernel's choice).
      *
      * @throws IOException if the socket cannot be opened or the connect is refused at once
      */
-    static TcpOutbound connect(final TcpDomain domain, final TcpPeer peer, final long deadlineNanos)
-        throws IOException {
+    static TcpOutbound connect(final TcpConnectionContext context, final TcpPeer peer, final int bufferBytes,
+                               final long deadlineNanos) throws IOException {
         final SocketChannel channel = SocketChannel.open();
         try {
-            configure(channel, domain.socketBufferBytes());
+            configure(channel, bufferBytes);
             final boolean connected = channel.connect(peer.socketAddress());
-            final TcpOutbound outbound = new TcpOutbound(domain, peer, channel, connected, deadlineNanos);
+            final TcpOutbound outbound = new TcpOutbound(context, peer, channel, connected, deadlineNanos);
             if (connected) {
-                domain.onConnected(peer);
+                context.onConnected(peer);
             }
             return outbound;
         } catch (final IOException | RuntimeException e) {
@@ -98,6 +98,18 @@ final class TcpOutbound extends TcpConnection {
         markDirty();
     }
 
+    /** Drops the requests with {@code token} that are still queued, so none of their bytes leaves; staged pieces stay. */
+    void withdraw(final long token) {
+        final Iterator<TcpOp> it = queued.iterator();
+        while (it.hasNext()) {
+            final TcpOp op = it.next();
+            if (op.token == token && op.chunk == null) {
+                it.remove();
+                context.release(op);
+            }
+        }
+    }
+
     @Override
     boolean writable() {
         return connected;
@@ -115,7 +127,7 @@ final class TcpOutbound extends TcpConnection {
         }
         connected = true;
         updateInterest();
-        domain.onConnected(peer);
+        context.onConnected(peer);
         markDirty();
         return 1;
     }
@@ -183,16 +195,13 @@ final class TcpOutbound extends TcpConnection {
                     return frames + protocolError(TcpFrame.typeName(type) + " for request " + inFrame.token()
                         + ", expected " + (op == null ? "none" : Long.toString(op.id)));
                 }
-                if (type == TcpFrame.NACK && (inFrame.aux() < 0 || inFrame.aux() >= REASONS.length)) {
-                    return frames + protocolError("NACK with unknown reason " + inFrame.aux());
+                final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(inFrame.aux()) : null;
+                if (type == TcpFrame.NACK && refusal == null) {
+                    return frames + protocolError("NACK with unknown refusal code " + inFrame.aux());
                 }
                 awaiting.pollFirst();
                 inHead += TcpFrame.HEADER_LENGTH;
-                if (type == TcpFrame.ACK) {
-                    complete(op);
-                } else {
-                    refuse(op, REASONS[inFrame.aux()], inFrame.length());
-                }
+                context.end(op, refusal == null ? null : refusal(op, refusal, inFrame.length()));
             } else {
                 return frames + protocolError("unexpected " + TcpFrame.typeName(type) + " from the target side");
             }
@@ -224,52 +233,26 @@ final class TcpOutbound extends TcpConnection {
         inHead += TcpFrame.HEADER_LENGTH + (int) length;
         helloSeen = true;
         remoteIncarnation = incarnation;
-        domain.onOutboundHello(peer, announced, incarnation);
+        context.onOutboundHello(peer, announced, incarnation);
         return true;
     }
 
-    private void complete(final TcpOp op) {
-        if (domain.endStaged(op, null)) {
-            return;
-        }
-        final long token = op.token;
-        final long bytes = op.length;
-        final boolean send = op.isSend();
-        domain.release(op);
-        if (send) {
-            domain.listener().onSendComplete(token, bytes);
-        } else {
-            domain.listener().onWriteComplete(token, bytes);
-        }
+    private RemoteAccessException refusal(final TcpOp op, final TcpRefusal refusal, final long size) {
+        return new RemoteAccessException(refusal.reason(), describeRefusal(op, refusal, size));
     }
 
-    private void refuse(final TcpOp op, final RemoteAccessException.Reason reason, final long size) {
-        final long token = op.token;
-        final boolean send = op.isSend();
-        final RemoteAccessException error = new RemoteAccessException(reason, describeRefusal(op, reason, size));
-        if (domain.endStaged(op, error)) {
-            return;
-        }
-        domain.release(op);
-        if (send) {
-            domain.listener().onSendFailed(token, error);
-        } else {
-            domain.listener().onWriteFailed(token, error);
-        }
-    }
-
-    private String describeRefusal(final TcpOp op, final RemoteAccessException.Reason reason, final long size) {
+    private String describeRefusal(final TcpOp op, final TcpRefusal refusal, final long size) {
         if (op.isSend()) {
             return "peer " + peer + " refused a send of " + op.length + " bytes; largest posted receive buffer: "
                 + (size < 0 ? "none" : size + " bytes");
         }
         return "peer " + peer + " refused a " + TcpFrame.typeName(op.type) + " to rkey 0x"
             + Long.toHexString(op.rkey) + " at offset " + op.remoteOffset + " of length " + op.length
-            + (reason == RemoteAccessException.Reason.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
+            + (refusal == TcpRefusal.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
     }
 
     private int protocolError(final String what) {
-        domain.onMalformed(peer.toString(), what);
+        context.onMalformed(peer.toString(), what);
         lost("protocol error: " + what, null);
         return 1;
     }
@@ -280,7 +263,7 @@ final class TcpOutbound extends TcpConnection {
             return;
         }
         closeChannel();
-        domain.onOutboundLost(this, reason);
+        context.onOutboundLost(this, reason);
         failAll(reason, cause, false);
     }
 
@@ -294,24 +277,18 @@ final class TcpOutbound extends TcpConnection {
     }
 
     private void failAll(final String reason, final @Nullable Throwable cause, final boolean shutdown) {
+        if (awaiting.isEmpty() && queued.isEmpty()) {
+            return;
+        }
+        // One cause for every request of the connection: building one exception each would cost a stack trace each.
+        final TransferEngineException error = shutdown
+            ? new EngineClosedException(reason)
+            : cause == null
+                ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
+                : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
         TcpOp op;
         while ((op = awaiting.pollFirst()) != null || (op = queued.pollFirst()) != null) {
-            final long token = op.token;
-            final boolean send = op.isSend();
-            final TransferEngineException error = shutdown
-                ? new EngineClosedException(reason)
-                : cause == null
-                    ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
-                    : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
-            if (domain.endStaged(op, error)) {
-                continue;
-            }
-            domain.release(op);
-            if (send) {
-                domain.listener().onSendFailed(token, error);
-            } else {
-                domain.listener().onWriteFailed(token, error);
-            }
+            context.end(op, error);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
@@ -50,7 +49,7 @@ class TcpInboundTest {
 
             final TcpFrame answer = raw.answer(0, helloLength);
             assertThat(answer.type()).isEqualTo(TcpFrame.NACK);
-            assertThat(answer.aux()).isEqualTo(RemoteAccessException.Reason.REGION_DEREGISTERED.ordinal());
+            assertThat(answer.aux()).isEqualTo(TcpRefusal.REGION_DEREGISTERED.code());
             assertThat(region.asSlice(100, 900).mismatch(arena.allocate(900))).isEqualTo(-1);
             assertThat(targetEvents.imms).isEmpty();
             assertThat(raw.closedByPeer()).isFalse();

@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.io.IOException;
@@ -132,11 +131,11 @@ class TcpMalformedFrameTest {
             final TcpFrame first = raw.answer(0, helloLength);
             assertThat(first.type()).isEqualTo(TcpFrame.NACK);
             assertThat(first.token()).isEqualTo(1);
-            assertThat(first.aux()).isEqualTo(RemoteAccessException.Reason.MALFORMED.ordinal());
+            assertThat(first.aux()).isEqualTo(TcpRefusal.MALFORMED.code());
             final TcpFrame second = raw.answer(1, helloLength);
             assertThat(second.type()).isEqualTo(TcpFrame.NACK);
             assertThat(second.token()).isEqualTo(2);
-            assertThat(second.aux()).isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY.ordinal());
+            assertThat(second.aux()).isEqualTo(TcpRefusal.UNKNOWN_KEY.code());
             final TcpFrame third = raw.answer(2, helloLength);
             assertThat(third.type()).isEqualTo(TcpFrame.ACK);
             assertThat(third.token()).isEqualTo(3);

@@ -1,0 +1,48 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.RemoteAccessException.Reason;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Why a receiver refused a request, as the {@code aux} field of a NACK carries it. The codes are part of the wire
+ * protocol and never change meaning; a new reason gets a new code. Declaration order means nothing.
+ */
+enum TcpRefusal {
+
+    UNKNOWN_KEY(1, Reason.UNKNOWN_KEY),
+    OUT_OF_BOUNDS(2, Reason.OUT_OF_BOUNDS),
+    REGION_DEREGISTERED(3, Reason.REGION_DEREGISTERED),
+    NO_RECEIVE_BUFFER(4, Reason.NO_RECEIVE_BUFFER),
+    MALFORMED(5, Reason.MALFORMED);
+
+    private static final TcpRefusal[] ALL = values();
+
+    private final int code;
+    private final Reason reason;
+
+    TcpRefusal(final int code, final Reason reason) {
+        this.code = code;
+        this.reason = reason;
+    }
+
+    /** The value on the wire. */
+    int code() {
+        return code;
+    }
+
+    /** What the initiator's {@link dev.transferengine.RemoteAccessException} reports. */
+    Reason reason() {
+        return reason;
+    }
+
+    /** The refusal with this wire code, or null for a code this version does not know. */
+    static @Nullable TcpRefusal ofCode(final int code) {
+        for (final TcpRefusal refusal : ALL) {
+            if (refusal.code == code) {
+                return refusal;
+            }
+        }
+        return null;
+    }
+}
