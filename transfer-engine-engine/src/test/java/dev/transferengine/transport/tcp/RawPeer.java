@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
+import java.util.List;
 
 /** A hand-driven client socket that speaks (or mangles) the frame protocol, for tests. */
 final class RawPeer implements AutoCloseable {
@@ -35,11 +36,45 @@ final class RawPeer implements AutoCloseable {
         return header;
     }
 
-    /** A valid HELLO announcing an address nobody listens on. */
-    static ByteBuffer hello() {
-        final byte[] self = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 9)).toBytes();
-        final ByteBuffer header = header(TcpFrame.HELLO, 0, 0x1234, 0, 0, self.length);
-        return ByteBuffer.allocate(header.capacity() + self.length).put(header).put(self).flip();
+    /** The address a raw peer announces: nobody listens on it. */
+    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 9)).toBytes();
+    /** The incarnation a raw peer announces. */
+    static final long INCARNATION = 0x1234;
+
+    /** A well-formed HELLO with {@code nonce}, announcing {@link #ADDRESS}. */
+    static ByteBuffer hello(final byte[] nonce) {
+        final ByteBuffer header = header(TcpFrame.HELLO, 0, INCARNATION, 0, 0, nonce.length + ADDRESS.length);
+        return ByteBuffer.allocate(header.capacity() + nonce.length + ADDRESS.length).put(header).put(nonce)
+            .put(ADDRESS).flip();
+    }
+
+    /** Runs the handshake with the public key (no cluster key); see {@link #authenticate(TcpDomain, List)}. */
+    RawPeer authenticate(final TcpDomain target) throws IOException {
+        return authenticate(target, List.of());
+    }
+
+    /**
+     * Runs the connector's side of the handshake with {@code keys}, polling {@code target} until its CHALLENGE
+     * arrives; afterwards {@link #answer(int)} counts from the first frame after the CHALLENGE.
+     */
+    RawPeer authenticate(final TcpDomain target, final List<byte[]> keys) throws IOException {
+        final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
+        final byte[] nonce = authenticator.newNonce();
+        send(hello(nonce));
+        final int challengeLength = TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH
+            + target.address().toBytes().length;
+        TcpDomains.pollUntil(() -> receivedBytes() >= challengeLength, target);
+        final TcpFrame challenge = new TcpFrame(received).wrap(received, 0);
+        if (challenge.type() != TcpFrame.CHALLENGE) {
+            throw new IOException("expected CHALLENGE, got " + TcpFrame.typeName(challenge.type()));
+        }
+        final byte[] peerNonce = new byte[TcpFrame.NONCE_LENGTH];
+        received.get(TcpFrame.HEADER_LENGTH, peerNonce);
+        final byte[] proof = authenticator.prove(false, new TcpAuthenticator.Handshake(nonce, INCARNATION, ADDRESS,
+            peerNonce, challenge.token(), target.address().toBytes()));
+        received.flip().position(challengeLength);
+        received.compact();
+        return send(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length)).send(proof);
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {
@@ -83,9 +118,9 @@ final class RawPeer implements AutoCloseable {
         return received.position();
     }
 
-    /** The header of the {@code index}-th answer after the HELLO that came first. */
-    TcpFrame answer(final int index, final int helloLength) {
-        return new TcpFrame(received).wrap(received, helloLength + index * TcpFrame.HEADER_LENGTH);
+    /** The header of the {@code index}-th answer after the handshake. */
+    TcpFrame answer(final int index) {
+        return new TcpFrame(received).wrap(received, index * TcpFrame.HEADER_LENGTH);
     }
 
     @Override
