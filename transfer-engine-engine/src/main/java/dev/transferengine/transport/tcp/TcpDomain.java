@@ -411,6 +411,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return handshakes.size() + inbound.size();
     }
 
+    /** Connections still in their handshake; for tests. */
+    int handshaking() {
+        return handshakes.size();
+    }
+
     /** Connection buffers waiting for reuse; for tests. */
     int pooledBuffers() {
         return buffers.free();

@@ -21,6 +21,7 @@ final class RawPeer implements AutoCloseable {
     /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
     RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
         channel = SocketChannel.open();
+        channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
         if (receiveBuffer > 0) {
             channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
         }
@@ -43,9 +44,14 @@ final class RawPeer implements AutoCloseable {
 
     /** A well-formed HELLO with {@code nonce}, announcing {@link #ADDRESS}. */
     static ByteBuffer hello(final byte[] nonce) {
-        final ByteBuffer header = header(TcpFrame.HELLO, 0, INCARNATION, 0, 0, nonce.length + ADDRESS.length);
-        return ByteBuffer.allocate(header.capacity() + nonce.length + ADDRESS.length).put(header).put(nonce)
-            .put(ADDRESS).flip();
+        return hello(nonce, ADDRESS, INCARNATION);
+    }
+
+    /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}. */
+    static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation) {
+        final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
+        return ByteBuffer.allocate(header.capacity() + nonce.length + address.length).put(header).put(nonce)
+            .put(address).flip();
     }
 
     /** Runs the handshake with the public key (no cluster key); see {@link #authenticate(TcpDomain, List)}. */
@@ -74,7 +80,8 @@ final class RawPeer implements AutoCloseable {
             peerNonce, challenge.token(), target.address().toBytes()));
         received.flip().position(challengeLength);
         received.compact();
-        return send(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length)).send(proof);
+        return send(ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + proof.length)
+            .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length)).put(proof).flip());
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {
@@ -116,6 +123,11 @@ final class RawPeer implements AutoCloseable {
     int receivedBytes() {
         closedByPeer();
         return received.position();
+    }
+
+    /** Copies received bytes from {@code offset} into {@code into}. */
+    void receivedAt(final int offset, final byte[] into) {
+        received.get(offset, into);
     }
 
     /** The header of the {@code index}-th answer after the handshake. */
