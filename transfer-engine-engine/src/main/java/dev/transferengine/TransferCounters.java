@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.core.TransferCountersUpdater;
+
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -10,6 +12,19 @@ import java.util.concurrent.locks.LockSupport;
  * free, for the hottest loops.
  */
 public final class TransferCounters {
+
+    /** The engine's only way to bump these counters; handed to the core by {@link TransferEngineBuilder#build()}. */
+    static final TransferCountersUpdater UPDATER = new TransferCountersUpdater() {
+        @Override
+        public void markDone(final TransferCounters counters) {
+            counters.done.incrementAndGet();
+        }
+
+        @Override
+        public void markFailed(final TransferCounters counters) {
+            counters.failed.incrementAndGet();
+        }
+    };
 
     private final AtomicLong done = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -25,16 +40,6 @@ public final class TransferCounters {
     /** Requests that ended, either way. */
     public long completed() {
         return done.get() + failed.get();
-    }
-
-    /** Called by the engine's worker. */
-    public void markDone() {
-        done.incrementAndGet();
-    }
-
-    /** Called by the engine's worker. */
-    public void markFailed() {
-        failed.incrementAndGet();
     }
 
     /** Waits until at least {@code target} requests completed; throws {@link TransferTimeoutException} on timeout. */

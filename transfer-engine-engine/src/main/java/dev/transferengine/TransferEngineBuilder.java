@@ -20,6 +20,7 @@ public final class TransferEngineBuilder {
     private Duration drainTimeout = Duration.ofSeconds(5);
     private int submitQueueCapacity = 4096;
     private int maxInFlight = 16384;
+    private int maxUnexpectedImms = 65536;
     private final Map<String, String> options = new HashMap<>();
 
     TransferEngineBuilder() {
@@ -76,6 +77,12 @@ public final class TransferEngineBuilder {
         return this;
     }
 
+    /** Distinct imm values credited while nobody expects them (default 65536, about 4 MiB); see {@link EngineConfig}. */
+    public TransferEngineBuilder maxUnexpectedImms(final int value) {
+        this.maxUnexpectedImms = value;
+        return this;
+    }
+
     /** A transport option, e.g. {@code option("fabric.provider", "shm")}. */
     public TransferEngineBuilder option(final String key, final String value) {
         options.put(key, value);
@@ -84,7 +91,7 @@ public final class TransferEngineBuilder {
 
     public EngineConfig config() {
         return new EngineConfig(transport, groups.isEmpty() ? List.of(GroupSpec.of(1)) : groups, bindAddress, basePort,
-            idleStrategy, operationTimeout, drainTimeout, submitQueueCapacity, maxInFlight, options);
+            idleStrategy, operationTimeout, drainTimeout, submitQueueCapacity, maxInFlight, maxUnexpectedImms, options);
     }
 
     /**
@@ -93,6 +100,6 @@ public final class TransferEngineBuilder {
      * @throws TransportUnavailableException if the transport cannot run here, with the reason
      */
     public TransferEngine build() {
-        return Engines.open(config());
+        return Engines.open(config(), TransferCounters.UPDATER);
     }
 }

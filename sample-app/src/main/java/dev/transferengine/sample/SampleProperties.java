@@ -13,12 +13,14 @@ import org.springframework.util.unit.DataSize;
  * @param kv         the KV-cache layout and the simulated prefill compute
  * @param weights    the tensors a trainer pushes and inference nodes receive
  * @param demo       the continuous transfers of the {@code demo} role
+ * @param dashboard  the live page at {@code /}
  * @param peerDnsTtl longest time the HTTP client caches a peer's DNS answer: a restarted peer keeps its name but
  *                   may get a new address
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv kv, @DefaultValue Weights weights,
-                               @DefaultValue Demo demo, @DefaultValue("1s") Duration peerDnsTtl) {
+                               @DefaultValue Demo demo, @DefaultValue Dashboard dashboard,
+                               @DefaultValue("1s") Duration peerDnsTtl) {
 
     /**
      * KV-cache layout, the same on prefill and decode: {@code layers x pagesPerLayer} pages of {@code pageSize}
@@ -66,5 +68,13 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param tokens   tokens per transfer
      */
     public record Demo(@DefaultValue("1s") Duration interval, @DefaultValue("512") int tokens) {
+    }
+
+    /**
+     * The live dashboard.
+     *
+     * @param interval time between two snapshots sent to the page
+     */
+    public record Dashboard(@DefaultValue("500ms") Duration interval) {
     }
 }

@@ -10,7 +10,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** One instance of the sample app in this JVM, on a random HTTP port and an ephemeral engine port. */
-final class SampleNode implements AutoCloseable {
+public final class SampleNode implements AutoCloseable {
 
     /** A small KV cache and small tensors, so the tests move real data without waiting on it. */
     private static final List<String> SMALL = List.of(
@@ -30,7 +30,7 @@ final class SampleNode implements AutoCloseable {
      * @param role       the value of {@code sample.role}
      * @param properties more properties, {@code key=value}
      */
-    static SampleNode start(final Role role, final String... properties) {
+    public static SampleNode start(final Role role, final String... properties) {
         final List<String> all = new ArrayList<>(SMALL);
         all.add("sample.role=" + role.name().toLowerCase(Locale.ROOT));
         all.add("server.port=0");
@@ -42,16 +42,16 @@ final class SampleNode implements AutoCloseable {
     }
 
     /** The base URL of its HTTP API. */
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
     }
 
     /** A client for its HTTP API. */
-    WebTestClient client() {
+    public WebTestClient client() {
         return WebTestClient.bindToServer().baseUrl(url()).responseTimeout(Duration.ofMinutes(2)).build();
     }
 
-    <T> T bean(final Class<T> type) {
+    public <T> T bean(final Class<T> type) {
         return context.getBean(type);
     }
 

@@ -3,6 +3,7 @@ package dev.transferengine.core;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
+import dev.transferengine.TransferCounters;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,8 +23,10 @@ final class Counters implements EngineMetrics {
     private final AtomicLong latencyCount = new AtomicLong();
     private final AtomicLong latencyTotal = new AtomicLong();
     private final AtomicLong latencyMax = new AtomicLong();
+    private final TransferCountersUpdater transferCounters;
 
-    Counters(final List<Integer> nicsPerGroup) {
+    Counters(final List<Integer> nicsPerGroup, final TransferCountersUpdater transferCounters) {
+        this.transferCounters = transferCounters;
         nics = new AtomicLongArray[nicsPerGroup.size()];
         for (int g = 0; g < nics.length; g++) {
             nics[g] = new AtomicLongArray(nicsPerGroup.get(g) * NIC_COUNTERS);
@@ -39,6 +42,15 @@ final class Counters implements EngineMetrics {
         final int index = nic * NIC_COUNTERS + counter.ordinal();
         final AtomicLongArray array = nics[group];
         array.setRelease(index, array.getPlain(index) + delta);
+    }
+
+    /** Ends one request on a user's {@link TransferCounters}. */
+    void mark(final TransferCounters counters, final boolean done) {
+        if (done) {
+            transferCounters.markDone(counters);
+        } else {
+            transferCounters.markFailed(counters);
+        }
     }
 
     void inFlight(final long delta) {

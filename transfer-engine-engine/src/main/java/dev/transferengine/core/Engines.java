@@ -22,9 +22,12 @@ public final class Engines {
     private Engines() {
     }
 
-    /** Opens an engine; {@code transport=auto} takes the most preferred available transport and logs why others were skipped. */
-    public static TransferEngine open(final EngineConfig config) {
-        return new Engine(config, select(config, transports()));
+    /**
+     * Opens an engine; {@code transport=auto} takes the most preferred available transport and logs why others were
+     * skipped. {@code updater} is how workers bump the users' {@link dev.transferengine.TransferCounters}.
+     */
+    public static TransferEngine open(final EngineConfig config, final TransferCountersUpdater updater) {
+        return new Engine(config, select(config, transports()), updater);
     }
 
     /** Every transport on the class path, most preferred first. */

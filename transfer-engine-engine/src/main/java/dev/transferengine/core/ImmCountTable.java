@@ -8,6 +8,8 @@ import dev.transferengine.InvalidRequestException;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Receiver-side imm counting, shared by every worker of an engine. Each imm value has at most one entry:
@@ -18,8 +20,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>a polled counter: credits go straight to it;</li>
  *   <li>credits: imms that arrived before anyone expected them and with no imm listener set, kept until claimed.</li>
  * </ul>
- * Imms with no entry go to the imm listener when one is set. One lock guards the table: it is held for a few
- * field updates, never while user code runs.
+ * Imms with no entry go to the imm listener when one is set. At most {@code maxCredited} distinct values are
+ * credited at once, so a peer sending ever new values cannot exhaust memory: a domain asks {@link #admits} before
+ * placing a write with an imm and refuses it beyond the bound; an imm that arrives without being asked for is
+ * dropped there. Both are counted. One lock guards the table: it is held for a few field updates, never while
+ * user code runs.
  */
 final class ImmCountTable {
 
@@ -47,20 +52,47 @@ final class ImmCountTable {
         ImmCountState state() {
             return new ImmCountState(credits(), expected);
         }
+
+        /** Credits only: imms nobody expected yet. */
+        boolean creditsOnly() {
+            return listener == null && polled == null;
+        }
     }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ImmCountTable.class);
 
     private final Int2ObjectHashMap<Entry> entries = new Int2ObjectHashMap<>();
     private final CallbackDispatcher callbacks;
     private final Counters counters;
+    private final int maxCredited;
+    private final ThrottledLog dropped = new ThrottledLog(LOG);
     private volatile @Nullable ImmListener immListener;
+    /** Entries that only hold credits. */
+    private int credited;
 
-    ImmCountTable(final CallbackDispatcher callbacks, final Counters counters) {
+    ImmCountTable(final CallbackDispatcher callbacks, final Counters counters, final int maxCredited) {
         this.callbacks = callbacks;
         this.counters = counters;
+        this.maxCredited = maxCredited;
     }
 
-    /** Worker thread: one imm arrived. */
-    void onImm(final int imm) {
+    /** Worker thread: whether an imm {@code imm} would be taken now; a refusal is counted. */
+    boolean admits(final int imm) {
+        final boolean admitted;
+        synchronized (this) {
+            admitted = credited < maxCredited || immListener != null || entries.containsKey(imm);
+        }
+        if (!admitted) {
+            counters.increment(EngineCounter.IMMS_REFUSED);
+        }
+        return admitted;
+    }
+
+    /**
+     * Worker thread: one imm arrived; {@code admitted} when {@link #admits} said yes for it just before, so it is
+     * credited even if other workers filled the table meanwhile.
+     */
+    void onImm(final int imm, final boolean admitted) {
         counters.increment(EngineCounter.IMM_EVENTS);
         synchronized (this) {
             final Entry entry = entries.get(imm);
@@ -68,8 +100,12 @@ final class ImmCountTable {
                 final ImmListener listener = immListener;
                 if (listener != null) {
                     callbacks.dispatch(() -> listener.onImm(imm));
+                } else if (admitted || credited < maxCredited) {
+                    put(new Entry(imm, 0, null, null, 1));
                 } else {
-                    entries.put(imm, new Entry(imm, 0, null, null, 1));
+                    counters.increment(EngineCounter.IMMS_REFUSED);
+                    dropped.warn("imm " + imm + " dropped: " + maxCredited + " distinct unexpected imm values are "
+                        + "credited already (maxUnexpectedImms); expect the values you use", null);
                 }
             } else if (entry.polled != null) {
                 entry.polled.credit();
@@ -86,13 +122,13 @@ final class ImmCountTable {
         }
         final Entry old = entries.get(imm);
         final Entry entry = new Entry(imm, count, listener, null, old == null ? 0 : old.credits());
-        entries.put(imm, entry);
+        put(entry);
         fireIfDue(entry);
         return detach(old);
     }
 
     synchronized @Nullable ImmCountState remove(final int imm) {
-        return detach(entries.remove(imm));
+        return detach(forget(imm));
     }
 
     synchronized PolledImmCounter counter(final int imm) {
@@ -101,12 +137,32 @@ final class ImmCountTable {
             return old.polled;
         }
         final PolledImmCounter counter = new PolledImmCounter(imm, old == null ? 0 : old.credits());
-        entries.put(imm, new Entry(imm, 0, null, counter, 0));
+        put(new Entry(imm, 0, null, counter, 0));
         return counter;
     }
 
     void immListener(final @Nullable ImmListener listener) {
         this.immListener = listener;
+    }
+
+    /** Lock held: adds or replaces the entry of its imm, keeping {@link #credited} exact. */
+    private void put(final Entry entry) {
+        final Entry old = entries.put(entry.imm, entry);
+        if (old != null && old.creditsOnly()) {
+            credited--;
+        }
+        if (entry.creditsOnly()) {
+            credited++;
+        }
+    }
+
+    /** Lock held: removes the entry of {@code imm}, keeping {@link #credited} exact. */
+    private @Nullable Entry forget(final int imm) {
+        final Entry old = entries.remove(imm);
+        if (old != null && old.creditsOnly()) {
+            credited--;
+        }
+        return old;
     }
 
     private @Nullable ImmCountState detach(final @Nullable Entry old) {
@@ -149,11 +205,11 @@ final class ImmCountTable {
                 fireIfDue(entry);
                 return;
             }
-            entries.remove(entry.imm);
+            forget(entry.imm);
             surplus = entry.count;
             listener = immListener;
             if (listener == null && surplus > 0) {
-                entries.put(entry.imm, new Entry(entry.imm, 0, null, null, surplus));
+                put(new Entry(entry.imm, 0, null, null, surplus)); // claimed imms, so past the bound too
             }
         }
         if (listener != null) {

@@ -124,9 +124,9 @@ final class RequestChecks {
         }
         for (int nic = 0; nic < nics; nic++) {
             final NetAddr address = dst.nic(nic).address();
-            if (!address.transport().equals(engine.transport())) {
+            if (!address.transport().equals(engine.addressTransport())) {
                 throw new MalformedDescriptorException(what + " NIC " + nic + " is a '" + address.transport()
-                    + "' address but this engine uses '" + engine.transport() + "'");
+                    + "' address but this engine uses '" + engine.addressTransport() + "'");
             }
         }
     }

@@ -78,11 +78,7 @@ final class Submission {
             counters.increment(isSend() ? EngineCounter.SENDS_FAILED : EngineCounter.REQUESTS_FAILED);
         }
         if (transferCounters != null) {
-            if (error == null) {
-                transferCounters.markDone();
-            } else {
-                transferCounters.markFailed();
-            }
+            counters.mark(transferCounters, error == null);
         } else if (listener != null) {
             if (error == null) {
                 callbacks.dispatchDone(listener);

@@ -62,10 +62,12 @@ public interface Domain extends AutoCloseable {
     List<PeerInfo> peers();
 
     /**
-     * Fault injection for tests: while held, nothing leaves this NIC (posts queue up); releasing sends the backlog.
-     * Lets a test reorder traffic across NICs on purpose.
+     * Withdraws the operation posted with {@code token}: the engine gave up on it (it timed out). What has not
+     * reached the wire yet is dropped without a report; a completion that arrives later for a piece that had left is
+     * reported as usual, and the engine ignores it. Called once per domain that holds a piece of the operation, on
+     * the worker; must not block.
      */
-    void holdOutbound(boolean hold);
+    void cancel(long token);
 
     /** Closes the NIC. Operations still posted are failed through the listener. */
     @Override

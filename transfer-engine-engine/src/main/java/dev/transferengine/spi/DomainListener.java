@@ -20,6 +20,18 @@ public interface DomainListener {
     /** The receive buffer posted with {@code token} now holds a message of {@code length} bytes. */
     void onReceive(long token, int length);
 
+    /**
+     * Whether an imm write carrying {@code imm} may land now. A domain asks before it places the bytes of a write
+     * with an imm and refuses the write (leaving its memory untouched) when this answers false: the engine credits
+     * at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects, and beyond that bound an
+     * unexpected value would be lost. Cheap and allocation-free; worker thread. An imm this answered true for is
+     * credited by this domain's next {@link #onImm(int)}, so ask right before placing; a domain that never asks has
+     * its imms beyond the bound dropped and counted.
+     */
+    default boolean admitsImm(final int imm) {
+        return true;
+    }
+
     /** A write with an imm landed in local memory. */
     void onImm(int imm);
 

@@ -3,6 +3,7 @@ package dev.transferengine.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.transferengine.ApiTestAccess;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.InvalidRequestException;
 import dev.transferengine.TransferTimeoutException;
@@ -17,9 +18,9 @@ import org.junit.jupiter.api.Test;
 /** Drives the table and its callback queue by hand: no threads, so every interleaving here is deterministic. */
 class ImmCountTableTest {
 
-    private final Counters counters = new Counters(List.of(1));
+    private final Counters counters = new Counters(List.of(1), ApiTestAccess.transferCountersUpdater());
     private final CallbackDispatcher callbacks = new CallbackDispatcher(counters);
-    private final ImmCountTable table = new ImmCountTable(callbacks, counters);
+    private final ImmCountTable table = new ImmCountTable(callbacks, counters, 3);
 
     private void runCallbacks() {
         while (callbacks.doWork() > 0) {
@@ -29,7 +30,7 @@ class ImmCountTableTest {
 
     private void imms(final int imm, final int count) {
         for (int i = 0; i < count; i++) {
-            table.onImm(imm);
+            table.onImm(imm, false);
         }
     }
 
@@ -124,5 +125,42 @@ class ImmCountTableTest {
         runCallbacks();
         assertThat(counters.counter(dev.transferengine.EngineCounter.CALLBACK_ERRORS)).isEqualTo(1);
         assertThat(plain).containsExactly(8);
+    }
+
+    @Test
+    void creditsAtMostTheBoundOfDistinctUnexpectedValuesAndCountsTheRest() {
+        imms(1, 2);
+        imms(2, 1);
+        imms(3, 1);
+        assertThat(table.admits(3)).as("a value credited already").isTrue();
+        assertThat(table.admits(4)).isFalse();
+        imms(4, 1); // arrives without being asked for: dropped
+
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED)).isEqualTo(2);
+        assertThat(table.remove(4)).isNull();
+        assertThat(table.remove(1)).isEqualTo(new ImmCountState(2, 0));
+        assertThat(table.admits(4)).as("claiming a value frees its place").isTrue();
+    }
+
+    @Test
+    void anAdmittedImmIsCreditedEvenIfOtherNicsFilledTheTableMeanwhile() {
+        assertThat(table.admits(9)).isTrue();
+        imms(1, 1);
+        imms(2, 1);
+        imms(3, 1);
+        table.onImm(9, true);
+        assertThat(table.remove(9)).isEqualTo(new ImmCountState(1, 0));
+    }
+
+    @Test
+    void expectedValuesAndTheImmListenerAreNotBounded() {
+        imms(1, 1);
+        imms(2, 1);
+        imms(3, 1);
+        table.expect(7, 5, imm -> false);
+        assertThat(table.admits(7)).isTrue();
+        table.immListener(imm -> { });
+        assertThat(table.admits(8)).isTrue();
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED)).isZero();
     }
 }

@@ -1,5 +1,6 @@
 package dev.transferengine.sample.kv;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -17,11 +18,11 @@ class KvConfiguration {
     @Bean
     @ConditionalOnRole({Role.PREFILL, Role.DEMO})
     PrefillNode prefillNode(final ReactiveTransferEngine engine, final SampleProperties properties,
-                            final WebClient.Builder web) {
+                            final WebClient.Builder web, final MeterRegistry registry) {
         final KvLayout layout = KvLayout.of(properties.kv());
         final HostBuffer cache = new HostBuffer(engine.engine(), layout.bytes());
         final LayerCompute compute = new SimulatedLayerCompute(cache.segment(), layout, properties.kv().computeTime());
-        return new PrefillNode(engine, layout, cache, compute, new DecodeClient(web.build()));
+        return new PrefillNode(engine, layout, cache, compute, new DecodeClient(web.build()), registry);
     }
 
     /** The demo role brings its own decode node, on a second engine (see {@code DemoConfiguration}). */

@@ -3,10 +3,13 @@ package dev.transferengine.sample.kv;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -36,21 +39,30 @@ public final class PrefillNode implements AutoCloseable {
     private final DecodeClient decode;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final AtomicLong steps = new AtomicLong();
+    private final Timer layerWrites;
+    private final Timer exposedTimes;
 
     /**
      * @param engine  the engine to write through
      * @param layout  the cache's shape, which decode's must match
      * @param cache   the registered cache the pages are written from; closed with this node
      * @param compute produces each layer's pages in {@code cache}
-     * @param decode  the client of decode nodes' HTTP API
+     * @param decode   the client of decode nodes' HTTP API
+     * @param registry where the timers of layer writes and exposed time go
      */
     public PrefillNode(final ReactiveTransferEngine engine, final KvLayout layout, final HostBuffer cache,
-                       final LayerCompute compute, final DecodeClient decode) {
+                       final LayerCompute compute, final DecodeClient decode, final MeterRegistry registry) {
         this.engine = engine;
         this.layout = layout;
         this.cache = cache;
         this.compute = compute;
         this.decode = decode;
+        this.layerWrites = Timer.builder("sample.kv.layer.write")
+            .description("One layer's paged write to decode, from submit to completion")
+            .register(registry);
+        this.exposedTimes = Timer.builder("sample.kv.transfer.exposed")
+            .description("From the end of the last layer's compute to the end of its writes: what overlap cannot hide")
+            .register(registry);
     }
 
     /**
@@ -98,10 +110,16 @@ public final class PrefillNode implements AutoCloseable {
         return Flux.range(0, layout.layers())
             .concatMap(layer -> compute.compute(step, layer, pages)
                 .then(Mono.fromSupplier(() -> new Computed(layer, checksum(layer, pages), System.nanoTime() - start))))
-            .flatMap(done -> engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
-                .then(Mono.fromSupplier(() -> new KvTransferReport.Layer(done.layer, Millis.of(done.nanos),
-                    Millis.of(System.nanoTime() - start))))
-                .map(layer -> new Written(layer, done.checksum)), layout.layers())
+            .flatMap(done -> {
+                final long submitted = System.nanoTime();
+                return engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
+                    .then(Mono.fromSupplier(() -> {
+                        final long now = System.nanoTime();
+                        layerWrites.record(now - submitted, TimeUnit.NANOSECONDS);
+                        return new KvTransferReport.Layer(done.layer, Millis.of(done.nanos), Millis.of(now - start));
+                    }))
+                    .map(layer -> new Written(layer, done.checksum));
+            }, layout.layers())
             .collectSortedList(Comparator.comparingInt(written -> written.layer.layer()))
             .flatMap(written -> {
                 final List<KvTransferReport.Layer> layers = written.stream().map(Written::layer).toList();
@@ -133,6 +151,7 @@ public final class PrefillNode implements AutoCloseable {
         final KvTransferReport.Layer last = layers.getLast();
         final double prefill = layers.stream().mapToDouble(KvTransferReport.Layer::writtenMillis).max().orElse(0);
         final double exposed = Math.round((prefill - last.computedMillis()) * 1_000) / 1_000.0;
+        exposedTimes.record((long) (exposed * 1_000_000), TimeUnit.NANOSECONDS);
         final long bytes = (long) layout.layers() * pages * layout.pageSize();
         LOG.info("kv transfer: {} tokens, {} layers x {} pages, {} bytes, prefill {} ms, exposed {} ms, decode last layer {} ms, verified={}",
             tokens, layout.layers(), pages, bytes, prefill, exposed, receipt.totalMillis(), receipt.verified());

@@ -66,7 +66,6 @@ final class FabricDomain implements Domain {
     private final long zeroByteWriteFlags;
     private final NetAddr address;
     private final String description;
-    private boolean held;
     private boolean closed;
     private volatile @Nullable String failure;
 
@@ -201,7 +200,7 @@ final class FabricDomain implements Domain {
 
     private void submit(final int slot, final long postFlags) {
         ops.flags[slot] = postFlags;
-        if (!held && pending.isEmpty()) {
+        if (pending.isEmpty()) {
             final long rc = post(slot);
             if (rc == -FabricFailures.FI_EAGAIN) {
                 pending.offerInt(slot);
@@ -239,9 +238,7 @@ final class FabricDomain implements Domain {
             return 0;
         }
         int work = 0;
-        if (!held) {
-            work += drainPending();
-        }
+        work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n = endpoint.cqRead(entries, CQ_BATCH);
             if (n > 0) {
@@ -398,9 +395,17 @@ final class FabricDomain implements Domain {
         return peers.snapshot();
     }
 
+    /** Worker thread: drops the operation's queued posts; one already handed to the provider completes as usual. */
     @Override
-    public void holdOutbound(final boolean hold) {
-        held = hold;
+    public void cancel(final long token) {
+        for (int n = pending.size(); n > 0; n--) {
+            final int slot = pending.pollInt();
+            if (ops.token[slot] == token && ops.kind[slot] != FabricOps.RECV) {
+                release(slot);
+            } else {
+                pending.offerInt(slot);
+            }
+        }
     }
 
     /** Operations posted or queued and not yet completed. */

@@ -131,15 +131,11 @@ abstract class TcpConnection {
 
     /**
      * Writes what is pending until everything is sent or the socket is full; waits for OP_WRITE in the latter
-     * case. Writes nothing while the domain holds outbound traffic. Never blocks.
+     * case. Never blocks.
      */
     final int flush() throws IOException {
         dirty = false;
         if (closed || !writable()) {
-            return 0;
-        }
-        if (context.holding()) {
-            writeInterest(false);
             return 0;
         }
         int writes = 0;

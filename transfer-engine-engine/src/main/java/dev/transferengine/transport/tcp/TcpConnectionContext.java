@@ -25,9 +25,6 @@ interface TcpConnectionContext {
     /** Flushes {@code connection} at the end of the current poll step. */
     void scheduleFlush(TcpConnection connection);
 
-    /** True while outbound traffic is held back (a test hook): flushes write nothing. */
-    boolean holding();
-
     /** This side's random incarnation id, sent in its HELLO. */
     long incarnation();
 
@@ -53,6 +50,9 @@ interface TcpConnectionContext {
 
     /** Ends a request: with its ACK ({@code error} null), a refusal or a failure; reports it and recycles the op. */
     void end(TcpOp op, @Nullable TransferEngineException error);
+
+    /** Recycles an op withdrawn before any of it was sent (its operation timed out); nothing is reported. */
+    void release(TcpOp op);
 
     /** Our connection to a peer broke; its requests were not ended yet. */
     void onOutboundLost(TcpOutbound outbound, String reason);

@@ -19,6 +19,7 @@ enum TcpCounter {
     REFUSED_DEREGISTERED(true, "requests refused: region deregistered while the payload arrived"),
     REFUSED_NO_RECEIVE_BUFFER(true, "sends refused: no posted receive buffer large enough"),
     REFUSED_MALFORMED(true, "requests refused: flags this version does not know"),
+    REFUSED_IMM_NOT_ADMITTED(true, "writes refused: the engine credits its bound of distinct unexpected imms"),
     PEERS_EVICTED(false, "idle, disconnected peers forgotten to stay within tcp.maxPeers"),
     BACK_PRESSURE(false, "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered");
 
@@ -47,6 +48,7 @@ enum TcpCounter {
             case REGION_DEREGISTERED -> REFUSED_DEREGISTERED;
             case NO_RECEIVE_BUFFER -> REFUSED_NO_RECEIVE_BUFFER;
             case MALFORMED -> REFUSED_MALFORMED;
+            case IMM_NOT_ADMITTED -> REFUSED_IMM_NOT_ADMITTED;
         };
     }
 }

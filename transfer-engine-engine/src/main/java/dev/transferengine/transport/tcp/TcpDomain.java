@@ -92,7 +92,6 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private long generation;
     private long now;
     private long lastSweep;
-    private boolean holding;
     private boolean closed;
 
     private TcpDomain(final DomainContext context, final TcpSettings settings, final LongSupplier nanoClock,
@@ -338,19 +337,13 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return peerSnapshot;
     }
 
-    /** Worker thread. Holding also keeps HELLOs and answers from leaving; releasing flushes every connection. */
+    /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
     @Override
-    public void holdOutbound(final boolean hold) {
-        holding = hold;
-        if (!hold) {
-            for (final TcpPeer peer : peerSlots) {
-                final TcpOutbound outbound = peer == null ? null : peer.outbound();
-                if (outbound != null) {
-                    outbound.markDirty();
-                }
-            }
-            for (final TcpInbound connection : inbound) {
-                connection.markDirty();
+    public void cancel(final long token) {
+        for (final TcpPeer peer : peerSlots) {
+            final TcpOutbound outbound = peer == null ? null : peer.outbound();
+            if (outbound != null) {
+                outbound.withdraw(token);
             }
         }
     }
@@ -458,11 +451,6 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     @Override
-    public boolean holding() {
-        return holding;
-    }
-
-    @Override
     public TcpBuffers buffers() {
         return buffers;
     }
@@ -516,7 +504,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
     }
 
-    void release(final TcpOp op) {
+    @Override
+    public void release(final TcpOp op) {
         op.clear();
         opPool.addLast(op);
     }

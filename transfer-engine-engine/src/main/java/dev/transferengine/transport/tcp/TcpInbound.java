@@ -299,6 +299,9 @@ final class TcpInbound extends TcpConnection {
                     refuse(TcpRefusal.UNKNOWN_KEY, -1);
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
+                } else if (frameType != TcpFrame.WRITE && !context.listener().admitsImm(imm)) {
+                    // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
+                    refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
                 } else {
                     place(memory, offset);
                 }
@@ -409,6 +412,10 @@ final class TcpInbound extends TcpConnection {
             context.listener().onReceive(token, (int) frameLength);
         } else {
             if (frameType != TcpFrame.WRITE) {
+                // Asked again right before the credit, as the engine pairs an admission with the next imm; a
+                // payload that took several polls may have let other writes fill the bound meanwhile, and then
+                // the engine drops and counts this imm.
+                context.listener().admitsImm(frameImm);
                 context.listener().onImm(frameImm);
             }
             if (frameLength > 0) {

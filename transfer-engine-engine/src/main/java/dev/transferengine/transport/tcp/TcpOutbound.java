@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -106,9 +107,6 @@ final class TcpOutbound extends TcpConnection {
             }
             return 0;
         }
-        if (context.holding()) {
-            touch();
-        }
         final long quiet = quietNanos(nowNanos);
         if (!awaiting.isEmpty() || !queued.isEmpty()) {
             if (quiet < settings.frameTimeoutNanos()) {
@@ -135,12 +133,16 @@ final class TcpOutbound extends TcpConnection {
         markDirty();
     }
 
-    /**
-     * Takes back a request not yet encoded for the socket; false if it already left (or is leaving). Only ops
-     * still queued can be withdrawn: once encoded, its bytes belong to the stream.
-     */
-    boolean withdraw(final TcpOp op) {
-        return queued.removeFirstOccurrence(op);
+    /** Drops the requests with {@code token} that are still queued, so none of their bytes leaves; staged pieces stay. */
+    void withdraw(final long token) {
+        final Iterator<TcpOp> it = queued.iterator();
+        while (it.hasNext()) {
+            final TcpOp op = it.next();
+            if (op.token == token && op.chunk == null) {
+                it.remove();
+                context.release(op);
+            }
+        }
     }
 
     @Override

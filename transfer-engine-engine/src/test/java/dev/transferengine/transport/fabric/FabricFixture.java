@@ -29,7 +29,7 @@ final class FabricFixture implements AutoCloseable {
         final Map<String, String> options = new HashMap<>(extra);
         options.putIfAbsent(FabricTransport.PROVIDER_OPTION, provider);
         return new EngineConfig("fabric", List.of(GroupSpec.of(nics)), "127.0.0.1", 0, IdleStrategyKind.BACKOFF,
-            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, options);
+            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, 1024, options);
     }
 
     /** Skips the calling test unless {@code provider} can run here, naming why not. */

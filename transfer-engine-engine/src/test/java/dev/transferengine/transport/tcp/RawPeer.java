@@ -1,11 +1,14 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.NetAddr;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** A hand-driven client socket that speaks (or mangles) the frame protocol, for tests. */
 final class RawPeer implements AutoCloseable {
@@ -20,12 +23,17 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
     RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
+        this(new InetSocketAddress("127.0.0.1", target.port()), receiveBuffer);
+    }
+
+    /** Connects to {@code target}, e.g. an engine's NIC, with a receive buffer of {@code receiveBuffer} bytes. */
+    RawPeer(final InetSocketAddress target, final int receiveBuffer) throws IOException {
         channel = SocketChannel.open();
         channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
         if (receiveBuffer > 0) {
             channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
         }
-        channel.connect(new InetSocketAddress("127.0.0.1", target.port()));
+        channel.connect(target);
         channel.configureBlocking(false);
     }
 
@@ -64,12 +72,23 @@ final class RawPeer implements AutoCloseable {
      * arrives; afterwards {@link #answer(int)} counts from the first frame after the CHALLENGE.
      */
     RawPeer authenticate(final TcpDomain target, final List<byte[]> keys) throws IOException {
+        return authenticate(target.address(), keys, target::poll);
+    }
+
+    /** The handshake with a NIC that {@code poll} drives (a no-op for an engine's NIC, which its worker drives). */
+    RawPeer authenticate(final NetAddr target, final List<byte[]> keys, final Runnable poll) throws IOException {
         final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
         final byte[] nonce = authenticator.newNonce();
         send(hello(nonce));
         final int challengeLength = TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH
-            + target.address().toBytes().length;
-        TcpDomains.pollUntil(() -> receivedBytes() >= challengeLength, target);
+            + target.toBytes().length;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (receivedBytes() < challengeLength) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("no CHALLENGE within 30 s");
+            }
+            poll.run();
+        }
         final TcpFrame challenge = new TcpFrame(received).wrap(received, 0);
         if (challenge.type() != TcpFrame.CHALLENGE) {
             throw new IOException("expected CHALLENGE, got " + TcpFrame.typeName(challenge.type()));
@@ -77,7 +96,7 @@ final class RawPeer implements AutoCloseable {
         final byte[] peerNonce = new byte[TcpFrame.NONCE_LENGTH];
         received.get(TcpFrame.HEADER_LENGTH, peerNonce);
         final byte[] proof = authenticator.prove(false, new TcpAuthenticator.Handshake(nonce, INCARNATION, ADDRESS,
-            peerNonce, challenge.token(), target.address().toBytes()));
+            peerNonce, challenge.token(), target.toBytes()));
         received.flip().position(challengeLength);
         received.compact();
         return send(ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + proof.length)

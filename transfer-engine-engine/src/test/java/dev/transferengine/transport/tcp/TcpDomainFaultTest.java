@@ -50,14 +50,12 @@ class TcpDomainFaultTest {
 
         initiator.write(1, source, 0, sourceKey, 4096, targetPeer, 0, 0, targetKey, true, 1);
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
-        // The target keeps its answers back and then dies with these writes in flight.
-        target.holdOutbound(true);
+        // The target is no longer polled, so it answers nothing, and then dies with these writes in flight.
         for (long token = 10; token < 20; token++) {
             initiator.write(token, source, 0, sourceKey, 64 * 1024, targetPeer, 0, 0, targetKey, true, 2);
         }
         initiator.write(30, source, 0, sourceKey, 4096, bystanderPeer, 0, 0, bystanderKey, true, 3);
-        pollUntil(() -> targetEvents.imms.size() == 11 && initiatorEvents.writesDone.containsKey(30L),
-            initiator, target, bystander);
+        pollUntil(() -> initiatorEvents.writesDone.containsKey(30L), initiator, bystander);
         target.close();
         pollUntil(() -> initiatorEvents.writesEnded() == 12, initiator, bystander);
 
@@ -126,8 +124,7 @@ class TcpDomainFaultTest {
             final long sourceKey = initiator.register(source, Device.host());
             final long rkey = target.register(arena.allocate(64 * 1024), Device.host());
             final long peer = initiator.resolve(target.address());
-            initiator.holdOutbound(true);
-            for (long token = 0; token < 5; token++) {
+            for (long token = 0; token < 5; token++) { // the target is never polled: nothing is answered
                 initiator.write(token, source, 0, sourceKey, 64 * 1024, peer, 0, 0, rkey, true, 1);
             }
             initiator.send(9, peer, source.asSlice(0, 10));

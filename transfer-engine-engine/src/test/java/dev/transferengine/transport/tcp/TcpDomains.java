@@ -23,7 +23,7 @@ final class TcpDomains {
 
     static EngineConfig config(final int basePort, final Map<String, String> options) {
         return new EngineConfig("tcp", List.of(GroupSpec.of(4)), "127.0.0.1", basePort, IdleStrategyKind.BACKOFF,
-            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, options);
+            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, 1024, options);
     }
 
     static TcpDomain open(final DomainListener listener) {

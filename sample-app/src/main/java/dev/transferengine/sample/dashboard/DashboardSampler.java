@@ -1,0 +1,98 @@
+package dev.transferengine.sample.dashboard;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+
+import dev.transferengine.EngineMetrics;
+import dev.transferengine.NicCounter;
+import dev.transferengine.NicInfo;
+import dev.transferengine.TransferEngine;
+
+/** Takes {@link DashboardSnapshot}s of the application's engines and of its meter registry. */
+final class DashboardSampler {
+
+    private final Map<String, TransferEngine> engines;
+    private final MeterRegistry registry;
+
+    /**
+     * @param engines  every engine bean, by bean name, in the order to show them
+     * @param registry where the latency timers are
+     */
+    DashboardSampler(final Map<String, TransferEngine> engines, final MeterRegistry registry) {
+        this.engines = new LinkedHashMap<>(engines);
+        this.registry = registry;
+    }
+
+    DashboardSnapshot snapshot() {
+        final List<DashboardSnapshot.Engine> views = new ArrayList<>(engines.size());
+        engines.forEach((name, engine) -> views.add(engine(name, engine)));
+        return new DashboardSnapshot(System.currentTimeMillis(), views, latencies());
+    }
+
+    private static DashboardSnapshot.Engine engine(final String name, final TransferEngine engine) {
+        final EngineMetrics metrics = engine.metrics();
+        final List<DashboardSnapshot.Nic> nics = engine.nics().stream().map(nic -> nic(nic, metrics)).toList();
+        final List<DashboardSnapshot.Peer> peers = engine.peers().stream()
+            .map(peer -> new DashboardSnapshot.Peer(peer.group() + "." + peer.nic(), peer.address().toString(),
+                peer.state(), peer.lastError()))
+            .toList();
+        return new DashboardSnapshot.Engine(name, engine.transport(), engine.mainAddress().toString(),
+            engine.isHealthy(), metrics.inFlight(), nics, peers);
+    }
+
+    private static DashboardSnapshot.Nic nic(final NicInfo nic, final EngineMetrics metrics) {
+        final int g = nic.group();
+        final int n = nic.nic();
+        return new DashboardSnapshot.Nic(g + "." + n, nic.address().toString(), nic.healthy(),
+            metrics.counter(g, n, NicCounter.BYTES_WRITTEN), metrics.counter(g, n, NicCounter.BYTES_RECEIVED),
+            metrics.counter(g, n, NicCounter.IMMS), metrics.counter(g, n, NicCounter.WRITES));
+    }
+
+    /** Every timer configured to publish the median, p90 and p99 ({@code management.metrics.distribution.percentiles}). */
+    private List<DashboardSnapshot.Latency> latencies() {
+        final List<DashboardSnapshot.Latency> latencies = new ArrayList<>();
+        for (final Meter meter : registry.getMeters()) {
+            if (!(meter instanceof Timer timer)) {
+                continue;
+            }
+            final ValueAtPercentile[] percentiles = timer.takeSnapshot().percentileValues();
+            final double p50 = millis(percentiles, 0.5);
+            final double p90 = millis(percentiles, 0.9);
+            final double p99 = millis(percentiles, 0.99);
+            if (p50 >= 0 && p90 >= 0 && p99 >= 0) {
+                latencies.add(new DashboardSnapshot.Latency(name(timer), timer.count(), p50, p90, p99));
+            }
+        }
+        return latencies;
+    }
+
+    private static double millis(final ValueAtPercentile[] percentiles, final double percentile) {
+        for (final ValueAtPercentile value : percentiles) {
+            if (value.percentile() == percentile) {
+                return value.value(TimeUnit.MILLISECONDS);
+            }
+        }
+        return -1;
+    }
+
+    private static String name(final Timer timer) {
+        final List<Tag> tags = timer.getId().getTags();
+        if (tags.isEmpty()) {
+            return timer.getId().getName();
+        }
+        final StringBuilder name = new StringBuilder(timer.getId().getName()).append('{');
+        for (int i = 0; i < tags.size(); i++) {
+            name.append(i == 0 ? "" : ",").append(tags.get(i).getKey()).append('=').append(tags.get(i).getValue());
+        }
+        return name.append('}').toString();
+    }
+}

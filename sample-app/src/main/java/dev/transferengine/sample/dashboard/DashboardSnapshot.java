@@ -1,0 +1,67 @@
+package dev.transferengine.sample.dashboard;
+
+import java.util.List;
+
+/**
+ * What the dashboard shows at one instant. Counters are totals since each engine started: the page turns two
+ * consecutive snapshots into rates, so the server keeps no state per viewer.
+ *
+ * @param timeMillis when it was taken, milliseconds since the epoch
+ * @param engines    every {@code TransferEngine} bean, by bean name
+ * @param latencies  the latency timers that publish percentiles
+ */
+public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Latency> latencies) {
+
+    /**
+     * One engine.
+     *
+     * @param name      its bean name
+     * @param transport e.g. {@code tcp}
+     * @param address   its main address
+     * @param healthy   whether every worker runs
+     * @param inFlight  requests and sends accepted and not yet ended
+     * @param nics      every NIC of every group
+     * @param peers     the peers its NICs talk to
+     */
+    public record Engine(String name, String transport, String address, boolean healthy, long inFlight,
+                         List<Nic> nics, List<Peer> peers) {
+    }
+
+    /**
+     * One NIC's totals.
+     *
+     * @param nic      {@code group.nic}
+     * @param address  the NIC's address
+     * @param healthy  whether it works
+     * @param bytesOut payload bytes written and sent
+     * @param bytesIn  payload bytes placed into local memory
+     * @param imms     imm events received
+     * @param writes   writes completed
+     */
+    public record Nic(String nic, String address, boolean healthy, long bytesOut, long bytesIn, long imms,
+                      long writes) {
+    }
+
+    /**
+     * A peer one of the engine's NICs talks to.
+     *
+     * @param nic       the local NIC, {@code group.nic}
+     * @param address   the peer's address
+     * @param state     e.g. {@code CONNECTED}, {@code UNREACHABLE}
+     * @param lastError its last failure, or empty
+     */
+    public record Peer(String nic, String address, String state, String lastError) {
+    }
+
+    /**
+     * The recent percentiles of one timer.
+     *
+     * @param name       the meter name and its tags
+     * @param count      events recorded since start
+     * @param p50Millis  median, milliseconds
+     * @param p90Millis  90th percentile, milliseconds
+     * @param p99Millis  99th percentile, milliseconds
+     */
+    public record Latency(String name, long count, double p50Millis, double p90Millis, double p99Millis) {
+    }
+}

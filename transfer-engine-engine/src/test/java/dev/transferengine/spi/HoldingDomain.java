@@ -1,0 +1,148 @@
+package dev.transferengine.spi;
+
+import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Fault injection for tests: a {@link Domain} that passes everything to a real one, except that while held its
+ * writes and sends wait here instead of being posted; releasing posts the backlog in order. Lets a test reorder
+ * traffic across NICs, or make a write that cannot complete, without a hook in the transports. Holding is set
+ * from any thread; the backlog belongs to the worker.
+ */
+public final class HoldingDomain implements Domain {
+
+    private static final Map<NetAddr, HoldingDomain> OPEN = new ConcurrentHashMap<>();
+
+    private record Held(long token, boolean send, Runnable post) {
+    }
+
+    private final Domain inner;
+    private final DomainListener listener;
+    private final ArrayDeque<Held> backlog = new ArrayDeque<>();
+    private volatile boolean held;
+
+    public HoldingDomain(final Domain inner, final DomainListener listener) {
+        this.inner = inner;
+        this.listener = listener;
+        OPEN.put(inner.address(), this);
+    }
+
+    /** The open holding domain with that address, e.g. from {@code engine.nics().get(i).address()}. */
+    public static HoldingDomain at(final NetAddr address) {
+        final HoldingDomain domain = OPEN.get(address);
+        if (domain == null) {
+            throw new IllegalStateException("no holding domain at " + address + "; build the engine with transport "
+                + HoldingTransport.NAME);
+        }
+        return domain;
+    }
+
+    /** While held, writes and sends wait; releasing posts them at the worker's next poll. Any thread. */
+    public void hold(final boolean hold) {
+        held = hold;
+    }
+
+    @Override
+    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
+                      final long length, final long peer, final long remoteBase, final long remoteOffset,
+                      final long rkey, final boolean hasImm, final int imm) {
+        final Runnable post = () -> inner.write(token, src, srcOffset, srcKey, length, peer, remoteBase, remoteOffset,
+            rkey, hasImm, imm);
+        if (held || !backlog.isEmpty()) {
+            backlog.addLast(new Held(token, false, post));
+        } else {
+            post.run();
+        }
+    }
+
+    @Override
+    public void send(final long token, final long peer, final MemorySegment message) {
+        final Runnable post = () -> inner.send(token, peer, message);
+        if (held || !backlog.isEmpty()) {
+            backlog.addLast(new Held(token, true, post));
+        } else {
+            post.run();
+        }
+    }
+
+    @Override
+    public int poll() {
+        int work = 0;
+        while (!held && !backlog.isEmpty()) {
+            backlog.pollFirst().post().run();
+            work++;
+        }
+        return work + inner.poll();
+    }
+
+    @Override
+    public void cancel(final long token) {
+        backlog.removeIf(h -> h.token() == token);
+        inner.cancel(token);
+    }
+
+    @Override
+    public void close() {
+        OPEN.remove(inner.address(), this);
+        Held h;
+        while ((h = backlog.pollFirst()) != null) {
+            final EngineClosedException closed = new EngineClosedException("domain closed while the post was held");
+            if (h.send()) {
+                listener.onSendFailed(h.token(), closed);
+            } else {
+                listener.onWriteFailed(h.token(), closed);
+            }
+        }
+        inner.close();
+    }
+
+    @Override
+    public NetAddr address() {
+        return inner.address();
+    }
+
+    @Override
+    public String description() {
+        return "holding " + inner.description();
+    }
+
+    @Override
+    public long register(final MemorySegment segment, final Device device) {
+        return inner.register(segment, device);
+    }
+
+    @Override
+    public void deregister(final long rkey) {
+        inner.deregister(rkey);
+    }
+
+    @Override
+    public long resolve(final NetAddr peer) {
+        return inner.resolve(peer);
+    }
+
+    @Override
+    public void postReceive(final long token, final MemorySegment buffer) {
+        inner.postReceive(token, buffer);
+    }
+
+    @Override
+    public @Nullable String failure() {
+        return inner.failure();
+    }
+
+    @Override
+    public List<PeerInfo> peers() {
+        return inner.peers();
+    }
+}
