@@ -14,7 +14,8 @@ public enum EngineCounter {
     BACK_PRESSURE("submissions refused because a worker queue was full"),
     CALLBACK_ERRORS("exceptions thrown by user callbacks (logged and swallowed)"),
     WORKER_ERRORS("unexpected errors caught in a worker duty cycle"),
-    WORKER_RESTARTS("workers restarted with fresh NICs after an unrecoverable error (their in-flight operations failed)");
+    WORKER_RESTARTS("workers restarted with fresh NICs after an unrecoverable error (their in-flight operations failed)"),
+    COMPLETIONS_UNOBSERVED("ended operations not told to completion observers because the callback thread fell behind");
 
     private final String description;
 

@@ -15,7 +15,7 @@ import java.util.Locale;
 final class TransferEnginePropertiesMapper {
 
     /** The transports a service can ask for. */
-    static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric", "verbs");
+    static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric");
 
     private static final String PREFIX = "transfer-engine.";
 

@@ -72,6 +72,7 @@ final class CallbackDispatcher implements Agent {
         }
         final IntUnaryOperator drainUvm = uvm;
         int work = drainUvm == null ? 0 : drainUvm.applyAsInt(DRAIN_LIMIT);
+        work += counters.completions().drain(DRAIN_LIMIT);
         Object event;
         for (int n = 0; n < DRAIN_LIMIT && (event = events.poll()) != null; n++) {
             run(event);
@@ -86,6 +87,9 @@ final class CallbackDispatcher implements Agent {
         Object event;
         while ((event = events.poll()) != null) {
             run(event);
+        }
+        while (counters.completions().drain(DRAIN_LIMIT) > 0) {
+            // every ended operation is told to the observers before the engine is gone
         }
     }
 

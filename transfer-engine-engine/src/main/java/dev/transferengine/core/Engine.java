@@ -115,8 +115,8 @@ final class Engine implements TransferEngine, Region.Owner {
             shutdown();
             throw e;
         }
-        LOG.info("transfer engine up: transport {}, {} group(s), main address {}", transport.name(), groups.length,
-            mainAddress());
+        LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
+            groups.length, mainAddress().describe(), mainAddress());
     }
 
     private IdleStrategy idleStrategy() {
