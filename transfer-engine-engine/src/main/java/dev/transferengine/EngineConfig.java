@@ -26,27 +26,28 @@ public record EngineConfig(String transport, List<GroupSpec> groups, String bind
                            int submitQueueCapacity,
                            int maxInFlight, int maxUnexpectedImms, Map<String, String> options) {
 
+    /** @throws InvalidConfigException naming the first setting out of range */
     public EngineConfig {
         if (groups.isEmpty()) {
-            throw new IllegalArgumentException("an engine needs at least one group");
+            throw new InvalidConfigException("groups", groups, "must list at least one group");
         }
         if (basePort < 0 || basePort > 65535) {
-            throw new IllegalArgumentException("basePort must be 0..65535, was " + basePort);
+            throw new InvalidConfigException("basePort", basePort, "must be 0..65535");
         }
         if (Integer.bitCount(submitQueueCapacity) != 1) {
-            throw new IllegalArgumentException("submitQueueCapacity must be a power of two, was " + submitQueueCapacity);
+            throw new InvalidConfigException("submitQueueCapacity", submitQueueCapacity, "must be a power of two");
         }
         if (maxInFlight < 1) {
-            throw new IllegalArgumentException("maxInFlight must be >= 1, was " + maxInFlight);
+            throw new InvalidConfigException("maxInFlight", maxInFlight, "must be >= 1");
         }
         if (maxUnexpectedImms < 0) {
-            throw new IllegalArgumentException("maxUnexpectedImms must be >= 0, was " + maxUnexpectedImms);
+            throw new InvalidConfigException("maxUnexpectedImms", maxUnexpectedImms, "must be >= 0");
         }
         if (operationTimeout.isNegative() || operationTimeout.isZero()) {
-            throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
+            throw new InvalidConfigException("operationTimeout", operationTimeout, "must be positive");
         }
         if (drainTimeout.isNegative()) {
-            throw new IllegalArgumentException("drainTimeout must be >= 0, was " + drainTimeout);
+            throw new InvalidConfigException("drainTimeout", drainTimeout, "must be >= 0");
         }
         groups = List.copyOf(groups);
         options = Map.copyOf(options);

@@ -21,4 +21,10 @@ public interface EngineMetrics {
 
     /** Largest recorded latency, in nanoseconds. */
     long latencyMaxNanos();
+
+    /**
+     * From now on tells {@code observer} of every write request and send that ends, on the callback thread. Meant
+     * for meters: per-operation latency and outcome by kind, which the counters above cannot give.
+     */
+    void addCompletionObserver(CompletionObserver observer);
 }

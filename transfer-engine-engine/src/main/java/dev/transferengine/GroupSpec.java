@@ -11,9 +11,16 @@ import java.util.OptionalInt;
  */
 public record GroupSpec(int nics, OptionalInt workerCpu, OptionalInt cudaDevice) {
 
+    /** @throws InvalidConfigException naming the first setting out of range */
     public GroupSpec {
         if (nics < 1 || nics > 4) {
-            throw new IllegalArgumentException("a group has 1 to 4 NICs, not " + nics);
+            throw new InvalidConfigException("nics", nics, "must be 1..4 (a group has 1 to 4 NICs)");
+        }
+        if (workerCpu.isPresent() && workerCpu.getAsInt() < 0) {
+            throw new InvalidConfigException("workerCpu", workerCpu.getAsInt(), "must be >= 0");
+        }
+        if (cudaDevice.isPresent() && cudaDevice.getAsInt() < 0) {
+            throw new InvalidConfigException("cudaDevice", cudaDevice.getAsInt(), "must be >= 0");
         }
     }
 

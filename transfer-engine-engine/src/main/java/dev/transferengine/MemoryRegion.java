@@ -25,4 +25,16 @@ public interface MemoryRegion {
 
     /** False once {@link TransferEngine#deregister(MemoryRegion)} ran. */
     boolean isRegistered();
+
+    /**
+     * Registers this memory under fresh keys on every NIC and drops the old keys, like invalidating an RDMA memory
+     * window: from the moment this returns, a write that carries an old key is refused by this engine and leaves
+     * the memory untouched, even one a peer sent long ago. Use it to fence an abandoned transfer before handing the
+     * memory to someone else; then share the returned descriptor. Writes this side has in flight from the region
+     * should have ended first. Blocks until every NIC switched.
+     *
+     * @return the descriptor with the new keys, also {@link #descriptor()} from now on
+     * @throws InvalidRequestException if the region was deregistered
+     */
+    MrDesc rekey();
 }

@@ -7,7 +7,8 @@ import java.util.HexFormat;
 /**
  * The opaque, serialisable address of one NIC (a domain). It names its transport and carries that transport's
  * address bytes. It round-trips through {@link #toBytes()} / {@link #fromBytes(byte[])} and through its text form
- * {@link #toString()} / {@link #parse(String)} (lower-case hex of the bytes).
+ * {@link #toString()} / {@link #parse(String)} (lower-case hex of the bytes). For people (logs, health, endpoints)
+ * {@link #describe()} decodes the known transports' forms, e.g. {@code tcp://10.0.0.5:7400}.
  *
  * <p>Layout: {@code version(1) = 1, transportNameLength(1), transportName(ASCII), payload}.
  */
@@ -92,6 +93,16 @@ public final class NetAddr {
     /** One payload byte (no copy). */
     public byte payloadByte(final int index) {
         return payload[index];
+    }
+
+    /**
+     * The address as a person reads it: {@code tcp://10.0.0.5:7400}, {@code tcp://[::1]:7400},
+     * {@code fabric:shm://4711:0}, {@code fabric:tcp;ofi_rxm://10.0.0.5:7400}; a form this engine cannot decode shows
+     * its transport and payload hex, e.g. {@code fabric:efa:fe80...}. Not parseable: {@link #toString()} is the text
+     * form that travels. Allocates; meant for logs and reports, not for the hot path.
+     */
+    public String describe() {
+        return AddressDescriptions.describe(transport, payload);
     }
 
     @Override

@@ -1,17 +1,21 @@
 package dev.transferengine;
 
-/** A peer could not be reached, or its connection was lost while operations to it were in flight. */
+/**
+ * A peer could not be reached, or its connection was lost while operations to it were in flight.
+ *
+ * <p>Stackless: an expected outcome, cheap to make, and one instance may be shared by many operations.
+ */
 public final class PeerUnreachableException extends TransferEngineException {
 
     private final NetAddr peer;
 
     public PeerUnreachableException(final NetAddr peer, final String reason) {
-        super("peer " + peer + " unreachable: " + reason);
+        super("peer " + peer + " unreachable: " + reason, null, true);
         this.peer = peer;
     }
 
     public PeerUnreachableException(final NetAddr peer, final String reason, final Throwable cause) {
-        super("peer " + peer + " unreachable: " + reason, cause);
+        super("peer " + peer + " unreachable: " + reason, cause, true);
         this.peer = peer;
     }
 

@@ -68,6 +68,19 @@ public interface TransferEngine extends AutoCloseable {
     /** Submits a write; the future completes on the callback thread. */
     CompletableFuture<Void> submit(WriteRequest request);
 
+    /**
+     * Like {@link #submit(WriteRequest, TransferListener)}, but a full queue or a closed engine is answered with a
+     * status instead of an exception; {@code listener} runs only when the answer is {@link SubmitStatus#ACCEPTED}.
+     * A request that is invalid still throws, since retrying cannot help it.
+     */
+    SubmitStatus trySubmit(WriteRequest request, TransferListener listener);
+
+    /**
+     * Like {@link #submit(WriteRequest, TransferCounters)}, answering back-pressure and a closed engine with a
+     * status; {@code counters} count the request only when the answer is {@link SubmitStatus#ACCEPTED}.
+     */
+    SubmitStatus trySubmit(WriteRequest request, TransferCounters counters);
+
     /** Sends a copy of {@code message} to the peer's NIC (normally its {@link #mainAddress()}); the caller may reuse it at once. */
     void send(NetAddr peer, MemorySegment message, TransferListener listener);
 

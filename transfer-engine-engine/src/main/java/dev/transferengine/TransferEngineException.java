@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import org.jspecify.annotations.Nullable;
+
 /** Base of every error the engine reports; each subclass names one kind of problem. */
 public class TransferEngineException extends RuntimeException {
 
@@ -9,5 +11,14 @@ public class TransferEngineException extends RuntimeException {
 
     public TransferEngineException(final String message, final Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * For expected failures (closed, back-pressure, unreachable, timeout): no stack trace is filled and nothing can
+     * be suppressed, so making one is cheap and one instance may be shared by many operations; the message, and the
+     * cause where there is one, say what happened.
+     */
+    protected TransferEngineException(final String message, final @Nullable Throwable cause, final boolean stackless) {
+        super(message, cause, !stackless, !stackless);
     }
 }

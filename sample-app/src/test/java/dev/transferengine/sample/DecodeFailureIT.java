@@ -33,7 +33,7 @@ class DecodeFailureIT {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeFailureIT.class);
 
     private static final Pattern BYTES_IN =
-        Pattern.compile("transfer_engine_bytes_total\\{direction=\"in\",nic=\"0\\.0\"} ([0-9.E]+)");
+        Pattern.compile("transfer_engine_bytes_total\\{direction=\"in\",engine=\"transferEngine\",nic=\"0\\.0\"} ([0-9.E]+)");
 
     private static final Network NETWORK = Network.newNetwork();
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class DemoTest {
 
     private static final Pattern BYTES_OUT =
-        Pattern.compile("transfer_engine_bytes_total\\{direction=\"out\",nic=\"0\\.0\"} ([0-9.E]+)");
+        Pattern.compile("transfer_engine_bytes_total\\{direction=\"out\",engine=\"transferEngine\",nic=\"0\\.0\"} ([0-9.E]+)");
 
     @Test
     void transfersContinuouslyAndShowsItInHealthAndMetrics() {

@@ -76,7 +76,7 @@ class KvTransferTest {
         prefill.client().get().uri("/actuator/prometheus").exchange()
             .expectStatus().isOk()
             .expectBody(String.class).value(body -> assertThat(body)
-                .containsPattern("transfer_engine_bytes_total\\{direction=\"out\",nic=\"0\\.0\"} [1-9]"));
+                .containsPattern("transfer_engine_bytes_total\\{direction=\"out\",engine=\"transferEngine\",nic=\"0\\.0\"} [1-9]"));
     }
 
     private static KvTransferReport transfer(final int tokens) {

@@ -4,20 +4,21 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import reactor.core.publisher.Mono;
 
 /**
  * Auto-configuration of a {@link ReactiveTransferEngine} over the application's {@link TransferEngine}, with the
- * imm timeout and receive pool from {@code transfer-engine.*} properties.
+ * imm timeout and receive pool from {@code transfer-engine.*} properties. An application with several engines (or
+ * one engine marked primary among them) builds its own facades.
  */
 @AutoConfiguration(after = TransferEngineAutoConfiguration.class)
 @ConditionalOnClass({ ReactiveTransferEngine.class, Mono.class })
-@ConditionalOnBean(TransferEngine.class)
+@ConditionalOnSingleCandidate(TransferEngine.class)
 @EnableConfigurationProperties(TransferEngineProperties.class)
 public final class ReactiveTransferEngineAutoConfiguration {
 

@@ -19,8 +19,8 @@ import org.springframework.util.unit.DataSize;
 public class TransferEngineProperties {
 
     /**
-     * Transport: 'tcp' (pure Java, runs anywhere), 'fabric' (libfabric, e.g. EFA), 'verbs' (libibverbs, ConnectX)
-     * or 'auto' (the best one available here).
+     * Transport: 'tcp' (pure Java, runs anywhere), 'fabric' (libfabric, e.g. EFA) or 'auto' (the best one available
+     * here).
      */
     private String transport = "tcp";
 
@@ -33,6 +33,12 @@ public class TransferEngineProperties {
      * Address the NICs of socket-based transports bind to.
      */
     private String bindAddress = "127.0.0.1";
+
+    /**
+     * Address peers reach the NICs at, when it differs from the bind address; required with a wildcard bind address
+     * (0.0.0.0 or ::), since a wildcard cannot be reached.
+     */
+    private @Nullable String advertisedAddress;
 
     /**
      * First port: NIC k of group g listens on base-port + 4g + k. 0 picks ephemeral ports.
@@ -51,6 +57,10 @@ public class TransferEngineProperties {
     private final Receive receive = new Receive();
 
     private final Timeouts timeouts = new Timeouts();
+
+    private final Exchange exchange = new Exchange();
+
+    private final Metrics metrics = new Metrics();
 
     public String getTransport() {
         return transport;
@@ -74,6 +84,14 @@ public class TransferEngineProperties {
 
     public void setBindAddress(final String bindAddress) {
         this.bindAddress = bindAddress;
+    }
+
+    public @Nullable String getAdvertisedAddress() {
+        return advertisedAddress;
+    }
+
+    public void setAdvertisedAddress(final @Nullable String advertisedAddress) {
+        this.advertisedAddress = advertisedAddress;
     }
 
     public int getBasePort() {
@@ -106,6 +124,14 @@ public class TransferEngineProperties {
 
     public Timeouts getTimeouts() {
         return timeouts;
+    }
+
+    public Exchange getExchange() {
+        return exchange;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
     }
 
     /** One domain group: its NICs, the CPU its worker is pinned to and the GPU it serves. */
@@ -297,6 +323,68 @@ public class TransferEngineProperties {
 
         public void setDrain(final Duration drain) {
             this.drain = drain;
+        }
+    }
+
+    /** The descriptor endpoint through which peers fetch the regions this service publishes. */
+    public static class Exchange {
+
+        /**
+         * Whether a WebFlux application serves its published regions' descriptors (remote keys included) at the
+         * path below; only on a network where every client may write into those regions.
+         */
+        private boolean enabled;
+
+        /**
+         * Path of the descriptor endpoint; GET it for everything published, GET path/name for one region.
+         */
+        private String path = "/transfer-engine/descriptors";
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(final String path) {
+            this.path = path;
+        }
+    }
+
+    /** Micrometer meters of the engines. */
+    public static class Metrics {
+
+        /**
+         * Latency buckets (service level objectives) published with the transfer.engine.latency histogram, besides
+         * the percentile histogram; e.g. 100us,1ms,10ms.
+         */
+        private List<Duration> latencySlo = new ArrayList<>();
+
+        /**
+         * Most distinct peers tagged on per-peer meters; further peers are counted under peer=other.
+         */
+        private int maxPeerTags = 32;
+
+        public List<Duration> getLatencySlo() {
+            return latencySlo;
+        }
+
+        public void setLatencySlo(final List<Duration> latencySlo) {
+            this.latencySlo = latencySlo;
+        }
+
+        public int getMaxPeerTags() {
+            return maxPeerTags;
+        }
+
+        public void setMaxPeerTags(final int maxPeerTags) {
+            this.maxPeerTags = maxPeerTags;
         }
     }
 }

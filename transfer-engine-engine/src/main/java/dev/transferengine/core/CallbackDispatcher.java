@@ -6,6 +6,7 @@ import dev.transferengine.TransferListener;
 import java.util.function.IntUnaryOperator;
 
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,6 +27,9 @@ final class CallbackDispatcher implements Agent {
     private final Counters counters;
     /** Drains UVM watcher changes on this thread once the engine has watchers; see {@link #attachUvm}. */
     private volatile @Nullable IntUnaryOperator uvm;
+    private final ThrottledLog errors = new ThrottledLog(LOG);
+    private volatile @Nullable Thread thread;
+    private volatile boolean stopping;
 
     CallbackDispatcher(final Counters counters) {
         this.counters = counters;
@@ -47,9 +51,28 @@ final class CallbackDispatcher implements Agent {
     }
 
     @Override
+    public void onStart() {
+        thread = Thread.currentThread();
+    }
+
+    /** Whether the caller is this dispatcher's thread, i.e. runs inside a callback. */
+    boolean isCurrentThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Called from a callback: the thread ends once that callback returned, after running what is queued. */
+    void stopAfterThisEvent() {
+        stopping = true;
+    }
+
+    @Override
     public int doWork() {
+        if (stopping) {
+            throw new AgentTerminationException("engine closed from a callback");
+        }
         final IntUnaryOperator drainUvm = uvm;
         int work = drainUvm == null ? 0 : drainUvm.applyAsInt(DRAIN_LIMIT);
+        work += counters.completions().drain(DRAIN_LIMIT);
         Object event;
         for (int n = 0; n < DRAIN_LIMIT && (event = events.poll()) != null; n++) {
             run(event);
@@ -65,6 +88,9 @@ final class CallbackDispatcher implements Agent {
         while ((event = events.poll()) != null) {
             run(event);
         }
+        while (counters.completions().drain(DRAIN_LIMIT) > 0) {
+            // every ended operation is told to the observers before the engine is gone
+        }
     }
 
     boolean isIdle() {
@@ -78,9 +104,9 @@ final class CallbackDispatcher implements Agent {
             } else {
                 ((Runnable) event).run();
             }
-        } catch (final RuntimeException e) {
+        } catch (final Throwable e) { // an Error from user code too: this thread serves every other callback
             counters.increment(EngineCounter.CALLBACK_ERRORS);
-            LOG.warn("a transfer-engine callback threw; the engine continues", e);
+            errors.warn("a transfer-engine callback threw; the engine continues", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.transferengine.core;
 
+import dev.transferengine.CompletionObserver;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
@@ -23,6 +24,7 @@ final class Counters implements EngineMetrics {
     private final AtomicLong latencyCount = new AtomicLong();
     private final AtomicLong latencyTotal = new AtomicLong();
     private final AtomicLong latencyMax = new AtomicLong();
+    private final CompletionRecords completions = new CompletionRecords(this);
     private final TransferCountersUpdater transferCounters;
 
     Counters(final List<Integer> nicsPerGroup, final TransferCountersUpdater transferCounters) {
@@ -64,6 +66,16 @@ final class Counters implements EngineMetrics {
         while (nanos > max && !latencyMax.compareAndSet(max, nanos)) {
             max = latencyMax.get();
         }
+    }
+
+    /** The records of ended operations for the completion observers. */
+    CompletionRecords completions() {
+        return completions;
+    }
+
+    @Override
+    public void addCompletionObserver(final CompletionObserver observer) {
+        completions.add(observer);
     }
 
     @Override

@@ -1,23 +1,18 @@
 package dev.transferengine.core;
 
-import dev.transferengine.BarrierWrite;
+import dev.transferengine.BackPressureException;
+import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
-import dev.transferengine.GroupRouting;
 import dev.transferengine.GroupSpec;
-import dev.transferengine.ImmWrite;
+import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MrDesc;
 import dev.transferengine.NetAddr;
 import dev.transferengine.NicCounter;
-import dev.transferengine.PagedWrite;
-import dev.transferengine.PeerGroup;
-import dev.transferengine.Routing;
-import dev.transferengine.ScatterTarget;
-import dev.transferengine.ScatterWrite;
-import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.WorkerFailedException;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.nativeaccess.CpuAffinity;
 import dev.transferengine.spi.Domain;
@@ -26,13 +21,18 @@ import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.Transport;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -41,9 +41,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One DomainGroup and its worker: owns 1-4 NICs, turns requests into per-NIC writes (sharding), counts their
- * completions and ends each request once. Everything here runs on the worker thread except {@link #offer},
- * {@link #control} and the read-only views; the worker never blocks.
+ * One DomainGroup's worker, the agent of its duty cycle: takes control actions and submissions, has the
+ * {@link WritePlanner} cut requests into per-NIC pieces, polls the NICs and then handles what they reported from the
+ * {@link CompletionQueue}, and expires operations past their timeout in the {@link InFlightTable}. Every request ends
+ * exactly once. An unexpected exception is counted and logged and the worker goes on; an {@link Error} (out of
+ * memory, say) fails what is in flight, marks the group down and reopens its NICs.
+ *
+ * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control}, {@link #call} and the
+ * read-only views. The worker never blocks. Time comes from the injected clock, so tests drive timeouts by hand.
  */
 final class DomainGroup implements Agent {
 
@@ -52,6 +57,7 @@ final class DomainGroup implements Agent {
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
+    private static final long REOPEN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final int index;
     private final GroupSpec spec;
@@ -62,28 +68,40 @@ final class DomainGroup implements Agent {
     private final Counters counters;
     private final SendBuffers sendBuffers;
     private final Submissions pool;
+    private final LongSupplier clock;
     private final MpscAtomicArrayQueue<Submission> submissions;
     private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls = new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
-    private final Submission[] slots;
-    private final int[] generations;
-    /** Per slot, the NICs (bit per NIC) a piece of its operation was posted on, so a timeout cancels it there. */
-    private final int[] postedNics;
-    /** A stack, so the lowest slots are reused and the timeout scan stays short. */
-    private final IntArrayList freeSlots;
+    private final InFlightTable inFlight;
+    private final WritePlanner planner;
+    private final WritePlanner.Poster poster = this::post;
+    private final CompletionQueue completions = new CompletionQueue(1024);
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
+    /** What a restart registers and resolves again on the new NICs. */
+    private final Set<Region> regions = new HashSet<>();
+    private final List<ResolvedPeers> peerGroups = new ArrayList<>();
+    private final BackPressureException backPressure;
+    private final ThrottledLog errors = new ThrottledLog(LOG);
     private final long timeoutNanos;
-    private int active;
-    private int roundRobin;
     private final long timeoutScanNanos;
     private long nextTimeoutScan;
-    private int slotHighWater;
+    /** The request whose pieces the planner is posting. */
+    private @Nullable Submission planning;
+    private boolean nicsOpen;
+    private long nextReopen;
+    private @Nullable WorkerFailedException downError;
+    private volatile @Nullable String failure;
+    private volatile @Nullable Thread worker;
     private volatile boolean stopped;
+
+    /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
+    private record ResolvedPeers(List<List<NetAddr>> addresses, long[][] handles) {
+    }
 
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final Transport transport,
                 final ImmCountTable imms, final CallbackDispatcher callbacks, final Counters counters,
-                final SendBuffers sendBuffers, final Submissions pool) {
+                final SendBuffers sendBuffers, final Submissions pool, final LongSupplier clock) {
         this.index = index;
         this.spec = spec;
         this.config = config;
@@ -93,15 +111,13 @@ final class DomainGroup implements Agent {
         this.counters = counters;
         this.sendBuffers = sendBuffers;
         this.pool = pool;
+        this.clock = clock;
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.domains = new Domain[spec.nics()];
-        this.slots = new Submission[config.maxInFlight()];
-        this.generations = new int[config.maxInFlight()];
-        this.postedNics = new int[config.maxInFlight()];
-        this.freeSlots = new IntArrayList(config.maxInFlight(), IntArrayList.DEFAULT_NULL_VALUE);
-        for (int i = slots.length - 1; i >= 0; i--) {
-            freeSlots.pushInt(i);
-        }
+        this.inFlight = new InFlightTable(config.maxInFlight());
+        this.planner = new WritePlanner(spec.nics());
+        this.backPressure = new BackPressureException("the submission queue of group " + index + " is full ("
+            + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
         this.timeoutNanos = config.operationTimeout().toNanos();
         // a timeout fires at most 1/64 of itself late, and a 30 s timeout costs one scan every 100 ms
         this.timeoutScanNanos = Math.clamp(timeoutNanos / 64, MIN_TIMEOUT_SCAN_NANOS, MAX_TIMEOUT_SCAN_NANOS);
@@ -126,8 +142,23 @@ final class DomainGroup implements Agent {
         return started;
     }
 
+    /** The worker's thread, once started. */
+    Thread worker() {
+        return Objects.requireNonNull(worker, "the worker has not started");
+    }
+
     boolean isStopped() {
         return stopped;
+    }
+
+    /** Why the group is down (its worker failed and its NICs are being reopened), or null while it serves. */
+    @Nullable String failure() {
+        return failure;
+    }
+
+    /** The exception a full submission queue answers with; one instance, since it is stackless. */
+    BackPressureException backPressure() {
+        return backPressure;
     }
 
     /** Queues a submission; false when the bounded queue is full. */
@@ -148,20 +179,22 @@ final class DomainGroup implements Agent {
                 result.complete(action.apply(g));
             } catch (final RuntimeException e) {
                 result.completeExceptionally(e);
+            } catch (final Error e) {
+                result.completeExceptionally(e);
+                throw e;
             }
         });
         return result;
     }
 
-    // ---- worker thread ----------------------------------------------------------------------------------------
+    // ---- worker thread: the duty cycle ------------------------------------------------------------------------
 
     @Override
     public void onStart() {
+        worker = Thread.currentThread();
         CpuAffinity.pinCurrentThread(spec.workerCpu(), "worker of group " + index);
         try {
-            for (int nic = 0; nic < domains.length; nic++) {
-                domains[nic] = transport.openDomain(new DomainContext(config, index, nic, new NicEvents(nic)));
-            }
+            openDomains();
             started.complete(null);
         } catch (final RuntimeException e) {
             closeDomains();
@@ -172,13 +205,28 @@ final class DomainGroup implements Agent {
 
     @Override
     public int doWork() {
+        try {
+            return nicsOpen ? duty() : reopen();
+        } catch (final RuntimeException e) {
+            counters.increment(EngineCounter.WORKER_ERRORS);
+            errors.error("group " + index + ": unexpected engine error; the worker continues", e);
+            return 1;
+        } catch (final Error e) {
+            fallDown(e);
+            return 1;
+        }
+    }
+
+    private int duty() {
         int work = drainControls();
         work += drainSubmissions();
+        work += drainCompletions(); // what posts reported at once
         for (final Domain domain : domains) {
             work += domain.poll();
+            work += drainCompletions();
         }
-        if (active > 0) {
-            final long now = System.nanoTime();
+        if (inFlight.active() > 0) {
+            final long now = clock.getAsLong();
             if (now - nextTimeoutScan >= 0) {
                 nextTimeoutScan = now + timeoutScanNanos;
                 work += expireTimedOut(now);
@@ -190,18 +238,19 @@ final class DomainGroup implements Agent {
     @Override
     public void onClose() {
         stopped = true;
-        final EngineClosedException closed = new EngineClosedException("engine closed while the operation was pending");
         Consumer<DomainGroup> action;
         while ((action = controls.poll()) != null) {
-            action.accept(this);
-        }
-        for (int slot = 0; slot < slots.length; slot++) {
-            final Submission s = slots[slot];
-            if (s != null) {
-                fail(s, closed);
-                release(slot);
+            try {
+                action.accept(this);
+            } catch (final RuntimeException e) {
+                LOG.warn("control action failed while closing group {}", index, e);
             }
         }
+        if (nicsOpen) {
+            drainCompletions(); // what ended before the close counts as ended
+        }
+        final EngineClosedException closed = new EngineClosedException("engine closed while the operation was pending");
+        failInFlight(closed);
         failQueued(closed);
         closeDomains(); // receive buffers are freed by the engine once every worker stopped
     }
@@ -221,19 +270,6 @@ final class DomainGroup implements Agent {
         return "te-worker-" + index;
     }
 
-    void addReceivePool(final Receives pool) {
-        receivePools.put(pool.id(), pool);
-        pool.start();
-    }
-
-    long[] resolveAll(final List<NetAddr> addresses) {
-        final long[] handles = new long[domains.length];
-        for (int nic = 0; nic < domains.length; nic++) {
-            handles[nic] = domains[nic].resolve(addresses.get(nic));
-        }
-        return handles;
-    }
-
     private int drainControls() {
         int work = 0;
         Consumer<DomainGroup> action;
@@ -242,7 +278,7 @@ final class DomainGroup implements Agent {
                 action.accept(this);
             } catch (final RuntimeException e) {
                 counters.increment(EngineCounter.WORKER_ERRORS);
-                LOG.warn("control action failed on group {}", index, e);
+                errors.warn("control action failed on group " + index, e);
             }
             work++;
         }
@@ -251,7 +287,7 @@ final class DomainGroup implements Agent {
 
     private int drainSubmissions() {
         int work = 0;
-        while (work < SUBMISSION_DRAIN_LIMIT && !freeSlots.isEmpty()) {
+        while (work < SUBMISSION_DRAIN_LIMIT && inFlight.hasRoom()) {
             final Submission s = submissions.poll();
             if (s == null) {
                 break;
@@ -260,8 +296,10 @@ final class DomainGroup implements Agent {
                 start(s);
             } catch (final RuntimeException e) {
                 counters.increment(EngineCounter.WORKER_ERRORS);
-                LOG.error("starting {} failed unexpectedly", describe(s.request), e);
-                abandon(s, s.remaining, new TransferEngineException("internal error starting the request: " + e, e));
+                errors.error("starting " + describe(s.request) + " failed unexpectedly", e);
+                if (inFlight.get(s.token) == s) { // not ended before the failure
+                    abandon(s, s.remaining, new TransferEngineException("internal error starting the request: " + e, e));
+                }
             }
             work++;
         }
@@ -269,164 +307,50 @@ final class DomainGroup implements Agent {
     }
 
     private void start(final Submission s) {
-        final int slot = freeSlots.popInt();
-        slotHighWater = Math.max(slotHighWater, slot + 1);
-        final int generation = ++generations[slot] & 0x3FFF_FFFF;
-        slots[slot] = s;
-        postedNics[slot] = 0;
-        active++;
-        s.token = (long) generation << 32 | slot;
-        s.deadlineNanos = System.nanoTime() + timeoutNanos;
-        if (s.isSend()) {
+        inFlight.add(s, clock.getAsLong() + timeoutNanos);
+        final WriteRequest request = s.request;
+        if (request == null) {
             s.remaining = 1;
             postSend(s);
             return;
         }
-        switch (s.request) {
-            case SingleWrite w -> postSingle(s, w);
-            case PagedWrite w -> postPaged(s, w);
-            case ImmWrite w -> postImm(s, w);
-            case BarrierWrite w -> postBarrier(s, w);
-            case ScatterWrite w -> postScatter(s, w);
-            case null -> throw new IllegalStateException("write submission without request");
+        s.remaining = planner.pieces(request);
+        if (s.remaining == 0) {
+            end(s);
+            return;
+        }
+        planning = s;
+        try {
+            planner.plan(request, poster);
+        } finally {
+            planning = null;
         }
     }
 
     private void postSend(final Submission s) {
         try {
             final Domain domain = domains[0];
-            postedNics[slotOf(s.token)] = 1;
-            domain.send(s.token, domain.resolve(s.sendPeer), s.sendBuffer);
+            final long peer = domain.resolve(Objects.requireNonNull(s.sendPeer));
+            inFlight.posted(s.token, 0);
+            domain.send(s.token, peer, Objects.requireNonNull(s.sendBuffer));
         } catch (final TransferEngineException e) {
             abandon(s, 1, e);
         }
     }
 
-    private void postSingle(final Submission s, final SingleWrite w) {
-        final Region src = (Region) w.src();
-        final int shards;
-        final int first;
-        if (w.routing() instanceof Routing.Pinned pinned) {
-            shards = 1;
-            first = pinned.nic();
-        } else {
-            shards = ((Routing.Sharded) w.routing()).shards();
-            first = nextNics(shards);
-        }
-        final long shardSize = Sharding.shardSize(w.length(), shards);
-        s.remaining = shards;
-        for (int j = 0; j < shards; j++) {
-            final int nic = (first + j) % domains.length;
-            final long offset = Sharding.shardOffset(w.length(), shardSize, j);
-            final long length = Sharding.shardLength(w.length(), shardSize, j);
-            if (!post(s, shards - j, nic, src, w.srcOffset() + offset, length, w.dst(), w.dstOffset() + offset,
-                w.imm().isPresent(), w.imm().orElse(0), -1)) {
-                return;
-            }
-        }
-    }
-
-    private void postPaged(final Submission s, final PagedWrite w) {
-        final int pages = w.pageCount();
-        if (pages == 0) {
-            finish(s);
-            return;
-        }
-        final Region src = (Region) w.src();
-        final int rangeSize = Sharding.rangeSize(pages, domains.length);
-        final int first = nextNics(Sharding.rangeCount(pages, domains.length));
-        s.remaining = pages;
-        for (int k = 0; k < pages; k++) {
-            final int nic = (first + k / rangeSize) % domains.length;
-            if (!post(s, pages - k, nic, src, w.srcOffset() + w.srcStride() * w.srcPage(k), w.pageLength(), w.dst(),
-                w.dstOffset() + w.dstStride() * w.dstPage(k), w.imm().isPresent(), w.imm().orElse(0), -1)) {
-                return;
-            }
-        }
-    }
-
-    private void postImm(final Submission s, final ImmWrite w) {
-        final int nic = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(1);
-        s.remaining = 1;
-        post(s, 1, nic, null, 0, 0, w.dst(), 0, true, w.value(), -1);
-    }
-
-    private void postBarrier(final Submission s, final BarrierWrite w) {
-        final List<MrDesc> dsts = w.dsts();
-        final int count = dsts.size();
-        final int rangeSize;
-        final int first;
-        if (w.routing() instanceof Routing.Pinned pinned) {
-            rangeSize = count;
-            first = pinned.nic();
-        } else {
-            rangeSize = Sharding.rangeSize(count, domains.length);
-            first = nextNics(Sharding.rangeCount(count, domains.length));
-        }
-        s.remaining = count;
-        for (int i = 0; i < count; i++) {
-            final int nic = (first + i / rangeSize) % domains.length;
-            if (!post(s, count - i, nic, null, 0, 0, dsts.get(i), 0, true, w.value(), peerHandle(w.group(), i, nic))) {
-                return;
-            }
-        }
-    }
-
-    private void postScatter(final Submission s, final ScatterWrite w) {
-        final Region src = (Region) w.src();
-        final List<ScatterTarget> targets = w.targets();
-        final int count = targets.size();
-        final boolean hasImm = w.imm().isPresent();
-        final int imm = w.imm().orElse(0);
-        final int nics = domains.length;
-        if (w.routing() instanceof GroupRouting.ShardBytes) {
-            s.remaining = count * nics;
-            for (int i = 0; i < count; i++) {
-                final ScatterTarget t = targets.get(i);
-                for (int nic = 0; nic < nics; nic++) {
-                    final long offset = Sharding.byteSliceOffset(t.length(), nics, nic);
-                    if (!post(s, (count - i) * nics - nic, nic, src, t.srcOffset() + offset,
-                        Sharding.byteSliceLength(t.length(), nics, nic), t.dst(), t.dstOffset() + offset, hasImm, imm,
-                        peerHandle(w.group(), i, nic))) {
-                        return;
-                    }
-                }
-            }
-            return;
-        }
-        final int rangeSize = w.routing() instanceof GroupRouting.SingleNic ? count : Sharding.rangeSize(count, nics);
-        final int first = w.routing() instanceof GroupRouting.SingleNic single ? single.nic() : 0;
-        s.remaining = count;
-        for (int i = 0; i < count; i++) {
-            final ScatterTarget t = targets.get(i);
-            final int nic = (first + i / rangeSize) % nics;
-            if (!post(s, count - i, nic, src, t.srcOffset(), t.length(), t.dst(), t.dstOffset(), hasImm, imm,
-                peerHandle(w.group(), i, nic))) {
-                return;
-            }
-        }
-    }
-
-    private static long peerHandle(final PeerGroup group, final int peer, final int nic) {
-        return group instanceof ResolvedPeerGroup resolved ? resolved.handle(peer, nic) : -1;
-    }
-
-    /**
-     * Posts one write on {@code nic} to the same NIC index of the destination. {@code unposted} counts this write and
-     * every later one of the request, so a failure here gives them all up at once.
-     *
-     * @return false when the request was abandoned
-     */
-    private boolean post(final Submission s, final int unposted, final int nic, final @Nullable Region src,
-                         final long srcOffset, final long length, final MrDesc dst, final long dstOffset,
-                         final boolean hasImm, final int imm, final long resolvedPeer) {
+    /** The planner's {@link WritePlanner.Poster}: posts one piece of {@link #planning} on its NIC. */
+    private boolean post(final WriteOp op, final int unposted) {
+        final Submission s = Objects.requireNonNull(planning);
+        final MrDesc dst = Objects.requireNonNull(op.dst);
         try {
-            final Domain domain = domains[nic];
-            final MrDesc.Nic remote = dst.nic(nic);
-            final long peer = resolvedPeer >= 0 ? resolvedPeer : domain.resolve(remote.address());
-            postedNics[slotOf(s.token)] |= 1 << nic;
-            domain.write(s.token, src == null ? MemorySegment.NULL : src.segment(), srcOffset,
-                src == null ? 0 : src.key(nic), length, peer, dst.address(), dstOffset, remote.rkey(), hasImm, imm);
+            final Domain domain = domains[op.nic];
+            final MrDesc.Nic remote = dst.nic(op.nic);
+            final long peer = op.peer >= 0 ? op.peer : domain.resolve(remote.address());
+            final Region src = op.src;
+            inFlight.posted(s.token, op.nic);
+            domain.write(s.token, src == null ? MemorySegment.NULL : src.segment(), op.srcOffset,
+                src == null ? 0 : src.key(op.nic), op.length, peer, dst.address(), op.dstOffset, remote.rkey(),
+                op.hasImm, op.imm);
             return true;
         } catch (final TransferEngineException e) {
             abandon(s, unposted, e);
@@ -434,43 +358,85 @@ final class DomainGroup implements Agent {
         }
     }
 
-    /** Gives up the writes not posted yet; the request fails and ends once the posted ones drained. */
-    private void abandon(final Submission s, final int unposted, final TransferEngineException error) {
-        fail(s, error);
-        s.remaining -= unposted;
-        if (s.remaining == 0) {
-            release(slotOf(s.token));
+    // ---- worker thread: completions -----------------------------------------------------------------------------
+
+    private int drainCompletions() {
+        int handled = 0;
+        for (int i = completions.take(); i >= 0; i = completions.take()) {
+            handle(i);
+            handled++;
+        }
+        return handled;
+    }
+
+    private void handle(final int i) {
+        final int nic = completions.nic(i);
+        final long value = completions.value(i);
+        switch (completions.kind(i)) {
+            case CompletionQueue.WRITE_DONE -> {
+                counters.add(index, nic, NicCounter.WRITES, 1);
+                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
+                ack(completions.token(i), null);
+            }
+            case CompletionQueue.WRITE_FAILED -> {
+                counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
+                ack(completions.token(i), completions.takeError(i));
+            }
+            case CompletionQueue.SEND_DONE -> {
+                counters.add(index, nic, NicCounter.SENDS, 1);
+                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
+                ack(completions.token(i), null);
+            }
+            case CompletionQueue.SEND_FAILED -> ack(completions.token(i), completions.takeError(i));
+            case CompletionQueue.RECEIVE -> {
+                counters.add(index, nic, NicCounter.RECEIVES, 1);
+                counters.add(index, nic, NicCounter.BYTES_RECEIVED, value);
+                final long token = completions.token(i);
+                final Receives receives = receivePools.get(Receives.poolId(token));
+                if (receives != null) {
+                    receives.onReceive(Receives.bufferIndex(token), (int) value);
+                }
+            }
+            case CompletionQueue.IMM, CompletionQueue.IMM_ADMITTED -> {
+                counters.add(index, nic, NicCounter.IMMS, 1);
+                imms.onImm((int) value, completions.kind(i) == CompletionQueue.IMM_ADMITTED);
+            }
+            default -> throw new IllegalStateException("unknown completion kind " + completions.kind(i));
         }
     }
 
-    private int nextNics(final int count) {
-        final int first = roundRobin;
-        roundRobin = (roundRobin + count) % domains.length;
-        return first;
-    }
-
+    /** One piece of operation {@code token} ended; a stale token (the operation ended already) is ignored. */
     private void ack(final long token, final @Nullable TransferEngineException error) {
-        final int slot = slotOf(token);
-        final Submission s = slot < slots.length ? slots[slot] : null;
-        if (s == null || s.token != token) {
-            return; // timed out or failed earlier; its late completions are dropped
+        final Submission s = inFlight.get(token);
+        if (s == null) {
+            return;
         }
         if (error != null) {
             fail(s, error);
         }
         if (--s.remaining == 0) {
-            if (!s.failed) {
-                s.complete(null, callbacks, counters);
-            }
-            release(slot);
+            end(s);
         }
     }
 
-    private void finish(final Submission s) {
-        s.complete(null, callbacks, counters);
-        release(slotOf(s.token));
+    /** Gives up the pieces not posted yet; the request fails and ends once the posted ones drained. */
+    private void abandon(final Submission s, final int unposted, final TransferEngineException error) {
+        fail(s, error);
+        s.remaining -= unposted;
+        if (s.remaining <= 0) {
+            release(s);
+        }
     }
 
+    /** Every piece ended: reports success unless a piece failed (already reported), and frees the slot. */
+    private void end(final Submission s) {
+        if (!s.failed) {
+            s.complete(null, callbacks, counters);
+        }
+        release(s);
+    }
+
+    /** Reports the request's first failure; later ones are dropped. */
     private void fail(final Submission s, final TransferEngineException error) {
         if (!s.failed) {
             s.failed = true;
@@ -478,11 +444,8 @@ final class DomainGroup implements Agent {
         }
     }
 
-    private void release(final int slot) {
-        final Submission s = slots[slot];
-        slots[slot] = null;
-        active--;
-        freeSlots.pushInt(slot);
+    private void release(final Submission s) {
+        inFlight.remove(s.token);
         releaseSendBuffer(s);
         pool.recycle(s);
     }
@@ -495,43 +458,181 @@ final class DomainGroup implements Agent {
 
     private int expireTimedOut(final long now) {
         int expired = 0;
-        for (int slot = 0; slot < slotHighWater; slot++) {
-            final Submission s = slots[slot];
-            if (s != null && now - s.deadlineNanos > 0) {
-                counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
-                fail(s, new TransferTimeoutException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
-                    + " did not complete within " + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
-                for (int nics = postedNics[slot]; nics != 0; nics &= nics - 1) {
-                    domains[Integer.numberOfTrailingZeros(nics)].cancel(s.token);
-                }
-                release(slot);
-                expired++;
+        for (Submission s = inFlight.nextExpired(0, now); s != null; ) {
+            final long token = s.token;
+            counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
+            fail(s, new TransferTimeoutException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                + " did not complete within " + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
+            for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
+                domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
             }
+            release(s);
+            expired++;
+            s = inFlight.nextExpired((int) token + 1, now);
         }
         return expired;
+    }
+
+    /** Fails and frees every operation in flight. */
+    private void failInFlight(final TransferEngineException error) {
+        for (Submission s = inFlight.nextLive(0); s != null; ) {
+            final int slot = (int) s.token;
+            fail(s, error);
+            release(s);
+            s = inFlight.nextLive(slot + 1);
+        }
     }
 
     private static String describe(final @Nullable WriteRequest request) {
         return request == null ? "request" : request.getClass().getSimpleName();
     }
 
-    private static int slotOf(final long token) {
-        return (int) token;
+    // ---- worker thread: failure and restart -------------------------------------------------------------------
+
+    /**
+     * The worker hit an {@link Error}: the NICs' state cannot be trusted any more. Fails what is in flight with a
+     * {@link WorkerFailedException}, closes the NICs and marks the group down; {@link #reopen()} brings it back.
+     */
+    private void fallDown(final Error cause) {
+        nicsOpen = false;
+        failure = "worker failed, reopening its NICs: " + cause;
+        counters.increment(EngineCounter.WORKER_RESTARTS);
+        errors.error("group " + index + ": worker failed; its in-flight operations fail and its NICs reopen", cause);
+        final WorkerFailedException error = new WorkerFailedException("the worker of group " + index + " failed ("
+            + cause + ") while the operation was in flight; its NICs were reopened", cause);
+        downError = error;
+        completions.clear();
+        failInFlight(error);
+        closeDomains();
+        nextReopen = clock.getAsLong();
+    }
+
+    /** While down: refuses new submissions, and reopens the NICs with their regions, peers and receive buffers. */
+    private int reopen() {
+        final WorkerFailedException error = downError;
+        if (error != null) {
+            failQueued(error);
+        }
+        final long now = clock.getAsLong();
+        if (now - nextReopen < 0) {
+            return 0;
+        }
+        nextReopen = now + REOPEN_BACKOFF_NANOS;
+        closeDomains(); // what an earlier attempt opened
+        openDomains();
+        for (final Region region : regions) {
+            region.keys(registerKeys(region.segment(), region.device()));
+        }
+        for (final ResolvedPeers peers : peerGroups) {
+            resolveInto(peers);
+        }
+        for (final Receives receives : receivePools.values()) {
+            receives.repost();
+        }
+        downError = null;
+        failure = null;
+        LOG.warn("group {}: NICs reopened after the worker failed; regions of this group have new keys", index);
+        return 1;
+    }
+
+    private void openDomains() {
+        for (int nic = 0; nic < domains.length; nic++) {
+            domains[nic] = transport.openDomain(new DomainContext(config, index, nic, new NicEvents(nic)));
+        }
+        nicsOpen = true;
     }
 
     private void closeDomains() {
-        for (final Domain domain : domains) {
+        for (int nic = 0; nic < domains.length; nic++) {
+            final Domain domain = domains[nic];
             if (domain != null) {
                 try {
                     domain.close();
-                } catch (final RuntimeException e) {
-                    LOG.warn("closing {} failed", domain.description(), e);
+                } catch (final RuntimeException | Error e) { // closing the others matters more
+                    errors.warn("closing " + domain.description() + " failed", e);
                 }
             }
         }
+        completions.clear(); // closing reports the failure of what was posted; those operations ended already
     }
 
-    /** The events of one NIC, on the worker thread. */
+    // ---- worker thread: control actions -------------------------------------------------------------------------
+
+    /** Registers {@code segment} on every NIC; a restart registers it again. */
+    Region register(final Region.Owner owner, final MemorySegment segment, final Device device) {
+        final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
+        regions.add(region);
+        return region;
+    }
+
+    void deregister(final Region region) {
+        regions.remove(region);
+        for (int nic = 0; nic < domains.length; nic++) {
+            domains[nic].deregister(region.key(nic));
+        }
+    }
+
+    /** Registers the region's memory under fresh keys, then drops the old ones: old-key writes are refused. */
+    MrDesc rekey(final Region region) {
+        if (!region.isRegistered()) {
+            throw new InvalidRequestException(region + " was deregistered; it cannot be re-keyed");
+        }
+        final Region.Keys old = region.keys();
+        final Region.Keys fresh = registerKeys(region.segment(), region.device());
+        region.keys(fresh);
+        for (int nic = 0; nic < domains.length; nic++) {
+            domains[nic].deregister(old.keys()[nic]);
+        }
+        return fresh.descriptor();
+    }
+
+    private Region.Keys registerKeys(final MemorySegment segment, final Device device) {
+        final long[] keys = new long[domains.length];
+        int nic = 0;
+        try {
+            for (; nic < keys.length; nic++) {
+                keys[nic] = domains[nic].register(segment, device);
+            }
+        } catch (final RuntimeException e) {
+            for (int done = 0; done < nic; done++) {
+                domains[done].deregister(keys[done]);
+            }
+            throw e;
+        }
+        final List<MrDesc.Nic> nics = new ArrayList<>(keys.length);
+        for (int n = 0; n < keys.length; n++) {
+            nics.add(new MrDesc.Nic(domains[n].address(), keys[n]));
+        }
+        return new Region.Keys(keys, new MrDesc(segment.address(), segment.byteSize(), nics));
+    }
+
+    /** Resolves each peer's addresses, one per NIC: {@code handles[peer][nic]}; a restart resolves them again. */
+    long[][] resolvePeers(final List<List<NetAddr>> addresses) {
+        final ResolvedPeers peers = new ResolvedPeers(addresses, new long[addresses.size()][]);
+        resolveInto(peers);
+        peerGroups.add(peers);
+        return peers.handles();
+    }
+
+    private void resolveInto(final ResolvedPeers peers) {
+        for (int p = 0; p < peers.addresses().size(); p++) {
+            final long[] handles = new long[domains.length];
+            for (int nic = 0; nic < domains.length; nic++) {
+                handles[nic] = domains[nic].resolve(peers.addresses().get(p).get(nic));
+            }
+            peers.handles()[p] = handles;
+        }
+    }
+
+    void addReceivePool(final Receives receives) {
+        receivePools.put(receives.id(), receives);
+        receives.start();
+    }
+
+    /**
+     * The events of one NIC. They are queued and handled after the NIC's poll returns; only {@link #admitsImm} is
+     * answered at once, and {@link #onBytesReceived} is a counter.
+     */
     private final class NicEvents implements DomainListener {
 
         private final int nic;
@@ -544,6 +645,31 @@ final class DomainGroup implements Agent {
         }
 
         @Override
+        public void onWriteComplete(final long token, final long bytes) {
+            completions.add(CompletionQueue.WRITE_DONE, nic, token, bytes, null);
+        }
+
+        @Override
+        public void onWriteFailed(final long token, final TransferEngineException error) {
+            completions.add(CompletionQueue.WRITE_FAILED, nic, token, 0, error);
+        }
+
+        @Override
+        public void onSendComplete(final long token, final long bytes) {
+            completions.add(CompletionQueue.SEND_DONE, nic, token, bytes, null);
+        }
+
+        @Override
+        public void onSendFailed(final long token, final TransferEngineException error) {
+            completions.add(CompletionQueue.SEND_FAILED, nic, token, 0, error);
+        }
+
+        @Override
+        public void onReceive(final long token, final int length) {
+            completions.add(CompletionQueue.RECEIVE, nic, token, length, null);
+        }
+
+        @Override
         public boolean admitsImm(final int imm) {
             admitted = imms.admits(imm);
             admittedImm = imm;
@@ -551,45 +677,10 @@ final class DomainGroup implements Agent {
         }
 
         @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            counters.add(index, nic, NicCounter.WRITES, 1);
-            counters.add(index, nic, NicCounter.BYTES_WRITTEN, bytes);
-            ack(token, null);
-        }
-
-        @Override
-        public void onWriteFailed(final long token, final TransferEngineException error) {
-            counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
-            ack(token, error);
-        }
-
-        @Override
-        public void onSendComplete(final long token, final long bytes) {
-            counters.add(index, nic, NicCounter.SENDS, 1);
-            counters.add(index, nic, NicCounter.BYTES_WRITTEN, bytes);
-            ack(token, null);
-        }
-
-        @Override
-        public void onSendFailed(final long token, final TransferEngineException error) {
-            ack(token, error);
-        }
-
-        @Override
-        public void onReceive(final long token, final int length) {
-            counters.add(index, nic, NicCounter.RECEIVES, 1);
-            counters.add(index, nic, NicCounter.BYTES_RECEIVED, length);
-            final Receives pool = receivePools.get(Receives.poolId(token));
-            if (pool != null) {
-                pool.onReceive(Receives.bufferIndex(token), length);
-            }
-        }
-
-        @Override
         public void onImm(final int imm) {
-            counters.add(index, nic, NicCounter.IMMS, 1);
-            imms.onImm(imm, admitted && admittedImm == imm);
+            final boolean wasAdmitted = admitted && admittedImm == imm;
             admitted = false;
+            completions.add(wasAdmitted ? CompletionQueue.IMM_ADMITTED : CompletionQueue.IMM, nic, 0, imm, null);
         }
 
         @Override

@@ -29,7 +29,7 @@ import dev.transferengine.TransferListener;
 import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
-import dev.transferengine.BackPressureException;
+import dev.transferengine.SubmitStatus;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.cuda.UvmWatchers;
 import dev.transferengine.cuda.UvmWatchersConfig;
@@ -50,6 +50,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -62,11 +63,12 @@ import org.slf4j.LoggerFactory;
  * The engine behind {@link TransferEngine}: checks each call on the caller's thread, hands it to the right group's
  * worker through a bounded queue, and owns the callback thread, the imm-count table and the registries.
  */
-final class Engine implements TransferEngine {
+final class Engine implements TransferEngine, Region.Owner {
 
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     /** Engine option: CPU to pin the UVM watchers' polling thread to. */
     static final String UVM_POLL_CPU = "uvm.pollCpu";
+    private static final EngineClosedException CLOSED = new EngineClosedException("the engine is closed");
 
     private final EngineConfig config;
     private final Transport transport;
@@ -84,6 +86,7 @@ final class Engine implements TransferEngine {
     private final AtomicInteger nextPoolId = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger callersInside = new AtomicInteger();
+    private final ThrottledLog agentErrors = new ThrottledLog(LOG);
     private @Nullable UvmWatchers uvmWatchers;
 
     Engine(final EngineConfig config, final Transport transport, final TransferCountersUpdater transferCounters) {
@@ -101,7 +104,7 @@ final class Engine implements TransferEngine {
         try {
             for (int g = 0; g < groups.length; g++) {
                 groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers,
-                    submissionPool);
+                    submissionPool, System::nanoTime);
                 workers[g] = new AgentRunner(idleStrategy(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -112,8 +115,8 @@ final class Engine implements TransferEngine {
             shutdown();
             throw e;
         }
-        LOG.info("transfer engine up: transport {}, {} group(s), main address {}", transport.name(), groups.length,
-            mainAddress());
+        LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
+            groups.length, mainAddress().describe(), mainAddress());
     }
 
     private IdleStrategy idleStrategy() {
@@ -124,9 +127,13 @@ final class Engine implements TransferEngine {
         };
     }
 
+    /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */
     private void onAgentError(final Throwable error) {
+        if (error instanceof AgentTerminationException) {
+            return; // the callback thread ending after close() from a callback
+        }
         counters.increment(EngineCounter.WORKER_ERRORS);
-        LOG.error("transfer-engine thread error", error);
+        agentErrors.error("transfer-engine thread error; the thread continues", error);
     }
 
     // ---- identity and views ----------------------------------------------------------------------------------
@@ -165,7 +172,8 @@ final class Engine implements TransferEngine {
         for (final DomainGroup group : groups) {
             for (int nic = 0; nic < group.nicCount(); nic++) {
                 final Domain domain = group.domain(nic);
-                final String failure = domain.failure();
+                final String groupFailure = group.failure();
+                final String failure = groupFailure != null ? groupFailure : domain.failure();
                 nics.add(new NicInfo(group.index(), nic, domain.address(), domain.description(),
                     failure == null ? "" : failure));
             }
@@ -222,15 +230,18 @@ final class Engine implements TransferEngine {
             if (device instanceof Device.Host && !segment.isNative()) {
                 throw new InvalidRequestException("only native segments can be registered (allocate with an Arena), got " + segment);
             }
-            final DomainGroup target = groups[group];
-            final long[] keys = await(target.call(g -> registerOnAllNics(g, segment, device)), config.operationTimeout(),
-                "registering " + segment.byteSize() + " bytes");
-            final List<MrDesc.Nic> nics = new ArrayList<>(keys.length);
-            for (int nic = 0; nic < keys.length; nic++) {
-                nics.add(new MrDesc.Nic(target.domain(nic).address(), keys[nic]));
+            if (segment.isReadOnly()) {
+                throw new InvalidRequestException("a read-only segment cannot be registered: peers could write into it, got "
+                    + segment);
             }
-            final Region region = new Region(this, segment, device, group, keys,
-                new MrDesc(segment.address(), segment.byteSize(), nics));
+            final DomainGroup target = groups[group];
+            if (!segment.isAccessibleBy(target.worker())) {
+                throw new InvalidRequestException("segment " + segment + " is confined to one thread, but the engine's "
+                    + "worker and peers' writes use it too; allocate it from a shared arena (Arena.ofShared(), "
+                    + "Arena.ofAuto() or Arena.global())");
+            }
+            final Region region = await(target.call(g -> g.register(this, segment, device)), config.operationTimeout(),
+                "registering " + segment.byteSize() + " bytes");
             regions.put(region, Boolean.TRUE);
             return region;
         } finally {
@@ -238,19 +249,14 @@ final class Engine implements TransferEngine {
         }
     }
 
-    private static long[] registerOnAllNics(final DomainGroup group, final MemorySegment segment, final Device device) {
-        final long[] keys = new long[group.nicCount()];
-        int nic = 0;
+    @Override
+    public MrDesc rekey(final Region region) {
+        enter();
         try {
-            for (; nic < keys.length; nic++) {
-                keys[nic] = group.domain(nic).register(segment, device);
-            }
-            return keys;
-        } catch (final RuntimeException e) {
-            for (int done = 0; done < nic; done++) {
-                group.domain(done).deregister(keys[done]);
-            }
-            throw e;
+            return await(groups[region.group()].call(g -> g.rekey(region)), config.operationTimeout(),
+                "re-keying " + region);
+        } finally {
+            exit();
         }
     }
 
@@ -279,9 +285,7 @@ final class Engine implements TransferEngine {
             }
             regions.remove(r);
             await(groups[r.group()].call(g -> {
-                for (int nic = 0; nic < g.nicCount(); nic++) {
-                    g.domain(nic).deregister(r.key(nic));
-                }
+                g.deregister(r);
                 return null;
             }), config.operationTimeout(), "deregistering " + region);
         } finally {
@@ -308,15 +312,48 @@ final class Engine implements TransferEngine {
         return future;
     }
 
+    @Override
+    public SubmitStatus trySubmit(final WriteRequest request, final TransferListener listener) {
+        return trySubmit(request, listener, null);
+    }
+
+    @Override
+    public SubmitStatus trySubmit(final WriteRequest request, final TransferCounters transferCounters) {
+        return trySubmit(request, null, transferCounters);
+    }
+
     private void submit(final WriteRequest request, final @Nullable TransferListener listener,
                         final @Nullable TransferCounters transferCounters, final @Nullable CompletableFuture<Void> future) {
         enter();
         try {
-            final int group = checks.check(request);
-            offer(groups[group], submissionPool.acquire().write(request, listener, transferCounters, future));
+            final DomainGroup full = offerWrite(request, listener, transferCounters, future);
+            if (full != null) {
+                throw full.backPressure();
+            }
         } finally {
             exit();
         }
+    }
+
+    private SubmitStatus trySubmit(final WriteRequest request, final @Nullable TransferListener listener,
+                                   final @Nullable TransferCounters transferCounters) {
+        if (!tryEnter()) {
+            return SubmitStatus.CLOSED;
+        }
+        try {
+            return offerWrite(request, listener, transferCounters, null) == null ? SubmitStatus.ACCEPTED
+                : SubmitStatus.BACK_PRESSURED;
+        } finally {
+            exit();
+        }
+    }
+
+    /** Checks and queues a write; returns null when queued, else the group whose queue is full. */
+    private @Nullable DomainGroup offerWrite(final WriteRequest request, final @Nullable TransferListener listener,
+                                             final @Nullable TransferCounters transferCounters,
+                                             final @Nullable CompletableFuture<Void> future) {
+        final DomainGroup group = groups[checks.check(request)];
+        return offer(group, submissionPool.acquire().write(request, listener, transferCounters, future)) ? null : group;
     }
 
     @Override
@@ -327,7 +364,9 @@ final class Engine implements TransferEngine {
                 throw new MalformedDescriptorException("send to a '" + peer.transport() + "' address but this engine uses '"
                     + addressTransport() + "'");
             }
-            offer(groups[0], submissionPool.acquire().send(peer, sendBuffers.copyOf(message), listener));
+            if (!offer(groups[0], submissionPool.acquire().send(peer, sendBuffers.copyOf(message), listener))) {
+                throw groups[0].backPressure();
+            }
         } finally {
             exit();
         }
@@ -350,7 +389,8 @@ final class Engine implements TransferEngine {
         return future;
     }
 
-    private void offer(final DomainGroup group, final Submission submission) {
+    /** Queues a submission; false, with the submission recycled and counted, when the group's queue is full. */
+    private boolean offer(final DomainGroup group, final Submission submission) {
         counters.inFlight(1);
         if (!group.offer(submission)) {
             counters.inFlight(-1);
@@ -359,10 +399,10 @@ final class Engine implements TransferEngine {
                 sendBuffers.release(submission.sendBuffer);
             }
             submissionPool.recycle(submission);
-            throw new BackPressureException("the submission queue of group " + group.index() + " is full ("
-                + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
+            return false;
         }
         counters.increment(EngineCounter.REQUESTS_SUBMITTED);
+        return true;
     }
 
     @Override
@@ -441,13 +481,8 @@ final class Engine implements TransferEngine {
                 }
                 copy.add(List.copyOf(addresses));
             }
-            final long[][] handles = await(groups[0].call(g -> {
-                final long[][] resolved = new long[copy.size()][];
-                for (int p = 0; p < copy.size(); p++) {
-                    resolved[p] = g.resolveAll(copy.get(p));
-                }
-                return resolved;
-            }), config.operationTimeout(), "resolving a peer group");
+            final long[][] handles = await(groups[0].call(g -> g.resolvePeers(copy)), config.operationTimeout(),
+                "resolving a peer group");
             return new ResolvedPeerGroup(this, List.copyOf(copy), handles);
         } finally {
             exit();
@@ -518,7 +553,11 @@ final class Engine implements TransferEngine {
                 group.failQueued(error);
             }
         }
-        callbackRunner.close();
+        if (callbacks.isCurrentThread()) {
+            callbacks.stopAfterThisEvent(); // close() from a callback: the thread cannot wait for itself to end
+        } else {
+            callbackRunner.close();
+        }
         synchronized (this) {
             if (uvmWatchers != null) {
                 uvmWatchers.close();
@@ -531,11 +570,19 @@ final class Engine implements TransferEngine {
     }
 
     private void enter() {
+        if (!tryEnter()) {
+            throw CLOSED;
+        }
+    }
+
+    /** Counts the caller in, unless the engine is closed; a true answer must be followed by {@link #exit()}. */
+    private boolean tryEnter() {
         callersInside.incrementAndGet();
         if (closed.get()) {
             callersInside.decrementAndGet();
-            throw new EngineClosedException("the engine is closed");
+            return false;
         }
+        return true;
     }
 
     private void exit() {
@@ -544,7 +591,7 @@ final class Engine implements TransferEngine {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw new EngineClosedException("the engine is closed");
+            throw CLOSED;
         }
     }
 

@@ -27,6 +27,8 @@ final class Receives implements ReceivePool {
     private final AtomicInteger available = new AtomicInteger();
     private final boolean credited;
     private final IntArrayQueue idle;
+    /** Per buffer: posted on the NIC now (worker-owned). */
+    private final boolean[] posted;
     private long credits;
     private final DomainGroup group;
     private final CallbackDispatcher callbacks;
@@ -43,6 +45,7 @@ final class Receives implements ReceivePool {
         this.counters = counters;
         this.credited = credited;
         this.buffers = new MemorySegment[count];
+        this.posted = new boolean[count];
         this.idle = new IntArrayQueue(Math.max(IntArrayQueue.MIN_CAPACITY, count), IntArrayQueue.DEFAULT_NULL_VALUE);
         for (int i = 0; i < count; i++) {
             buffers[i] = arena.allocate(bufferSize, 64);
@@ -78,6 +81,7 @@ final class Receives implements ReceivePool {
     /** Worker thread. */
     private void post(final int index) {
         available.incrementAndGet();
+        posted[index] = true;
         group.domain(0).postReceive(TAG | (long) id << 24 | index, buffers[index]);
     }
 
@@ -102,9 +106,32 @@ final class Receives implements ReceivePool {
         }
     }
 
+    /**
+     * Worker thread, after the NIC was reopened: the buffers posted on the old one are gone with it, so they are
+     * posted again (a credited pool gets back the credits they had used).
+     */
+    void repost() {
+        for (int index = 0; index < posted.length; index++) {
+            if (posted[index]) {
+                posted[index] = false;
+                available.decrementAndGet();
+                idle.offerInt(index);
+                if (credited) {
+                    credits++;
+                }
+            }
+        }
+        if (credited) {
+            credit(0);
+        } else {
+            start();
+        }
+    }
+
     /** Worker thread: buffer {@code index} holds a message; hand it to the listener. */
     void onReceive(final int index, final int length) {
         available.decrementAndGet();
+        posted[index] = false;
         callbacks.dispatch(() -> deliver(index, length));
     }
 

@@ -7,34 +7,53 @@ import dev.transferengine.MrDesc;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A registered region: its memory, its key on each NIC of its group, and its descriptor. */
+/**
+ * A registered region: its memory, its key on each NIC of its group, and its descriptor. Keys change when the
+ * region is re-keyed (or re-registered after its worker restarted); keys and descriptor change together, as one
+ * immutable pair behind a volatile, so any thread reads a matching pair.
+ */
 final class Region implements MemoryRegion {
 
-    private final Engine engine;
+    /** The keys on each NIC and the descriptor that names them. */
+    record Keys(long[] keys, MrDesc descriptor) {
+    }
+
+    /** The engine that registered a region: re-keys it on its group's worker. */
+    interface Owner {
+        MrDesc rekey(Region region);
+    }
+
+    private final Owner owner;
     private final MemorySegment segment;
     private final Device device;
     private final int group;
-    private final long[] keys;
-    private final MrDesc descriptor;
     private final AtomicBoolean registered = new AtomicBoolean(true);
+    private volatile Keys keys;
 
-    Region(final Engine engine, final MemorySegment segment, final Device device, final int group, final long[] keys,
-           final MrDesc descriptor) {
-        this.engine = engine;
+    Region(final Owner owner, final MemorySegment segment, final Device device, final int group, final Keys keys) {
+        this.owner = owner;
         this.segment = segment;
         this.device = device;
         this.group = group;
         this.keys = keys;
-        this.descriptor = descriptor;
     }
 
-    boolean belongsTo(final Engine owner) {
-        return engine == owner;
+    boolean belongsTo(final Owner engine) {
+        return owner == engine;
     }
 
     /** The key on NIC {@code nic} of its group (the local handle for that NIC). */
     long key(final int nic) {
-        return keys[nic];
+        return keys.keys()[nic];
+    }
+
+    Keys keys() {
+        return keys;
+    }
+
+    /** Worker of its group: the region is registered under new keys now. */
+    void keys(final Keys value) {
+        keys = value;
     }
 
     /** Marks the region deregistered; true for the one caller that did it. */
@@ -59,12 +78,17 @@ final class Region implements MemoryRegion {
 
     @Override
     public MrDesc descriptor() {
-        return descriptor;
+        return keys.descriptor();
     }
 
     @Override
     public boolean isRegistered() {
         return registered.get();
+    }
+
+    @Override
+    public MrDesc rekey() {
+        return owner.rekey(this);
     }
 
     @Override

@@ -1,7 +1,13 @@
 package dev.transferengine.core;
 
+import dev.transferengine.BarrierWrite;
 import dev.transferengine.EngineCounter;
+import dev.transferengine.ImmWrite;
 import dev.transferengine.NetAddr;
+import dev.transferengine.OperationKind;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
@@ -64,6 +70,27 @@ final class Submission {
         token = 0;
     }
 
+    private static void recordWrite(final WriteRequest request, final long nanos, final boolean success,
+                                    final CompletionRecords records) {
+        switch (request) {
+            case SingleWrite w -> records.record(OperationKind.WRITE, w.dst().nic(0).address(), w.length(), nanos,
+                success);
+            case PagedWrite w -> records.record(OperationKind.PAGED_WRITE, w.dst().nic(0).address(),
+                w.pageLength() * w.pageCount(), nanos, success);
+            case ImmWrite w -> records.record(OperationKind.IMM, w.dst().nic(0).address(), 0, nanos, success);
+            case BarrierWrite w -> records.record(OperationKind.BARRIER, null, 0, nanos, success);
+            case ScatterWrite w -> records.record(OperationKind.SCATTER, null, scatterBytes(w), nanos, success);
+        }
+    }
+
+    private static long scatterBytes(final ScatterWrite write) {
+        long bytes = 0;
+        for (int i = 0; i < write.targets().size(); i++) {
+            bytes += write.targets().get(i).length();
+        }
+        return bytes;
+    }
+
     boolean isSend() {
         return request == null;
     }
@@ -71,9 +98,16 @@ final class Submission {
     /** Ends the submission: {@code error == null} means done. Worker thread; user code runs on the callback thread. */
     void complete(final @Nullable TransferEngineException error, final CallbackDispatcher callbacks, final Counters counters) {
         counters.inFlight(-1);
+        final long nanos = System.nanoTime() - startNanos;
+        if (request == null) {
+            counters.completions().record(OperationKind.SEND, sendPeer, sendBuffer == null ? 0 : sendBuffer.byteSize(),
+                nanos, error == null);
+        } else {
+            recordWrite(request, nanos, error == null, counters.completions());
+        }
         if (error == null) {
             counters.increment(isSend() ? EngineCounter.SENDS_DONE : EngineCounter.REQUESTS_DONE);
-            counters.recordLatency(System.nanoTime() - startNanos);
+            counters.recordLatency(nanos);
         } else {
             counters.increment(isSend() ? EngineCounter.SENDS_FAILED : EngineCounter.REQUESTS_FAILED);
         }

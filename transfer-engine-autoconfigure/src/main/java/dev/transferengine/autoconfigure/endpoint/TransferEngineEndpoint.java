@@ -13,26 +13,46 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * {@code /actuator/transferengine}: what the engine is made of and what it did. Regions are described by size,
- * device and group only: never their contents, addresses or remote keys, which would let anyone write into them.
+ * {@code /actuator/transferengine}: what each engine of the application is made of and what it did, by bean name;
+ * {@code /actuator/transferengine/<bean name>} for one. Addresses are in their readable form
+ * ({@code tcp://10.0.0.5:7400}). Regions are described by size, device and group only: never their contents,
+ * addresses or remote keys, which would let anyone write into them.
  */
 @Endpoint(id = "transferengine")
 public final class TransferEngineEndpoint {
 
-    private final TransferEngine engine;
+    private final Map<String, TransferEngine> engines;
 
-    public TransferEngineEndpoint(final TransferEngine engine) {
-        this.engine = engine;
+    /** @param engines the application's engines, by bean name */
+    public TransferEngineEndpoint(final Map<String, TransferEngine> engines) {
+        this.engines = Map.copyOf(engines);
     }
 
-    /** A snapshot of the engine. */
+    /** A snapshot of every engine. */
     @ReadOperation
-    public EngineDescriptor engine() {
+    public EnginesDescriptor engines() {
+        final Map<String, EngineDescriptor> descriptors = new TreeMap<>();
+        engines.forEach((name, engine) -> descriptors.put(name, describe(engine)));
+        return new EnginesDescriptor(descriptors);
+    }
+
+    /** A snapshot of the engine named {@code name}, or nothing (404) when there is none by that name. */
+    @ReadOperation
+    public @Nullable EngineDescriptor engine(@Selector final String name) {
+        final TransferEngine engine = engines.get(name);
+        return engine == null ? null : describe(engine);
+    }
+
+    private static EngineDescriptor describe(final TransferEngine engine) {
         final EngineMetrics metrics = engine.metrics();
         final List<NicInfo> nics = engine.nics();
         final List<GroupDescriptor> groups = new ArrayList<>();
@@ -49,13 +69,17 @@ public final class TransferEngineEndpoint {
         for (final EngineCounter counter : EngineCounter.values()) {
             counters.put(name(counter), metrics.counter(counter));
         }
-        return new EngineDescriptor(engine.transport(), engine.mainAddress().toString(), engine.isHealthy(),
+        return new EngineDescriptor(engine.transport(), engine.mainAddress().describe(), engine.isHealthy(),
             metrics.inFlight(), groups, engine.peers().stream().map(PeerDescriptor::of).toList(),
             engine.regions().stream().map(RegionDescriptor::of).toList(), counters);
     }
 
     private static String name(final Enum<?> counter) {
         return counter.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Every engine, by bean name. */
+    public record EnginesDescriptor(Map<String, EngineDescriptor> engines) {
     }
 
     /** The whole engine. */
@@ -77,7 +101,7 @@ public final class TransferEngineEndpoint {
             for (final NicCounter counter : NicCounter.values()) {
                 counters.put(name(counter), metrics.counter(nic.group(), nic.nic(), counter));
             }
-            return new NicDescriptor(nic.nic(), nic.address().toString(), nic.description(), nic.healthy(),
+            return new NicDescriptor(nic.nic(), nic.address().describe(), nic.description(), nic.healthy(),
                 nic.failure(), counters);
         }
     }
@@ -86,7 +110,7 @@ public final class TransferEngineEndpoint {
     public record PeerDescriptor(String nic, String address, String state, String lastError) {
 
         static PeerDescriptor of(final PeerInfo peer) {
-            return new PeerDescriptor(peer.group() + "." + peer.nic(), peer.address().toString(), peer.state(),
+            return new PeerDescriptor(peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(),
                 peer.lastError());
         }
     }

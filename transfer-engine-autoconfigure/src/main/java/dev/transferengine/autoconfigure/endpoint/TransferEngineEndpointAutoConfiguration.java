@@ -3,6 +3,8 @@ package dev.transferengine.autoconfigure.endpoint;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 
+import java.util.Map;
+
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -26,7 +28,7 @@ public final class TransferEngineEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TransferEngineEndpoint transferEngineEndpoint(final TransferEngine transferEngine) {
-        return new TransferEngineEndpoint(transferEngine);
+    TransferEngineEndpoint transferEngineEndpoint(final Map<String, TransferEngine> transferEngines) {
+        return new TransferEngineEndpoint(transferEngines);
     }
 }

@@ -35,7 +35,7 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
             builder.down();
         }
         builder.withDetail("transport", engine.transport())
-            .withDetail("mainAddress", engine.mainAddress().toString())
+            .withDetail("mainAddress", engine.mainAddress().describe())
             .withDetail("inFlight", engine.metrics().inFlight())
             .withDetail("groups", groups(nics))
             .withDetail("unreachablePeers", unreachablePeers());
@@ -58,7 +58,7 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
     private static Map<String, Object> nic(final NicInfo nic) {
         final Map<String, Object> details = new LinkedHashMap<>();
         details.put("status", nic.healthy() ? "UP" : "DOWN");
-        details.put("address", nic.address().toString());
+        details.put("address", nic.address().describe());
         details.put("description", nic.description());
         if (!nic.healthy()) {
             details.put("failure", nic.failure());
@@ -70,7 +70,7 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
         return engine.peers().stream()
             .filter(PeerInfo::unreachable)
             .map(peer -> Map.<String, Object>of("nic", peer.group() + "." + peer.nic(),
-                "address", peer.address().toString(), "lastError", peer.lastError()))
+                "address", peer.address().describe(), "lastError", peer.lastError()))
             .toList();
     }
 }

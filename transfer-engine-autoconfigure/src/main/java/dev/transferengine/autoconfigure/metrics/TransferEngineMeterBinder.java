@@ -3,150 +3,161 @@ package dev.transferengine.autoconfigure.metrics;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
-import dev.transferengine.PeerInfo;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Meters over an engine's {@link EngineMetrics}, all created once in {@link #bindTo(MeterRegistry)}: each reads a
- * counter of the engine when the registry polls, so transfers themselves never touch Micrometer. Names start with
- * {@code transfer.engine.} (Prometheus: {@code transfer_engine_*}); NICs are tagged {@code nic=<group>.<nic>}.
+ * Meters of every engine of the application, tagged {@code engine=<bean name>}. Counters and gauges read the
+ * engine's own counters when the registry polls, so transfers never touch Micrometer for them; the latency timers
+ * are fed on each engine's callback thread through a {@link dev.transferengine.CompletionObserver}. Names start
+ * with {@code transfer.engine.} (Prometheus: {@code transfer_engine_*}); NICs are tagged {@code nic=<group>.<nic>}.
+ * docs/spring-boot.md lists every meter.
  */
 public final class TransferEngineMeterBinder implements MeterBinder {
 
     static final String PREFIX = "transfer.engine.";
     private static final String BYTES = "Payload bytes per NIC: out = written and sent, in = placed into local memory";
-    private static final String NIC_OPERATIONS = "Work requests each NIC completed, by kind";
+    private static final String WORK_REQUESTS = "Work requests each NIC completed, by kind";
 
-    private final TransferEngine engine;
-    private final @Nullable ReactiveTransferEngine reactive;
+    private final Map<String, TransferEngine> engines;
+    private final Map<String, ReactiveTransferEngine> reactives;
+    private final List<Duration> latencySlo;
+    private final int maxPeerTags;
 
     /**
-     * @param reactive the facade whose posted receive buffers are gauged, or null when there is none
+     * @param engines     the engines, by bean name
+     * @param reactives   the reactive facades, whose posted receive buffers are gauged under their engine
+     * @param latencySlo  extra buckets of the latency histograms
+     * @param maxPeerTags most distinct peers tagged on the latency timers of one engine; the rest are {@code other}
      */
-    public TransferEngineMeterBinder(final TransferEngine engine, final @Nullable ReactiveTransferEngine reactive) {
-        this.engine = engine;
-        this.reactive = reactive;
+    public TransferEngineMeterBinder(final Map<String, TransferEngine> engines,
+                                     final Map<String, ReactiveTransferEngine> reactives,
+                                     final List<Duration> latencySlo, final int maxPeerTags) {
+        this.engines = Map.copyOf(engines);
+        this.reactives = Map.copyOf(reactives);
+        this.latencySlo = List.copyOf(latencySlo);
+        this.maxPeerTags = maxPeerTags;
     }
 
     @Override
     public void bindTo(final MeterRegistry registry) {
-        final EngineMetrics metrics = engine.metrics();
-        bindOperations(registry, metrics);
-        bindErrors(registry, metrics);
-        bindNics(registry, metrics);
-        FunctionTimer.builder(PREFIX + "write.latency", metrics, EngineMetrics::latencyCount,
-                EngineMetrics::latencyTotalNanos, TimeUnit.NANOSECONDS)
-            .description("Time from submit to completion of write requests, as the callback thread sees it")
-            .register(registry);
-        TimeGauge.builder(PREFIX + "write.latency.max", metrics, TimeUnit.NANOSECONDS,
-                EngineMetrics::latencyMaxNanos)
-            .description("Longest recorded write request latency")
-            .register(registry);
-        Gauge.builder(PREFIX + "in.flight", metrics, EngineMetrics::inFlight)
-            .description("Requests and sends accepted and not yet ended")
-            .baseUnit("operations")
-            .register(registry);
-        Gauge.builder(PREFIX + "peers", engine, TransferEngineMeterBinder::reachablePeers)
-            .description("Peers the NICs talk to, by reachability")
-            .tag("state", "reachable")
-            .register(registry);
-        Gauge.builder(PREFIX + "peers", engine, TransferEngineMeterBinder::unreachablePeers)
-            .description("Peers the NICs talk to, by reachability")
-            .tag("state", "unreachable")
-            .register(registry);
-        if (reactive != null) {
-            Gauge.builder(PREFIX + "receive.buffers.free", reactive, ReactiveTransferEngine::postedReceives)
-                .description("Receive buffers posted by reactive subscribers and waiting for a message")
-                .baseUnit("buffers")
-                .register(registry);
+        engines.forEach((name, engine) -> new EngineMeters(registry, name, engine).bind());
+    }
+
+    /** The meters of one engine. */
+    private final class EngineMeters {
+
+        private final MeterRegistry registry;
+        private final String name;
+        private final TransferEngine engine;
+        private final EngineMetrics metrics;
+
+        EngineMeters(final MeterRegistry registry, final String name, final TransferEngine engine) {
+            this.registry = registry;
+            this.name = name;
+            this.engine = engine;
+            this.metrics = engine.metrics();
         }
-    }
 
-    private static void bindOperations(final MeterRegistry registry, final EngineMetrics metrics) {
-        operation(registry, metrics, "write", "success", EngineCounter.REQUESTS_DONE);
-        operation(registry, metrics, "write", "failure", EngineCounter.REQUESTS_FAILED);
-        operation(registry, metrics, "send", "success", EngineCounter.SENDS_DONE);
-        operation(registry, metrics, "send", "failure", EngineCounter.SENDS_FAILED);
-        operation(registry, metrics, "receive", "success", EngineCounter.RECEIVES);
-        FunctionCounter.builder(PREFIX + "operations.submitted", metrics,
-                m -> m.counter(EngineCounter.REQUESTS_SUBMITTED))
-            .description(EngineCounter.REQUESTS_SUBMITTED.description())
-            .baseUnit("operations")
-            .register(registry);
-    }
-
-    private static void operation(final MeterRegistry registry, final EngineMetrics metrics, final String op,
-                                  final String outcome, final EngineCounter counter) {
-        FunctionCounter.builder(PREFIX + "operations", metrics, m -> m.counter(counter))
-            .description("Operations that ended, by kind and outcome")
-            .baseUnit("operations")
-            .tag("op", op)
-            .tag("outcome", outcome)
-            .register(registry);
-    }
-
-    private static void bindErrors(final MeterRegistry registry, final EngineMetrics metrics) {
-        error(registry, metrics, "timeout", EngineCounter.REQUESTS_TIMED_OUT);
-        error(registry, metrics, "back-pressure", EngineCounter.BACK_PRESSURE);
-        error(registry, metrics, "callback", EngineCounter.CALLBACK_ERRORS);
-        error(registry, metrics, "worker", EngineCounter.WORKER_ERRORS);
-    }
-
-    private static void error(final MeterRegistry registry, final EngineMetrics metrics, final String kind,
-                              final EngineCounter counter) {
-        FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
-            .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker faults")
-            .tag("kind", kind)
-            .register(registry);
-    }
-
-    private void bindNics(final MeterRegistry registry, final EngineMetrics metrics) {
-        for (int g = 0; g < engine.groupCount(); g++) {
-            for (int n = 0; n < engine.nicCount(g); n++) {
-                final NicMeters nic = new NicMeters(registry, metrics, g, n);
-                nic.counter(NicCounter.BYTES_WRITTEN, "bytes", BYTES, BaseUnits.BYTES, "direction", "out");
-                nic.counter(NicCounter.BYTES_RECEIVED, "bytes", BYTES, BaseUnits.BYTES, "direction", "in");
-                nic.counter(NicCounter.WRITES, "nic.operations", NIC_OPERATIONS, "operations", "op", "write");
-                nic.counter(NicCounter.SENDS, "nic.operations", NIC_OPERATIONS, "operations", "op", "send");
-                nic.counter(NicCounter.RECEIVES, "nic.operations", NIC_OPERATIONS, "operations", "op", "receive");
-                nic.counter(NicCounter.WRITE_ERRORS, "nic.errors", "Writes each NIC reported failed", "errors",
-                    "op", "write");
-                nic.counter(NicCounter.IMMS, "imm.events", "Imm events each NIC received", "events", "op", "imm");
+        void bind() {
+            operation("write", "success", EngineCounter.REQUESTS_DONE);
+            operation("write", "failure", EngineCounter.REQUESTS_FAILED);
+            operation("send", "success", EngineCounter.SENDS_DONE);
+            operation("send", "failure", EngineCounter.SENDS_FAILED);
+            operation("receive", "success", EngineCounter.RECEIVES);
+            error("timeout", EngineCounter.REQUESTS_TIMED_OUT);
+            error("back-pressure", EngineCounter.BACK_PRESSURE);
+            error("callback", EngineCounter.CALLBACK_ERRORS);
+            error("worker", EngineCounter.WORKER_ERRORS);
+            error("imm-refused", EngineCounter.IMMS_REFUSED);
+            error("unobserved", EngineCounter.COMPLETIONS_UNOBSERVED);
+            for (int g = 0; g < engine.groupCount(); g++) {
+                for (int n = 0; n < engine.nicCount(g); n++) {
+                    nic(g, n);
+                }
             }
+            Gauge.builder(PREFIX + "in.flight", metrics, EngineMetrics::inFlight)
+                .description("Write requests and sends accepted and not yet ended")
+                .tag("engine", name)
+                .register(registry);
+            peers("reachable", false);
+            peers("unreachable", true);
+            Gauge.builder(PREFIX + "receive.buffers", this, EngineMeters::postedReceives)
+                .description("Receive buffers posted by reactive subscribers and waiting for a message")
+                .tag("engine", name)
+                .strongReference(true)
+                .register(registry);
+            metrics.addCompletionObserver(new LatencyTimers(registry, name, latencySlo, maxPeerTags));
         }
-    }
 
-    /** Registers the counters of one NIC, tagged {@code nic=<group>.<nic>}. */
-    private record NicMeters(MeterRegistry registry, EngineMetrics metrics, int group, int nic) {
-
-        void counter(final NicCounter counter, final String name, final String description, final String unit,
-                     final String tagKey, final String tagValue) {
-            FunctionCounter.builder(PREFIX + name, metrics, m -> m.counter(group, nic, counter))
-                .description(description)
-                .baseUnit(unit)
-                .tag("nic", group + "." + nic)
-                .tag(tagKey, tagValue)
+        private void operation(final String kind, final String outcome, final EngineCounter counter) {
+            FunctionCounter.builder(PREFIX + "operations", metrics, m -> m.counter(counter))
+                .description("Operations that ended, by kind (write requests of any shape, sends, receives) and"
+                    + " outcome")
+                .tag("engine", name)
+                .tag("kind", kind)
+                .tag("outcome", outcome)
                 .register(registry);
         }
-    }
 
-    private static double reachablePeers(final TransferEngine engine) {
-        return engine.peers().stream().filter(peer -> !peer.unreachable()).count();
-    }
+        private void error(final String kind, final EngineCounter counter) {
+            FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
+                .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
+                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
+                .tag("engine", name)
+                .tag("kind", kind)
+                .register(registry);
+        }
 
-    private static double unreachablePeers(final TransferEngine engine) {
-        return engine.peers().stream().filter(PeerInfo::unreachable).count();
+        private void nic(final int group, final int nic) {
+            final Tags tags = Tags.of("engine", name, "nic", group + "." + nic);
+            nicCounter(group, nic, NicCounter.BYTES_WRITTEN, "bytes", BYTES, tags.and("direction", "out"))
+                .baseUnit(BaseUnits.BYTES).register(registry);
+            nicCounter(group, nic, NicCounter.BYTES_RECEIVED, "bytes", BYTES, tags.and("direction", "in"))
+                .baseUnit(BaseUnits.BYTES).register(registry);
+            nicCounter(group, nic, NicCounter.WRITES, "nic.work.requests", WORK_REQUESTS, tags.and("kind", "write"))
+                .register(registry);
+            nicCounter(group, nic, NicCounter.SENDS, "nic.work.requests", WORK_REQUESTS, tags.and("kind", "send"))
+                .register(registry);
+            nicCounter(group, nic, NicCounter.RECEIVES, "nic.work.requests", WORK_REQUESTS,
+                tags.and("kind", "receive")).register(registry);
+            nicCounter(group, nic, NicCounter.WRITE_ERRORS, "nic.errors", "Work requests each NIC reported failed",
+                tags.and("kind", "write")).register(registry);
+            nicCounter(group, nic, NicCounter.IMMS, "imm.events", "Imm events each NIC received", tags)
+                .register(registry);
+        }
+
+        private FunctionCounter.Builder<EngineMetrics> nicCounter(final int group, final int nic,
+                                                                  final NicCounter counter, final String meter,
+                                                                  final String description, final Tags tags) {
+            return FunctionCounter.builder(PREFIX + meter, metrics, m -> m.counter(group, nic, counter))
+                .description(description)
+                .tags(tags);
+        }
+
+        private void peers(final String state, final boolean unreachable) {
+            Gauge.builder(PREFIX + "peers", engine, e -> e.peers().stream()
+                    .filter(peer -> peer.unreachable() == unreachable).count())
+                .description("Peers the NICs talk to, by reachability")
+                .tag("engine", name)
+                .tag("state", state)
+                .register(registry);
+        }
+
+        private double postedReceives() {
+            return reactives.values().stream().filter(reactive -> reactive.engine() == engine)
+                .mapToInt(ReactiveTransferEngine::postedReceives).sum();
+        }
     }
 }

@@ -30,10 +30,14 @@ class TransferEngineEndpointAutoConfigurationTests {
                 try (Arena arena = Arena.ofShared()) {
                     engine.register(arena.allocate(8192, 4096), Device.host());
 
-                    final EngineDescriptor descriptor = context.getBean(TransferEngineEndpoint.class).engine();
+                    final TransferEngineEndpoint endpoint = context.getBean(TransferEngineEndpoint.class);
+                    final EngineDescriptor descriptor = endpoint.engine("transferEngine");
+
+                    assertThat(endpoint.engines().engines()).containsOnlyKeys("transferEngine");
+                    assertThat(endpoint.engine("noSuchEngine")).isNull();
 
                     assertThat(descriptor.transport()).isEqualTo("tcp");
-                    assertThat(descriptor.mainAddress()).isEqualTo(engine.mainAddress().toString());
+                    assertThat(descriptor.mainAddress()).isEqualTo(engine.mainAddress().describe()).startsWith("tcp://127.0.0.1:");
                     assertThat(descriptor.healthy()).isTrue();
                     assertThat(descriptor.groups()).singleElement()
                         .satisfies(group -> assertThat(group.nics()).hasSize(2));

@@ -11,10 +11,15 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthContributors;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -28,7 +33,7 @@ class TransferEngineHealthContributorAutoConfigurationTests {
     void runReportsUpWithEveryNicOfEveryGroup() {
         runner.withPropertyValues("transfer-engine.groups[0].nics=2", "transfer-engine.groups[1].nics=1")
             .run(context -> {
-                final Health health = context.getBean(TransferEngineHealthIndicator.class).health();
+                final Health health = indicator(context).health();
                 assertThat(health.getStatus()).isEqualTo(Status.UP);
                 assertThat(health.getDetails()).containsEntry("transport", "tcp").containsKey("mainAddress")
                     .containsEntry("inFlight", 0L).containsEntry("unreachablePeers", List.of());
@@ -46,15 +51,35 @@ class TransferEngineHealthContributorAutoConfigurationTests {
         runner.run(context -> {
             context.getBean(TransferEngine.class).close();
 
-            assertThat(context.getBean(TransferEngineHealthIndicator.class).health().getStatus())
+            assertThat(indicator(context).health().getStatus())
                 .isEqualTo(Status.DOWN);
         });
     }
 
     @Test
+    void runWithTwoEnginesReportsEachByBeanName() {
+        runner.withUserConfiguration(TwoEngines.class).run(context -> {
+            final CompositeHealthContributor composite = context.getBean("transferEngineHealthContributor",
+                CompositeHealthContributor.class);
+            assertThat(composite.stream().map(HealthContributors.Entry::name))
+                .containsExactlyInAnyOrder("prefillEngine", "decodeEngine");
+            final HealthIndicator decode = (HealthIndicator) composite.getContributor("decodeEngine");
+            assertThat(decode.health().getDetails()).containsEntry("mainAddress",
+                context.getBean("decodeEngine", TransferEngine.class).mainAddress().describe());
+        });
+    }
+
+    @Test
+    void addressesAreReadable() {
+        runner.run(context -> assertThat((String) indicator(context).health().getDetails().get("mainAddress"))
+            .matches("tcp://127\\.0\\.0\\.1:\\d+"));
+    }
+
+    @Test
     void runWhenDisabledCreatesNoIndicator() {
         runner.withPropertyValues("management.health.transferengine.enabled=false")
-            .run(context -> assertThat(context).doesNotHaveBean(TransferEngineHealthIndicator.class));
+            .run(context -> assertThat(context).doesNotHaveBean(TransferEngineHealthIndicator.class)
+                .doesNotHaveBean(HealthContributor.class));
     }
 
     @Test
@@ -67,7 +92,26 @@ class TransferEngineHealthContributorAutoConfigurationTests {
     @Test
     void runWithAUserIndicatorBacksOff() {
         runner.withUserConfiguration(OwnIndicator.class).run(context -> assertThat(context)
+            .doesNotHaveBean("transferEngineHealthContributor")
             .getBean(TransferEngineHealthIndicator.class).isSameAs(context.getBean(OwnIndicator.class).indicator));
+    }
+
+    private static HealthIndicator indicator(final ApplicationContext context) {
+        return context.getBean("transferEngineHealthContributor", HealthIndicator.class);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoEngines {
+
+        @Bean(destroyMethod = "close")
+        TransferEngine prefillEngine() {
+            return TransferEngine.builder().build();
+        }
+
+        @Bean(destroyMethod = "close")
+        TransferEngine decodeEngine() {
+            return TransferEngine.builder().build();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,6 +1,7 @@
 package dev.transferengine.autoconfigure.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
@@ -16,10 +17,13 @@ import java.time.Duration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 class TransferEngineMetricsAutoConfigurationTests {
 
@@ -33,17 +37,23 @@ class TransferEngineMetricsAutoConfigurationTests {
             final MeterRegistry registry = new SimpleMeterRegistry();
             context.getBean(TransferEngineMeterBinder.class).bindTo(registry);
 
-            assertThat(registry.get("transfer.engine.bytes").tags("nic", "0.1", "direction", "in").functionCounter()
-                .count()).isZero();
-            assertThat(registry.get("transfer.engine.bytes").functionCounters()).hasSize(4);
-            assertThat(registry.get("transfer.engine.operations").tags("op", "write", "outcome", "success")
+            assertThat(registry.get("transfer.engine.bytes").tags("engine", "transferEngine", "nic", "0.1",
+                "direction", "in").functionCounter().count()).isZero();
+            assertThat(registry.get("transfer.engine.bytes").functionCounters()).hasSize(4)
+                .allSatisfy(meter -> assertThat(meter.getId().getBaseUnit()).isEqualTo("bytes"));
+            assertThat(registry.get("transfer.engine.nic.work.requests").functionCounters()).hasSize(6);
+            assertThat(registry.get("transfer.engine.operations").tags("kind", "write", "outcome", "success")
+                .functionCounter()).isNotNull();
+            assertThat(registry.get("transfer.engine.operations").tags("kind", "send", "outcome", "failure")
                 .functionCounter()).isNotNull();
             assertThat(registry.get("transfer.engine.errors").tag("kind", "timeout").functionCounter()).isNotNull();
             assertThat(registry.get("transfer.engine.imm.events").functionCounters()).hasSize(2);
-            assertThat(registry.get("transfer.engine.write.latency").functionTimer().count()).isZero();
             assertThat(registry.get("transfer.engine.in.flight").gauge().value()).isZero();
             assertThat(registry.get("transfer.engine.peers").tag("state", "unreachable").gauge().value()).isZero();
-            assertThat(registry.get("transfer.engine.receive.buffers.free").gauge().value()).isZero();
+            assertThat(registry.get("transfer.engine.receive.buffers").gauge().value()).isZero();
+            assertThat(registry.find("transfer.engine.latency").timers()).as("created as operations end").isEmpty();
+            assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getBaseUnit())
+                .as(meter.getId().getName()).isIn(null, "bytes"));
         });
     }
 
@@ -63,10 +73,54 @@ class TransferEngineMetricsAutoConfigurationTests {
 
             assertThat(registry.get("transfer.engine.bytes").tags("nic", "0.0", "direction", "out").functionCounter()
                 .count()).isEqualTo(16384);
-            assertThat(registry.get("transfer.engine.operations").tags("op", "write", "outcome", "success")
+            assertThat(registry.get("transfer.engine.operations").tags("kind", "write", "outcome", "success")
                 .functionCounter().count()).isEqualTo(1);
-            assertThat(registry.get("transfer.engine.write.latency").functionTimer().count()).isEqualTo(1);
+            assertThat(registry.get("transfer.engine.operations").tags("kind", "send", "outcome", "success")
+                .functionCounter().count()).isZero();
+            // timers are fed on the engine's callback thread, possibly just after the write's own completion
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(registry.get(
+                    "transfer.engine.latency").tags("engine", "transferEngine", "kind", "write", "outcome", "success")
+                .timer().count()).isEqualTo(1));
         });
+    }
+
+    @Test
+    void everyEngineOfTheContextHasItsMetersTaggedByBeanName() {
+        runner.withUserConfiguration(TwoEngines.class).run(context -> {
+            final MeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(TransferEngineMeterBinder.class).bindTo(registry);
+
+            assertThat(registry.get("transfer.engine.in.flight").gauges())
+                .extracting(gauge -> gauge.getId().getTag("engine"))
+                .containsExactlyInAnyOrder("prefillEngine", "decodeEngine");
+            assertThat(registry.get("transfer.engine.imm.events").tag("engine", "decodeEngine").functionCounters())
+                .hasSize(2);
+        });
+    }
+
+    @Test
+    void latencySloBucketsAndThePeerTagCapComeFromProperties() {
+        runner.withPropertyValues("transfer-engine.metrics.latency-slo=100us,5ms",
+            "transfer-engine.metrics.max-peer-tags=3").run(context -> {
+                final TransferEngineMeterBinder binder = context.getBean(TransferEngineMeterBinder.class);
+                assertThat(binder).extracting("latencySlo").asInstanceOf(InstanceOfAssertFactories.LIST)
+                    .containsExactly(Duration.ofNanos(100_000), Duration.ofMillis(5));
+                assertThat(binder).extracting("maxPeerTags").isEqualTo(3);
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoEngines {
+
+        @Bean(destroyMethod = "close")
+        TransferEngine prefillEngine() {
+            return TransferEngine.builder().build();
+        }
+
+        @Bean(destroyMethod = "close")
+        TransferEngine decodeEngine() {
+            return TransferEngine.builder().group(2).build();
+        }
     }
 
     @Test

@@ -91,8 +91,10 @@ class TransferEngineWebFluxApplicationTests {
             .expectStatus().isOk()
             .expectBody(String.class).returnResult().getResponseBody();
 
-        assertThat(scrape).contains("transfer_engine_operations_total", "transfer_engine_write_latency_seconds_count",
-            "transfer_engine_in_flight", "transfer_engine_imm_events_total", "transfer_engine_errors_total");
+        assertThat(scrape).contains("transfer_engine_operations_total", "transfer_engine_nic_work_requests_total",
+            "transfer_engine_in_flight{", "transfer_engine_imm_events_total", "transfer_engine_errors_total",
+            "transfer_engine_receive_buffers{", "transfer_engine_latency_seconds_bucket{");
+        assertThat(scrape).doesNotContain("_operations_operations", "_buffers_buffers", "transfer_engine_write_latency");
         assertThat(bytes(scrape, "out")).isGreaterThan(0);
         assertThat(bytes(scrape, "in")).isGreaterThan(0);
     }
@@ -102,11 +104,11 @@ class TransferEngineWebFluxApplicationTests {
         http.get().uri("/actuator/transferengine").exchange()
             .expectStatus().isOk()
             .expectBody()
-            .jsonPath("$.transport").isEqualTo("tcp")
-            .jsonPath("$.mainAddress").isEqualTo(service.engine().mainAddress().toString())
-            .jsonPath("$.groups[0].nics.length()").isEqualTo(2)
-            .jsonPath("$.regions[0].length").isEqualTo(SIZE)
-            .jsonPath("$.counters.requests-done").value(done -> assertThat(((Number) done).longValue()).isPositive());
+            .jsonPath("$.engines.transferEngine.transport").isEqualTo("tcp")
+            .jsonPath("$.engines.transferEngine.mainAddress").isEqualTo(service.engine().mainAddress().describe())
+            .jsonPath("$.engines.transferEngine.groups[0].nics.length()").isEqualTo(2)
+            .jsonPath("$.engines.transferEngine.regions[0].length").isEqualTo(SIZE)
+            .jsonPath("$.engines.transferEngine.counters.requests-done").value(done -> assertThat(((Number) done).longValue()).isPositive());
     }
 
     /** Sum of {@code transfer_engine_bytes_total} over the service's NICs in one direction. */

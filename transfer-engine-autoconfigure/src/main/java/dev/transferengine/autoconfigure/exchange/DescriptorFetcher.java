@@ -1,0 +1,45 @@
+package dev.transferengine.autoconfigure.exchange;
+
+import dev.transferengine.MrDesc;
+
+import java.util.NoSuchElementException;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+
+/**
+ * Reads what another service publishes at its descriptor endpoint ({@code transfer-engine.exchange.path} there).
+ * Cold: each subscription makes one request. Runs through the application's {@code WebClient.Builder}, so the
+ * request carries the caller's trace context.
+ */
+public final class DescriptorFetcher {
+
+    private final WebClient client;
+    private final String path;
+
+    /**
+     * @param builder the web client to fetch with (it is cloned, so the caller's builder is untouched)
+     * @param path    the path of the descriptor endpoint on every peer, e.g. {@code /transfer-engine/descriptors}
+     */
+    public DescriptorFetcher(final WebClient.Builder builder, final String path) {
+        this.client = builder.clone().build();
+        this.path = path;
+    }
+
+    /** Everything the service at {@code baseUrl} (e.g. {@code http://10.0.0.2:8080}) publishes. */
+    public Mono<ServiceDescriptors> fetch(final String baseUrl) {
+        return client.get().uri(baseUrl + path).retrieve().bodyToMono(ServiceDescriptors.class);
+    }
+
+    /**
+     * The region the service at {@code baseUrl} publishes under {@code name}; fails with
+     * {@link NoSuchElementException} when it publishes none by that name.
+     */
+    public Mono<MrDesc> fetch(final String baseUrl, final String name) {
+        return client.get().uri(baseUrl + path + "/{name}", name).retrieve()
+            .onStatus(status -> status.value() == HttpStatus.NOT_FOUND.value(), response -> Mono.error(
+                new NoSuchElementException("the service at " + baseUrl + " publishes no region '" + name + "'")))
+            .bodyToMono(MrDesc.class);
+    }
+}

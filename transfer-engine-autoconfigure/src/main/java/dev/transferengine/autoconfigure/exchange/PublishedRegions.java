@@ -1,0 +1,48 @@
+package dev.transferengine.autoconfigure.exchange;
+
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.TransferEngine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The regions this service lets its peers write into, by name; served by the descriptor endpoint when
+ * {@code transfer-engine.exchange.enabled=true}. Publishing hands out remote keys: whoever reads them can write into
+ * the region, so publish only what peers must reach and keep the endpoint on a trusted network. Thread-safe.
+ */
+public final class PublishedRegions {
+
+    private final TransferEngine engine;
+    private final Map<String, MrDesc> regions = new ConcurrentSkipListMap<>();
+
+    /** @param engine the engine whose main address is published with the regions */
+    public PublishedRegions(final TransferEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Publishes {@code region}'s descriptor under {@code name}, replacing what was published under it. */
+    public void publish(final String name, final MemoryRegion region) {
+        publish(name, region.descriptor());
+    }
+
+    /** Publishes {@code descriptor} under {@code name}, replacing what was published under it. */
+    public void publish(final String name, final MrDesc descriptor) {
+        if (name.isBlank() || name.contains("/")) {
+            throw new IllegalArgumentException("a published region's name must be non-blank without '/': '" + name
+                + "'");
+        }
+        regions.put(name, descriptor);
+    }
+
+    /** Stops publishing {@code name}; peers that fetched it before keep their copy until the region is deregistered. */
+    public void withdraw(final String name) {
+        regions.remove(name);
+    }
+
+    /** What is published now. */
+    public ServiceDescriptors snapshot() {
+        return new ServiceDescriptors(engine.mainAddress(), regions);
+    }
+}

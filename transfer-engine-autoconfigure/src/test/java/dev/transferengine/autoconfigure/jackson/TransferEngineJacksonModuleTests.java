@@ -1,0 +1,70 @@
+package dev.transferengine.autoconfigure.jackson;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.transferengine.Device;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.MrDesc;
+import dev.transferengine.NetAddr;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Boot's own {@link JsonMapper} writes descriptors in their text forms and reads them back. */
+class TransferEngineJacksonModuleTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+            TransferEngineJacksonAutoConfiguration.class, TransferEngineAutoConfiguration.class));
+
+    /** A controller's response body with descriptors in it. */
+    record Published(NetAddr address, List<MrDesc> regions) {
+    }
+
+    @Test
+    void descriptorsTravelAsTheirTextFormsAndComeBackEqual() {
+        runner.run(context -> {
+            final JsonMapper json = context.getBean(JsonMapper.class);
+            final TransferEngine engine = context.getBean(TransferEngine.class);
+            try (Arena arena = Arena.ofShared()) {
+                final MemoryRegion region = engine.register(arena.allocate(4096, 4096), Device.host());
+                final Published published = new Published(engine.mainAddress(), List.of(region.descriptor()));
+
+                final String text = json.writeValueAsString(published);
+
+                assertThat(text).isEqualTo("{\"address\":\"" + engine.mainAddress() + "\",\"regions\":[\""
+                    + region.descriptor().toText() + "\"]}");
+                assertThat(json.readValue(text, Published.class)).isEqualTo(published);
+            }
+        });
+    }
+
+    @Test
+    void badTextFailsNamingTheProblem() {
+        runner.run(context -> {
+            final JsonMapper json = context.getBean(JsonMapper.class);
+
+            assertThatThrownBy(() -> json.readValue("\"AQID\"", MrDesc.class))
+                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("MrDesc is truncated");
+            assertThatThrownBy(() -> json.readValue("\"not hex\"", NetAddr.class))
+                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("NetAddr text is not hex");
+            assertThatThrownBy(() -> json.readValue("{\"address\":42,\"regions\":[]}", Published.class))
+                .isInstanceOf(MismatchedInputException.class).hasMessageContaining("NetAddr");
+            assertThatThrownBy(() -> json.readValue("{\"k\":\"%%%\"}",
+                    json.getTypeFactory().constructMapType(Map.class, String.class, MrDesc.class)))
+                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("not URL-safe base64");
+        });
+    }
+}

@@ -1,0 +1,33 @@
+package dev.transferengine;
+
+/**
+ * A setting of {@link EngineConfig} or {@link GroupSpec} is out of range. These two records are the one place the
+ * rules live: a front end (the Spring Boot properties, a CLI) builds its config through them and maps
+ * {@link #setting()} to its own name for the setting instead of checking the rules again.
+ */
+public final class InvalidConfigException extends IllegalArgumentException {
+
+    private final String setting;
+    private final transient Object value;
+
+    /**
+     * @param setting the record component that is wrong, e.g. {@code submitQueueCapacity} or {@code nics}
+     * @param value   the value it was given
+     * @param rule    what it must be, e.g. {@code "must be a power of two"}
+     */
+    public InvalidConfigException(final String setting, final Object value, final String rule) {
+        super(setting + " " + rule + ", was " + value);
+        this.setting = setting;
+        this.value = value;
+    }
+
+    /** The record component that is wrong, e.g. {@code submitQueueCapacity}, {@code basePort} or {@code nics}. */
+    public String setting() {
+        return setting;
+    }
+
+    /** The value it was given. */
+    public Object value() {
+        return value;
+    }
+}

@@ -1,0 +1,14 @@
+package dev.transferengine;
+
+/**
+ * The worker of the operation's group hit an unrecoverable error (the cause, e.g. {@link OutOfMemoryError}) while the
+ * operation was in flight. The group was marked down, then restarted with freshly opened NICs; the operation may
+ * or may not have reached its peer. Regions of that group were registered again under new keys: share their new
+ * {@link MemoryRegion#descriptor()}s.
+ */
+public final class WorkerFailedException extends TransferEngineException {
+
+    public WorkerFailedException(final String message, final Throwable cause) {
+        super(message, cause, true);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.transferengine.core;
+
+import dev.transferengine.TransferEngineException;
+
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the NICs of a group reported during a poll, queued by their {@link dev.transferengine.spi.DomainListener}s
+ * and drained by the group right after, so the engine's bookkeeping runs in its own duty cycle rather than deep
+ * inside a transport's I/O callback, and a bug in it is an engine error, not a lost connection. Parallel arrays
+ * that grow only when a poll reports more than ever before: queuing allocates nothing in the steady state. Worker
+ * thread only.
+ */
+final class CompletionQueue {
+
+    static final byte WRITE_DONE = 1;
+    static final byte WRITE_FAILED = 2;
+    static final byte SEND_DONE = 3;
+    static final byte SEND_FAILED = 4;
+    static final byte RECEIVE = 5;
+    static final byte IMM = 6;
+    static final byte IMM_ADMITTED = 7;
+
+    private byte[] kinds;
+    private int[] nics;
+    private long[] tokens;
+    private long[] values;
+    private @Nullable TransferEngineException[] errors;
+    private int head;
+    private int size;
+
+    CompletionQueue(final int initialCapacity) {
+        kinds = new byte[initialCapacity];
+        nics = new int[initialCapacity];
+        tokens = new long[initialCapacity];
+        values = new long[initialCapacity];
+        errors = new TransferEngineException[initialCapacity];
+    }
+
+    void add(final byte kind, final int nic, final long token, final long value,
+             final @Nullable TransferEngineException error) {
+        if (size == kinds.length) {
+            grow();
+        }
+        kinds[size] = kind;
+        nics[size] = nic;
+        tokens[size] = token;
+        values[size] = value;
+        errors[size] = error;
+        size++;
+    }
+
+    /** The index of the next event to handle, or -1 when all were taken (the queue is then empty again). */
+    int take() {
+        if (head == size) {
+            head = 0;
+            size = 0;
+            return -1;
+        }
+        return head++;
+    }
+
+    byte kind(final int i) {
+        return kinds[i];
+    }
+
+    int nic(final int i) {
+        return nics[i];
+    }
+
+    long token(final int i) {
+        return tokens[i];
+    }
+
+    long value(final int i) {
+        return values[i];
+    }
+
+    /** The error of event {@code i}, which the queue forgets so it keeps no failure alive. */
+    @Nullable TransferEngineException takeError(final int i) {
+        final TransferEngineException error = errors[i];
+        errors[i] = null;
+        return error;
+    }
+
+    /** Drops every queued event: their operations are being failed wholesale. */
+    void clear() {
+        Arrays.fill(errors, 0, size, null);
+        head = 0;
+        size = 0;
+    }
+
+    private void grow() {
+        final int capacity = kinds.length * 2;
+        kinds = Arrays.copyOf(kinds, capacity);
+        nics = Arrays.copyOf(nics, capacity);
+        tokens = Arrays.copyOf(tokens, capacity);
+        values = Arrays.copyOf(values, capacity);
+        errors = Arrays.copyOf(errors, capacity);
+    }
+}

@@ -1,0 +1,294 @@
+package dev.transferengine.core;
+
+import dev.transferengine.Device;
+import dev.transferengine.EngineClosedException;
+import dev.transferengine.EngineConfig;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.RemoteAccessException;
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.Transport;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A real in-memory transport for unit tests of the core: its domains write into each other's registered memory,
+ * on the thread that polls them, so a test drives whole groups by calling {@code doWork()} with no thread and no
+ * socket. A write is placed when its sender polls, reported to the receiver when the receiver polls. Knobs let a
+ * test hold a NIC's posts or its completions, and make its next poll throw.
+ */
+final class LoopbackNetwork implements Transport {
+
+    private final Map<NetAddr, LoopbackDomain> open = new HashMap<>();
+    private final List<LoopbackDomain> opened = new ArrayList<>();
+
+    @Override
+    public String name() {
+        return "loopback";
+    }
+
+    @Override
+    public int autoPreference() {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public @Nullable String unavailabilityCause(final EngineConfig config) {
+        return null;
+    }
+
+    @Override
+    public Domain openDomain(final DomainContext context) {
+        final NetAddr address = NetAddr.of(name(), ByteBuffer.allocate(4).putInt(opened.size()).array());
+        final LoopbackDomain domain = new LoopbackDomain(address, context.listener());
+        open.put(address, domain);
+        opened.add(domain);
+        return domain;
+    }
+
+    /** Every domain opened so far, in order; closed ones too. */
+    List<LoopbackDomain> opened() {
+        return opened;
+    }
+
+    /** One posted write or send. */
+    private record Post(long token, boolean send, MemorySegment src, long srcOffset, long length, NetAddr peer,
+                        long rkey, long remoteOffset, boolean hasImm, int imm) {
+    }
+
+    final class LoopbackDomain implements Domain {
+
+        private final NetAddr address;
+        private final DomainListener listener;
+        private final Map<Long, MemorySegment> regions = new HashMap<>();
+        private final List<NetAddr> peers = new ArrayList<>();
+        private final ArrayDeque<Post> posted = new ArrayDeque<>();
+        /** Completions of placed writes not reported yet (while completions are held). */
+        private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+        /** What arrived from peers, reported at this domain's next poll. */
+        private final ArrayDeque<Runnable> arrivals = new ArrayDeque<>();
+        private final ArrayDeque<MemorySegment> receiveBuffers = new ArrayDeque<>();
+        private final ArrayDeque<Long> receiveTokens = new ArrayDeque<>();
+        private final List<Long> cancelled = new ArrayList<>();
+        private long nextKey = 1;
+        private boolean holdPosts;
+        private boolean holdCompletions;
+        private @Nullable Supplier<Throwable> pollFailure;
+        private boolean closed;
+
+        LoopbackDomain(final NetAddr address, final DomainListener listener) {
+            this.address = address;
+            this.listener = listener;
+        }
+
+        /** While held, posts wait here: nothing is placed. */
+        void holdPosts(final boolean hold) {
+            holdPosts = hold;
+        }
+
+        /** While held, writes are placed but their completions wait. */
+        void holdCompletions(final boolean hold) {
+            holdCompletions = hold;
+        }
+
+        /** The next poll throws what {@code failure} makes, before doing anything. */
+        void failNextPoll(final Supplier<Throwable> failure) {
+            pollFailure = failure;
+        }
+
+        List<Long> cancelled() {
+            return cancelled;
+        }
+
+        int waitingPosts() {
+            return posted.size();
+        }
+
+        boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public NetAddr address() {
+            return address;
+        }
+
+        @Override
+        public String description() {
+            return "loopback " + address;
+        }
+
+        @Override
+        public long register(final MemorySegment segment, final Device device) {
+            final long key = nextKey++;
+            regions.put(key, segment);
+            return key;
+        }
+
+        @Override
+        public void deregister(final long rkey) {
+            regions.remove(rkey);
+        }
+
+        @Override
+        public long resolve(final NetAddr peer) {
+            final int known = peers.indexOf(peer);
+            if (known >= 0) {
+                return known;
+            }
+            peers.add(peer);
+            return peers.size() - 1;
+        }
+
+        @Override
+        public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
+                          final long length, final long peer, final long remoteBase, final long remoteOffset,
+                          final long rkey, final boolean hasImm, final int imm) {
+            if (closed) {
+                listener.onWriteFailed(token, new EngineClosedException("domain closed"));
+                return;
+            }
+            posted.addLast(new Post(token, false, src, srcOffset, length, peers.get((int) peer), rkey, remoteOffset,
+                hasImm, imm));
+        }
+
+        @Override
+        public void send(final long token, final long peer, final MemorySegment message) {
+            posted.addLast(new Post(token, true, message, 0, message.byteSize(), peers.get((int) peer), 0, 0, false, 0));
+        }
+
+        @Override
+        public void postReceive(final long token, final MemorySegment buffer) {
+            receiveTokens.addLast(token);
+            receiveBuffers.addLast(buffer);
+        }
+
+        @Override
+        public void cancel(final long token) {
+            cancelled.add(token);
+            posted.removeIf(p -> p.token() == token);
+        }
+
+        @Override
+        public int poll() {
+            final Supplier<Throwable> failure = pollFailure;
+            if (failure != null) {
+                pollFailure = null;
+                sneakyThrow(failure.get());
+            }
+            if (closed) {
+                return 0;
+            }
+            int work = 0;
+            while (!arrivals.isEmpty()) {
+                arrivals.pollFirst().run();
+                work++;
+            }
+            while (!holdPosts && !posted.isEmpty()) {
+                deliver(posted.pollFirst());
+                work++;
+            }
+            while (!holdCompletions && !completions.isEmpty()) {
+                completions.pollFirst().run();
+                work++;
+            }
+            return work;
+        }
+
+        private void deliver(final Post post) {
+            final LoopbackDomain target = open.get(post.peer());
+            if (target == null) {
+                fail(post, new PeerUnreachableException(post.peer(), "no loopback domain there"));
+                return;
+            }
+            if (post.send()) {
+                target.arrive(post);
+                completions.addLast(() -> listener.onSendComplete(post.token(), post.length()));
+                return;
+            }
+            final MemorySegment region = target.regions.get(post.rkey());
+            if (region == null) {
+                fail(post, new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "rkey " + post.rkey()));
+                return;
+            }
+            if (post.remoteOffset() < 0 || post.remoteOffset() > region.byteSize() - post.length()) {
+                fail(post, new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "outside the region"));
+                return;
+            }
+            if (post.hasImm() && !target.listener.admitsImm(post.imm())) {
+                fail(post, new TransferEngineException("imm " + post.imm() + " refused by the receiver"));
+                return;
+            }
+            MemorySegment.copy(post.src(), post.srcOffset(), region, post.remoteOffset(), post.length());
+            target.arrive(post);
+            completions.addLast(() -> listener.onWriteComplete(post.token(), post.length()));
+        }
+
+        private void arrive(final Post post) {
+            if (post.send()) {
+                final Long token = receiveTokens.pollFirst();
+                final MemorySegment buffer = receiveBuffers.pollFirst();
+                if (token != null && buffer != null) {
+                    MemorySegment.copy(post.src(), 0, buffer, 0, post.length());
+                    arrivals.addLast(() -> listener.onReceive(token, (int) post.length()));
+                }
+                return;
+            }
+            arrivals.addLast(() -> {
+                listener.onBytesReceived(post.length());
+                if (post.hasImm()) {
+                    listener.onImm(post.imm());
+                }
+            });
+        }
+
+        private void fail(final Post post, final TransferEngineException error) {
+            if (post.send()) {
+                listener.onSendFailed(post.token(), error);
+            } else {
+                listener.onWriteFailed(post.token(), error);
+            }
+        }
+
+        @Override
+        public @Nullable String failure() {
+            return null;
+        }
+
+        @Override
+        public List<PeerInfo> peers() {
+            return List.of();
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open.remove(address);
+            final EngineClosedException error = new EngineClosedException(description() + " closed");
+            while (!posted.isEmpty()) {
+                fail(posted.pollFirst(), error);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void sneakyThrow(final Throwable failure) throws T {
+        throw (T) failure;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.transferengine.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code NetAddr.describe()} reads the payload {@link TcpAddress} writes: the two layouts stay in step. */
+class TcpAddressDescriptionTest {
+
+    @Test
+    void describeShowsTheSocketAddressTheDomainEncoded() throws UnknownHostException {
+        for (final InetSocketAddress socket : new InetSocketAddress[] {
+            new InetSocketAddress("10.0.0.5", 7400), new InetSocketAddress("127.0.0.1", 258),
+            new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535) }) {
+            assertThat(TcpAddress.toNetAddr(socket).describe()).isEqualTo("tcp://" + TcpAddress.describe(socket));
+        }
+    }
+}
