@@ -19,8 +19,6 @@ final class TransportUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<
             case "fabric" -> "Install libfabric (Debian package libfabric1) or point transfer-engine.fabric.library-path"
                 + " at it, check transfer-engine.fabric.provider names a provider of this machine (fi_info lists"
                 + " them), or set transfer-engine.transport=tcp.";
-            case "verbs" -> "Install libibverbs (Debian package libibverbs1) on a machine with an RDMA NIC"
-                + " (ibv_devices lists them), or set transfer-engine.transport=tcp.";
             default -> "Set transfer-engine.transport to a transport this machine can run: tcp runs anywhere.";
         };
     }

@@ -28,7 +28,7 @@ class TransferEngineFailureAnalysisTests {
         final FailureAnalysis analysis = analyze("transfer-engine.transport=infiniband");
 
         assertThat(analysis.getDescription()).contains("transfer-engine.transport").contains("infiniband");
-        assertThat(analysis.getAction()).contains("auto, tcp, fabric, verbs");
+        assertThat(analysis.getAction()).contains("auto, tcp, fabric").doesNotContain("verbs");
     }
 
     @Test
@@ -38,6 +38,14 @@ class TransferEngineFailureAnalysisTests {
         assertThat(analysis.getDescription()).contains("transfer-engine.groups[1].nics").contains("'5'")
             .contains("1 to 4 NICs");
         assertThat(analysis.getAction()).contains("between 1 and 4");
+    }
+
+    @Test
+    void wildcardBindAddressIsRefusedSincePeersCannotReachIt() {
+        final FailureAnalysis analysis = analyze("transfer-engine.bind-address=0.0.0.0");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.bind-address").contains("wildcard");
+        assertThat(analysis.getAction()).contains("IP address or host name of this machine");
     }
 
     @Test
