@@ -21,7 +21,9 @@ public final class RemoteAccessException extends TransferEngineException {
         /** A two-sided send found no posted receive buffer large enough. */
         NO_RECEIVE_BUFFER,
         /** The receiver could not parse the request. */
-        MALFORMED
+        MALFORMED,
+        /** The receiver already credits its bound of distinct imm values nobody expects; this one would be lost. */
+        IMM_NOT_ADMITTED
     }
 
     private final Reason reason;

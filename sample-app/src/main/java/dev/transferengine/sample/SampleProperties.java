@@ -1,7 +1,10 @@
 package dev.transferengine.sample;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -14,12 +17,16 @@ import org.springframework.util.unit.DataSize;
  * @param weights    the tensors a trainer pushes and inference nodes receive
  * @param demo       the continuous transfers of the {@code demo} role
  * @param dashboard  the live page at {@code /}
+ * @param security   who may call the HTTP API and the actuator
+ * @param peers      the other nodes this one may call, by name: prefill writes only to decode nodes named here,
+ *                   a trainer pushes only to inference nodes named here (base URLs, e.g. {@code http://10.0.0.2:8080})
  * @param peerDnsTtl longest time the HTTP client caches a peer's DNS answer: a restarted peer keeps its name but
  *                   may get a new address
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv kv, @DefaultValue Weights weights,
                                @DefaultValue Demo demo, @DefaultValue Dashboard dashboard,
+                               @DefaultValue Security security, @DefaultValue Map<String, String> peers,
                                @DefaultValue("1s") Duration peerDnsTtl) {
 
     /**
@@ -76,5 +83,18 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param interval time between two snapshots sent to the page
      */
     public record Dashboard(@DefaultValue("500ms") Duration interval) {
+    }
+
+    /**
+     * Access to the HTTP API and the actuator: every request needs {@code Authorization: Bearer <token>}, except the
+     * actuator endpoints in {@code openEndpoints} and, where {@code openDashboard}, the dashboard.
+     *
+     * @param token         the token callers present and this node presents to its peers, the same on every node;
+     *                      required in every role but {@code demo}, where a random one is made at start
+     * @param openEndpoints actuator endpoint ids readable without a token, e.g. {@code health} for probes
+     * @param openDashboard whether {@code /} and its event stream need no token; unset: only in the {@code demo} role
+     */
+    public record Security(@Nullable String token, @DefaultValue("health") List<String> openEndpoints,
+                           @Nullable Boolean openDashboard) {
     }
 }

@@ -42,7 +42,8 @@ class DecodeFailureIT {
 
     @Container
     private static final SampleContainer PREFILL = slow(new SampleContainer(Role.PREFILL, "prefill", NETWORK))
-        .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s");
+        .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s")
+        .withPeer("decode", DECODE);
 
     private static SampleContainer replacement;
 
@@ -65,7 +66,8 @@ class DecodeFailureIT {
             .expectBody(KvDescriptor.class).returnResult().getResponseBody().address();
 
         final CompletableFuture<ResponseEntity<String>> pending = WebClient.create(PREFILL.baseUrl())
-            .post().uri("/kv/transfer?tokens=256&decode={decode}", DECODE.internalUrl())
+            .post().uri("/kv/transfer?tokens=256&decode=decode")
+            .headers(headers -> headers.setBearerAuth(SampleNode.TOKEN))
             .exchangeToMono(response -> response.toEntity(String.class))
             .toFuture();
 
@@ -87,12 +89,13 @@ class DecodeFailureIT {
             .jsonPath("$.components.transferEngine.details.unreachablePeers[*].address").value(addresses ->
                 assertThat(addresses.toString()).contains(decodeAddress)));
 
-        // remove the dead container, so that its name (and the DNS record behind it) can pass to the new one
+        // remove the dead container, so that its name (and the DNS record behind it, prefill's peer "decode") can pass
+        // to the new one
         DECODE.stop();
         replacement = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
         replacement.start();
         final KvTransferReport report = PREFILL.client().post()
-            .uri("/kv/transfer?tokens=256&decode={decode}", replacement.internalUrl())
+            .uri("/kv/transfer?tokens=256&decode=decode")
             .exchange()
             .expectStatus().isOk()
             .expectBody(KvTransferReport.class).returnResult().getResponseBody();

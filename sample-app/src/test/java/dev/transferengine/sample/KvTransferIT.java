@@ -19,12 +19,13 @@ class KvTransferIT {
     private static final SampleContainer DECODE = new SampleContainer(Role.DECODE, "decode", NETWORK);
 
     @Container
-    private static final SampleContainer PREFILL = new SampleContainer(Role.PREFILL, "prefill", NETWORK);
+    private static final SampleContainer PREFILL = new SampleContainer(Role.PREFILL, "prefill", NETWORK)
+        .withPeer("decode", DECODE);
 
     @Test
     void transfersTheCacheLayerByLayerAcrossContainers() {
         final KvTransferReport report = PREFILL.client().post()
-            .uri("/kv/transfer?tokens=500&decode={decode}", DECODE.internalUrl())
+            .uri("/kv/transfer?tokens=500&decode=decode")
             .exchange()
             .expectStatus().isOk()
             .expectBody(KvTransferReport.class).returnResult().getResponseBody();

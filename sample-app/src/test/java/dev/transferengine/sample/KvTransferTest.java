@@ -18,7 +18,8 @@ class KvTransferTest {
     @BeforeAll
     static void start() {
         decode = SampleNode.start(Role.DECODE);
-        prefill = SampleNode.start(Role.PREFILL);
+        prefill = SampleNode.start(Role.PREFILL, "sample.peers.decode=" + decode.url(),
+            "sample.peers.nowhere=http://127.0.0.1:1");
     }
 
     @AfterAll
@@ -55,7 +56,7 @@ class KvTransferTest {
 
     @Test
     void refusesMoreTokensThanALayerHolds() {
-        prefill.client().post().uri("/kv/transfer?tokens={tokens}&decode={decode}", 16 * 16 + 1, decode.url())
+        prefill.client().post().uri("/kv/transfer?tokens={tokens}&decode=decode", 16 * 16 + 1)
             .exchange()
             .expectStatus().isBadRequest()
             .expectBody().jsonPath("$.error").isEqualTo("IllegalArgumentException");
@@ -63,7 +64,7 @@ class KvTransferTest {
 
     @Test
     void reportsAnUnreachableDecodeAsBadGateway() {
-        prefill.client().post().uri("/kv/transfer?tokens=16&decode=http://127.0.0.1:1")
+        prefill.client().post().uri("/kv/transfer?tokens=16&decode=nowhere")
             .exchange()
             .expectStatus().isEqualTo(502);
     }
@@ -79,7 +80,7 @@ class KvTransferTest {
     }
 
     private static KvTransferReport transfer(final int tokens) {
-        return prefill.client().post().uri("/kv/transfer?tokens={tokens}&decode={decode}", tokens, decode.url())
+        return prefill.client().post().uri("/kv/transfer?tokens={tokens}&decode=decode", tokens)
             .exchange()
             .expectStatus().isOk()
             .expectBody(KvTransferReport.class).returnResult().getResponseBody();

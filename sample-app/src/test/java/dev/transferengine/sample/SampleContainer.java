@@ -38,6 +38,9 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
         withExposedPorts(HTTP_PORT);
         withEnv("SAMPLE_ROLE", role.name().toLowerCase(Locale.ROOT));
         withEnv("SERVER_PORT", String.valueOf(HTTP_PORT));
+        // the app listens on loopback unless told otherwise; the peers and the mapped port come from outside
+        withEnv("SERVER_ADDRESS", "0.0.0.0");
+        withEnv("SAMPLE_SECURITY_TOKEN", SampleNode.TOKEN);
         withEnv("TRANSFER_ENGINE_BIND_ADDRESS", alias);
         withEnv("TRANSFER_ENGINE_BASE_PORT", String.valueOf(ENGINE_PORT));
         withEnv("SAMPLE_KV_LAYERS", "16");
@@ -52,6 +55,15 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
             .withStartupTimeout(Duration.ofMinutes(3)));
     }
 
+    /**
+     * Lets this node call {@code peer} under {@code name} ({@code sample.peers.<name>}).
+     *
+     * @param name lower-case letters and digits, as environment variables carry map keys
+     */
+    SampleContainer withPeer(final String name, final SampleContainer peer) {
+        return withEnv("SAMPLE_PEERS_" + name.toUpperCase(Locale.ROOT), peer.internalUrl());
+    }
+
     /** The URL other containers reach it at. */
     String internalUrl() {
         return "http://" + alias + ":" + HTTP_PORT;
@@ -62,10 +74,11 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
         return "http://" + getHost() + ":" + getMappedPort(HTTP_PORT);
     }
 
-    /** A client for its HTTP API, from the test through the mapped port. */
+    /** A client for its HTTP API, from the test through the mapped port, presenting the token. */
     WebTestClient client() {
         return WebTestClient.bindToServer()
             .baseUrl(baseUrl())
+            .defaultHeaders(headers -> headers.setBearerAuth(SampleNode.TOKEN))
             .responseTimeout(Duration.ofMinutes(2))
             .build();
     }

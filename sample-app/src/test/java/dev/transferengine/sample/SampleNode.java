@@ -12,11 +12,14 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /** One instance of the sample app in this JVM, on a random HTTP port and an ephemeral engine port. */
 public final class SampleNode implements AutoCloseable {
 
+    /** The bearer token every test instance is configured with. */
+    public static final String TOKEN = "sample-app-test-token";
+
     /** A small KV cache and small tensors, so the tests move real data without waiting on it. */
     private static final List<String> SMALL = List.of(
         "sample.kv.layers=8", "sample.kv.pages-per-layer=16", "sample.kv.page-size=4KB", "sample.kv.tokens-per-page=16",
         "sample.kv.compute-time=5ms", "sample.weights.count=4", "sample.weights.size=256KB",
-        "transfer-engine.bind-address=127.0.0.1", "transfer-engine.base-port=0");
+        "transfer-engine.bind-address=127.0.0.1", "transfer-engine.base-port=0", "sample.security.token=" + SampleNode.TOKEN);
 
     private final ConfigurableApplicationContext context;
 
@@ -46,8 +49,13 @@ public final class SampleNode implements AutoCloseable {
         return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
     }
 
-    /** A client for its HTTP API. */
+    /** A client for its HTTP API that presents the token. */
     public WebTestClient client() {
+        return anonymousClient().mutate().defaultHeaders(headers -> headers.setBearerAuth(TOKEN)).build();
+    }
+
+    /** A client for its HTTP API without a token. */
+    public WebTestClient anonymousClient() {
         return WebTestClient.bindToServer().baseUrl(url()).responseTimeout(Duration.ofMinutes(2)).build();
     }
 

@@ -22,11 +22,12 @@ class WeightPushIT {
     private static final SampleContainer SECOND = new SampleContainer(Role.INFERENCE, "inference-b", NETWORK);
 
     @Container
-    private static final SampleContainer TRAINER = new SampleContainer(Role.TRAINER, "trainer", NETWORK);
+    private static final SampleContainer TRAINER = new SampleContainer(Role.TRAINER, "trainer", NETWORK)
+        .withPeer("first", FIRST).withPeer("second", SECOND);
 
     @Test
     void pushesTheTensorsToBothNodesThroughAPeerGroup() {
-        final String nodes = FIRST.internalUrl() + "," + SECOND.internalUrl();
+        final String nodes = "first,second";
         final PushReport first = push(nodes);
         final PushReport second = push(nodes);
 

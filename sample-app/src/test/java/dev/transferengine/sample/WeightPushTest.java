@@ -20,7 +20,7 @@ class WeightPushTest {
     static void start() {
         first = SampleNode.start(Role.INFERENCE);
         second = SampleNode.start(Role.INFERENCE);
-        trainer = SampleNode.start(Role.TRAINER);
+        trainer = SampleNode.start(Role.TRAINER, "sample.peers.first=" + first.url(), "sample.peers.second=" + second.url());
     }
 
     @AfterAll
@@ -32,7 +32,7 @@ class WeightPushTest {
 
     @Test
     void pushesEveryTensorToEveryNodeAndEachVerifiesIt() {
-        final PushReport report = push(first.url() + "," + second.url());
+        final PushReport report = push("first,second");
 
         assertThat(report.nodes()).containsExactly(first.url(), second.url());
         assertThat(report.tensors()).isEqualTo(4);
@@ -50,9 +50,9 @@ class WeightPushTest {
 
     @Test
     void everyPushCarriesANewVersionOfTheTensors() {
-        final PushReport one = push(first.url() + "," + second.url());
-        final PushReport two = push(first.url() + "," + second.url());
-        final PushReport toOneNode = push(second.url());
+        final PushReport one = push("first,second");
+        final PushReport two = push("first,second");
+        final PushReport toOneNode = push("second");
 
         assertThat(two.version()).isGreaterThan(one.version());
         assertThat(two.receipts().getFirst().tensors().getFirst().checksum())
@@ -65,6 +65,15 @@ class WeightPushTest {
     @Test
     void refusesAPushWithoutNodes() {
         trainer.client().post().uri("/weights/push?inference=").exchange().expectStatus().is4xxClientError();
+    }
+
+    @Test
+    void refusesANodeThatIsNotAConfiguredPeer() {
+        trainer.client().post().uri("/weights/push?inference={nodes}", first.url())
+            .exchange()
+            .expectStatus().isBadRequest()
+            .expectBody().jsonPath("$.message").value(message -> assertThat((String) message)
+                .contains("no peer named", "[first, second]"));
     }
 
     private static PushReport push(final String nodes) {

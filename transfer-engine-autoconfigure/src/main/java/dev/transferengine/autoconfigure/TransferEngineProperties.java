@@ -35,12 +35,6 @@ public class TransferEngineProperties {
     private String bindAddress = "127.0.0.1";
 
     /**
-     * Address peers reach the NICs at, when it differs from the bind address; required with a wildcard bind address
-     * (0.0.0.0 or ::), since a wildcard cannot be reached.
-     */
-    private @Nullable String advertisedAddress;
-
-    /**
      * First port: NIC k of group g listens on base-port + 4g + k. 0 picks ephemeral ports.
      */
     private int basePort;
@@ -84,14 +78,6 @@ public class TransferEngineProperties {
 
     public void setBindAddress(final String bindAddress) {
         this.bindAddress = bindAddress;
-    }
-
-    public @Nullable String getAdvertisedAddress() {
-        return advertisedAddress;
-    }
-
-    public void setAdvertisedAddress(final @Nullable String advertisedAddress) {
-        this.advertisedAddress = advertisedAddress;
     }
 
     public int getBasePort() {

@@ -28,7 +28,7 @@ final class TransferEnginePropertiesMapper {
     /** Copies the engine settings into {@code builder}. */
     void applyTo(final TransferEngineBuilder builder) {
         builder.transport(transport())
-            .bindAddress(properties.getBindAddress())
+            .bindAddress(bindAddress())
             .basePort(basePort())
             .idleStrategy(properties.getWorker().getIdleStrategy())
             .operationTimeout(positive("timeouts.operation", properties.getTimeouts().getOperation()))
@@ -73,6 +73,18 @@ final class TransferEnginePropertiesMapper {
                 "Set transfer-engine.transport to one of " + String.join(", ", TRANSPORTS) + ".");
         }
         return transport;
+    }
+
+    /** A wildcard bind cannot be advertised: peers would be told an address they cannot reach. */
+    private String bindAddress() {
+        final String address = properties.getBindAddress().strip();
+        if (address.equals("0.0.0.0") || address.equals("::") || address.equals("[::]")) {
+            throw new InvalidTransferEnginePropertyException(PREFIX + "bind-address", address,
+                "a wildcard address cannot be advertised to peers (they would be told 127.0.0.1)",
+                "Set transfer-engine.bind-address to the IP address or host name of this machine that peers reach,"
+                    + " e.g. 10.0.0.5.");
+        }
+        return address;
     }
 
     private int basePort() {

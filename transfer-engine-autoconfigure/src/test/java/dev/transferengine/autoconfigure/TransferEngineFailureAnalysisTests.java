@@ -43,6 +43,14 @@ class TransferEngineFailureAnalysisTests {
     }
 
     @Test
+    void wildcardBindAddressIsRefusedSincePeersCannotReachIt() {
+        final FailureAnalysis analysis = analyze("transfer-engine.bind-address=0.0.0.0");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.bind-address").contains("wildcard");
+        assertThat(analysis.getAction()).contains("IP address or host name of this machine");
+    }
+
+    @Test
     void submitQueueCapacityThatIsNoPowerOfTwoIsReported() {
         final FailureAnalysis analysis = analyze("transfer-engine.worker.submit-queue-capacity=1000");
 

@@ -6,21 +6,24 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.NamedPeers;
 import dev.transferengine.sample.Role;
 
-/** Prefill's HTTP API: {@code POST /kv/transfer?tokens=N&decode=http://host:port}. */
+/** Prefill's HTTP API: {@code POST /kv/transfer?tokens=N&decode=NAME}, NAME one of {@code sample.peers}. */
 @RestController
 @ConditionalOnRole({Role.PREFILL, Role.DEMO})
 class PrefillController {
 
     private final PrefillNode prefill;
+    private final NamedPeers peers;
 
-    PrefillController(final PrefillNode prefill) {
+    PrefillController(final PrefillNode prefill, final NamedPeers peers) {
         this.prefill = prefill;
+        this.peers = peers;
     }
 
     @PostMapping("/kv/transfer")
     Mono<KvTransferReport> transfer(@RequestParam final int tokens, @RequestParam final String decode) {
-        return prefill.transfer(tokens, decode);
+        return Mono.defer(() -> prefill.transfer(tokens, peers.url(decode)));
     }
 }

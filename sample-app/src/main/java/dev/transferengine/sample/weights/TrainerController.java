@@ -8,21 +8,24 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.NamedPeers;
 import dev.transferengine.sample.Role;
 
-/** The trainer's HTTP API: {@code POST /weights/push?inference=http://a:8080,http://b:8080}. */
+/** The trainer's HTTP API: {@code POST /weights/push?inference=NAME,NAME}, names from {@code sample.peers}. */
 @RestController
 @ConditionalOnRole(Role.TRAINER)
 class TrainerController {
 
     private final TrainerNode trainer;
+    private final NamedPeers peers;
 
-    TrainerController(final TrainerNode trainer) {
+    TrainerController(final TrainerNode trainer, final NamedPeers peers) {
         this.trainer = trainer;
+        this.peers = peers;
     }
 
     @PostMapping("/weights/push")
     Mono<PushReport> push(@RequestParam final List<String> inference) {
-        return trainer.push(inference);
+        return Mono.defer(() -> trainer.push(peers.urls(inference)));
     }
 }

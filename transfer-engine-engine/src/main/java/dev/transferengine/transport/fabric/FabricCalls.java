@@ -37,6 +37,9 @@ final class FabricCalls {
     /** {@code int f(void*, void*, uint64_t, void*)}: fi_mr_regattr. */
     private static final MethodHandle INT_PPLP = control(
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    /** {@code int f(void*, void*, size_t, uint64_t)}: fi_av_remove. */
+    private static final MethodHandle INT_PPLL = control(
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG));
     /** {@code int f(void*, void*, size_t, void*, uint64_t, void*)}: fi_av_insert. */
     private static final MethodHandle INT_PPLPLP = control(
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
@@ -119,6 +122,15 @@ final class FabricCalls {
                        final MemorySegment b, final long c, final MemorySegment d) {
         try {
             return (int) INT_PPLP.invokeExact(fn, errno, a, b, c, d);
+        } catch (final Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static int intPPLL(final MemorySegment fn, final MemorySegment errno, final MemorySegment a,
+                       final MemorySegment b, final long c, final long d) {
+        try {
+            return (int) INT_PPLL.invokeExact(fn, errno, a, b, c, d);
         } catch (final Throwable t) {
             throw unexpected(t);
         }

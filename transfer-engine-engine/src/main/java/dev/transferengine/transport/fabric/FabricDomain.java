@@ -213,6 +213,9 @@ final class FabricDomain implements Domain {
     }
 
     private long post(final int slot) {
+        if (ops.kind[slot] != FabricOps.RECV && peers.isClosedHere(ops.peer[slot])) {
+            return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
+        }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
             case FabricOps.WRITE -> endpoint.writeMsg(msg, ops.flags[slot]);
@@ -259,6 +262,7 @@ final class FabricDomain implements Domain {
                 break;
             }
         }
+        peers.releaseClosed();
         return work;
     }
 
@@ -427,6 +431,7 @@ final class FabricDomain implements Domain {
         closed = true;
         try {
             regions.closeAll();
+            peers.releaseAll();
             endpoint.close();
         } finally {
             // The endpoint is gone, so the provider no longer touches the slots: fail what it still held.

@@ -13,12 +13,8 @@ import dev.transferengine.nativeaccess.NativeCallException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,11 +62,10 @@ final class FabricEndpoint implements AutoCloseable {
     private final MemorySegment av;
     private final MemorySegment ep;
     private final byte[] name;
-    /** Names of this process's open endpoints, so a peer in the same process is known to be alive. */
-    private static final Set<String> OPEN_NAMES = ConcurrentHashMap.newKeySet();
 
     private final MemorySegment regattrFn;
     private final MemorySegment avInsertFn;
+    private final MemorySegment avRemoveFn;
     private final MemorySegment cqReadFn;
     private final MemorySegment cqReadErrFn;
     private final MemorySegment cqStrerrorFn;
@@ -138,13 +133,16 @@ final class FabricEndpoint implements AutoCloseable {
 
             this.regattrFn = slot(domain, DOMAIN_MR_OPS, MR_OPS_REGATTR, "fi_ops_mr.regattr");
             this.avInsertFn = slot(av, OBJ_OPS, AV_OPS_INSERT, "fi_ops_av.insert");
+            this.avRemoveFn = slot(av, OBJ_OPS, AV_OPS_REMOVE, "fi_ops_av.remove");
             this.cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
             this.cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
             this.cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
             this.sendMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
             this.recvMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
-            OPEN_NAMES.add(key(name));
+            if (isShm()) {
+                FabricLocalEndpoints.opened(this);
+            }
         } catch (final RuntimeException e) {
             closeQuietly(e);
             throw e;
@@ -257,6 +255,16 @@ final class FabricEndpoint implements AutoCloseable {
         return FabricCalls.intPPLPLP(avInsertFn, errno, av, address, 1, fiAddr, 0, MemorySegment.NULL);
     }
 
+    /** fi_av_remove of the one fi_addr_t in {@code fiAddr}; returns 0 or a negative code. */
+    int avRemove(final MemorySegment fiAddr) {
+        return FabricCalls.intPPLL(avRemoveFn, errno, av, fiAddr, 1, 0);
+    }
+
+    /** Whether this is libfabric's shm provider, whose peers in this process need {@link FabricLocalEndpoints}. */
+    boolean isShm() {
+        return "shm".equals(provider);
+    }
+
     long writeMsg(final MemorySegment msg, final long flags) {
         return FabricCalls.longPPLCritical(writeMsgFn, ep, msg, flags);
     }
@@ -285,23 +293,26 @@ final class FabricEndpoint implements AutoCloseable {
         return text.address() == 0 ? "" : FabricLibrary.string(text.address());
     }
 
-    /** Closes endpoint, AV, CQ, domain and fabric, in that order. Failures are logged, not thrown. */
+    /**
+     * Closes endpoint, AV, CQ, domain and fabric, in that order; an shm endpoint that another AV of this process
+     * still holds is closed by the last holder instead ({@link FabricLocalEndpoints}). Failures are logged, not
+     * thrown.
+     */
     @Override
     public void close() {
-        OPEN_NAMES.remove(key(name));
+        if (isShm()) {
+            FabricLocalEndpoints.close(this);
+        } else {
+            closeNow();
+        }
+    }
+
+    /** Closes everything now, on the calling thread. */
+    void closeNow() {
         closeQuietly(null);
     }
 
-    /** Whether {@code address} is an endpoint of this process that is still open (so it certainly exists). */
-    static boolean isOpenHere(final byte[] address) {
-        return OPEN_NAMES.contains(key(address));
-    }
-
-    private static String key(final byte[] address) {
-        return HexFormat.of().formatHex(address);
-    }
-
-    private void closeQuietly(final @Nullable RuntimeException primary) {
+    private void closeQuietly(final RuntimeException primary) {
         for (int i = opened.size() - 1; i >= 0; i--) {
             final MemorySegment object = opened.get(i);
             try {

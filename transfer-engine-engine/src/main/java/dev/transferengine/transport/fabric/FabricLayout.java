@@ -127,6 +127,7 @@ final class FabricLayout {
     static final long DOMAIN_OPS_ENDPOINT = 24;
     static final long MR_OPS_REGATTR = 24;
     static final long AV_OPS_INSERT = 8;
+    static final long AV_OPS_REMOVE = 32;
     static final long CQ_OPS_READ = 8;
     static final long CQ_OPS_READERR = 24;
     static final long CQ_OPS_STRERROR = 56;

@@ -17,7 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 import org.agrona.collections.Object2LongHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The peers one endpoint knows: each address is inserted into the AV once (fi_av_insert) and its fi_addr_t is the
@@ -26,7 +29,10 @@ import org.agrona.collections.Object2LongHashMap;
  */
 final class FabricPeers {
 
+    private static final Logger LOG = LoggerFactory.getLogger(FabricPeers.class);
     private static final String SHM_PREFIX = "fi_shm://";
+    /** Why operations to a peer endpoint of this process that closed fail. */
+    static final String CLOSED_HERE = "its endpoint in this process is closed";
 
     private final FabricEndpoint endpoint;
     private final int group;
@@ -36,6 +42,11 @@ final class FabricPeers {
     private final Object2LongHashMap<NetAddr> handles = new Object2LongHashMap<>(-1);
     private final Long2ObjectHashMap<NetAddr> addresses = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<String> failures = new Long2ObjectHashMap<>();
+    /** Peers that are shm endpoints of this process, by handle; their closing is tracked. */
+    private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
+    /** Handles of {@link #localPeers} already removed from the AV. */
+    private final LongHashSet released = new LongHashSet();
+    private int seenClosings = FabricLocalEndpoints.closings();
     private volatile List<PeerInfo> snapshot = List.of();
 
     FabricPeers(final FabricEndpoint endpoint, final Arena arena, final int group, final int nic) {
@@ -50,7 +61,8 @@ final class FabricPeers {
      * The handle (fi_addr_t) for {@code peer}, inserting it into the AV the first time.
      *
      * @throws MalformedDescriptorException if the address is not one of this provider's, or the AV refuses it
-     * @throws PeerUnreachableException     if an shm peer's region no longer exists
+     * @throws PeerUnreachableException     if an shm peer's region no longer exists, or its endpoint in this process
+     *                                      closed
      */
     long resolve(final NetAddr peer) {
         final long known = handles.getValue(peer);
@@ -58,7 +70,18 @@ final class FabricPeers {
             return known;
         }
         final byte[] name = FabricAddress.endpointName(peer, endpoint.provider());
-        ensureShmPeerExists(peer, name);
+        if (!endpoint.isShm()) {
+            return insert(peer, name);
+        }
+        return FabricLocalEndpoints.insert(peer, name, inThisProcess -> {
+            if (!inThisProcess) {
+                ensureShmPeerExists(peer, name);
+            }
+            return insert(peer, name);
+        }, localPeers);
+    }
+
+    private long insert(final NetAddr peer, final byte[] name) {
         final MemorySegment bytes = arena.allocate(name.length);
         MemorySegment.copy(name, 0, bytes, JAVA_BYTE, 0, name.length);
         final int inserted = endpoint.avInsert(bytes, fiAddr);
@@ -75,13 +98,62 @@ final class FabricPeers {
     }
 
     /**
+     * Whether {@code handle} is an endpoint of this process that closed: nothing may be posted to it any more
+     * (see {@link FabricLocalEndpoints}). Does not allocate.
+     */
+    boolean isClosedHere(final long handle) {
+        if (localPeers.isEmpty()) {
+            return false;
+        }
+        final FabricLocalEndpoints.Entry local = localPeers.get(handle);
+        return local != null && local.gone;
+    }
+
+    /**
+     * Removes the peers of this process that closed since the last call from the AV and lets go of them, so that
+     * their endpoints can close; they stay listed as unreachable. Cheap unless an endpoint closed meanwhile.
+     */
+    void releaseClosed() {
+        final int closings = FabricLocalEndpoints.closings();
+        if (closings == seenClosings || localPeers.isEmpty()) {
+            return;
+        }
+        seenClosings = closings;
+        releaseLocal(false);
+    }
+
+    /** Removes every peer of this process from the AV and lets go of it: this endpoint is about to close. */
+    void releaseAll() {
+        releaseLocal(true);
+    }
+
+    private void releaseLocal(final boolean all) {
+        final var held = localPeers.entrySet().iterator();
+        while (held.hasNext()) {
+            final var next = held.next();
+            final FabricLocalEndpoints.Entry local = next.getValue();
+            if (!all && !local.gone || released.contains(next.getKey())) {
+                continue;
+            }
+            final long handle = next.getKey();
+            fiAddr.set(JAVA_LONG, 0, handle);
+            final int rc = endpoint.avRemove(fiAddr);
+            if (rc < 0) {
+                LOG.warn("fi_av_remove of {} failed: {}", addresses.get(handle), endpoint.library().describe(rc));
+            }
+            released.add(handle);
+            FabricLocalEndpoints.release(local);
+            if (local.gone) {
+                markUnreachable(handle, CLOSED_HERE);
+            }
+        }
+    }
+
+    /**
      * libfabric 1.17's shm provider crashes inside fi_av_insert when the peer's shared-memory region is gone (its
      * process closed the endpoint or exited), so check that the region still exists first.
      */
     private void ensureShmPeerExists(final NetAddr peer, final byte[] name) {
-        if (!"shm".equals(endpoint.provider()) || FabricEndpoint.isOpenHere(name)) {
-            return; // an open endpoint of this process exists for sure, whatever /dev/shm shows this instant
-        }
         String text = new String(name, StandardCharsets.US_ASCII);
         final int nul = text.indexOf('\0');
         text = nul >= 0 ? text.substring(0, nul) : text;

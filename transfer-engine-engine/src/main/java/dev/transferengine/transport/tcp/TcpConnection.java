@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
@@ -48,18 +47,27 @@ abstract class TcpConnection {
     private boolean writeInterest;
     private boolean dirty;
     private boolean closed;
+    /** Readiness was reported since the last {@link #quietNanos} check: bytes moved, or the socket closed. */
+    private boolean active = true;
+    private long quietSince;
 
-    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final int interestOps, final int outCapacity,
-                  final int inCapacity) throws IOException {
+    /** Takes its buffers from the domain's pool; registers (or re-attaches) the channel with the selector. */
+    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final int interestOps,
+                  final int outCapacity, final int inCapacity) throws IOException {
         this.context = context;
         this.channel = channel;
-        this.out = ByteBuffer.allocateDirect(outCapacity).order(ByteOrder.LITTLE_ENDIAN);
+        this.out = context.buffers().take(outCapacity);
         this.outMemory = MemorySegment.ofBuffer(out);
         this.outFrame = new TcpFrame(out);
-        this.in = ByteBuffer.allocateDirect(inCapacity).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            this.in = context.buffers().take(inCapacity);
+            this.key = channel.register(context.selector(), interestOps, this);
+        } catch (final IOException | RuntimeException e) {
+            context.buffers().giveBack(out);
+            throw e;
+        }
         this.inMemory = MemorySegment.ofBuffer(in);
         this.inFrame = new TcpFrame(in);
-        this.key = channel.register(context.selector(), interestOps, this);
     }
 
     /** Sets the options every socket of the transport uses; {@code bufferBytes} 0 leaves buffers to the kernel. */
@@ -75,6 +83,7 @@ abstract class TcpConnection {
 
     /** Handles readiness reported by the selector; returns the work done. */
     final int onReady(final int readyOps) throws IOException {
+        active = true;
         int work = 0;
         if ((readyOps & SelectionKey.OP_CONNECT) != 0) {
             work += onConnectable();
@@ -229,6 +238,26 @@ abstract class TcpConnection {
         return closed;
     }
 
+    /**
+     * How long no readiness was reported, as of {@code nowNanos}; the domain's timeout sweep asks, so the answer
+     * is as exact as the sweep interval. The hot path only sets a flag.
+     */
+    final long quietNanos(final long nowNanos) {
+        if (active) {
+            active = false;
+            quietSince = nowNanos;
+        }
+        return nowNanos - quietSince;
+    }
+
+    /** Counts as activity: the connection waited on this side, not on its peer. */
+    final void touch() {
+        active = true;
+    }
+
+    /** Closes the connection if a timeout of {@code settings} expired at {@code nowNanos}; returns 1 if it did. */
+    abstract int expire(long nowNanos, TcpSettings settings);
+
     /** Closes the socket; idempotent, never throws. */
     final void closeChannel() {
         if (closed) {
@@ -241,6 +270,17 @@ abstract class TcpConnection {
         } catch (final IOException ignored) {
             // The socket is being discarded; there is nothing left to tell its peer.
         }
+        context.onClosed(this);
+    }
+
+    /** Gives the buffers back to the pool; only once closed and outside the poll step that closed it. */
+    final void releaseBuffers() {
+        large = null;
+        view = null;
+        largeSource = MemorySegment.NULL;
+        viewed = MemorySegment.NULL;
+        context.buffers().giveBack(out);
+        context.buffers().giveBack(in);
     }
 
     final void updateInterest() {

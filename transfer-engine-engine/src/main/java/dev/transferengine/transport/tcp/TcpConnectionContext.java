@@ -4,7 +4,9 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
+import java.nio.ByteBuffer;
 import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,15 +31,21 @@ interface TcpConnectionContext {
     /** This side's encoded address, sent in its HELLO. */
     byte[] addressBytes();
 
-    /** A peer broke the protocol on the connection with {@code remote}, which is closed next. */
-    void onMalformed(String remote, String what);
+    /** Pooled read and write buffers, taken after the handshake and given back on close. */
+    TcpBuffers buffers();
+
+    /** The proofs of the handshake. */
+    TcpAuthenticator authenticator();
+
+    /** Counts a refused connection or request, and logs it rate limited. */
+    void count(TcpCounter counter, String remote, String what);
 
     // ---- the connection this side opened for its own requests ----
 
     /** The connect to {@code peer} finished. */
     void onConnected(TcpPeer peer);
 
-    /** The peer of our connection said HELLO. */
+    /** The peer of our connection proved the cluster key in its CHALLENGE. */
     void onOutboundHello(TcpPeer peer, NetAddr announced, long peerIncarnation);
 
     /** Ends a request: with its ACK ({@code error} null), a refusal or a failure; reports it and recycles the op. */
@@ -49,7 +57,20 @@ interface TcpConnectionContext {
     /** Our connection to a peer broke; its requests were not ended yet. */
     void onOutboundLost(TcpOutbound outbound, String reason);
 
+    /** Our connection to a peer carried nothing for the idle timeout and was closed; the next post reconnects. */
+    void onOutboundIdle(TcpOutbound outbound);
+
     // ---- connections peers opened to this side ----
+
+    /**
+     * The peer proved the cluster key: the handshake's socket becomes an inbound connection, with {@code pipelined}
+     * holding the bytes that already followed the AUTH.
+     */
+    void onAuthenticated(TcpHandshake handshake, SocketChannel channel, NetAddr announced, long peerIncarnation,
+                         ByteBuffer pipelined);
+
+    /** The handshake failed or was refused, and its socket is closed next. */
+    void onHandshakeEnded(TcpHandshake handshake);
 
     /** The registered region with this key, or null. */
     @Nullable TcpMemory region(long rkey);
@@ -63,9 +84,10 @@ interface TcpConnectionContext {
     /** Where placed payloads, imms and receives are reported. */
     DomainListener listener();
 
-    /** A peer connected to us said HELLO; returns a description of it for messages. */
-    String onInboundHello(NetAddr announced, long peerIncarnation);
 
     /** A connection a peer opened closed for {@code reason}. */
     void onInboundClosed(TcpInbound connection, String remote, String reason);
+
+    /** A closed connection's buffers may be reused once the current poll step is over. */
+    void onClosed(TcpConnection connection);
 }

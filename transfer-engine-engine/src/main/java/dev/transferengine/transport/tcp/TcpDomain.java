@@ -1,5 +1,6 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.InvalidRequestException;
@@ -18,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -26,8 +28,11 @@ import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,9 +41,12 @@ import org.slf4j.LoggerFactory;
 /**
  * One virtual NIC of the tcp transport: its own listening socket, its own connections and its own selector, so
  * traffic on different NICs really is unordered. Requests to a peer travel on the connection this domain opened
- * to it (opened on the first post); requests from a peer arrive on the connection the peer opened. Both sides
- * say HELLO first with a random incarnation id, so a restarted peer is recognised. See {@link TcpFrame} for the
- * wire format.
+ * to it (opened on the first post); requests from a peer arrive on the connection the peer opened. Every
+ * connection starts with a mutual challenge-response handshake over the cluster key that also carries each side's
+ * random incarnation id, so a restarted peer is recognised and an unauthenticated one can neither allocate buffers
+ * nor announce an address nor disturb a peer. See {@link TcpFrame} for the wire format and {@link TcpSettings}
+ * for the bounds: inbound connections, peers, requests queued per peer, and handshake, frame and idle timeouts,
+ * which a sweep every {@value #SWEEP_INTERVAL_NANOS} ns of the poll clock enforces.
  *
  * <p>Everything but {@link #peers()} and {@link #failure()} runs on the group's worker, and nothing blocks: the
  * selector is only polled with {@code selectNow} from {@link #poll()}, and connects are non-blocking. In the
@@ -50,11 +58,15 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private static final Logger LOG = LoggerFactory.getLogger(TcpDomain.class);
     private static final int ACCEPTS_PER_POLL = 16;
     private static final int BACKLOG = 128;
+    private static final long SWEEP_INTERVAL_NANOS = 50_000_000L;
 
     private final DomainContext context;
     private final DomainListener listener;
-    private final int socketBufferBytes;
-    private final long connectTimeoutNanos;
+    private final TcpSettings settings;
+    private final LongSupplier nanoClock;
+    private final TcpCounters counters;
+    private final TcpAuthenticator authenticator;
+    private final TcpBuffers buffers = new TcpBuffers();
     private final Selector selector;
     private final ServerSocketChannel server;
     private final NetAddr address;
@@ -64,27 +76,35 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final TcpStaging staging;
     private final TcpRegions regions;
     private final TcpReceives receives = new TcpReceives();
-    private final ArrayList<TcpPeer> peerTable = new ArrayList<>();
+    /** Peers by the low 32 bits of their handle; a slot freed by eviction is reused with a new generation. */
+    private final ArrayList<@Nullable TcpPeer> peerSlots = new ArrayList<>();
     private final HashMap<NetAddr, TcpPeer> peersByAddress = new HashMap<>();
+    private final ArrayList<TcpHandshake> handshakes = new ArrayList<>();
     private final ArrayList<TcpInbound> inbound = new ArrayList<>();
     private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
+    /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
+    private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
     private int selectedWork;
-    private int connecting;
-    private int malformedConnections;
+    private long generation;
+    private long now;
+    private long lastSweep;
     private boolean closed;
 
-    private TcpDomain(final DomainContext context, final int socketBufferBytes, final Selector selector,
-                      final ServerSocketChannel server, final InetSocketAddress bound) {
+    private TcpDomain(final DomainContext context, final TcpSettings settings, final LongSupplier nanoClock,
+                      final Selector selector, final ServerSocketChannel server, final InetSocketAddress bound) {
         this.context = context;
         this.listener = context.listener();
         this.staging = new TcpStaging(context.config());
         this.regions = new TcpRegions(staging);
-        this.socketBufferBytes = socketBufferBytes;
-        this.connectTimeoutNanos = context.config().operationTimeout().toNanos();
+        this.settings = settings;
+        this.nanoClock = nanoClock;
+        this.now = nanoClock.getAsLong();
+        this.lastSweep = now;
+        this.authenticator = new TcpAuthenticator(settings.keys());
         this.selector = selector;
         this.server = server;
         final InetSocketAddress advertised = bound.getAddress().isAnyLocalAddress()
@@ -93,6 +113,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         this.address = TcpAddress.toNetAddr(advertised);
         this.addressBytes = address.toBytes();
         this.description = "tcp " + TcpAddress.describe(advertised);
+        this.counters = new TcpCounters(description, nanoClock);
         long id;
         do {
             id = new SecureRandom().nextLong();
@@ -101,32 +122,53 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     /**
-     * Opens the NIC: binds its listening socket to the configured address and port.
+     * Opens the NIC: binds its listening socket to the configured address and port. Without a cluster key only a
+     * loopback address may be bound, unless {@code tcp.insecure=true} says the network is trusted.
      *
      * @throws TransportUnavailableException if the socket cannot be bound (port in use, address not local, ...)
+     *                                       or a routable address would be bound without a key
      */
-    static TcpDomain open(final DomainContext context, final int socketBufferBytes) {
+    static TcpDomain open(final DomainContext context, final TcpSettings settings, final LongSupplier nanoClock) {
         final String host = context.config().bindAddress();
         Selector selector = null;
         ServerSocketChannel server = null;
         try {
+            final InetAddress bindTo = InetAddress.getByName(host);
+            checkKeyPolicy(settings, bindTo, host);
             selector = Selector.open();
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            if (socketBufferBytes > 0) {
+            if (settings.socketBufferBytes() > 0) {
                 // Accepted sockets inherit the receive buffer; it must be set before listen for window scaling.
-                server.setOption(StandardSocketOptions.SO_RCVBUF, socketBufferBytes);
+                server.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketBufferBytes());
             }
-            server.bind(new InetSocketAddress(InetAddress.getByName(host), context.port()), BACKLOG);
+            server.bind(new InetSocketAddress(bindTo, context.port()), BACKLOG);
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
-            return new TcpDomain(context, socketBufferBytes, selector, server,
+            return new TcpDomain(context, settings, nanoClock, selector, server,
                 (InetSocketAddress) server.getLocalAddress());
         } catch (final IOException e) {
             closeQuietly(server);
             closeQuietly(selector);
             throw new TransportUnavailableException(TcpTransport.NAME, "cannot listen on " + host + ":"
                 + context.port() + " for group " + context.group() + " NIC " + context.nic() + ": " + e, e);
+        }
+    }
+
+    private static void checkKeyPolicy(final TcpSettings settings, final InetAddress bindTo, final String host) {
+        if (!settings.keys().isEmpty()) {
+            return;
+        }
+        if (!bindTo.isLoopbackAddress() && !settings.insecure()) {
+            throw new TransportUnavailableException(TcpTransport.NAME, "refusing to listen on " + host + " without a "
+                + "cluster key: anyone who reaches it could write into registered memory. Set "
+                + TcpSettings.CLUSTER_KEY + " or " + TcpSettings.CLUSTER_KEY_FILE + " (the same on every engine), "
+                + "or " + TcpSettings.INSECURE + "=true on a network you trust completely");
+        }
+        if (!bindTo.isLoopbackAddress()) {
+            LOG.warn("INSECURE: tcp transport listening on {} without a cluster key ({}=true): any host that "
+                + "reaches this port can write into registered memory and disturb transfers", host,
+                TcpSettings.INSECURE);
         }
     }
 
@@ -153,7 +195,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         regions.deregister(rkey);
     }
 
-    /** Worker thread; does not block or connect. Allocates only for a new peer. */
+    /**
+     * Worker thread; does not block or connect. Allocates only for a new peer. Beyond {@code tcp.maxPeers} the
+     * least recently used peer without a connection is forgotten; its handle then fails its posts as unknown.
+     *
+     * @throws BackPressureException if every one of {@code tcp.maxPeers} peers is connected
+     */
     @Override
     public long resolve(final NetAddr peer) {
         final TcpPeer known = peersByAddress.get(peer);
@@ -162,11 +209,40 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         final InetSocketAddress socketAddress = TcpAddress.toSocketAddress(peer);
         ensureOpen();
-        final TcpPeer added = new TcpPeer(peerTable.size(), peer, socketAddress);
-        peerTable.add(added);
+        final int slot = freeSlot();
+        final TcpPeer added = new TcpPeer((++generation << 32) | slot, peer, socketAddress);
+        added.touch(now);
+        if (slot == peerSlots.size()) {
+            peerSlots.add(added);
+        } else {
+            peerSlots.set(slot, added);
+        }
         peersByAddress.put(peer, added);
         publishPeers();
         return added.handle();
+    }
+
+    /** A slot for a new peer: a new one below the cap, else the one of the longest idle unconnected peer. */
+    private int freeSlot() {
+        if (peerSlots.size() < settings.maxPeers()) {
+            return peerSlots.size();
+        }
+        TcpPeer oldest = null;
+        for (final TcpPeer candidate : peerSlots) {
+            if (candidate != null && candidate.outbound() == null
+                && (oldest == null || candidate.lastUsed() - oldest.lastUsed() < 0)) {
+                oldest = candidate;
+            }
+        }
+        if (oldest == null) {
+            throw new BackPressureException(description + ": all " + settings.maxPeers() + " peers ("
+                + TcpSettings.MAX_PEERS + ") have a connection open; none can be forgotten for a new one");
+        }
+        final int slot = (int) oldest.handle();
+        peerSlots.set(slot, null);
+        peersByAddress.remove(oldest.address());
+        counters.count(TcpCounter.PEERS_EVICTED);
+        return slot;
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */
@@ -231,6 +307,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (closed) {
             return 0;
         }
+        now = nanoClock.getAsLong();
         int work = flushScheduled();
         selectedWork = 0;
         try {
@@ -239,10 +316,13 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             fail("selector failed: " + e);
         }
         work += staging.poll(this) + drainStaged();
-        work += selectedWork + flushScheduled();
-        if (connecting > 0) {
-            work += expireConnects();
+        work += selectedWork;
+        if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
+            lastSweep = now;
+            work += expire();
         }
+        work += flushScheduled();
+        releaseClosed();
         return work;
     }
 
@@ -260,8 +340,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
     @Override
     public void cancel(final long token) {
-        for (final TcpPeer peer : peerTable) {
-            final TcpOutbound outbound = peer.outbound();
+        for (final TcpPeer peer : peerSlots) {
+            final TcpOutbound outbound = peer == null ? null : peer.outbound();
             if (outbound != null) {
                 outbound.withdraw(token);
             }
@@ -276,7 +356,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         closed = true;
         staging.close(this);
-        for (final TcpPeer peer : peerTable) {
+        for (int i = handshakes.size() - 1; i >= 0; i--) {
+            handshakes.get(i).close();
+        }
+        handshakes.clear();
+        for (final TcpPeer peer : peerSlots) {
+            if (peer == null) {
+                continue;
+            }
             final TcpOutbound outbound = peer.outbound();
             if (outbound != null) {
                 peer.outbound(null);
@@ -288,6 +375,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         inbound.clear();
         toFlush.clear();
+        closedConnections.clear();
         closeQuietly(server);
         closeQuietly(selector);
     }
@@ -295,14 +383,35 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     /** How often a peer announced a new incarnation after a previous one; for tests and diagnostics. */
     int peerRestarts() {
         int restarts = 0;
-        for (final TcpPeer peer : peerTable) {
-            restarts += peer.restarts();
+        for (final TcpPeer peer : peerSlots) {
+            restarts += peer == null ? 0 : peer.restarts();
         }
         return restarts;
     }
 
-    int malformedConnections() {
-        return malformedConnections;
+    /** Any thread. */
+    long count(final TcpCounter counter) {
+        return counters.get(counter);
+    }
+
+    /** Every counter by name; any thread. */
+    Map<String, Long> counters() {
+        return counters.snapshot();
+    }
+
+    /** Connections peers hold open to this NIC, handshaking or not; for tests. */
+    int inboundConnections() {
+        return handshakes.size() + inbound.size();
+    }
+
+    /** Connections still in their handshake; for tests. */
+    int handshaking() {
+        return handshakes.size();
+    }
+
+    /** Connection buffers waiting for reuse; for tests. */
+    int pooledBuffers() {
+        return buffers.free();
     }
 
     int port() {
@@ -339,6 +448,26 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     @Override
     public byte[] addressBytes() {
         return addressBytes;
+    }
+
+    @Override
+    public TcpBuffers buffers() {
+        return buffers;
+    }
+
+    @Override
+    public TcpAuthenticator authenticator() {
+        return authenticator;
+    }
+
+    @Override
+    public void count(final TcpCounter counter, final String remote, final String what) {
+        counters.count(counter, remote, what);
+    }
+
+    @Override
+    public void onClosed(final TcpConnection connection) {
+        closedConnections.add(connection);
     }
 
     @Override
@@ -388,7 +517,6 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public void onConnected(final TcpPeer peer) {
-        connecting--;
         peer.state(TcpPeer.CONNECTED, "");
         publishPeers();
     }
@@ -399,12 +527,20 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (peer.outbound() == outbound) {
             peer.outbound(null);
         }
-        if (!outbound.writable()) {
-            connecting--;
-        }
         peer.state(TcpPeer.UNREACHABLE, reason);
+        peer.touch(now);
         publishPeers();
         LOG.debug("{}: connection to {} lost: {}", description, peer, reason);
+    }
+
+    @Override
+    public void onOutboundIdle(final TcpOutbound outbound) {
+        final TcpPeer peer = outbound.peer();
+        if (peer.outbound() == outbound) {
+            peer.outbound(null);
+        }
+        peer.state(TcpPeer.IDLE, "");
+        publishPeers();
     }
 
     @Override
@@ -415,32 +551,56 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         recordIncarnation(peer, peerIncarnation);
     }
 
+    /**
+     * Turns an authenticated handshake into an inbound connection. Only now may the peer cost buffers, appear in
+     * {@link #peers()}, or tear down our connection to a previous incarnation of itself.
+     */
     @Override
-    public String onInboundHello(final NetAddr announced, final long peerIncarnation) {
-        final TcpPeer peer = peerTable.get((int) resolve(announced));
-        recordIncarnation(peer, peerIncarnation);
-        final TcpOutbound outbound = peer.outbound();
-        if (outbound != null && outbound.remoteIncarnation() != 0 && outbound.remoteIncarnation() != peerIncarnation) {
-            // Our connection still talks to the previous incarnation, which is gone: its requests cannot succeed.
-            outbound.lost("peer restarted", null);
+    public void onAuthenticated(final TcpHandshake handshake, final SocketChannel channel, final NetAddr announced,
+                                final long peerIncarnation, final ByteBuffer pipelined) {
+        handshakes.remove(handshake);
+        final String remote = TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from "
+            + handshake.remote() + ")";
+        final boolean requestsFollowed = pipelined.hasRemaining();
+        final TcpInbound connection;
+        try {
+            connection = new TcpInbound(this, channel, announced, remote, pipelined);
+        } catch (final IOException e) {
+            LOG.warn("{}: dropping the authenticated connection from {}: {}", description, remote, e.toString());
+            handshake.close();
+            return;
         }
-        return peer.toString();
+        inbound.add(connection);
+        final TcpPeer peer = peersByAddress.get(announced);
+        if (peer != null) {
+            recordIncarnation(peer, peerIncarnation);
+            final TcpOutbound outbound = peer.outbound();
+            if (outbound != null && outbound.remoteIncarnation() != 0
+                && outbound.remoteIncarnation() != peerIncarnation) {
+                // Our connection still talks to the previous incarnation, which is gone: its requests cannot succeed.
+                outbound.lost("peer restarted", null);
+            }
+        }
+        publishPeers();
+        if (requestsFollowed) {
+            try {
+                selectedWork += connection.onReady(SelectionKey.OP_READ);
+            } catch (final IOException e) {
+                connection.lost(e.toString(), e);
+            }
+        }
+    }
+
+    @Override
+    public void onHandshakeEnded(final TcpHandshake handshake) {
+        handshakes.remove(handshake);
     }
 
     @Override
     public void onInboundClosed(final TcpInbound connection, final String remote, final String reason) {
         inbound.remove(connection);
+        publishPeers();
         LOG.debug("{}: connection from {} closed: {}", description, remote, reason);
-    }
-
-    @Override
-    public void onMalformed(final String remote, final String what) {
-        if (malformedConnections++ == 0) {
-            LOG.warn("{}: dropping the connection with {}: {} (further ones are logged at DEBUG)", description,
-                remote, what);
-        } else {
-            LOG.debug("{}: dropping the connection with {}: {}", description, remote, what);
-        }
     }
 
     // ---- internals ----
@@ -452,14 +612,24 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
     }
 
+    /**
+     * Queues a request on the peer's connection, connecting first if needed. A peer with {@code tcp.maxQueuedPerPeer}
+     * requests outstanding refuses more with back-pressure; other peers are not affected.
+     */
     private void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
+        peer.touch(now);
+        if (outbound != null && outbound.outstanding() >= settings.maxQueuedPerPeer()) {
+            counters.count(TcpCounter.BACK_PRESSURE);
+            end(op, new BackPressureException(description + ": " + outbound.outstanding() + " requests to " + peer
+                + " are queued or unanswered (" + TcpSettings.MAX_QUEUED_PER_PEER + "); retry later"));
+            return;
+        }
         if (outbound == null) {
             try {
-                connecting++;
-                outbound = TcpOutbound.connect(this, peer, socketBufferBytes, System.nanoTime() + connectTimeoutNanos);
+                outbound = TcpOutbound.connect(this, peer, settings.socketBufferBytes(),
+                    now + settings.handshakeTimeoutNanos());
             } catch (final IOException e) {
-                connecting--;
                 final String reason = "cannot connect: " + e;
                 peer.state(TcpPeer.UNREACHABLE, reason);
                 publishPeers();
@@ -485,8 +655,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return work;
     }
 
+    /** The peer with this handle, or null if it is unknown or was forgotten since. */
     private @Nullable TcpPeer peer(final long handle) {
-        return handle >= 0 && handle < peerTable.size() ? peerTable.get((int) handle) : null;
+        final int slot = (int) handle;
+        final TcpPeer peer = slot >= 0 && slot < peerSlots.size() ? peerSlots.get(slot) : null;
+        return peer != null && peer.handle() == handle ? peer : null;
     }
 
     TcpOp acquire() {
@@ -516,7 +689,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (!key.isValid()) {
             return;
         }
-        if (key.attachment() instanceof TcpConnection connection) {
+        if (key.attachment() instanceof TcpHandshake handshake) {
+            try {
+                selectedWork += handshake.onReady(key.readyOps());
+            } catch (final IOException e) {
+                handshake.fail(TcpCounter.HANDSHAKE_CLOSED, e.toString());
+                selectedWork++;
+            }
+        } else if (key.attachment() instanceof TcpConnection connection) {
             try {
                 selectedWork += connection.onReady(key.readyOps());
             } catch (final IOException e) {
@@ -550,9 +730,16 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                 return accepted;
             }
             accepted++;
+            if (handshakes.size() + inbound.size() >= settings.maxInboundConnections()) {
+                counters.count(TcpCounter.CONNECTIONS_REFUSED, describeRemote(channel), "already "
+                    + settings.maxInboundConnections() + " inbound connections (" + TcpSettings.MAX_INBOUND_CONNECTIONS
+                    + ")");
+                closeQuietly(channel);
+                continue;
+            }
             try {
-                TcpConnection.configure(channel, socketBufferBytes);
-                inbound.add(new TcpInbound(this, channel));
+                TcpConnection.configure(channel, settings.socketBufferBytes());
+                handshakes.add(new TcpHandshake(this, channel, now + settings.handshakeTimeoutNanos()));
             } catch (final IOException e) {
                 LOG.debug("{}: dropping an accepted connection: {}", description, e.toString());
                 closeQuietly(channel);
@@ -561,17 +748,42 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return accepted;
     }
 
-    private int expireConnects() {
-        final long now = System.nanoTime();
+    /** Closes handshakes and connections whose timeout expired (backwards: each removes itself). */
+    private int expire() {
         int expired = 0;
-        for (final TcpPeer peer : peerTable) {
-            final TcpOutbound outbound = peer.outbound();
-            if (outbound != null && outbound.connectExpired(now)) {
-                outbound.lost("connect timed out after " + connectTimeoutNanos / 1_000_000 + " ms", null);
+        for (int i = handshakes.size() - 1; i >= 0; i--) {
+            final TcpHandshake handshake = handshakes.get(i);
+            if (handshake.expired(now)) {
+                handshake.fail(TcpCounter.HANDSHAKE_TIMEOUT, "no handshake within "
+                    + settings.handshakeTimeoutNanos() / 1_000_000 + " ms");
                 expired++;
             }
         }
+        for (int i = inbound.size() - 1; i >= 0; i--) {
+            expired += inbound.get(i).expire(now, settings);
+        }
+        for (final TcpPeer peer : peerSlots) {
+            final TcpOutbound outbound = peer == null ? null : peer.outbound();
+            if (outbound != null) {
+                expired += outbound.expire(now, settings);
+            }
+        }
         return expired;
+    }
+
+    private void releaseClosed() {
+        for (int i = 0; i < closedConnections.size(); i++) {
+            closedConnections.get(i).releaseBuffers();
+        }
+        closedConnections.clear();
+    }
+
+    private static String describeRemote(final SocketChannel channel) {
+        try {
+            return String.valueOf(channel.getRemoteAddress());
+        } catch (final IOException e) {
+            return "a closed socket";
+        }
     }
 
     private void fail(final String why) {
@@ -587,10 +799,19 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
     }
 
+    /** Resolved peers, then peers connected to us that we never resolved (as IDLE: no connection from here). */
     private void publishPeers() {
-        final ArrayList<PeerInfo> snapshot = new ArrayList<>(peerTable.size());
-        for (final TcpPeer peer : peerTable) {
-            snapshot.add(peer.info(context.group(), context.nic()));
+        final ArrayList<PeerInfo> snapshot = new ArrayList<>(peersByAddress.size() + inbound.size());
+        for (final TcpPeer peer : peerSlots) {
+            if (peer != null) {
+                snapshot.add(peer.info(context.group(), context.nic()));
+            }
+        }
+        final HashSet<NetAddr> listed = new HashSet<>(peersByAddress.keySet());
+        for (final TcpInbound connection : inbound) {
+            if (listed.add(connection.peerAddress())) {
+                snapshot.add(new PeerInfo(context.group(), context.nic(), connection.peerAddress(), TcpPeer.IDLE, ""));
+            }
         }
         peerSnapshot = List.copyOf(snapshot);
     }

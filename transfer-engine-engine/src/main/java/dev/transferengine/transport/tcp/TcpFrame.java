@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 /**
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
- * payload (HELLO, WRITE, WRITE_IMM, SEND):
+ * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND):
  *
  * <pre>
  *   0                   1                   2                   3
@@ -17,11 +17,12 @@ import java.nio.ByteBuffer;
  *  +---------------+---------------+-------------------------------+
  *  |    version    |     type      |        flags (must be 0)      |  4
  *  +---------------+---------------+-------------------------------+
- *  |                          imm (int32)                          |  8
+ *  |          imm (int32); ERROR: the version the sender speaks    |  8
  *  +---------------------------------------------------------------+
- *  |       aux (int32): NACK refusal code (TcpRefusal), else 0     | 12
+ *  |  aux (int32): NACK refusal code (TcpRefusal), ERROR code,     | 12
+ *  |  else 0                                                       |
  *  +---------------------------------------------------------------+
- *  |   token (int64): request id; HELLO: sender incarnation id     | 16
+ *  |  token (int64): request id; HELLO, CHALLENGE: incarnation id  | 16
  *  +---------------------------------------------------------------+
  *  |              rkey (int64): remote key of the region           | 24
  *  +---------------------------------------------------------------+
@@ -34,18 +35,33 @@ import java.nio.ByteBuffer;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>Types: HELLO opens each connection in both directions (token = the sender's random incarnation id, payload =
- * the sender's own {@link dev.transferengine.NetAddr} bytes). WRITE and WRITE_IMM carry data for region
- * {@code rkey} at {@code offset}; IMM is a zero-length write that carries only the imm but still names a valid
- * rkey and offset. SEND carries a two-sided message (rkey and offset 0). The receiver answers every request, in
- * the order received, with ACK or NACK naming the request's token.
+ * <p>The handshake, before any request ({@link TcpAuthenticator} computes the proofs; C connects, A accepts):
+ *
+ * <pre>
+ *  C -> A  HELLO      token = incarnation C; payload = nonce C (32 bytes) | address C
+ *  A -> C  CHALLENGE  token = incarnation A; payload = nonce A (32) | proof A (32) | address A
+ *  C -> A  AUTH       payload = proof C (32); C's requests may follow at once
+ *
+ *  proof X = HMAC-SHA256(cluster key, "transfer-engine v2 " + role X | nonce C | nonce A | incarnation C
+ *                        | incarnation A | address C | address A)
+ * </pre>
+ *
+ * C checks A's proof before it proves itself or sends a request; A places nothing, allocates no connection buffers
+ * and tells nothing but a version mismatch (ERROR) until C's proof checked out. A header with our magic but another
+ * version is answered with ERROR (code {@link #ERROR_VERSION}, imm = {@value #VERSION}, payload = a message naming
+ * both versions) and the connection closes.
+ *
+ * <p>Requests: WRITE and WRITE_IMM carry data for region {@code rkey} at {@code offset}; IMM is a zero-length
+ * write that carries only the imm but still names a valid rkey and offset. SEND carries a two-sided message (rkey
+ * and offset 0). The receiver answers every request, in the order received, with ACK or NACK naming the
+ * request's token.
  *
  * <p>Not thread-safe; re-wrap for each header. Allocates nothing.
  */
 final class TcpFrame {
 
     static final int MAGIC = 0x474E4554;
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
     static final int HEADER_LENGTH = 48;
 
     static final byte HELLO = 1;
@@ -55,9 +71,19 @@ final class TcpFrame {
     static final byte SEND = 5;
     static final byte ACK = 6;
     static final byte NACK = 7;
+    static final byte CHALLENGE = 8;
+    static final byte AUTH = 9;
+    static final byte ERROR = 10;
 
-    /** Most bytes a HELLO may carry: an encoded NetAddr is far smaller. */
-    static final int MAX_HELLO_PAYLOAD = 255;
+    /** ERROR code: the peer speaks another protocol version (imm names the one the sender speaks). */
+    static final int ERROR_VERSION = 1;
+    /** Bytes of a handshake nonce. */
+    static final int NONCE_LENGTH = 32;
+
+    /** Most bytes a handshake frame may carry: nonce, proof and an encoded NetAddr, which is far smaller. */
+    static final int MAX_HELLO_PAYLOAD = 511;
+    /** Most bytes of an encoded address in a handshake. */
+    static final int MAX_ADDRESS = 255;
     /** Larger WRITE lengths are absurd and mark the stream as corrupt. */
     static final long MAX_WRITE_PAYLOAD = 1L << 40;
 
@@ -137,6 +163,11 @@ final class TcpFrame {
         return magic() == MAGIC && version() == VERSION;
     }
 
+    /** True if the magic is ours but the version is not: a peer of another release. */
+    boolean hasOtherVersion() {
+        return magic() == MAGIC && version() != VERSION;
+    }
+
     /** Writes a whole header at the wrapped position. */
     void encode(final byte type, final int imm, final int aux, final long token, final long rkey, final long offset,
                 final long length) {
@@ -168,6 +199,9 @@ final class TcpFrame {
             case SEND -> "SEND";
             case ACK -> "ACK";
             case NACK -> "NACK";
+            case CHALLENGE -> "CHALLENGE";
+            case AUTH -> "AUTH";
+            case ERROR -> "ERROR";
             default -> "type " + (type & 0xFF);
         };
     }

@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.spi.DeviceCopyStream;
 
@@ -14,8 +13,8 @@ import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A connection a peer opened to this domain: it reads the peer's HELLO and requests and answers each request,
- * in order, with ACK or NACK. A request's rkey and bounds (or, for a SEND, a fitting receive buffer) are checked
+ * A connection a peer opened to this domain, once the peer passed the handshake ({@link TcpHandshake}): it reads
+ * the peer's requests and answers each, in order, with ACK or NACK. A request's rkey and bounds (or, for a SEND, a fitting receive buffer) are checked
  * from its header before any byte of the payload is placed; the payload is then read from the socket straight
  * into the target memory. A refused request's payload is read into the read buffer and discarded, so the target
  * stays untouched. A corrupt stream (bad magic, version, type or absurd length) closes the connection. When the
@@ -23,10 +22,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpInbound extends TcpConnection {
 
-    private static final int IN_CAPACITY = 256 * 1024;
-    private static final int OUT_CAPACITY = 64 * 1024;
-    /** Room one answer needs in {@link #out}: the largest is a HELLO. */
-    private static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD;
+    /** Room one answer needs in {@link #out}. */
+    private static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
     /**
      * After a payload this large another large one is likely, so the read that ends it takes only one more
      * header: the next payload then lands in place instead of in the read buffer.
@@ -71,13 +68,13 @@ final class TcpInbound extends TcpConnection {
     private final ArrayDeque<StagedAnswer> staged = new ArrayDeque<>();
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private final TcpLanding landing;
+    private final String remote;
+    private final NetAddr peerAddress;
     private int state = AT_HEADER;
-    private boolean helloSeen;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
     private boolean starved;
     private boolean lastPayloadLarge;
-    private String remote;
 
     private byte type;
     private long id;
@@ -93,10 +90,48 @@ final class TcpInbound extends TcpConnection {
     private TcpRefusal refusal = TcpRefusal.MALFORMED;
     private long refusalSize;
 
-    TcpInbound(final TcpConnectionContext context, final SocketChannel channel) throws IOException {
-        super(context, channel, SelectionKey.OP_READ, OUT_CAPACITY, IN_CAPACITY);
-        this.remote = String.valueOf(channel.getRemoteAddress());
+    /**
+     * Takes over the socket of a finished handshake; {@code pipelined} holds the bytes that followed the AUTH.
+     *
+     * @throws IOException if the buffers cannot be had
+     */
+    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final NetAddr peerAddress,
+               final String remote, final ByteBuffer pipelined) throws IOException {
+        super(context, channel, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
+        this.peerAddress = peerAddress;
+        this.remote = remote;
         this.landing = new TcpLanding(context.staging());
+        in.put(pipelined);
+    }
+
+    /** The address the peer announced in its handshake. */
+    NetAddr peerAddress() {
+        return peerAddress;
+    }
+
+    /**
+     * A frame that stalls half-read for the frame timeout, or a connection that carried nothing for the idle
+     * timeout, is closed. Waiting on this side (answers the peer does not read, device copies) is not stalling.
+     */
+    @Override
+    int expire(final long nowNanos, final TcpSettings settings) {
+        if (paused || starved || !staged.isEmpty()) {
+            touch();
+        }
+        final long quiet = quietNanos(nowNanos);
+        final boolean midFrame = state != AT_HEADER || buffered() > 0;
+        if (midFrame && quiet >= settings.frameTimeoutNanos()) {
+            context.count(TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for "
+                + quiet / 1_000_000 + " ms");
+            lost("frame stalled", null);
+            return 1;
+        }
+        if (!midFrame && settings.idleTimeoutNanos() > 0 && quiet >= settings.idleTimeoutNanos()) {
+            context.count(TcpCounter.IDLE_CLOSED, remote, "idle for " + quiet / 1_000_000 + " ms");
+            lost("idle for " + quiet / 1_000_000 + " ms", null);
+            return 1;
+        }
+        return 0;
     }
 
     @Override
@@ -249,10 +284,6 @@ final class TcpInbound extends TcpConnection {
             return malformed("bad magic or version in a frame header");
         }
         final byte frameType = inFrame.type();
-        if (!helloSeen) {
-            return frameType == TcpFrame.HELLO ? onHello() : malformed("expected HELLO, got "
-                + TcpFrame.typeName(frameType));
-        }
         final long frameLength = inFrame.length();
         switch (frameType) {
             case TcpFrame.WRITE, TcpFrame.WRITE_IMM, TcpFrame.IMM -> {
@@ -268,6 +299,9 @@ final class TcpInbound extends TcpConnection {
                     refuse(TcpRefusal.UNKNOWN_KEY, -1);
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
+                } else if (frameType != TcpFrame.WRITE && !context.listener().admitsImm(imm)) {
+                    // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
+                    refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
                 } else {
                     place(memory, offset);
                 }
@@ -318,6 +352,8 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void refuse(final TcpRefusal reason, final long size) {
+        context.count(TcpCounter.of(reason), remote, TcpFrame.typeName(type) + " of " + length
+            + " bytes to rkey 0x" + Long.toHexString(rkey) + " at offset " + offset);
         target = null;
         refusal = reason;
         refusalSize = size;
@@ -376,6 +412,10 @@ final class TcpInbound extends TcpConnection {
             context.listener().onReceive(token, (int) frameLength);
         } else {
             if (frameType != TcpFrame.WRITE) {
+                // Asked again right before the credit, as the engine pairs an admission with the next imm; a
+                // payload that took several polls may have let other writes fill the bound meanwhile, and then
+                // the engine drops and counts this imm.
+                context.listener().admitsImm(frameImm);
                 context.listener().onImm(frameImm);
             }
             if (frameLength > 0) {
@@ -432,37 +472,8 @@ final class TcpInbound extends TcpConnection {
         markDirty();
     }
 
-    private boolean onHello() {
-        final long helloLength = inFrame.length();
-        if (helloLength < 3 || helloLength > TcpFrame.MAX_HELLO_PAYLOAD) {
-            return malformed("HELLO of " + helloLength + " bytes");
-        }
-        if (buffered() < TcpFrame.HEADER_LENGTH + helloLength) {
-            return false;
-        }
-        final byte[] bytes = new byte[(int) helloLength];
-        in.get(inHead + TcpFrame.HEADER_LENGTH, bytes);
-        final NetAddr announced;
-        try {
-            announced = NetAddr.fromBytes(bytes);
-            TcpAddress.toSocketAddress(announced);
-        } catch (final MalformedDescriptorException e) {
-            return malformed("HELLO with a malformed address: " + e.getMessage());
-        }
-        final long incarnation = inFrame.token();
-        inHead += TcpFrame.HEADER_LENGTH + (int) helloLength;
-        helloSeen = true;
-        remote = context.onInboundHello(announced, incarnation) + " (from " + remote + ")";
-        final byte[] self = context.addressBytes();
-        outFrame.at(encoded).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, self.length);
-        out.put(encoded + TcpFrame.HEADER_LENGTH, self);
-        encoded += TcpFrame.HEADER_LENGTH + self.length;
-        markDirty();
-        return true;
-    }
-
     private boolean malformed(final String what) {
-        context.onMalformed(remote, what);
+        context.count(TcpCounter.MALFORMED_FRAMES, remote, what);
         lost("malformed frame: " + what, null);
         return false;
     }

@@ -24,35 +24,36 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpOutbound extends TcpConnection {
 
-    private static final int OUT_CAPACITY = 256 * 1024;
-    private static final int IN_CAPACITY = 64 * 1024;
     /** Payloads up to this size are copied next to their header; larger ones are written from the source. */
     private static final int INLINE_PAYLOAD = 16 * 1024;
 
     private final TcpPeer peer;
     private final ArrayDeque<TcpOp> queued = new ArrayDeque<>();
     private final ArrayDeque<TcpOp> awaiting = new ArrayDeque<>();
-    private final long connectDeadlineNanos;
+    private final long handshakeDeadlineNanos;
+    private final byte[] nonce;
     private boolean connected;
-    private boolean helloSeen;
+    private boolean authenticated;
     private long remoteIncarnation;
     private long nextId = 1;
 
     private TcpOutbound(final TcpConnectionContext context, final TcpPeer peer, final SocketChannel channel,
-                        final boolean connected, final long connectDeadlineNanos) throws IOException {
-        super(context, channel, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, OUT_CAPACITY,
-            IN_CAPACITY);
+                        final boolean connected, final long handshakeDeadlineNanos) throws IOException {
+        super(context, channel, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, TcpBuffers.LARGE,
+            TcpBuffers.SMALL);
         this.peer = peer;
         this.connected = connected;
-        this.connectDeadlineNanos = connectDeadlineNanos;
+        this.handshakeDeadlineNanos = handshakeDeadlineNanos;
+        this.nonce = context.authenticator().newNonce();
         final byte[] self = context.addressBytes();
-        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, self.length);
-        out.put(TcpFrame.HEADER_LENGTH, self);
-        encoded = TcpFrame.HEADER_LENGTH + self.length;
+        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, nonce.length + self.length);
+        out.put(TcpFrame.HEADER_LENGTH, nonce).put(TcpFrame.HEADER_LENGTH + nonce.length, self);
+        encoded = TcpFrame.HEADER_LENGTH + nonce.length + self.length;
     }
 
     /**
-     * Starts a non-blocking connect to {@code peer} with sockets of {@code bufferBytes} (0: the kernel's choice).
+     * Starts a non-blocking connect to {@code peer} with sockets of {@code bufferBytes} (0: the kernel's choice);
+     * connect and handshake must finish by {@code deadlineNanos}.
      *
      * @throws IOException if the socket cannot be opened or the connect is refused at once
      */
@@ -77,7 +78,7 @@ final class TcpOutbound extends TcpConnection {
         return peer;
     }
 
-    /** The incarnation the peer announced on this connection, or 0 before its HELLO. */
+    /** The incarnation the peer proved on this connection, or 0 before its CHALLENGE. */
     long remoteIncarnation() {
         return remoteIncarnation;
     }
@@ -86,12 +87,46 @@ final class TcpOutbound extends TcpConnection {
         return !connected && !closed();
     }
 
-    /** True if the connect is still pending at {@code nowNanos} past its deadline. */
-    boolean connectExpired(final long nowNanos) {
-        return connecting() && nowNanos - connectDeadlineNanos >= 0;
+    /** Requests queued or awaiting their answer. */
+    int outstanding() {
+        return queued.size() + awaiting.size();
     }
 
-    /** Queues a request; it leaves with the next flush once connected. */
+    /**
+     * Closes the connection if connect and handshake did not finish by their deadline, if requests await answers
+     * and no byte came for the frame timeout (the peer froze or the path broke), or if it carried nothing for the
+     * idle timeout; returns 1 if it did.
+     */
+    @Override
+    int expire(final long nowNanos, final TcpSettings settings) {
+        if (!authenticated) {
+            if (nowNanos - handshakeDeadlineNanos >= 0) {
+                lost((connected ? "handshake" : "connect") + " did not finish within "
+                    + settings.handshakeTimeoutNanos() / 1_000_000 + " ms", null);
+                return 1;
+            }
+            return 0;
+        }
+        final long quiet = quietNanos(nowNanos);
+        if (!awaiting.isEmpty() || !queued.isEmpty()) {
+            if (quiet < settings.frameTimeoutNanos()) {
+                return 0;
+            }
+            context.count(TcpCounter.FRAME_TIMEOUT, peer.toString(), outstanding()
+                + " requests got no answer for " + quiet / 1_000_000 + " ms");
+            lost("no answer for " + quiet / 1_000_000 + " ms", null);
+            return 1;
+        }
+        if (settings.idleTimeoutNanos() > 0 && quiet >= settings.idleTimeoutNanos()) {
+            context.count(TcpCounter.IDLE_CLOSED, peer.toString(), "idle for " + quiet / 1_000_000 + " ms");
+            closeChannel();
+            context.onOutboundIdle(this);
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Queues a request; it leaves with the next flush once the handshake is done. */
     void enqueue(final TcpOp op) {
         op.id = nextId++;
         queued.addLast(op);
@@ -134,7 +169,7 @@ final class TcpOutbound extends TcpConnection {
 
     @Override
     void refill() {
-        while (!queued.isEmpty()) {
+        while (authenticated && !queued.isEmpty()) {
             final TcpOp op = queued.peekFirst();
             final boolean inline = op.length <= INLINE_PAYLOAD;
             final int needed = TcpFrame.HEADER_LENGTH + (inline ? (int) op.length : 0);
@@ -163,7 +198,9 @@ final class TcpOutbound extends TcpConnection {
             compactIn(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
             final int read = channel.read(in);
             if (read < 0) {
-                lost("connection closed by peer", null);
+                lost(authenticated ? "connection closed by peer" : "connection closed by the peer during the "
+                    + "handshake: it may speak another wire protocol version than v" + TcpFrame.VERSION
+                    + ", or hold another cluster key", null);
                 return frames + 1;
             }
             if (read == 0) {
@@ -178,15 +215,22 @@ final class TcpOutbound extends TcpConnection {
         int frames = 0;
         while (!closed() && buffered() >= TcpFrame.HEADER_LENGTH) {
             inFrame.at(inHead);
+            if (inFrame.hasOtherVersion()) {
+                return frames + protocolError("the peer speaks wire protocol v" + (inFrame.version() & 0xFF)
+                    + ", this engine v" + TcpFrame.VERSION);
+            }
             if (!inFrame.hasValidPreamble()) {
-                return frames + protocolError("bad magic or version in a frame header");
+                return frames + protocolError("bad magic in a frame header");
             }
             final byte type = inFrame.type();
-            if (!helloSeen) {
-                if (type != TcpFrame.HELLO) {
-                    return frames + protocolError("expected HELLO, got " + TcpFrame.typeName(type));
+            if (!authenticated) {
+                if (type == TcpFrame.ERROR) {
+                    return frames + onError();
                 }
-                if (!onHello()) {
+                if (type != TcpFrame.CHALLENGE) {
+                    return frames + protocolError("expected CHALLENGE, got " + TcpFrame.typeName(type));
+                }
+                if (!onChallenge()) {
                     return frames;
                 }
             } else if (type == TcpFrame.ACK || type == TcpFrame.NACK) {
@@ -210,31 +254,68 @@ final class TcpOutbound extends TcpConnection {
         return frames;
     }
 
-    /** Handles the peer's HELLO; false if it is not complete yet or broke the protocol. */
-    private boolean onHello() {
+    /**
+     * Checks the peer's CHALLENGE, then proves this side with AUTH, which the queued requests follow. False if it
+     * is not complete yet or failed.
+     */
+    private boolean onChallenge() {
         final long length = inFrame.length();
-        if (length < 3 || length > TcpFrame.MAX_HELLO_PAYLOAD) {
-            protocolError("HELLO of " + length + " bytes");
+        final int fixed = TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH;
+        if (length < fixed + 3 || length > fixed + TcpFrame.MAX_ADDRESS) {
+            protocolError("CHALLENGE of " + length + " bytes");
             return false;
         }
         if (buffered() < TcpFrame.HEADER_LENGTH + length) {
             return false;
         }
-        final byte[] bytes = new byte[(int) length];
-        in.get(inHead + TcpFrame.HEADER_LENGTH, bytes);
-        final NetAddr announced;
-        try {
-            announced = NetAddr.fromBytes(bytes);
-        } catch (final MalformedDescriptorException e) {
-            protocolError("HELLO with a malformed address: " + e.getMessage());
+        final int at = inHead + TcpFrame.HEADER_LENGTH;
+        final byte[] peerNonce = new byte[TcpFrame.NONCE_LENGTH];
+        final byte[] proof = new byte[TcpAuthenticator.PROOF_LENGTH];
+        final byte[] address = new byte[(int) length - fixed];
+        in.get(at, peerNonce).get(at + TcpFrame.NONCE_LENGTH, proof).get(at + fixed, address);
+        final long incarnation = inFrame.token();
+        final TcpAuthenticator.Handshake handshake = new TcpAuthenticator.Handshake(nonce, context.incarnation(),
+            context.addressBytes(), peerNonce, incarnation, address);
+        if (!context.authenticator().verify(true, handshake, proof)) {
+            context.count(TcpCounter.HANDSHAKE_AUTH_FAILED, peer.toString(), "the peer's proof matches no "
+                + "accepted cluster key");
+            lost("the peer could not prove the cluster key (configure the same tcp.clusterKey on both)", null);
             return false;
         }
-        final long incarnation = inFrame.token();
+        final NetAddr announced;
+        try {
+            announced = NetAddr.fromBytes(address);
+        } catch (final MalformedDescriptorException e) {
+            protocolError("CHALLENGE with a malformed address: " + e.getMessage());
+            return false;
+        }
         inHead += TcpFrame.HEADER_LENGTH + (int) length;
-        helloSeen = true;
+        authenticated = true;
         remoteIncarnation = incarnation;
+        compactOut();
+        outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
+        out.put(encoded + TcpFrame.HEADER_LENGTH, context.authenticator().prove(false, handshake));
+        encoded += TcpFrame.HEADER_LENGTH + TcpAuthenticator.PROOF_LENGTH;
+        markDirty();
         context.onOutboundHello(peer, announced, incarnation);
         return true;
+    }
+
+    /** The peer refused the handshake with ERROR; reports its message. */
+    private int onError() {
+        final long length = inFrame.length();
+        if (length < 0 || length > TcpFrame.MAX_HELLO_PAYLOAD) {
+            return protocolError("ERROR of " + length + " bytes");
+        }
+        if (buffered() < TcpFrame.HEADER_LENGTH + length) {
+            return 0;
+        }
+        final byte[] message = new byte[(int) length];
+        in.get(inHead + TcpFrame.HEADER_LENGTH, message);
+        final String text = new String(message, java.nio.charset.StandardCharsets.US_ASCII);
+        context.count(TcpCounter.HANDSHAKE_VERSION, peer.toString(), text);
+        lost("the peer refused the handshake (code " + inFrame.aux() + "): " + text, null);
+        return 1;
     }
 
     private RemoteAccessException refusal(final TcpOp op, final TcpRefusal refusal, final long size) {
@@ -252,7 +333,7 @@ final class TcpOutbound extends TcpConnection {
     }
 
     private int protocolError(final String what) {
-        context.onMalformed(peer.toString(), what);
+        context.count(TcpCounter.MALFORMED_FRAMES, peer.toString(), what);
         lost("protocol error: " + what, null);
         return 1;
     }

@@ -8,7 +8,7 @@ import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A peer NIC this domain resolved or heard from; its handle is its index in the domain's peer table. Holds the
+ * A peer NIC this domain resolved; its handle names its slot in the domain's peer table and the slot's generation. Holds the
  * one outbound connection this domain uses for its own requests to that peer. Worker thread only.
  */
 final class TcpPeer {
@@ -20,7 +20,7 @@ final class TcpPeer {
     /** The last connection failed ({@link #lastError()} says why); the next post connects again. */
     static final String UNREACHABLE = "UNREACHABLE";
 
-    private final int handle;
+    private final long handle;
     private final NetAddr address;
     private final InetSocketAddress socketAddress;
     private final String text;
@@ -29,16 +29,27 @@ final class TcpPeer {
     private String lastError = "";
     private long incarnation;
     private int restarts;
+    private long lastUsed;
 
-    TcpPeer(final int handle, final NetAddr address, final InetSocketAddress socketAddress) {
+    TcpPeer(final long handle, final NetAddr address, final InetSocketAddress socketAddress) {
         this.handle = handle;
         this.address = address;
         this.socketAddress = socketAddress;
         this.text = TcpAddress.describe(socketAddress);
     }
 
-    int handle() {
+    /** Slot in the low 32 bits, the generation of that slot above. */
+    long handle() {
         return handle;
+    }
+
+    /** Marks the peer used at {@code nowNanos}: the least recently used is forgotten first. */
+    void touch(final long nowNanos) {
+        lastUsed = nowNanos;
+    }
+
+    long lastUsed() {
+        return lastUsed;
     }
 
     NetAddr address() {

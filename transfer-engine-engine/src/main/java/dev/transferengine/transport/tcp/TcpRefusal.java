@@ -14,7 +14,8 @@ enum TcpRefusal {
     OUT_OF_BOUNDS(2, Reason.OUT_OF_BOUNDS),
     REGION_DEREGISTERED(3, Reason.REGION_DEREGISTERED),
     NO_RECEIVE_BUFFER(4, Reason.NO_RECEIVE_BUFFER),
-    MALFORMED(5, Reason.MALFORMED);
+    MALFORMED(5, Reason.MALFORMED),
+    IMM_NOT_ADMITTED(6, Reason.IMM_NOT_ADMITTED);
 
     private static final TcpRefusal[] ALL = values();
 

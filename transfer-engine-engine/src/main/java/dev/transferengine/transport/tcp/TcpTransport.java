@@ -22,9 +22,7 @@ public final class TcpTransport implements Transport {
     /** The transport's name, also the transport name inside its addresses. */
     public static final String NAME = "tcp";
     /** Engine option naming the socket buffer size in bytes. */
-    public static final String SOCKET_BUFFER_OPTION = "tcp.socketBufferBytes";
-
-    private static final int DEFAULT_SOCKET_BUFFER = 4 * 1024 * 1024;
+    public static final String SOCKET_BUFFER_OPTION = TcpSettings.SOCKET_BUFFER;
 
     @Override
     public String name() {
@@ -38,15 +36,12 @@ public final class TcpTransport implements Transport {
 
     @Override
     public @Nullable String unavailabilityCause(final EngineConfig config) {
-        final String value = config.option(SOCKET_BUFFER_OPTION, Integer.toString(DEFAULT_SOCKET_BUFFER));
         try {
-            if (Integer.parseInt(value.strip()) < 0) {
-                return SOCKET_BUFFER_OPTION + " must be >= 0: " + value;
-            }
-            return TcpStaging.optionProblem(config);
-        } catch (final NumberFormatException e) {
-            return SOCKET_BUFFER_OPTION + " is not a number of bytes: '" + value + "'";
+            TcpSettings.of(config);
+        } catch (final IllegalArgumentException e) {
+            return e.getMessage();
         }
+        return TcpStaging.optionProblem(config);
     }
 
     /**
@@ -60,8 +55,6 @@ public final class TcpTransport implements Transport {
         if (cause != null) {
             throw new TransportUnavailableException(NAME, cause);
         }
-        final int bufferBytes = Integer.parseInt(
-            context.config().option(SOCKET_BUFFER_OPTION, Integer.toString(DEFAULT_SOCKET_BUFFER)).strip());
-        return TcpDomain.open(context, bufferBytes);
+        return TcpDomain.open(context, TcpSettings.of(context.config()), System::nanoTime);
     }
 }

@@ -1,11 +1,14 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.NetAddr;
+
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** A hand-driven client socket that speaks (or mangles) the frame protocol, for tests. */
 final class RawPeer implements AutoCloseable {
@@ -20,11 +23,17 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
     RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
+        this(new InetSocketAddress("127.0.0.1", target.port()), receiveBuffer);
+    }
+
+    /** Connects to {@code target}, e.g. an engine's NIC, with a receive buffer of {@code receiveBuffer} bytes. */
+    RawPeer(final InetSocketAddress target, final int receiveBuffer) throws IOException {
         channel = SocketChannel.open();
+        channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
         if (receiveBuffer > 0) {
             channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
         }
-        channel.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), target.port()));
+        channel.connect(target);
         channel.configureBlocking(false);
     }
 
@@ -36,11 +45,62 @@ final class RawPeer implements AutoCloseable {
         return header;
     }
 
-    /** A valid HELLO announcing an address nobody listens on. */
-    static ByteBuffer hello() {
-        final byte[] self = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 9)).toBytes();
-        final ByteBuffer header = header(TcpFrame.HELLO, 0, 0x1234, 0, 0, self.length);
-        return ByteBuffer.allocate(header.capacity() + self.length).put(header).put(self).flip();
+    /** The address a raw peer announces: nobody listens on it. */
+    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 9)).toBytes();
+    /** The incarnation a raw peer announces. */
+    static final long INCARNATION = 0x1234;
+
+    /** A well-formed HELLO with {@code nonce}, announcing {@link #ADDRESS}. */
+    static ByteBuffer hello(final byte[] nonce) {
+        return hello(nonce, ADDRESS, INCARNATION);
+    }
+
+    /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}. */
+    static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation) {
+        final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
+        return ByteBuffer.allocate(header.capacity() + nonce.length + address.length).put(header).put(nonce)
+            .put(address).flip();
+    }
+
+    /** Runs the handshake with the public key (no cluster key); see {@link #authenticate(TcpDomain, List)}. */
+    RawPeer authenticate(final TcpDomain target) throws IOException {
+        return authenticate(target, List.of());
+    }
+
+    /**
+     * Runs the connector's side of the handshake with {@code keys}, polling {@code target} until its CHALLENGE
+     * arrives; afterwards {@link #answer(int)} counts from the first frame after the CHALLENGE.
+     */
+    RawPeer authenticate(final TcpDomain target, final List<byte[]> keys) throws IOException {
+        return authenticate(target.address(), keys, target::poll);
+    }
+
+    /** The handshake with a NIC that {@code poll} drives (a no-op for an engine's NIC, which its worker drives). */
+    RawPeer authenticate(final NetAddr target, final List<byte[]> keys, final Runnable poll) throws IOException {
+        final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
+        final byte[] nonce = authenticator.newNonce();
+        send(hello(nonce));
+        final int challengeLength = TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH
+            + target.toBytes().length;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (receivedBytes() < challengeLength) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("no CHALLENGE within 30 s");
+            }
+            poll.run();
+        }
+        final TcpFrame challenge = new TcpFrame(received).wrap(received, 0);
+        if (challenge.type() != TcpFrame.CHALLENGE) {
+            throw new IOException("expected CHALLENGE, got " + TcpFrame.typeName(challenge.type()));
+        }
+        final byte[] peerNonce = new byte[TcpFrame.NONCE_LENGTH];
+        received.get(TcpFrame.HEADER_LENGTH, peerNonce);
+        final byte[] proof = authenticator.prove(false, new TcpAuthenticator.Handshake(nonce, INCARNATION, ADDRESS,
+            peerNonce, challenge.token(), target.toBytes()));
+        received.flip().position(challengeLength);
+        received.compact();
+        return send(ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + proof.length)
+            .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length)).put(proof).flip());
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {
@@ -84,9 +144,14 @@ final class RawPeer implements AutoCloseable {
         return received.position();
     }
 
-    /** The header of the {@code index}-th answer after the HELLO that came first. */
-    TcpFrame answer(final int index, final int helloLength) {
-        return new TcpFrame(received).wrap(received, helloLength + index * TcpFrame.HEADER_LENGTH);
+    /** Copies received bytes from {@code offset} into {@code into}. */
+    void receivedAt(final int offset, final byte[] into) {
+        received.get(offset, into);
+    }
+
+    /** The header of the {@code index}-th answer after the handshake. */
+    TcpFrame answer(final int index) {
+        return new TcpFrame(received).wrap(received, index * TcpFrame.HEADER_LENGTH);
     }
 
     @Override

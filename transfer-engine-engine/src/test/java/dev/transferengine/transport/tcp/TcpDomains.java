@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /** Opens loopback domains for tests and drives them from the test thread. */
 final class TcpDomains {
@@ -37,6 +38,13 @@ final class TcpDomains {
                           final Map<String, String> options) {
         return (TcpDomain) new TcpTransport().openDomain(
             new DomainContext(config(basePort, options), 0, nic, listener));
+    }
+
+    /** Opens NIC 0 on an ephemeral port whose poll step reads {@code nanoClock}, e.g. a manual one. */
+    static TcpDomain open(final DomainListener listener, final Map<String, String> options,
+                          final LongSupplier nanoClock) {
+        final EngineConfig config = config(0, options);
+        return TcpDomain.open(new DomainContext(config, 0, 0, listener), TcpSettings.of(config), nanoClock);
     }
 
     /** Polls every domain in turn until {@code condition} holds. */

@@ -34,20 +34,19 @@ class TcpInboundTest {
         target = TcpDomains.open(targetEvents);
         final MemorySegment region = arena.allocate(1000).fill((byte) 0);
         final long rkey = target.register(region, Device.host());
-        final int helloLength = TcpFrame.HEADER_LENGTH + target.address().toBytes().length;
         try (RawPeer raw = new RawPeer(target)) {
             final byte[] firstPart = new byte[100];
             java.util.Arrays.fill(firstPart, (byte) 1);
-            raw.send(RawPeer.hello()).send(RawPeer.header(TcpFrame.WRITE_IMM, 5, 1, rkey, 0, 1000)).send(firstPart);
+            raw.authenticate(target).send(RawPeer.header(TcpFrame.WRITE_IMM, 5, 1, rkey, 0, 1000)).send(firstPart);
             pollUntil(() -> region.get(ValueLayout.JAVA_BYTE, 99) == 1, target);
 
             target.deregister(rkey);
             final byte[] rest = new byte[900];
             java.util.Arrays.fill(rest, (byte) 2);
             raw.send(rest);
-            pollUntil(() -> raw.receivedBytes() >= helloLength + TcpFrame.HEADER_LENGTH, target);
+            pollUntil(() -> raw.receivedBytes() >= TcpFrame.HEADER_LENGTH, target);
 
-            final TcpFrame answer = raw.answer(0, helloLength);
+            final TcpFrame answer = raw.answer(0);
             assertThat(answer.type()).isEqualTo(TcpFrame.NACK);
             assertThat(answer.aux()).isEqualTo(TcpRefusal.REGION_DEREGISTERED.code());
             assertThat(region.asSlice(100, 900).mismatch(arena.allocate(900))).isEqualTo(-1);
@@ -65,15 +64,14 @@ class TcpInboundTest {
         for (int i = 0; i < requests; i++) {
             frames.put(RawPeer.header(TcpFrame.IMM, i, i + 1, rkey, 8, 0));
         }
-        final int helloLength = TcpFrame.HEADER_LENGTH + target.address().toBytes().length;
         try (RawPeer raw = new RawPeer(target, 4096)) {
-            raw.send(RawPeer.hello());
+            raw.authenticate(target);
             // Answers (384 KB) far exceed every buffer on the way back, so the target must stop reading for a while.
             raw.send(frames.flip(), target);
-            pollUntil(() -> raw.receivedBytes() == helloLength + requests * TcpFrame.HEADER_LENGTH, target);
+            pollUntil(() -> raw.receivedBytes() == requests * TcpFrame.HEADER_LENGTH, target);
 
             for (int i = 0; i < requests; i++) {
-                final TcpFrame answer = raw.answer(i, helloLength);
+                final TcpFrame answer = raw.answer(i);
                 assertThat(answer.type()).isEqualTo(TcpFrame.ACK);
                 assertThat(answer.token()).isEqualTo(i + 1);
             }

@@ -47,7 +47,7 @@ class TcpMalformedFrameTest {
     void corruptFramesCloseTheirConnectionOnly() throws IOException {
         final List<Supplier<ByteBuffer>> corruptions = List.of(
             () -> withInt(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 0, 0xDEADBEEF),
-            () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) 2),
+            () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) 3),
             () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 5, (byte) 99),
             () -> RawPeer.header(TcpFrame.ACK, 0, 1, 0, 0, 0),
             () -> RawPeer.header(TcpFrame.NACK, 0, 1, 0, 0, 0),
@@ -58,12 +58,14 @@ class TcpMalformedFrameTest {
             () -> RawPeer.header(TcpFrame.SEND, 0, 1, 0, 0, 1L << 33));
         for (final Supplier<ByteBuffer> corruption : corruptions) {
             try (RawPeer raw = new RawPeer(target)) {
-                raw.send(RawPeer.hello()).send(corruption.get());
+                raw.authenticate(target).send(corruption.get());
                 pollUntil(raw::closedByPeer, target);
             }
         }
         final List<ByteBuffer> beforeHello = List.of(
             RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0),
+            RawPeer.header(TcpFrame.AUTH, 0, 1, 0, 0, 32),
+            withByte(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 40), 6, (byte) 1),
             RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 1000),
             RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 2),
             ByteBuffer.allocate(56).put(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8))
@@ -75,7 +77,8 @@ class TcpMalformedFrameTest {
             }
         }
 
-        assertThat(target.malformedConnections()).isEqualTo(corruptions.size() + beforeHello.size());
+        assertThat(target.count(TcpCounter.MALFORMED_FRAMES)).isEqualTo(corruptions.size());
+        assertThat(target.count(TcpCounter.HANDSHAKE_MALFORMED)).isEqualTo(beforeHello.size());
         assertDomainStillServesAGoodPeer();
     }
 
@@ -92,7 +95,7 @@ class TcpMalformedFrameTest {
                         pollUntil(raw::closedByPeer, target);
                     }
                     case 1 -> {
-                        raw.send(RawPeer.hello()).send(randomBytes(random, 48 + random.nextInt(500)));
+                        raw.authenticate(target).send(randomBytes(random, 48 + random.nextInt(500)));
                         expectedDrops++;
                         pollUntil(raw::closedByPeer, target);
                     }
@@ -103,7 +106,7 @@ class TcpMalformedFrameTest {
                             random.nextInt(1024), random.nextInt(256));
                         final int at = random.nextInt(TcpFrame.HEADER_LENGTH);
                         header.put(at, (byte) (header.get(at) ^ (1 + random.nextInt(255))));
-                        raw.send(RawPeer.hello()).send(header).send(randomBytes(random, random.nextInt(300)));
+                        raw.authenticate(target).send(header).send(randomBytes(random, random.nextInt(300)));
                         for (int i = 0; i < 20; i++) {
                             target.poll();
                         }
@@ -112,7 +115,8 @@ class TcpMalformedFrameTest {
             }
         }
 
-        assertThat(target.malformedConnections()).isGreaterThanOrEqualTo(expectedDrops);
+        assertThat(target.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.HANDSHAKE_MALFORMED))
+            .isGreaterThanOrEqualTo(expectedDrops);
         assertDomainStillServesAGoodPeer();
     }
 
@@ -121,22 +125,21 @@ class TcpMalformedFrameTest {
         try (RawPeer raw = new RawPeer(target)) {
             final ByteBuffer flagged = RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 16);
             flagged.putShort(6, (short) 1);
-            raw.send(RawPeer.hello())
+            raw.authenticate(target)
                 .send(flagged).send(new byte[16])
                 .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 1000)).send(new byte[1000])
                 .send(RawPeer.header(TcpFrame.WRITE_IMM, 77, 3, rkey, 100, 4)).send(new byte[] {1, 2, 3, 4});
-            final int helloLength = TcpFrame.HEADER_LENGTH + target.address().toBytes().length;
-            pollUntil(() -> raw.receivedBytes() >= helloLength + 3 * TcpFrame.HEADER_LENGTH, target);
+            pollUntil(() -> raw.receivedBytes() >= 3 * TcpFrame.HEADER_LENGTH, target);
 
-            final TcpFrame first = raw.answer(0, helloLength);
+            final TcpFrame first = raw.answer(0);
             assertThat(first.type()).isEqualTo(TcpFrame.NACK);
             assertThat(first.token()).isEqualTo(1);
             assertThat(first.aux()).isEqualTo(TcpRefusal.MALFORMED.code());
-            final TcpFrame second = raw.answer(1, helloLength);
+            final TcpFrame second = raw.answer(1);
             assertThat(second.type()).isEqualTo(TcpFrame.NACK);
             assertThat(second.token()).isEqualTo(2);
             assertThat(second.aux()).isEqualTo(TcpRefusal.UNKNOWN_KEY.code());
-            final TcpFrame third = raw.answer(2, helloLength);
+            final TcpFrame third = raw.answer(2);
             assertThat(third.type()).isEqualTo(TcpFrame.ACK);
             assertThat(third.token()).isEqualTo(3);
             assertThat(third.length()).isEqualTo(4);

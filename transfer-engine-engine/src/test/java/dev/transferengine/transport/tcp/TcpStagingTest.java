@@ -316,7 +316,7 @@ class TcpStagingTest {
 
         assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L);
         assertThat(initiatorEvents.writesFailed.get(2L)).isInstanceOf(RemoteAccessException.class);
-        assertThat(initiator.malformedConnections() + target.malformedConnections()).isZero();
+        assertThat(initiator.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.MALFORMED_FRAMES)).isZero();
     }
 
     @Test

@@ -31,7 +31,7 @@ class TcpTransportTest {
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots"))))
             .contains("tcp.socketBufferBytes").contains("'lots'");
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "-1"))))
-            .contains(">= 0");
+            .contains("between 0 and");
         assertThatThrownBy(() -> tcp.openDomain(new DomainContext(
             TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots")), 0, 0, new RecordingDomainListener())))
             .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("'lots'");

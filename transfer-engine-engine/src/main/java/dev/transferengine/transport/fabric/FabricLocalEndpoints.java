@@ -1,0 +1,138 @@
+package dev.transferengine.transport.fabric;
+
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerUnreachableException;
+
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * The shm endpoints open in this process, and which domains of the process inserted each into their AV.
+ *
+ * <p>libfabric's shm provider reaches a peer endpoint of its own process through that endpoint's own mapping,
+ * which fi_close unmaps: a later post to it, or the clean-up of an AV that still holds it, touches freed memory and
+ * kills the JVM (SIGSEGV, exit 134). So an endpoint's fi_close waits until no AV of the process holds it: closing
+ * marks it {@linkplain Entry#gone gone}, each domain that inserted it refuses further operations to it and removes it
+ * from its AV on its own thread (at its next poll, or when it closes), and the last one to let go closes it. A
+ * closing endpoint first removes the peers it holds itself, so two endpoints that inserted each other never wait for
+ * each other. Cross-process peers need none of this: their regions stay mapped in this process.
+ *
+ * <p>Thread-safe; only control-path methods take the lock.
+ */
+final class FabricLocalEndpoints {
+
+    private static final Map<String, Entry> OPEN = new HashMap<>();
+    /** Bumped whenever an endpoint starts closing, so that domains look for gone peers only then. */
+    private static final AtomicInteger CLOSINGS = new AtomicInteger();
+
+    private FabricLocalEndpoints() {
+    }
+
+    /** An open (or closing) endpoint of this process. */
+    static final class Entry {
+        private final String key;
+        private final FabricEndpoint endpoint;
+        private int holders;
+        private boolean closing;
+        /** Set once the endpoint started closing: no new operation may reach it. */
+        volatile boolean gone;
+
+        private Entry(final String key, final FabricEndpoint endpoint) {
+            this.key = key;
+            this.endpoint = endpoint;
+        }
+    }
+
+    static void opened(final FabricEndpoint endpoint) {
+        synchronized (OPEN) {
+            final String key = key(endpoint.name());
+            OPEN.put(key, new Entry(key, endpoint));
+        }
+    }
+
+    /** The fi_av_insert of a peer, told whether the peer is an open endpoint of this process. */
+    @FunctionalInterface
+    interface Insert {
+        /** Inserts the peer and returns its handle. */
+        long insert(boolean inThisProcess);
+    }
+
+    /**
+     * Runs {@code insert} for {@code name} and, when {@code name} is an endpoint of this process, records
+     * {@code holder} as one of its holders, both under the lock, so that the endpoint cannot close in between.
+     *
+     * @return the handle {@code insert} returned
+     * @throws PeerUnreachableException if {@code name} is an endpoint of this process that is closing
+     */
+    static long insert(final NetAddr peer, final byte[] name, final Insert insert,
+                       final Long2ObjectHashMap<Entry> holder) {
+        synchronized (OPEN) {
+            final Entry entry = OPEN.get(key(name));
+            if (entry != null && entry.gone) {
+                throw new PeerUnreachableException(peer, FabricPeers.CLOSED_HERE);
+            }
+            final long handle = insert.insert(entry != null);
+            if (entry != null) {
+                entry.holders++;
+                holder.put(handle, entry);
+            }
+            return handle;
+        }
+    }
+
+    /** The number of closings so far; a change means some held entries may have gone. */
+    static int closings() {
+        return CLOSINGS.get();
+    }
+
+    /**
+     * The caller removed {@code entry} from its AV: drops its hold, and closes the endpoint if it was waiting for
+     * that. Call on the holder's thread after its fi_av_remove.
+     */
+    static void release(final Entry entry) {
+        final boolean last;
+        synchronized (OPEN) {
+            entry.holders--;
+            last = entry.closing && entry.holders == 0;
+            if (last) {
+                OPEN.remove(entry.key);
+            }
+        }
+        if (last) {
+            entry.endpoint.closeNow();
+        }
+    }
+
+    /**
+     * {@code endpoint} is closing (its own held peers already released): closes it now if no AV of the process
+     * holds it, else marks it gone and leaves the close to the last holder.
+     */
+    static void close(final FabricEndpoint endpoint) {
+        final boolean now;
+        synchronized (OPEN) {
+            final Entry entry = OPEN.get(key(endpoint.name()));
+            if (entry == null) {
+                now = true;
+            } else {
+                entry.gone = true;
+                entry.closing = true;
+                now = entry.holders == 0;
+                if (now) {
+                    OPEN.remove(entry.key);
+                }
+                CLOSINGS.incrementAndGet();
+            }
+        }
+        if (now) {
+            endpoint.closeNow();
+        }
+    }
+
+    private static String key(final byte[] name) {
+        return HexFormat.of().formatHex(name);
+    }
+}

@@ -1,0 +1,220 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.NetAddr;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The acceptor's side of the handshake on a connection a peer opened (see {@link TcpFrame}): reads HELLO, answers
+ * CHALLENGE with this side's proof, reads AUTH and checks the peer's proof. Only then does the domain turn the
+ * socket into a {@link TcpInbound} with pooled buffers; until then the connection holds two small heap buffers,
+ * places nothing, announces nothing and is told nothing but a version mismatch. Anything else ends it silently
+ * (counted), so an unauthenticated peer learns nothing about keys or regions. Worker thread only.
+ */
+final class TcpHandshake {
+
+    /** A HELLO, then an AUTH, then the first requests the peer pipelined behind it. */
+    private static final int IN_CAPACITY = 2 * (TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
+
+    private final TcpConnectionContext domain;
+    private final SocketChannel channel;
+    private final SelectionKey key;
+    private final long deadlineNanos;
+    private final String remote;
+    private final ByteBuffer in = ByteBuffer.allocate(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer out = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    private final TcpFrame frame = new TcpFrame(in);
+    private byte @Nullable [] connectorNonce;
+    private long connectorIncarnation;
+    private byte[] connectorAddress = new byte[0];
+    private @Nullable NetAddr announced;
+    private byte[] acceptorNonce = new byte[0];
+    private boolean closeAfterWrite;
+    private boolean done;
+
+    TcpHandshake(final TcpConnectionContext domain, final SocketChannel channel, final long deadlineNanos) throws IOException {
+        this.domain = domain;
+        this.channel = channel;
+        this.deadlineNanos = deadlineNanos;
+        this.remote = String.valueOf(channel.getRemoteAddress());
+        this.key = channel.register(domain.selector(), SelectionKey.OP_READ, this);
+        out.limit(0);
+    }
+
+    boolean expired(final long nowNanos) {
+        return !done && nowNanos - deadlineNanos >= 0;
+    }
+
+    String remote() {
+        return remote;
+    }
+
+    /** Handles readiness; returns the work done. */
+    int onReady(final int readyOps) throws IOException {
+        if ((readyOps & SelectionKey.OP_WRITE) != 0 && writeOut()) {
+            return 1;
+        }
+        if ((readyOps & SelectionKey.OP_READ) == 0 || done) {
+            return 0;
+        }
+        final int read = channel.read(in);
+        if (read < 0) {
+            fail(TcpCounter.HANDSHAKE_CLOSED, "closed by the peer during the handshake");
+            return 1;
+        }
+        if (read == 0) {
+            return 0;
+        }
+        while (!done && in.position() >= TcpFrame.HEADER_LENGTH) {
+            frame.at(0);
+            if (frame.hasOtherVersion()) {
+                refuseVersion(frame.version());
+                return 1;
+            }
+            if (!frame.hasValidPreamble() || frame.flags() != 0) {
+                fail(TcpCounter.HANDSHAKE_MALFORMED, "not a transfer-engine handshake");
+                return 1;
+            }
+            // Judge the header before waiting for its payload: a wrong one must not hold the socket until timeout.
+            final byte type = frame.type();
+            final long length = frame.length();
+            final boolean hello = type == TcpFrame.HELLO && connectorNonce == null
+                && length >= TcpFrame.NONCE_LENGTH + 3 && length <= TcpFrame.NONCE_LENGTH + TcpFrame.MAX_ADDRESS;
+            final boolean auth = type == TcpFrame.AUTH && connectorNonce != null
+                && length == TcpAuthenticator.PROOF_LENGTH;
+            if (!hello && !auth) {
+                fail(TcpCounter.HANDSHAKE_MALFORMED, TcpFrame.typeName(type) + " of " + length + " bytes "
+                    + (connectorNonce == null ? "instead of HELLO" : "instead of AUTH"));
+                return 1;
+            }
+            final int frameLength = TcpFrame.HEADER_LENGTH + (int) length;
+            if (in.position() < frameLength) {
+                return 1;
+            }
+            if (hello) {
+                onHello((int) length);
+            } else {
+                onAuth();
+            }
+            if (!key.isValid() || closeAfterWrite) {
+                return 1;
+            }
+            // Keep what follows the frame: a pipelined AUTH or, after it, the first requests.
+            in.flip().position(frameLength);
+            in.compact();
+            if (done) {
+                in.flip();
+                domain.onAuthenticated(this, channel, announced, connectorIncarnation, in);
+            }
+        }
+        return 1;
+    }
+
+    private void onHello(final int length) {
+        final byte[] nonce = new byte[TcpFrame.NONCE_LENGTH];
+        in.get(TcpFrame.HEADER_LENGTH, nonce);
+        final byte[] address = new byte[length - TcpFrame.NONCE_LENGTH];
+        in.get(TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH, address);
+        try {
+            final NetAddr parsed = NetAddr.fromBytes(address);
+            TcpAddress.toSocketAddress(parsed);
+            announced = parsed;
+        } catch (final MalformedDescriptorException e) {
+            fail(TcpCounter.HANDSHAKE_MALFORMED, "HELLO with a malformed address: " + e.getMessage());
+            return;
+        }
+        connectorNonce = nonce;
+        connectorIncarnation = frame.token();
+        connectorAddress = address;
+        acceptorNonce = domain.authenticator().newNonce();
+        final byte[] self = domain.addressBytes();
+        final byte[] proof = domain.authenticator().prove(true, handshake());
+        final int payload = TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH + self.length;
+        out.clear();
+        new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, 0, domain.incarnation(), 0, 0, payload);
+        out.position(TcpFrame.HEADER_LENGTH).put(acceptorNonce).put(proof).put(self).flip();
+        writeOutQuietly();
+    }
+
+    private void onAuth() {
+        final byte[] proof = new byte[TcpAuthenticator.PROOF_LENGTH];
+        in.get(TcpFrame.HEADER_LENGTH, proof);
+        if (!domain.authenticator().verify(false, handshake(), proof)) {
+            fail(TcpCounter.HANDSHAKE_AUTH_FAILED, "the peer's proof matches no accepted cluster key");
+            return;
+        }
+        done = true;
+    }
+
+    private TcpAuthenticator.Handshake handshake() {
+        return new TcpAuthenticator.Handshake(connectorNonce, connectorIncarnation, connectorAddress, acceptorNonce,
+            domain.incarnation(), domain.addressBytes());
+    }
+
+    /** Tells a peer of another version which one we speak, then closes: the one thing said before authentication. */
+    private void refuseVersion(final byte theirs) {
+        final byte[] message = ("transfer-engine wire protocol v" + (theirs & 0xFF) + " is not supported: this "
+            + "engine speaks v" + TcpFrame.VERSION).getBytes(StandardCharsets.US_ASCII);
+        out.clear();
+        new TcpFrame(out).encode(TcpFrame.ERROR, TcpFrame.VERSION, TcpFrame.ERROR_VERSION, 0, 0, 0, message.length);
+        out.position(TcpFrame.HEADER_LENGTH).put(message).flip();
+        domain.count(TcpCounter.HANDSHAKE_VERSION, remote, new String(message, StandardCharsets.US_ASCII));
+        closeAfterWrite = true;
+        writeOutQuietly();
+    }
+
+    private void writeOutQuietly() {
+        try {
+            writeOut();
+        } catch (final IOException e) {
+            fail(TcpCounter.HANDSHAKE_CLOSED, "write failed during the handshake: " + e.getMessage());
+        }
+    }
+
+    /** Writes what is pending; returns true if the connection was closed as a result. */
+    private boolean writeOut() throws IOException {
+        if (!key.isValid()) {
+            return true;
+        }
+        channel.write(out);
+        if (out.hasRemaining()) {
+            key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            return false;
+        }
+        key.interestOps(SelectionKey.OP_READ);
+        if (closeAfterWrite) {
+            domain.onHandshakeEnded(this);
+            close();
+            return true;
+        }
+        return false;
+    }
+
+    /** Counts and logs (rate limited) why the handshake failed, then closes it. */
+    void fail(final TcpCounter counter, final String why) {
+        if (!key.isValid()) {
+            return;
+        }
+        domain.count(counter, remote, why);
+        domain.onHandshakeEnded(this);
+        close();
+    }
+
+    void close() {
+        key.cancel();
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // An unauthenticated socket being dropped: nothing to tell its peer.
+        }
+    }
+}

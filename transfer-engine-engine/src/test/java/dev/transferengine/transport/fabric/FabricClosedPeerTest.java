@@ -1,0 +1,63 @@
+package dev.transferengine.transport.fabric;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.transferengine.Device;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A peer endpoint of this process closes first: shm reaches it through its own mapping, which its close unmaps, so
+ * before {@link FabricLocalEndpoints} the next write killed the JVM (SIGSEGV, exit 134). Now it fails typed.
+ */
+class FabricClosedPeerTest {
+
+    private final Arena arena = Arena.ofShared();
+    private final FabricFixture writerSide = new FabricFixture();
+    private final FabricFixture targetSide = new FabricFixture();
+
+    @AfterEach
+    void close() {
+        targetSide.close();
+        writerSide.close();
+        arena.close();
+    }
+
+    @Test
+    void writesToAnShmPeerOfThisProcessThatClosedFailAsUnreachable() {
+        FabricFixture.assumeAvailable("shm");
+        final RecordingDomainListener events = new RecordingDomainListener();
+        final Domain writer = writerSide.open("shm", 0, events);
+        final Domain target = targetSide.open("shm", 0, new RecordingDomainListener());
+        final MemorySegment src = arena.allocate(4096, 4096);
+        final MemorySegment dst = arena.allocate(4096, 4096);
+        final long srcKey = writer.register(src, Device.host());
+        final long dstKey = target.register(dst, Device.host());
+        final long peer = writer.resolve(target.address());
+        writer.write(1, src, 0, srcKey, 4096, peer, dst.address(), 0, dstKey, true, 1);
+        writerSide.pollUntil(() -> {
+            targetSide.pollAll(); // shm progress is manual: the target must poll for the write to land
+            return events.writeEnded(1);
+        });
+        assertThat(events.writesDone).containsKey(1L);
+
+        targetSide.close();
+        for (int w = 2; w <= 4; w++) {
+            writer.write(w, src, 0, srcKey, 4096, peer, dst.address(), 0, dstKey, true, w);
+            final long token = w;
+            writerSide.pollUntil(() -> events.writeEnded(token));
+        }
+
+        assertThat(events.writesFailed).containsOnlyKeys(2L, 3L, 4L);
+        assertThat(events.writesFailed.values()).allSatisfy(error ->
+            assertThat(error).isInstanceOf(PeerUnreachableException.class));
+        assertThat(writer.peers()).anySatisfy(info -> assertThat(info.unreachable()).isTrue());
+    }
+}

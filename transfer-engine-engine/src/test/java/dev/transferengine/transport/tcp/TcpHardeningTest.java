@@ -1,0 +1,356 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.BackPressureException;
+import dev.transferengine.Device;
+import dev.transferengine.EngineConfig;
+import dev.transferengine.InvalidRequestException;
+import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.RecordingDomainListener;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static dev.transferengine.transport.tcp.TcpDomains.pollUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Attack traffic on loopback against one NIC whose poll step reads a manual clock, so every timeout is triggered
+ * by advancing the clock, never by waiting: floods, stalls, spoofed and unauthenticated handshakes, other protocol
+ * versions, full per-peer queues and an overflowing peer table.
+ */
+class TcpHardeningTest {
+
+    private static final String KEY = "hardening-test-cluster-key-0123456789";
+    private static final Map<String, String> KEYED = Map.of(TcpSettings.CLUSTER_KEY, KEY);
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+    private final Arena arena = Arena.ofShared();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private long time = 1_000 * SECOND;
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        arena.close();
+    }
+
+    private TcpDomain open(final RecordingDomainListener listener, final Map<String, String> options) {
+        final TcpDomain domain = TcpDomains.open(listener, options, () -> time);
+        toClose.add(domain);
+        return domain;
+    }
+
+    private RawPeer raw(final TcpDomain target) throws IOException {
+        final RawPeer raw = new RawPeer(target);
+        toClose.add(raw);
+        return raw;
+    }
+
+    /** Moves the manual clock and polls once, which runs the timeout sweep. */
+    private void advance(final long nanos, final TcpDomain... domains) {
+        time += nanos;
+        for (final TcpDomain domain : domains) {
+            domain.poll();
+        }
+    }
+
+    @Test
+    void aVersionOneHelloGetsAnErrorNamingBothVersionsAndTheConnectionCloses() throws IOException {
+        final TcpDomain target = open(new RecordingDomainListener(), KEYED);
+        final RawPeer raw = raw(target);
+        final ByteBuffer hello = RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8);
+        hello.put(4, (byte) 1);
+        raw.send(hello).send(new byte[8]);
+        pollUntil(raw::closedByPeer, target);
+
+        final TcpFrame error = raw.answer(0);
+        assertThat(error.type()).isEqualTo(TcpFrame.ERROR);
+        assertThat(error.aux()).isEqualTo(TcpFrame.ERROR_VERSION);
+        assertThat(error.imm()).isEqualTo(TcpFrame.VERSION);
+        final byte[] message = new byte[(int) error.length()];
+        raw.receivedAt(TcpFrame.HEADER_LENGTH, message);
+        assertThat(new String(message, StandardCharsets.US_ASCII)).contains("v1").contains("v2");
+        assertThat(target.count(TcpCounter.HANDSHAKE_VERSION)).isEqualTo(1);
+    }
+
+    @Test
+    void aWrongKeyOrAMissingProofIsClosedWithoutARefusalOracle() throws IOException {
+        final RecordingDomainListener events = new RecordingDomainListener();
+        final TcpDomain target = open(events, KEYED);
+        final long rkey = target.register(arena.allocate(4096), Device.host());
+
+        final RawPeer wrongKey = raw(target);
+        wrongKey.authenticate(target, List.of("another-cluster-key-0123456789".getBytes(StandardCharsets.UTF_8)))
+            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0))
+            .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 0));
+        pollUntil(wrongKey::closedByPeer, target);
+
+        // No AUTH at all: requests straight after HELLO.
+        final RawPeer noProof = raw(target);
+        noProof.send(RawPeer.hello(new byte[TcpFrame.NONCE_LENGTH]))
+            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0));
+        pollUntil(noProof::closedByPeer, target);
+
+        // After the CHALLENGE (dropped by authenticate) not one byte: no NACK, no reason, no region size.
+        assertThat(wrongKey.receivedBytes()).isZero();
+        assertThat(noProof.receivedBytes()).isEqualTo(TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH
+            + TcpAuthenticator.PROOF_LENGTH + target.address().toBytes().length);
+        assertThat(target.count(TcpCounter.HANDSHAKE_AUTH_FAILED)).isEqualTo(1);
+        assertThat(target.count(TcpCounter.HANDSHAKE_MALFORMED)).isEqualTo(1);
+        assertThat(target.count(TcpCounter.REFUSED_UNKNOWN_KEY) + target.count(TcpCounter.REFUSED_OUT_OF_BOUNDS))
+            .isZero();
+        assertThat(target.peers()).isEmpty();
+        assertThat(target.pooledBuffers()).isZero();
+    }
+
+    @Test
+    void authenticatedPeersAreToldTheRefusalReason() throws IOException {
+        final TcpDomain target = open(new RecordingDomainListener(), KEYED);
+        final long rkey = target.register(arena.allocate(4096), Device.host());
+        final RawPeer raw = raw(target);
+        raw.authenticate(target, List.of(KEY.getBytes(StandardCharsets.UTF_8)))
+            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 4000, 200)).send(new byte[200]);
+        pollUntil(() -> raw.receivedBytes() >= TcpFrame.HEADER_LENGTH, target);
+
+        assertThat(raw.answer(0).type()).isEqualTo(TcpFrame.NACK);
+        assertThat(raw.answer(0).aux()).isEqualTo(TcpRefusal.OUT_OF_BOUNDS.code());
+        assertThat(raw.answer(0).length()).isEqualTo(4096);
+        assertThat(target.count(TcpCounter.REFUSED_OUT_OF_BOUNDS)).isEqualTo(1);
+    }
+
+    @Test
+    void rotationAcceptsBothKeysAndProvesWithTheFirst() {
+        final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final String next = "the-next-cluster-key-0123456789";
+        // Mid-rotation: every engine accepts both keys; the target already proves with the next one, the
+        // initiator still with the current one.
+        final TcpDomain target = open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, next + "," + KEY));
+        final TcpDomain initiator = open(initiatorEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY + "," + next));
+        final MemorySegment source = arena.allocate(64).fill((byte) 7);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long rkey = target.register(arena.allocate(64), Device.host());
+        initiator.write(1, source, 0, sourceKey, 64, initiator.resolve(target.address()), 0, 0, rkey, true, 9);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        assertThat(initiatorEvents.writesDone).containsKey(1L);
+        assertThat(targetEvents.imms).containsExactly(9);
+    }
+
+    @Test
+    void aSpoofedHelloClaimingToBeTheTargetLeavesTheRealConnectionAlone() throws IOException {
+        final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+        final TcpDomain initiator = open(initiatorEvents, KEYED);
+        final TcpDomain target = open(new RecordingDomainListener(), KEYED);
+        final MemorySegment source = arena.allocate(1024).fill((byte) 1);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long rkey = target.register(arena.allocate(1024), Device.host());
+        final long peer = initiator.resolve(target.address());
+        initiator.write(0, source, 0, sourceKey, 1024, peer, 0, 0, rkey, false, 0);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        final int spoofs = 20;
+        for (int i = 1; i <= spoofs; i++) {
+            // The spoofer claims the target's address with a new incarnation, as a restarted target would.
+            final RawPeer spoofer = raw(initiator);
+            spoofer.send(RawPeer.hello(new byte[TcpFrame.NONCE_LENGTH], target.address().toBytes(), 0xBAD0 + i));
+            pollUntil(() -> spoofer.receivedBytes() > 0, initiator);
+            spoofer.send(RawPeer.header(TcpFrame.AUTH, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH))
+                .send(new byte[TcpAuthenticator.PROOF_LENGTH]);
+            initiator.write(i, source, 0, sourceKey, 1024, peer, 0, 0, rkey, false, 0);
+            final long token = i;
+            pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
+        }
+        pollUntil(() -> initiatorEvents.writesEnded() == spoofs + 1, initiator, target);
+
+        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiator.peerRestarts()).isZero();
+        assertThat(initiator.count(TcpCounter.HANDSHAKE_AUTH_FAILED)).isEqualTo(spoofs);
+    }
+
+    @Test
+    void aConnectionFloodIsBoundedAndAllocatesNoConnectionBuffers() throws IOException {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final TcpDomain target = open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY,
+            TcpSettings.MAX_INBOUND_CONNECTIONS, "8"));
+        final long directBefore = directMemoryUsed();
+        final int flood = 64;
+        for (int i = 0; i < flood; i++) {
+            raw(target);
+        }
+        pollUntil(() -> target.inboundConnections() + target.count(TcpCounter.CONNECTIONS_REFUSED) == flood,
+            target);
+
+        assertThat(target.inboundConnections()).isEqualTo(8);
+        assertThat(target.count(TcpCounter.CONNECTIONS_REFUSED)).isEqualTo(flood - 8);
+        // Before v2 each accept took 320 KiB of direct memory up front: 64 connects were 20 MiB.
+        assertThat(directMemoryUsed() - directBefore).isLessThan(1 << 20);
+
+        // The idle flood ages out at the handshake timeout; then a real peer gets in and writes.
+        advance(TcpSettings.of(TcpDomains.config(0, KEYED)).handshakeTimeoutNanos() + SECOND, target);
+        assertThat(target.inboundConnections()).isZero();
+        assertThat(target.count(TcpCounter.HANDSHAKE_TIMEOUT)).isEqualTo(8);
+        final RecordingDomainListener goodEvents = new RecordingDomainListener();
+        final TcpDomain good = open(goodEvents, KEYED);
+        final MemorySegment source = arena.allocate(256).fill((byte) 3);
+        final long sourceKey = good.register(source, Device.host());
+        final long rkey = target.register(arena.allocate(256), Device.host());
+        good.write(1, source, 0, sourceKey, 256, good.resolve(target.address()), 0, 0, rkey, true, 1);
+        pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
+        assertThat(goodEvents.writesDone).containsKey(1L);
+    }
+
+    @Test
+    void aHalfHeaderAndAPayloadThatStallsAreClosedByTheFrameTimeout() throws IOException {
+        final TcpDomain target = open(new RecordingDomainListener(), Map.of());
+        final long rkey = target.register(arena.allocate(4096), Device.host());
+        final RawPeer halfHeader = raw(target);
+        halfHeader.authenticate(target).send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 16).limit(20));
+        final RawPeer hugeClaim = raw(target);
+        hugeClaim.authenticate(target).send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 1L << 40))
+            .send(new byte[1000]);
+        final RawPeer idle = raw(target);
+        idle.authenticate(target);
+        pollUntil(() -> target.handshaking() == 0 && target.count(TcpCounter.REFUSED_OUT_OF_BOUNDS) == 1, target);
+        final long frameTimeout = TcpSettings.of(TcpDomains.config(0, Map.of())).frameTimeoutNanos();
+        advance(SECOND, target);
+        advance(frameTimeout - 2 * SECOND, target);
+        assertThat(halfHeader.closedByPeer()).isFalse();
+        assertThat(hugeClaim.closedByPeer()).isFalse();
+
+        advance(2 * SECOND, target);
+        pollUntil(() -> halfHeader.closedByPeer() && hugeClaim.closedByPeer(), target);
+        assertThat(target.count(TcpCounter.FRAME_TIMEOUT)).isEqualTo(2);
+        assertThat(idle.closedByPeer()).isFalse();
+        assertThat(target.inboundConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void idleConnectionsCloseAndTheirBuffersAreReused() {
+        final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
+        final Map<String, String> options = Map.of(TcpSettings.IDLE_TIMEOUT, "60000");
+        final TcpDomain initiator = open(initiatorEvents, options);
+        final TcpDomain target = open(new RecordingDomainListener(), options);
+        final MemorySegment source = arena.allocate(64);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long rkey = target.register(arena.allocate(64), Device.host());
+        final long peer = initiator.resolve(target.address());
+        initiator.write(1, source, 0, sourceKey, 64, peer, 0, 0, rkey, false, 0);
+        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+
+        advance(SECOND, initiator, target);
+        advance(61 * SECOND, initiator, target);
+        pollUntil(() -> target.inboundConnections() == 0, initiator, target);
+        assertThat(initiator.count(TcpCounter.IDLE_CLOSED)).isEqualTo(1);
+        assertThat(initiator.pooledBuffers()).isEqualTo(2);
+        assertThat(target.pooledBuffers()).isEqualTo(2);
+
+        initiator.write(2, source, 0, sourceKey, 64, peer, 0, 0, rkey, false, 0);
+        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiator.pooledBuffers()).isZero();
+        assertThat(target.pooledBuffers()).isZero();
+    }
+
+    @Test
+    void aFullQueueToOnePeerIsBackPressureForThatPeerOnly() {
+        final RecordingDomainListener events = new RecordingDomainListener();
+        final TcpDomain initiator = open(events, Map.of(TcpSettings.MAX_QUEUED_PER_PEER, "4"));
+        final TcpDomain frozen = open(new RecordingDomainListener(), Map.of());
+        final TcpDomain healthy = open(new RecordingDomainListener(), Map.of());
+        final MemorySegment source = arena.allocate(64);
+        final long sourceKey = initiator.register(source, Device.host());
+        final long frozenKey = frozen.register(arena.allocate(64), Device.host());
+        final long healthyKey = healthy.register(arena.allocate(64), Device.host());
+        final long toFrozen = initiator.resolve(frozen.address());
+        final long toHealthy = initiator.resolve(healthy.address());
+
+        // 'frozen' is never polled: it never answers.
+        for (int i = 0; i < 10; i++) {
+            initiator.write(i, source, 0, sourceKey, 64, toFrozen, 0, 0, frozenKey, false, 0);
+        }
+        initiator.write(100, source, 0, sourceKey, 64, toHealthy, 0, 0, healthyKey, false, 0);
+        pollUntil(() -> events.writeEnded(100), initiator, healthy);
+
+        assertThat(events.writesDone).containsOnlyKeys(100L);
+        assertThat(events.writesFailed).hasSize(6).allSatisfy((token, error) ->
+            assertThat(error).isInstanceOf(BackPressureException.class).hasMessageContaining("maxQueuedPerPeer"));
+        assertThat(initiator.count(TcpCounter.BACK_PRESSURE)).isEqualTo(6);
+    }
+
+    @Test
+    void announcedAddressesAddNoPeersAndTheResolvedTableEvictsBeyondItsCap() throws IOException {
+        final RecordingDomainListener events = new RecordingDomainListener();
+        final TcpDomain domain = open(events, Map.of(TcpSettings.MAX_PEERS, "2"));
+        for (int i = 0; i < 20; i++) {
+            try (RawPeer raw = new RawPeer(domain)) {
+                raw.authenticate(domain);
+                pollUntil(() -> domain.peers().size() == 1, domain);
+            }
+            pollUntil(() -> domain.inboundConnections() == 0, domain);
+        }
+        assertThat(domain.peers()).isEmpty();
+
+        final long first = domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1001)));
+        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1002)));
+        advance(SECOND, domain);
+        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1003)));
+
+        assertThat(domain.peers()).hasSize(2);
+        assertThat(domain.count(TcpCounter.PEERS_EVICTED)).isEqualTo(1);
+        final MemorySegment source = arena.allocate(8);
+        domain.write(1, source, 0, domain.register(source, Device.host()), 8, first, 0, 0, 1, false, 0);
+        assertThat(events.writesFailed.get(1L)).isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void withoutAKeyOnlyLoopbackIsBoundUnlessInsecureIsSet() {
+        final EngineConfig wildcard = new EngineConfig("tcp", TcpDomains.config(0, Map.of()).groups(), "0.0.0.0", 0,
+            TcpDomains.config(0, Map.of()).idleStrategy(), TcpDomains.config(0, Map.of()).operationTimeout(),
+            TcpDomains.config(0, Map.of()).drainTimeout(), 1024, 1024, 1024, Map.of());
+        assertThatThrownBy(() -> new TcpTransport().openDomain(
+            new DomainContext(wildcard, 0, 0, new RecordingDomainListener())))
+            .isInstanceOf(TransportUnavailableException.class)
+            .hasMessageContaining("without a cluster key").hasMessageContaining(TcpSettings.INSECURE);
+
+        final EngineConfig insecure = new EngineConfig("tcp", wildcard.groups(), "0.0.0.0", 0, wildcard.idleStrategy(),
+            wildcard.operationTimeout(), wildcard.drainTimeout(), 1024, 1024, 1024, Map.of(TcpSettings.INSECURE, "true"));
+        new TcpTransport().openDomain(new DomainContext(insecure, 0, 0, new RecordingDomainListener())).close();
+        final EngineConfig keyed = new EngineConfig("tcp", wildcard.groups(), "0.0.0.0", 0, wildcard.idleStrategy(),
+            wildcard.operationTimeout(), wildcard.drainTimeout(), 1024, 1024, 1024, KEYED);
+        new TcpTransport().openDomain(new DomainContext(keyed, 0, 0, new RecordingDomainListener())).close();
+    }
+
+    @Test
+    void badKeyOptionsAreReportedByName() {
+        final TcpTransport tcp = new TcpTransport();
+        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "short"))))
+            .contains("at least 16 bytes");
+        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, KEY,
+            TcpSettings.CLUSTER_KEY_FILE, "/nonexistent")))).contains("not both");
+        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY_FILE,
+            "/nonexistent/key")))).contains("cannot read");
+    }
+
+    private static long directMemoryUsed() {
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(pool -> pool.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+    }
+}
