@@ -23,6 +23,9 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
     /** The engine's fixed NIC port inside the container. */
     static final int ENGINE_PORT = 7400;
 
+    /** The key every container's engine authenticates its peers with. */
+    private static final String CLUSTER_KEY = "sample-app-it-cluster-key-0123456789";
+
     private final String alias;
 
     /**
@@ -43,6 +46,8 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
         withEnv("SAMPLE_SECURITY_TOKEN", SampleNode.TOKEN);
         withEnv("TRANSFER_ENGINE_BIND_ADDRESS", alias);
         withEnv("TRANSFER_ENGINE_BASE_PORT", String.valueOf(ENGINE_PORT));
+        // a non-loopback bind needs the cluster key every node shares
+        withEnv("TRANSFER_ENGINE_TCP_CLUSTER_KEY", CLUSTER_KEY);
         withEnv("SAMPLE_KV_LAYERS", "16");
         withEnv("SAMPLE_KV_PAGES_PER_LAYER", "32");
         withEnv("SAMPLE_KV_PAGE_SIZE", "16KB");

@@ -46,6 +46,8 @@ public class TransferEngineProperties {
 
     private final Fabric fabric = new Fabric();
 
+    private final Tcp tcp = new Tcp();
+
     private final Worker worker = new Worker();
 
     private final Receive receive = new Receive();
@@ -98,6 +100,10 @@ public class TransferEngineProperties {
 
     public Fabric getFabric() {
         return fabric;
+    }
+
+    public Tcp getTcp() {
+        return tcp;
     }
 
     public Worker getWorker() {
@@ -190,6 +196,50 @@ public class TransferEngineProperties {
 
         public void setLibraryPath(final @Nullable String libraryPath) {
             this.libraryPath = libraryPath;
+        }
+    }
+
+    /** Peer authentication of the 'tcp' transport (see docs/security.md). */
+    public static class Tcp {
+
+        /**
+         * Cluster key every engine of the cluster shares (at least 16 bytes); 'new,old' accepts two during rotation.
+         * Required to bind a non-loopback address unless 'insecure' is set.
+         */
+        private @Nullable String clusterKey;
+
+        /**
+         * File holding the cluster key (one key a line, at most two); instead of 'cluster-key'.
+         */
+        private @Nullable String clusterKeyFile;
+
+        /**
+         * Listen on a non-loopback address without a cluster key: anyone who reaches the port can write.
+         */
+        private boolean insecure;
+
+        public @Nullable String getClusterKey() {
+            return clusterKey;
+        }
+
+        public void setClusterKey(final @Nullable String clusterKey) {
+            this.clusterKey = clusterKey;
+        }
+
+        public @Nullable String getClusterKeyFile() {
+            return clusterKeyFile;
+        }
+
+        public void setClusterKeyFile(final @Nullable String clusterKeyFile) {
+            this.clusterKeyFile = clusterKeyFile;
+        }
+
+        public boolean isInsecure() {
+            return insecure;
+        }
+
+        public void setInsecure(final boolean insecure) {
+            this.insecure = insecure;
         }
     }
 

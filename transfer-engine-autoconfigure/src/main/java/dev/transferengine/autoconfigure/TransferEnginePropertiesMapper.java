@@ -51,6 +51,16 @@ final class TransferEnginePropertiesMapper {
         if (fabric.getLibraryPath() != null) {
             builder.option("fabric.library", fabric.getLibraryPath());
         }
+        final TransferEngineProperties.Tcp tcp = properties.getTcp();
+        if (tcp.getClusterKey() != null) {
+            builder.option("tcp.clusterKey", tcp.getClusterKey());
+        }
+        if (tcp.getClusterKeyFile() != null) {
+            builder.option("tcp.clusterKeyFile", tcp.getClusterKeyFile());
+        }
+        if (tcp.isInsecure()) {
+            builder.option("tcp.insecure", "true");
+        }
     }
 
     /** The settings of the reactive facade. */

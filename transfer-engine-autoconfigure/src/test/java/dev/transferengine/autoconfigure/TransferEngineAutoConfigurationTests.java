@@ -62,6 +62,14 @@ class TransferEngineAutoConfigurationTests {
     }
 
     @Test
+    void runPassesTheTcpClusterKeyToTheTransport() {
+        runner.withPropertyValues("transfer-engine.tcp.cluster-key=short").run(context -> assertThat(context)
+            .hasFailed().getFailure().rootCause().hasMessageContaining("at least 16 bytes"));
+        runner.withPropertyValues("transfer-engine.tcp.cluster-key=a-cluster-key-of-32-bytes-length")
+            .run(context -> assertThat(context).hasSingleBean(TransferEngine.class));
+    }
+
+    @Test
     void runAppliesBuilderCustomizersAfterTheProperties() {
         runner.withBean(TransferEngineBuilderCustomizer.class, () -> builder -> builder.group(2))
             .run(context -> {

@@ -28,6 +28,7 @@ class TransferEngineConfigurationMetadataTests {
         assertThat(documented).contains("transfer-engine.transport", "transfer-engine.groups",
             "transfer-engine.bind-address", "transfer-engine.base-port", "transfer-engine.options",
             "transfer-engine.fabric.provider", "transfer-engine.fabric.library-path",
+            "transfer-engine.tcp.cluster-key", "transfer-engine.tcp.cluster-key-file", "transfer-engine.tcp.insecure",
             "transfer-engine.worker.idle-strategy", "transfer-engine.worker.submit-queue-capacity",
             "transfer-engine.worker.max-in-flight", "transfer-engine.receive.pool-size",
             "transfer-engine.receive.buffer-size", "transfer-engine.timeouts.operation",
