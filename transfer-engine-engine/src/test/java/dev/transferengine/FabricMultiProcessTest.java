@@ -2,16 +2,22 @@ package dev.transferengine;
 
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
+import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 
 /** Two JVM processes on libfabric's tcp provider. */
 class FabricMultiProcessTest extends MultiProcessContract {
 
-    @BeforeAll
-    static void needsTheProvider() {
-        FabricTestAccess.assumeAvailable("tcp");
+    /** The libfabric provider. */
+    protected String provider() {
+        return "tcp";
+    }
+
+    @BeforeEach
+    void needsTheProvider() {
+        FabricTestAccess.assumeAvailable(provider());
     }
 
     @Override
@@ -21,6 +27,8 @@ class FabricMultiProcessTest extends MultiProcessContract {
 
     @Override
     protected List<String> options() {
-        return List.of("fabric.provider=tcp");
+        final List<String> options = new ArrayList<>(List.of("fabric.provider=" + provider()));
+        options.addAll(FabricTestAccess.libraryOptions());
+        return options;
     }
 }

@@ -14,11 +14,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
  * Engines in two JVM processes: data and imm counts cross a real process boundary, a soak counts every imm of
- * 100,000 writes over 4 NICs exactly once, and a killed peer fails only its own operations.
+ * 100,000 writes (by default) over 4 NICs exactly once, and a killed peer fails only its own operations.
  */
 public abstract class MultiProcessContract {
 
@@ -26,6 +27,19 @@ public abstract class MultiProcessContract {
 
     /** Transport name. */
     protected abstract String transport();
+
+    /** Writes in the soak; a provider whose small writes are slow here may run fewer. */
+    protected int soakWrites() {
+        return 100_000;
+    }
+
+    /**
+     * Why killing a peer process cannot be survived on this transport here (the killed-peer test skips, saying
+     * so), or null.
+     */
+    protected @Nullable String killedPeerLimitation() {
+        return null;
+    }
 
     /** Extra {@code key=value} options for both engines. */
     protected List<String> options() {
@@ -49,9 +63,9 @@ public abstract class MultiProcessContract {
     }
 
     @Test
-    void soakCountsEveryImmOfOneHundredThousandWritesOverFourNicsExactlyOnce() throws Exception {
+    void soakCountsEveryImmOfItsWritesOverFourNicsExactlyOnce() throws Exception {
         final int nics = 4;
-        final int writes = 100_000;
+        final int writes = soakWrites();
         final long slot = 16 * 1024; // sharded(4): two 8 KiB shards and two zero-length ones per write
         final int slots = 64;
         final int imms = 8;
@@ -106,6 +120,8 @@ public abstract class MultiProcessContract {
 
     @Test
     void killedPeerFailsItsInFlightWritesAndTheEngineServesAnotherPeer() throws Exception {
+        final String limitation = killedPeerLimitation();
+        org.junit.jupiter.api.Assumptions.assumeTrue(limitation == null, () -> limitation);
         try (TransferEngine engine = engine(2); Arena arena = Arena.ofShared()) {
             final MemoryRegion src = engine.register(arena.allocate(1 << 20, 4096), Device.host());
             final List<CompletableFuture<Void>> inFlight = new ArrayList<>();

@@ -63,6 +63,14 @@ public abstract class TransportContract {
         return true;
     }
 
+    /**
+     * Whether each send lands in a posted buffer large enough for it when pools of different sizes are posted
+     * (otherwise the transport may pick a smaller buffer and lose the message).
+     */
+    protected boolean sendsFindABufferThatFits() {
+        return true;
+    }
+
     /** Whether the receiver sees writes without imm land, so it can count their bytes. */
     protected boolean countsReceivedBytesOfEveryWrite() {
         return true;
@@ -506,6 +514,31 @@ public abstract class TransportContract {
             done(sender.send(receiver.mainAddress(), "d".getBytes()));
             await().atMost(WAIT).until(() -> received.size() == 3);
             assertThat(received).containsExactly("a", "b", "d");
+        }
+
+        @Test
+        void twoPoolsOfDifferentSizesTakeEveryMessageInABufferThatFits() {
+            Assumptions.assumeTrue(sendsFindABufferThatFits(),
+                "the transport may land a send in a smaller buffer of another pool");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            receiver.postReceives(64, 8, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postReceives(4096, 8, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            final List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                final String message = i % 2 == 0 ? "short " + i : ("long " + i + " ").repeat(100);
+                expected.add(message);
+                // one at a time: each pool keeps free buffers, whichever of them the transport takes
+                done(sender.send(receiver.mainAddress(), message.getBytes()));
+            }
+            await().atMost(WAIT).until(() -> small.size() + large.size() == 16);
+            assertThat(small).allMatch(m -> m.length() <= 64);
+            final List<String> all = new ArrayList<>(small);
+            all.addAll(large);
+            assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
         }
 
         @Test

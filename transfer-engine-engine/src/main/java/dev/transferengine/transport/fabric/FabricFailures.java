@@ -73,9 +73,12 @@ final class FabricFailures {
                                              final boolean write, final @Nullable NetAddr peer, final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
         if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY
-            || (err == FI_ECANCELED && provErrno == ENOENT))) {
-            // tcp;ofi_rxm cancels a write the target refused and passes ENOENT along, both for a key it does not
-            // know and for an access outside the region (ofi_mr_map_verify does not tell them apart).
+            || (err == FI_ECANCELED && provErrno != 0 && !isConnectionError(provErrno)))) {
+            // tcp;ofi_rxm cancels a write the target refused and passes ENOENT along (1.17), both for a key it does
+            // not know and for an access outside the region (ofi_mr_map_verify does not tell them apart). 2.1's
+            // tcp drops the connection of a refused write instead, and the cancelled write carries whatever errno
+            // was left (EINPROGRESS for unknown and stale keys, ENOMEM out of bounds, seen here); a lost peer
+            // carries the socket's error (ECONNRESET, ECONNREFUSED...) and stays "unreachable".
             return new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "the peer refused the "
                 + "write: unknown or stale key, or an access outside the region; " + detail);
         }

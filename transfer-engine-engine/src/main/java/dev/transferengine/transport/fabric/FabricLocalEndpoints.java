@@ -4,8 +4,10 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.PeerUnreachableException;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.collections.Long2ObjectHashMap;
@@ -26,6 +28,13 @@ import org.agrona.collections.Long2ObjectHashMap;
 final class FabricLocalEndpoints {
 
     private static final Map<String, Entry> OPEN = new HashMap<>();
+    /**
+     * Names of this process's endpoints that closed: libfabric 1.17's shm crashes inside fi_av_insert of one of
+     * them (it finds the peer through the process's own, freed, endpoint), so such a peer is refused before the
+     * insert. Peers in other processes need no such check: inserting one that is gone succeeds, and operations to
+     * it end by the operation timeout. Grows by one short name per closed shm endpoint.
+     */
+    private static final Set<String> CLOSED = new HashSet<>();
     /** Bumped whenever an endpoint starts closing, so that domains look for gone peers only then. */
     private static final AtomicInteger CLOSINGS = new AtomicInteger();
 
@@ -51,6 +60,7 @@ final class FabricLocalEndpoints {
         synchronized (OPEN) {
             final String key = key(endpoint.name());
             OPEN.put(key, new Entry(key, endpoint));
+            CLOSED.remove(key);
         }
     }
 
@@ -66,13 +76,14 @@ final class FabricLocalEndpoints {
      * {@code holder} as one of its holders, both under the lock, so that the endpoint cannot close in between.
      *
      * @return the handle {@code insert} returned
-     * @throws PeerUnreachableException if {@code name} is an endpoint of this process that is closing
+     * @throws PeerUnreachableException if {@code name} is an endpoint of this process that is closing or closed
      */
     static long insert(final NetAddr peer, final byte[] name, final Insert insert,
                        final Long2ObjectHashMap<Entry> holder) {
         synchronized (OPEN) {
-            final Entry entry = OPEN.get(key(name));
-            if (entry != null && entry.gone) {
+            final String key = key(name);
+            final Entry entry = OPEN.get(key);
+            if (entry != null ? entry.gone : CLOSED.contains(key)) {
                 throw new PeerUnreachableException(peer, FabricPeers.CLOSED_HERE);
             }
             final long handle = insert.insert(entry != null);
@@ -100,6 +111,7 @@ final class FabricLocalEndpoints {
             last = entry.closing && entry.holders == 0;
             if (last) {
                 OPEN.remove(entry.key);
+                CLOSED.add(entry.key);
             }
         }
         if (last) {
@@ -117,12 +129,14 @@ final class FabricLocalEndpoints {
             final Entry entry = OPEN.get(key(endpoint.name()));
             if (entry == null) {
                 now = true;
+                CLOSED.add(key(endpoint.name()));
             } else {
                 entry.gone = true;
                 entry.closing = true;
                 now = entry.holders == 0;
                 if (now) {
                     OPEN.remove(entry.key);
+                    CLOSED.add(entry.key);
                 }
                 CLOSINGS.incrementAndGet();
             }

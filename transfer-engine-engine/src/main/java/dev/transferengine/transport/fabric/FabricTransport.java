@@ -47,6 +47,8 @@ public final class FabricTransport implements Transport {
     public static final String NAME = FabricAddress.TRANSPORT;
 
     static final String LIBRARY_OPTION = "fabric.library";
+    /** The library loaded when {@link #LIBRARY_OPTION} is not set. */
+    static final String DEFAULT_LIBRARY = "libfabric.so.1";
     static final String PROVIDER_OPTION = "fabric.provider";
     static final String POSTS_PER_POLL_OPTION = "fabric.postsPerPoll";
     static final String MAX_OPS_OPTION = "fabric.maxOps";
@@ -206,7 +208,7 @@ public final class FabricTransport implements Transport {
             return new Selection(null, null, 0, "unknown libfabric provider '" + providerOption + "' ("
                 + PROVIDER_OPTION + "); choose one of " + FabricProvider.choices());
         }
-        final FabricLibrary library = FabricLibrary.open(config.option(LIBRARY_OPTION, "libfabric.so.1"));
+        final FabricLibrary library = FabricLibrary.open(config.option(LIBRARY_OPTION, DEFAULT_LIBRARY));
         final String missing = library.unavailabilityCause();
         if (missing != null) {
             return new Selection(provider, library, 0, "libfabric unavailable (" + LIBRARY_OPTION + "="

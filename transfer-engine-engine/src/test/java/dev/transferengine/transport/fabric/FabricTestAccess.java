@@ -10,4 +10,18 @@ public final class FabricTestAccess {
     public static void assumeAvailable(final String provider) {
         FabricFixture.assumeAvailable(provider);
     }
+
+    /** The API version ({@code major.minor}) of the libfabric this run loads, e.g. {@code 1.17}; 0.0 if none. */
+    public static String libraryVersion() {
+        final String library = FabricFixture.library();
+        return library == null ? "0.0" : FabricLibrary.versionText(FabricLibrary.open(library).version());
+    }
+
+    /**
+     * The {@code fabric.library} option that engines of the contract suites use in this run (the system's library,
+     * or the one {@code TE_FABRIC_LIBRARY} names in the run for another libfabric version); none for the default.
+     */
+    public static java.util.List<String> libraryOptions() {
+        return FabricFixture.libraryOptions();
+    }
 }
