@@ -3,9 +3,9 @@ package dev.transferengine.autoconfigure;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.TransferEngineBuilder;
-import dev.transferengine.cuda.Cuda;
 import dev.transferengine.nativeaccess.NativeAccess;
 import dev.transferengine.reactive.ReactiveOptions;
+import dev.transferengine.spi.DeviceMemory;
 
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +44,8 @@ final class TransferEnginePropertiesMapper {
                 "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
         }
         for (int g = 0; g < groups.size(); g++) {
-            builder.group(group(g, groups.get(g)));
+            builder.group(group(g, groups.get(g),
+                properties.getOptions().getOrDefault(DeviceMemory.OPTION, DeviceMemory.DEFAULT)));
         }
         properties.getOptions().forEach(builder::option);
         final TransferEngineProperties.Fabric fabric = properties.getFabric();
@@ -121,7 +122,8 @@ final class TransferEnginePropertiesMapper {
         return capacity;
     }
 
-    private static GroupSpec group(final int index, final TransferEngineProperties.Group group) {
+    private static GroupSpec group(final int index, final TransferEngineProperties.Group group,
+                                   final String deviceMemory) {
         final String name = PREFIX + "groups[" + index + "].";
         if (group.getNics() < 1 || group.getNics() > 4) {
             throw new InvalidTransferEnginePropertyException(name + "nics", group.getNics(),
@@ -144,7 +146,7 @@ final class TransferEnginePropertiesMapper {
                 throw new InvalidTransferEnginePropertyException(name + "cuda-device", cuda,
                     "a CUDA device ordinal is >= 0", "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
             }
-            requireGpu(name + "cuda-device", cuda);
+            requireGpu(name + "cuda-device", cuda, deviceMemory);
             spec = spec.withCudaDevice(cuda);
         }
         return spec;
@@ -171,10 +173,13 @@ final class TransferEnginePropertiesMapper {
                 + " the maven-jar-plugin's archive configuration)") + "; or remove " + orRemove + ".";
     }
 
-    /** A group for a GPU that cannot be used fails now, with CUDA's reason, not at the first registration. */
-    private static void requireGpu(final String property, final int ordinal) {
+    /**
+     * A group for a GPU that cannot be used fails now, with the device memory provider's reason (CUDA's: no driver,
+     * no JCuda, no such device, ...), not at the first registration.
+     */
+    private static void requireGpu(final String property, final int ordinal, final String deviceMemory) {
         try {
-            Cuda.ensureDevice(ordinal);
+            DeviceMemory.require(deviceMemory, ordinal);
         } catch (final DeviceUnavailableException e) {
             throw new InvalidTransferEnginePropertyException(property, ordinal, "no usable GPU: " + e.getMessage(),
                 NativeAccess.isEnabled()
