@@ -9,6 +9,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RegionBoundsException;
 import dev.transferengine.TransferEngineException;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
@@ -392,6 +393,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     /** Any thread. */
     long count(final TcpCounter counter) {
         return counters.get(counter);
+    }
+
+    /** Any thread. */
+    @Override
+    public List<TransportEvent> events() {
+        return counters.events();
     }
 
     /** Every counter by name; any thread. */
