@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import org.awaitility.core.ConditionFactory;
 
@@ -95,8 +96,9 @@ class DashboardBrowserTest {
     }
 
     private static int points(final WebDriver page, final String engine, final String field) {
-        final List<String> points = List.of(page.findElement(By.cssSelector(".engine[data-engine='" + engine
-            + "'] polyline[data-nic='0.0'][data-field='" + field + "']")).getDomAttribute("points").split(" "));
+        final String attribute = page.findElement(By.cssSelector(".engine[data-engine='" + engine
+            + "'] polyline[data-nic='0.0'][data-field='" + field + "']")).getDomAttribute("points");
+        final List<String> points = List.of(Objects.requireNonNull(attribute, "the polyline has points").split(" "));
         return points.size();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.core.ParameterizedTypeReference;
@@ -66,8 +67,8 @@ class DashboardControllerTest {
             .bodyToFlux(EVENT)
             .blockFirst(Duration.ofMinutes(1));
         assertThat(event).isNotNull();
-        assertThat(event.event()).isEqualTo("snapshot");
-        return event.data();
+        assertThat(Objects.requireNonNull(event).event()).isEqualTo("snapshot");
+        return Objects.requireNonNull(event.data(), "a snapshot event carries a snapshot");
     }
 
     private static DashboardSnapshot.Engine engine(final DashboardSnapshot snapshot, final String name) {
