@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -52,7 +53,7 @@ class TcpTlsTest {
         final ExecutionException failed = assertThrows(ExecutionException.class,
             () -> from.submit(SingleWrite.of(source, 0, source.length(), target.descriptor(), 0))
                 .get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        return failed.getCause();
+        return Objects.requireNonNull(failed.getCause());
     }
 
     @Test
