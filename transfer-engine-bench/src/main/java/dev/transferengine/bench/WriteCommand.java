@@ -73,6 +73,9 @@ public final class WriteCommand implements Callable<Integer> {
     @Option(names = "--peer", description = "address of a running te-bench serve (or its whole 'te-peer ...' line) instead of spawning one")
     String peer;
 
+    /** The descriptor exchange: both connects with their handshakes, a send and its answer. */
+    private long connectNanos;
+
     @Override
     public Integer call() throws Exception {
         validate();
@@ -83,7 +86,9 @@ public final class WriteCommand implements Callable<Integer> {
             final MemoryRegion local = engine.register(filled(arena.allocate(region, 4096)), Device.host());
             // created before the hello, so that no pong can arrive unexpected
             final ImmCounter pongs = engine.immCounter(Imms.PONG);
+            final long connectStart = System.nanoTime();
             final MrDesc remote = ClientHandshake.exchange(engine, server, local);
+            connectNanos = System.nanoTime() - connectStart;
             final IdleStrategy idle = IdleStrategies.of(engineOptions.idleStrategy());
             final LatencyRecorder recorder = new LatencyRecorder(MeasuredInterval.after(warmup, duration));
             switch (op) {
@@ -148,7 +153,7 @@ public final class WriteCommand implements Callable<Integer> {
             round(requests * opsPerRequest / seconds, 1), round(requests / seconds, 1),
             round(requests * bytesPerRequest / seconds / 1e9, 3),
             round(recorder.micros(50), 2), round(recorder.micros(99), 2), round(recorder.micros(99.9), 2),
-            round(recorder.maxMicros(), 2), recorder.failures());
+            round(recorder.maxMicros(), 2), recorder.failures(), engineOptions.tls(), round(connectNanos / 1e6, 3));
     }
 
     private static double round(final double value, final int digits) {

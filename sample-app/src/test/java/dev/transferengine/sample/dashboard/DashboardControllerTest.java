@@ -35,6 +35,9 @@ class DashboardControllerTest {
             assertThat(later.engines()).extracting(DashboardSnapshot.Engine::name)
                 .containsExactly("transferEngine", "decodeEngine");
             assertThat(nic(later, "decodeEngine").imms()).isPositive();
+            // addresses as people read them, not the hex of the wire form
+            assertThat(engine(later, "decodeEngine").address()).startsWith("tcp://127.0.0.1:");
+            assertThat(nic(later, "transferEngine").address()).startsWith("tcp://127.0.0.1:");
             // prefill's peer is decode's engine, and it is connected
             assertThat(engine(later, "transferEngine").peers())
                 .anySatisfy(peer -> {
