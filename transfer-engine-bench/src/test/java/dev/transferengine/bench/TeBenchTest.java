@@ -27,7 +27,7 @@ class TeBenchTest {
         assertThat(line.get("size").asLong()).isEqualTo(65536);
         assertThat(line.get("routing").asString()).isEqualTo("sharded");
         assertSane(line);
-        assertThat(line.get("gbps").asDouble()).isPositive();
+        assertThat(line.get("gb_per_s").asDouble()).isPositive();
     }
 
     @Test
@@ -54,7 +54,7 @@ class TeBenchTest {
         final JsonNode line = run("write", "--op", "imm");
 
         assertThat(line.get("op").asString()).isEqualTo("imm");
-        assertThat(line.get("gbps").asDouble()).isZero();
+        assertThat(line.get("gb_per_s").asDouble()).isZero();
         assertSane(line);
     }
 
