@@ -91,7 +91,14 @@ for prov in shm tcp; do
     --provider $prov --size 1MiB --option fabric.deliveryComplete=false "${lf[@]}"
   run fabric-$prov-write-1MiB-window64 te-bench.jar variants "${d[@]}" --transport fabric --provider $prov \
     --size 1MiB --window 64 "${lf[@]}"
+  # one 1 MiB slot on each side, every write to the same memory, as fi_rma_bw does (its buffers stay cache-hot)
+  run fabric-$prov-write-1MiB-region1MiB te-bench.jar variants "${d[@]}" --transport fabric --provider $prov \
+    --size 1MiB --region 1MiB "${lf[@]}"
 done
+run fabric-tcp-imm-transmit-complete te-bench.jar variants "${d[@]}" --transport fabric --provider tcp --op imm \
+  --idle spin --option fabric.deliveryComplete=false "${lf[@]}"
+run tcp-write-1MiB-1nic-region1MiB te-bench.jar variants "${d[@]}" --size 1MiB --region 1MiB
+run tcp-write-1MiB-1nic-spin te-bench.jar variants "${d[@]}" --size 1MiB --idle spin
 run tcp-write-1MiB-1nic-backoff te-bench.jar variants "${d[@]}" --size 1MiB --idle backoff
 run tcp-write-1MiB-1nic-window64 te-bench.jar variants "${d[@]}" --size 1MiB --window 64
 
