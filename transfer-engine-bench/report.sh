@@ -7,7 +7,8 @@
 #   tcp_pingpong), lib/ (iperf3's libraries), lf/ (libfabric 2.1 with fabtests)
 # The plots need java.desktop, which the bundle's runtime leaves out to stay small: where it is missing, run the last
 # step wherever a full JDK is, from the repository root:
-#   java -jar transfer-engine-bench/target/te-bench.jar report --in report.jsonl --jmh jmh.json --out docs
+#   java -jar transfer-engine-bench/target/te-bench.jar report --in report.jsonl --jmh jmh.json \
+#     --template transfer-engine-bench/benchmarks-template.md --out docs      (docs/benchmarks.md, docs/images/)
 # On the h200 host:   OUT=/somewhere transfer-engine-bench/report.sh      (bundle = this script's folder)
 # Environment: OUT (results; default /tmp/te-report), DURATION (default 3s), SWEEP_DURATION (1s), JFR=1 (profiles),
 #   SWEEP=0 / JMH=0 / BEFORE=0 to skip those parts.

@@ -769,7 +769,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         for (int i = inbound.size() - 1; i >= 0; i--) {
             expired += inbound.get(i).expire(now, settings);
         }
-        for (final TcpPeer peer : peerSlots) {
+        for (int i = 0; i < peerSlots.size(); i++) { // indexed: an iterator per sweep was the data path's garbage
+            final TcpPeer peer = peerSlots.get(i);
             final TcpOutbound outbound = peer == null ? null : peer.outbound();
             if (outbound != null) {
                 expired += outbound.expire(now, settings);
