@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of a {@link TransferEngine} from {@code transfer-engine.*} properties, closed on shutdown
@@ -21,7 +22,9 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(TransferEngineProperties.class)
 public final class TransferEngineAutoConfiguration {
 
-    TransferEngineAutoConfiguration() {
+    /** Checks the environment variables first: a typo there must fail start-up like one in a file. */
+    TransferEngineAutoConfiguration(final Environment environment) {
+        TransferEngineEnvironmentVariables.check(environment);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -13,9 +13,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration of the auto-configured transfer engine.
+ * Configuration of the auto-configured transfer engine. Unknown keys under {@code transfer-engine.} fail start-up
+ * (a typo would otherwise be ignored silently); {@link UnknownTransferEnginePropertyFailureAnalyzer} names the
+ * nearest valid key. {@code transfer-engine.options.*} is a free map and takes any key.
  */
-@ConfigurationProperties("transfer-engine")
+@ConfigurationProperties(prefix = "transfer-engine", ignoreUnknownFields = false)
 public class TransferEngineProperties {
 
     /**

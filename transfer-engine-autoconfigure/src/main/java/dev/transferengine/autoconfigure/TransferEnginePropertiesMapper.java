@@ -1,8 +1,11 @@
 package dev.transferengine.autoconfigure;
 
 import dev.transferengine.GroupSpec;
+import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.nativeaccess.NativeAccess;
 import dev.transferengine.reactive.ReactiveOptions;
+import dev.transferengine.spi.DeviceMemory;
 
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +44,8 @@ final class TransferEnginePropertiesMapper {
                 "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
         }
         for (int g = 0; g < groups.size(); g++) {
-            builder.group(group(g, groups.get(g)));
+            builder.group(group(g, groups.get(g),
+                properties.getOptions().getOrDefault(DeviceMemory.OPTION, DeviceMemory.DEFAULT)));
         }
         properties.getOptions().forEach(builder::option);
         final TransferEngineProperties.Fabric fabric = properties.getFabric();
@@ -118,7 +122,8 @@ final class TransferEnginePropertiesMapper {
         return capacity;
     }
 
-    private static GroupSpec group(final int index, final TransferEngineProperties.Group group) {
+    private static GroupSpec group(final int index, final TransferEngineProperties.Group group,
+                                   final String deviceMemory) {
         final String name = PREFIX + "groups[" + index + "].";
         if (group.getNics() < 1 || group.getNics() > 4) {
             throw new InvalidTransferEnginePropertyException(name + "nics", group.getNics(),
@@ -132,6 +137,7 @@ final class TransferEnginePropertiesMapper {
                     "this machine has CPUs 0.." + (Runtime.getRuntime().availableProcessors() - 1),
                     "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
             }
+            requireNativeAccess(name + "worker-cpu", cpu);
             spec = spec.withWorkerCpu(cpu);
         }
         final Integer cuda = group.getCudaDevice();
@@ -140,9 +146,47 @@ final class TransferEnginePropertiesMapper {
                 throw new InvalidTransferEnginePropertyException(name + "cuda-device", cuda,
                     "a CUDA device ordinal is >= 0", "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
             }
+            requireGpu(name + "cuda-device", cuda, deviceMemory);
             spec = spec.withCudaDevice(cuda);
         }
         return spec;
+    }
+
+    /**
+     * A worker asked to be pinned and cannot be (pinning calls sched_setaffinity): failing start-up beats the
+     * engine's fallback of a warning and an unpinned worker, since the user asked for pinning.
+     */
+    private static void requireNativeAccess(final String property, final int cpu) {
+        final String missing = NativeAccess.unavailabilityCause();
+        if (missing != null) {
+            throw new InvalidTransferEnginePropertyException(property, cpu,
+                "pinning the worker needs native access, and " + missing, nativeAccessFix(property + " to run unpinned"));
+        }
+    }
+
+    /** How to grant native access, in the form the engine runs in now. */
+    static String nativeAccessFix(final String orRemove) {
+        final boolean named = NativeAccess.class.getModule().isNamed();
+        return "Start the JVM with " + NativeAccess.enableFlag() + (named ? ""
+            : ", or for an executable jar add the manifest entry '" + NativeAccess.MANIFEST_ENTRY + "' (Maven:"
+                + " <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access></manifestEntries> in"
+                + " the maven-jar-plugin's archive configuration)") + "; or remove " + orRemove + ".";
+    }
+
+    /**
+     * A group for a GPU that cannot be used fails now, with the device memory provider's reason (CUDA's: no driver,
+     * no JCuda, no such device, ...), not at the first registration.
+     */
+    private static void requireGpu(final String property, final int ordinal, final String deviceMemory) {
+        try {
+            DeviceMemory.require(deviceMemory, ordinal);
+        } catch (final DeviceUnavailableException e) {
+            throw new InvalidTransferEnginePropertyException(property, ordinal, "no usable GPU: " + e.getMessage(),
+                NativeAccess.isEnabled()
+                    ? "Run where the NVIDIA driver sees that GPU, with org.jcuda:jcuda and its linux-x86_64 natives on"
+                        + " the class path; or remove " + property + " for host memory only."
+                    : nativeAccessFix(property + " for host memory only"));
+        }
     }
 
     private static Duration positive(final String property, final Duration value) {

@@ -98,7 +98,14 @@ final class DomainGroup implements Agent {
     private final WakeableIdle idle;
 
     /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
-    private record ResolvedPeers(List<List<NetAddr>> addresses, long[][] handles) {
+    private static final class ResolvedPeers {
+        final List<List<NetAddr>> addresses;
+        final long[][] handles;
+
+        ResolvedPeers(final List<List<NetAddr>> addresses, final long[][] handles) {
+            this.addresses = addresses;
+            this.handles = handles;
+        }
     }
 
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final Transport transport,
@@ -198,6 +205,14 @@ final class DomainGroup implements Agent {
             }
         });
         return result;
+    }
+
+    /** {@link #call} for an action with no result: the future completes with true once it ran. */
+    CompletableFuture<Boolean> run(final Consumer<DomainGroup> action) {
+        return call(g -> {
+            action.accept(g);
+            return Boolean.TRUE;
+        });
     }
 
     // ---- worker thread: the duty cycle ------------------------------------------------------------------------
@@ -608,7 +623,7 @@ final class DomainGroup implements Agent {
         final Region.Keys fresh = registerKeys(region.segment(), region.device());
         region.keys(fresh);
         for (int nic = 0; nic < domains.length; nic++) {
-            domains[nic].deregister(old.keys()[nic]);
+            domains[nic].deregister(old.key(nic));
         }
         return fresh.descriptor();
     }
@@ -638,16 +653,16 @@ final class DomainGroup implements Agent {
         final ResolvedPeers peers = new ResolvedPeers(addresses, new long[addresses.size()][]);
         resolveInto(peers);
         peerGroups.add(peers);
-        return peers.handles();
+        return peers.handles;
     }
 
     private void resolveInto(final ResolvedPeers peers) {
-        for (int p = 0; p < peers.addresses().size(); p++) {
+        for (int p = 0; p < peers.addresses.size(); p++) {
             final long[] handles = new long[domains.length];
             for (int nic = 0; nic < domains.length; nic++) {
-                handles[nic] = domains[nic].resolve(peers.addresses().get(p).get(nic));
+                handles[nic] = domains[nic].resolve(peers.addresses.get(p).get(nic));
             }
-            peers.handles()[p] = handles;
+            peers.handles[p] = handles;
         }
     }
 

@@ -40,6 +40,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -64,8 +65,9 @@ final class Engine implements TransferEngine, Region.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     /** Engine option: CPU to pin the UVM watchers' polling thread to. */
     static final String UVM_POLL_CPU = "uvm.pollCpu";
-    private static final EngineClosedException CLOSED = new EngineClosedException("the engine is closed");
 
+    /** Shared by every call after close: stackless, so one per engine costs nothing to throw. */
+    private final EngineClosedException closedError = new EngineClosedException("the engine is closed");
     private final EngineConfig config;
     private final Transport transport;
     private final Counters counters;
@@ -272,10 +274,7 @@ final class Engine implements TransferEngine, Region.Owner {
                 return;
             }
             regions.remove(r);
-            await(groups[r.group()].call(g -> {
-                g.deregister(r);
-                return null;
-            }), config.operationTimeout(), "deregistering " + region);
+            await(groups[r.group()].run(g -> g.deregister(r)), config.operationTimeout(), "deregistering " + region);
         } finally {
             exit();
         }
@@ -416,10 +415,7 @@ final class Engine implements TransferEngine, Region.Owner {
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
-            await(groups[0].call(g -> {
-                g.addReceivePool(pool);
-                return null;
-            }), config.operationTimeout(), "posting receives");
+            await(groups[0].run(g -> g.addReceivePool(pool)), config.operationTimeout(), "posting receives");
             return pool;
         } finally {
             exit();
@@ -559,7 +555,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     private void enter() {
         if (!tryEnter()) {
-            throw CLOSED;
+            throw closedError;
         }
     }
 
@@ -579,7 +575,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw CLOSED;
+            throw closedError;
         }
     }
 
@@ -587,10 +583,11 @@ final class Engine implements TransferEngine, Region.Owner {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final ExecutionException e) {
-            if (e.getCause() instanceof TransferEngineException engineError) {
+            final Throwable cause = Objects.requireNonNullElse(e.getCause(), e);
+            if (cause instanceof TransferEngineException engineError) {
                 throw engineError;
             }
-            throw new TransferEngineException(what + " failed: " + e.getCause(), e.getCause());
+            throw new TransferEngineException(what + " failed: " + cause, cause);
         } catch (final TimeoutException e) {
             throw new TransferTimeoutException(what + " did not finish within " + timeout);
         } catch (final InterruptedException e) {

@@ -155,6 +155,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
                 .register(registry);
         }
 
+        @SuppressWarnings("ReferenceEquality") // identity on purpose: the facades over this very engine
         private double postedReceives() {
             return reactives.values().stream().filter(reactive -> reactive.engine() == engine)
                 .mapToInt(ReactiveTransferEngine::postedReceives).sum();

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
  * The {@link TcpCounter}s of one NIC. Counted on the worker, readable from any thread. Logging is rate limited per
  * counter, so a flood of bad connections costs one WARN line per interval, which says how many it stands for.
  */
+@SuppressWarnings("EnumOrdinal") // flat tables indexed by counter ordinal: no EnumMap or boxing on the worker
 final class TcpCounters {
 
     /** At most one line per counter this often. */

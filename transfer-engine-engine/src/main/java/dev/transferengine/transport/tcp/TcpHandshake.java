@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -113,7 +114,8 @@ final class TcpHandshake {
             in.compact();
             if (done) {
                 in.flip();
-                domain.onAuthenticated(this, channel, announced, connectorIncarnation, in);
+                domain.onAuthenticated(this, channel, Objects.requireNonNull(announced, "HELLO was read"),
+                    connectorIncarnation, in);
             }
         }
         return 1;
@@ -156,8 +158,8 @@ final class TcpHandshake {
     }
 
     private TcpAuthenticator.Handshake handshake() {
-        return new TcpAuthenticator.Handshake(connectorNonce, connectorIncarnation, connectorAddress, acceptorNonce,
-            domain.incarnation(), domain.addressBytes());
+        return new TcpAuthenticator.Handshake(Objects.requireNonNull(connectorNonce, "HELLO was read"),
+            connectorIncarnation, connectorAddress, acceptorNonce, domain.incarnation(), domain.addressBytes());
     }
 
     /** Tells a peer of another version which one we speak, then closes: the one thing said before authentication. */

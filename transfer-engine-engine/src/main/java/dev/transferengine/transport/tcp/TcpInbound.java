@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +34,7 @@ final class TcpInbound extends TcpConnection {
     private static final int AT_HEADER = 0;
     private static final int PLACING = 1;
     private static final int DISCARDING = 2;
+    private static final String PLACING_TARGET = "a payload being placed has its target";
 
     /**
      * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
@@ -188,7 +190,7 @@ final class TcpInbound extends TcpConnection {
 
     /** Reads the rest of a payload straight into its target, and what follows it into the read buffer. */
     private long readIntoTarget() throws IOException {
-        final TcpMemory memory = target;
+        final TcpMemory memory = Objects.requireNonNull(target, PLACING_TARGET);
         final boolean device = memory.device() >= 0;
         final ByteBuffer window = device ? landing.window() : memory.window(position, end);
         if (window == null) {
@@ -235,7 +237,7 @@ final class TcpInbound extends TcpConnection {
                 }
             }
             if (state == PLACING) {
-                final TcpMemory memory = target;
+                final TcpMemory memory = Objects.requireNonNull(target, PLACING_TARGET);
                 if (!memory.live()) {
                     landing.abandon();
                     refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
@@ -288,7 +290,7 @@ final class TcpInbound extends TcpConnection {
         switch (frameType) {
             case TcpFrame.WRITE, TcpFrame.WRITE_IMM, TcpFrame.IMM -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD
-                    || frameType == TcpFrame.IMM && frameLength != 0) {
+                    || (frameType == TcpFrame.IMM && frameLength != 0)) {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
