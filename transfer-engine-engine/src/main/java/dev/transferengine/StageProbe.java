@@ -6,7 +6,8 @@ package dev.transferengine;
  * timestamps, so it costs one field read per operation.
  *
  * <p>Runs on the worker thread, inside its duty cycle: it must be quick, must not block and should not allocate.
- * Timestamps are {@link System#nanoTime()} values.
+ * An exception it throws is counted as {@link EngineCounter#CALLBACK_ERRORS} and otherwise ignored. Timestamps
+ * are {@link System#nanoTime()} values.
  */
 public interface StageProbe {
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +32,7 @@ final class Anchors {
     private static final int IPERF_PORT = 5299;
     private static final int PINGPONG_PORT = 18515;
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     private Anchors() {
     }
@@ -72,7 +74,7 @@ final class Anchors {
 
     /** {@code fi_rma_bw -e rdm -o writedata} at {@code size} bytes: MB/s / 1000 = GB/s. */
     static Figure fiRmaBw(final Path prefix, final String provider, final long size) throws IOException {
-        final int iterations = (int) Math.clamp((4L << 30) / size, 200, 20_000);
+        final int iterations = Math.clamp((4L << 30) / size, 200, 20_000);
         final List<String> args = List.of("-e", "rdm", "-o", "writedata", "-S", Long.toString(size), "-I",
             Integer.toString(iterations), "-W", "64", "-w", Integer.toString(Math.max(10, iterations / 20)));
         final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
@@ -115,10 +117,10 @@ final class Anchors {
         try {
             final String out = runRetrying(client, lib);
             String @Nullable [] row = null;
-            for (final String line : out.split("\n")) {
+            for (final String line : out.lines().toList()) {
                 final String trimmed = line.strip();
                 if (!trimmed.isEmpty() && Character.isDigit(trimmed.charAt(0))) {
-                    row = trimmed.split("\\s+");
+                    row = WHITESPACE.split(trimmed);
                 }
             }
             if (row == null || row.length < 7) {

@@ -439,7 +439,11 @@ final class DomainGroup implements Agent {
                 counters.add(index, nic, NicCounter.IMMS, 1);
                 final StageProbe probe = counters.stageProbe();
                 if (probe != null) {
-                    probe.onImmArrived((int) value, System.nanoTime());
+                    try {
+                        probe.onImmArrived((int) value, System.nanoTime());
+                    } catch (final RuntimeException e) { // a probe bug must not lose the imm
+                        counters.increment(EngineCounter.CALLBACK_ERRORS);
+                    }
                 }
                 imms.onImm((int) value, completions.kind(i) == CompletionQueue.IMM_ADMITTED);
             }

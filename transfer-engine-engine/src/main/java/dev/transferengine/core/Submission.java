@@ -119,8 +119,12 @@ final class Submission {
         final long nanos = now - startNanos;
         final StageProbe probe = counters.stageProbe();
         if (probe != null && takenNanos != 0) {
-            probe.onStages(kindOf(request), startNanos, takenNanos, postedNanos == 0 ? takenNanos : postedNanos, now,
-                error == null);
+            try {
+                probe.onStages(kindOf(request), startNanos, takenNanos, postedNanos == 0 ? takenNanos : postedNanos,
+                    now, error == null);
+            } catch (final RuntimeException e) { // a probe bug must not keep the request from ending
+                counters.increment(EngineCounter.CALLBACK_ERRORS);
+            }
         }
         if (request == null) {
             counters.completions().record(OperationKind.SEND, sendPeer, sendBuffer == null ? 0 : sendBuffer.byteSize(),

@@ -56,6 +56,7 @@ final class WakeableIdle implements IdleStrategy {
     }
 
     @Override
+    @SuppressWarnings("ThreadPriorityCheck") // yielding is what IdleStrategyKind.YIELD asks for
     public void idle() {
         switch (kind) {
             case SPIN -> Thread.onSpinWait();
@@ -64,6 +65,7 @@ final class WakeableIdle implements IdleStrategy {
         }
     }
 
+    @SuppressWarnings("ThreadPriorityCheck") // the back-off's middle phase yields, as Agrona's does
     private void backOff() {
         if (spins < SPINS) {
             spins++;
