@@ -3,6 +3,7 @@ package dev.transferengine.autoconfigure;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransportTls;
 import dev.transferengine.nativeaccess.NativeAccess;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.spi.DeviceMemory;
@@ -10,6 +11,12 @@ import dev.transferengine.spi.DeviceMemory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 
 /**
  * Checks {@link TransferEngineProperties} and copies them into a {@link TransferEngineBuilder}. Each check names
@@ -65,6 +72,38 @@ final class TransferEnginePropertiesMapper {
         if (tcp.isInsecure()) {
             builder.option("tcp.insecure", "true");
         }
+    }
+
+    /**
+     * TLS from the SSL bundle {@code transfer-engine.tcp.ssl.bundle} names, or nothing when it is unset.
+     *
+     * @throws InvalidTransferEnginePropertyException if no bundle of that name exists
+     */
+    void applyTls(final TransferEngineBuilder builder, final @Nullable SslBundles bundles) {
+        final String name = properties.getTcp().getSsl().getBundle();
+        if (name == null || name.isBlank()) {
+            return;
+        }
+        final String property = PREFIX + "tcp.ssl.bundle";
+        final String fix = "Define the bundle under spring.ssl.bundle.jks." + name + " (or .pem." + name
+            + ") with a key store, and a trust store for mutual TLS, or unset " + property + ".";
+        if (bundles == null) {
+            throw new InvalidTransferEnginePropertyException(property, name, "no SSL bundles are configured", fix);
+        }
+        final SslBundle bundle;
+        try {
+            bundle = bundles.getBundle(name);
+        } catch (final NoSuchSslBundleException e) {
+            throw new InvalidTransferEnginePropertyException(property, name, "there is no SSL bundle named '" + name
+                + "'", fix);
+        }
+        final SslOptions options = bundle.getOptions();
+        builder.tls(new TransportTls(bundle.createSslContext(), bundle.getStores().getTrustStore() != null,
+            list(options.getEnabledProtocols()), list(options.getCiphers())));
+    }
+
+    private static List<String> list(final String @Nullable [] values) {
+        return values == null ? List.of() : List.of(values);
     }
 
     /** The settings of the reactive facade. */

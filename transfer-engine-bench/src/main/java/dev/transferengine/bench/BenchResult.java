@@ -28,11 +28,14 @@ import org.jspecify.annotations.Nullable;
  * @param p999Us       99.9th percentile
  * @param maxUs        largest latency seen
  * @param errors       failed requests (a sane run has none)
+ * @param tls          whether the connections ran TLS
+ * @param connectMs    the descriptor exchange before the run: connecting both ways (TCP, TLS if on, the cluster-key
+ *                     handshake), one send and its answer
  * @param stagesUs     with {@code --stages}: p50/p99 of each stage in microseconds (see {@link StageRecorder})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record BenchResult(String op, String transport, @Nullable String provider, int nics, @Nullable String routing, long size,
                    @Nullable Integer pages, int window, double durationS, long ops, double opsPerS, double requestsPerS,
-                   double gbPerS, double p50Us, double p99Us, double p999Us, double maxUs, long errors,
-                   @Nullable Map<String, Double> stagesUs) {
+                   double gbPerS, double p50Us, double p99Us, double p999Us, double maxUs, long errors, boolean tls,
+                   double connectMs, @Nullable Map<String, Double> stagesUs) {
 }

@@ -96,6 +96,9 @@ public final class WriteCommand implements Callable<Integer> {
     @Option(names = "--peer", description = "address of a running te-bench serve (or its whole 'te-peer ...' line) instead of spawning one")
     String peer;
 
+    /** The descriptor exchange: both connects with their handshakes, a send and its answer. */
+    private long connectNanos;
+
     @Override
     public Integer call() throws Exception {
         validate();
@@ -106,7 +109,9 @@ public final class WriteCommand implements Callable<Integer> {
             final MemoryRegion local = engine.register(filled(arena.allocate(region, 4096)), Device.host());
             // created before the hello, so that no pong can arrive unexpected
             final ImmCounter pongs = engine.immCounter(Imms.PONG);
+            final long connectStart = System.nanoTime();
             final MrDesc remote = ClientHandshake.exchange(engine, server, local);
+            connectNanos = System.nanoTime() - connectStart;
             final IdleStrategy idle = IdleStrategies.of(engineOptions.idleStrategy());
             final MeasuredInterval interval = MeasuredInterval.after(warmup, duration);
             final LatencyRecorder recorder = new LatencyRecorder(interval);
@@ -216,7 +221,8 @@ public final class WriteCommand implements Callable<Integer> {
             round(requests * opsPerRequest / seconds, 1), round(requests / seconds, 1),
             round(requests * bytesPerRequest / seconds / 1e9, 3),
             round(recorder.micros(50), 2), round(recorder.micros(99), 2), round(recorder.micros(99.9), 2),
-            round(recorder.maxMicros(), 2), recorder.failures(), stageRecorder == null ? null : stageRecorder.micros());
+            round(recorder.maxMicros(), 2), recorder.failures(), engineOptions.tls(), round(connectNanos / 1e6, 3),
+            stageRecorder == null ? null : stageRecorder.micros());
     }
 
     private static double round(final double value, final int digits) {

@@ -27,6 +27,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.SubmitStatus;
@@ -39,6 +40,7 @@ import dev.transferengine.spi.Transport;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -180,6 +182,21 @@ final class Engine implements TransferEngine, Region.Owner {
             }
         }
         return peers;
+    }
+
+    /** Any thread: sums each category and reason over every NIC, in the order the first NIC lists them. */
+    @Override
+    public List<TransportEvent> transportEvents() {
+        final LinkedHashMap<String, TransportEvent> summed = new LinkedHashMap<>();
+        for (final DomainGroup group : groups) {
+            for (int nic = 0; nic < group.nicCount(); nic++) {
+                for (final TransportEvent event : group.domain(nic).events()) {
+                    summed.merge(event.category() + '/' + event.reason(), event, (a, b) -> new TransportEvent(
+                        a.category(), a.reason(), a.description(), a.count() + b.count()));
+                }
+            }
+        }
+        return List.copyOf(summed.values());
     }
 
     @Override

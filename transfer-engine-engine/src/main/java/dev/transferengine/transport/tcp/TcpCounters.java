@@ -1,6 +1,10 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.TransportEvent;
+
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -61,6 +65,16 @@ final class TcpCounters {
     /** Any thread. */
     long get(final TcpCounter counter) {
         return counts.get(counter.ordinal());
+    }
+
+    /** Every counter as a transport-neutral event; any thread. */
+    List<TransportEvent> events() {
+        final ArrayList<TransportEvent> events = new ArrayList<>(ALL.length);
+        for (final TcpCounter counter : ALL) {
+            events.add(new TransportEvent(counter.category(), counter.reason(), counter.description(),
+                counts.get(counter.ordinal())));
+        }
+        return events;
     }
 
     /** Every counter by name; any thread. */

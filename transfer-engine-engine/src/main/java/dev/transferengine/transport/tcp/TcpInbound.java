@@ -97,9 +97,9 @@ final class TcpInbound extends TcpConnection {
      *
      * @throws IOException if the buffers cannot be had
      */
-    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final NetAddr peerAddress,
-               final String remote, final ByteBuffer pipelined) throws IOException {
-        super(context, channel, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
+    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final @Nullable TcpTls tls,
+               final NetAddr peerAddress, final String remote, final ByteBuffer pipelined) throws IOException {
+        super(context, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
         this.peerAddress = peerAddress;
         this.remote = remote;
         this.landing = new TcpLanding(context.staging());
@@ -179,11 +179,11 @@ final class TcpInbound extends TcpConnection {
     private long readIntoBuffer() throws IOException {
         compactIn(ANSWER_ROOM);
         if (state != AT_HEADER || !lastPayloadLarge) {
-            return channel.read(in);
+            return read(in);
         }
         // Read just the next header: if another large payload follows, it then lands in place, not in here.
         in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
-        final int read = channel.read(in);
+        final int read = read(in);
         in.limit(in.capacity());
         return read;
     }
@@ -205,7 +205,7 @@ final class TcpInbound extends TcpConnection {
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
-        final long read = channel.read(scatter);
+        final long read = read(scatter);
         in.limit(in.capacity());
         final int placed = window.position() - before;
         position += placed;
