@@ -1,11 +1,16 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /**
  * The worker's submission queue is full; retry later or raise {@code submitQueueCapacity}.
  *
  * <p>Stackless: an expected outcome, cheap to make, and one instance may be shared by many operations.
  */
 public final class BackPressureException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     public BackPressureException(final String message) {
         super(message, null, true);

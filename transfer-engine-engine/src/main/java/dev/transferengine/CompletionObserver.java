@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 public interface CompletionObserver {
 
     /**
+     * Called on the callback thread once per ended operation; must not block.
+     *
      * @param kind    what the operation was
      * @param peer    the address the operation went to (a write's first destination NIC), or null for an operation
      *                to a peer group (scatter, barrier)

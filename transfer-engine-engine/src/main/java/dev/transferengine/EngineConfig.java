@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Everything an engine is built from; made by {@link TransferEngine#builder()}.
  *
@@ -20,11 +22,13 @@ import java.util.Map;
  *                           such value is refused before it lands (transports that can ask first) or its imm dropped,
  *                           counted as {@link EngineCounter#IMMS_REFUSED}
  * @param options            transport-specific options, e.g. {@code fabric.provider=shm}
+ * @param tls                TLS for the tcp transport's connections, or null for none
  */
 public record EngineConfig(String transport, List<GroupSpec> groups, String bindAddress, int basePort,
                            IdleStrategyKind idleStrategy, Duration operationTimeout, Duration drainTimeout,
                            int submitQueueCapacity,
-                           int maxInFlight, int maxUnexpectedImms, Map<String, String> options) {
+                           int maxInFlight, int maxUnexpectedImms, Map<String, String> options,
+                           @Nullable TransportTls tls) {
 
     /** @throws InvalidConfigException naming the first setting out of range */
     public EngineConfig {
@@ -51,6 +55,15 @@ public record EngineConfig(String transport, List<GroupSpec> groups, String bind
         }
         groups = List.copyOf(groups);
         options = Map.copyOf(options);
+    }
+
+    /** Without TLS. */
+    public EngineConfig(final String transport, final List<GroupSpec> groups, final String bindAddress,
+                        final int basePort, final IdleStrategyKind idleStrategy, final Duration operationTimeout,
+                        final Duration drainTimeout, final int submitQueueCapacity, final int maxInFlight,
+                        final int maxUnexpectedImms, final Map<String, String> options) {
+        this(transport, groups, bindAddress, basePort, idleStrategy, operationTimeout, drainTimeout,
+            submitQueueCapacity, maxInFlight, maxUnexpectedImms, options, null);
     }
 
     /** A transport option, or {@code fallback}. */

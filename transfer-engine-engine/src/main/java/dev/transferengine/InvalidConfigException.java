@@ -1,11 +1,16 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /**
  * A setting of {@link EngineConfig} or {@link GroupSpec} is out of range. These two records are the one place the
  * rules live: a front end (the Spring Boot properties, a CLI) builds its config through them and maps
  * {@link #setting()} to its own name for the setting instead of checking the rules again.
  */
 public final class InvalidConfigException extends IllegalArgumentException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private final String setting;
     private final transient Object value;

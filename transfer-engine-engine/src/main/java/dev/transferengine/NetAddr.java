@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import java.io.Serial;
+import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -12,7 +14,11 @@ import java.util.HexFormat;
  *
  * <p>Layout: {@code version(1) = 1, transportNameLength(1), transportName(ASCII), payload}.
  */
-public final class NetAddr {
+public final class NetAddr implements Serializable {
+
+    // Serializable so that PeerUnreachableException, which carries one, is serializable as every Throwable is.
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private static final byte VERSION = 1;
     private static final HexFormat HEX = HexFormat.of();

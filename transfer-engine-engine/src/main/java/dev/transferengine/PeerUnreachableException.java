@@ -1,11 +1,16 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /**
  * A peer could not be reached, or its connection was lost while operations to it were in flight.
  *
  * <p>Stackless: an expected outcome, cheap to make, and one instance may be shared by many operations.
  */
 public final class PeerUnreachableException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     private final NetAddr peer;
 

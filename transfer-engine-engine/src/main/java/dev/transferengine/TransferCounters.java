@@ -29,6 +29,11 @@ public final class TransferCounters {
     private final AtomicLong done = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
 
+    /** Both counters at zero; pass the instance with each submission it should count. */
+    public TransferCounters() {
+        // nothing to set up: the counters start at zero
+    }
+
     public long done() {
         return done.get();
     }

@@ -117,6 +117,15 @@ public interface TransferEngine extends AutoCloseable {
     PeerGroup addPeerGroup(List<List<NetAddr>> peers);
 
     /**
+     * The transport's counts of failed handshakes, refused connections and requests, closed connections and evicted
+     * peers, each summed over every NIC; the same categories and reasons in every call. Any thread; allocates the
+     * list; meant for metrics and diagnostics, not for the hot path.
+     */
+    default List<TransportEvent> transportEvents() {
+        return List.of();
+    }
+
+    /**
      * Allocates a UVM watcher: a 64-bit slot (initially 0) in pinned, device-mapped host memory that a GPU kernel,
      * also one inside a CUDA graph, writes through {@link UvmWatcher#devicePointer()}. A polling thread sees each
      * change and calls {@code listener(old, new)} on the callback thread; returning false releases the slot. Any

@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /** Builds a {@link TransferEngine}; start with {@link TransferEngine#builder()}. */
 public final class TransferEngineBuilder {
 
@@ -22,6 +24,7 @@ public final class TransferEngineBuilder {
     private int maxInFlight = 16384;
     private int maxUnexpectedImms = 65536;
     private final Map<String, String> options = new HashMap<>();
+    private @Nullable TransportTls tls;
 
     TransferEngineBuilder() {
     }
@@ -89,9 +92,19 @@ public final class TransferEngineBuilder {
         return this;
     }
 
+    /**
+     * TLS for the tcp transport's connections (default none); every engine of the cluster must use TLS, or none.
+     * Null turns it off again.
+     */
+    public TransferEngineBuilder tls(final @Nullable TransportTls value) {
+        this.tls = value;
+        return this;
+    }
+
     public EngineConfig config() {
         return new EngineConfig(transport, groups.isEmpty() ? List.of(GroupSpec.of(1)) : groups, bindAddress, basePort,
-            idleStrategy, operationTimeout, drainTimeout, submitQueueCapacity, maxInFlight, maxUnexpectedImms, options);
+            idleStrategy, operationTimeout, drainTimeout, submitQueueCapacity, maxInFlight, maxUnexpectedImms, options,
+            tls);
     }
 
     /**

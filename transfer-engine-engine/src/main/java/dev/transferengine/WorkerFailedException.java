@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import java.io.Serial;
+
 /**
  * The worker of the operation's group hit an unrecoverable error (the cause, e.g. {@link OutOfMemoryError}) while the
  * operation was in flight. The group was marked down, then restarted with freshly opened NICs; the operation may
@@ -7,6 +9,9 @@ package dev.transferengine;
  * {@link MemoryRegion#descriptor()}s.
  */
 public final class WorkerFailedException extends TransferEngineException {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     public WorkerFailedException(final String message, final Throwable cause) {
         super(message, cause, true);

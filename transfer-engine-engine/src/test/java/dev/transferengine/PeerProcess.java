@@ -13,13 +13,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
  * {@code AWAIT <imm> <count>} (waits for the credits, then prints {@code COUNTED <imm> <balance-after>}),
  * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code RECEIVED <n>} (waits for {@code n} messages,
- * then prints {@code RECEIVED <count> <bytes>}).
+ * then prints {@code RECEIVED <count> <bytes>}), {@code HEALTH} (prints {@code HEALTH <healthy> <events>}, the
+ * transport events that are not zero as {@code category/reason=count,...} or {@code -}).
  *
  * <p>Arguments: {@code transport nics regionBytes [key=value options...]}.
  */
 public final class PeerProcess {
 
     private PeerProcess() {
+    }
+
+    /** {@code category/reason=count,...} of the counts that are not zero. */
+    private static String events(final TransferEngine engine) {
+        final StringBuilder text = new StringBuilder();
+        for (final TransportEvent event : engine.transportEvents()) {
+            if (event.count() > 0) {
+                text.append(text.isEmpty() ? "" : ",").append(event.category()).append('/').append(event.reason())
+                    .append('=').append(event.count());
+            }
+        }
+        return text.isEmpty() ? "-" : text.toString();
     }
 
     public static void main(final String[] args) throws Exception {
@@ -49,6 +62,7 @@ public final class PeerProcess {
                         System.out.println("COUNTED " + command[1] + " " + counter.balance());
                     }
                     case "CRC" -> System.out.println("CRC " + Checksums.crc32c(region));
+                    case "HEALTH" -> System.out.println("HEALTH " + engine.isHealthy() + " " + events(engine));
                     case "RECEIVED" -> {
                         // sends complete when the message landed; the listener counts it a moment later
                         final long expected = Long.parseLong(command[1]);

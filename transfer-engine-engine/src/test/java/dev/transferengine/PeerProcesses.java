@@ -10,9 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /** Starts a {@link PeerProcess} in a child JVM with this JVM's class path and talks to it line by line. */
 public final class PeerProcesses implements AutoCloseable {
+
+    private static final Pattern LOG_LINE = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ");
 
     private final Process process;
     private final BufferedReader out;
@@ -31,8 +34,14 @@ public final class PeerProcesses implements AutoCloseable {
 
     /** Starts a peer: {@code transport nics regionBytes [key=value...]}. */
     public static PeerProcesses start(final String... args) throws IOException {
+        return start(List.of(), args);
+    }
+
+    /** Starts a peer whose JVM gets {@code jvmOptions} too, e.g. a small heap. */
+    public static PeerProcesses start(final List<String> jvmOptions, final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -63,7 +72,12 @@ public final class PeerProcesses implements AutoCloseable {
     private String[] expect(final String prefix) throws IOException {
         final CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
             try {
-                return out.readLine();
+                String read = out.readLine();
+                // The child's log lines share its stdout: skip them (they start with a time of day).
+                while (read != null && LOG_LINE.matcher(read).lookingAt()) {
+                    read = out.readLine();
+                }
+                return read;
             } catch (final IOException e) {
                 throw new IllegalStateException(e);
             }

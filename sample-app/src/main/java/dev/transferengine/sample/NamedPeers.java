@@ -20,6 +20,8 @@ public final class NamedPeers {
     }
 
     /**
+     * The base URL of the peer called {@code name}.
+     *
      * @param name a peer's name
      * @return its base URL
      * @throws IllegalArgumentException if no peer has that name
@@ -34,6 +36,8 @@ public final class NamedPeers {
     }
 
     /**
+     * The base URLs of the peers called {@code names}.
+     *
      * @param names peers' names
      * @return their base URLs, in the same order
      * @throws IllegalArgumentException if one of them is not configured

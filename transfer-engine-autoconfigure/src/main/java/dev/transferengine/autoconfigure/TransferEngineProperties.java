@@ -13,9 +13,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration of the auto-configured transfer engine.
+ * Configuration of the auto-configured transfer engine. Unknown keys under {@code transfer-engine.} fail start-up
+ * (a typo would otherwise be ignored silently); {@link UnknownTransferEnginePropertyFailureAnalyzer} names the
+ * nearest valid key. {@code transfer-engine.options.*} is a free map and takes any key.
  */
-@ConfigurationProperties("transfer-engine")
+@ConfigurationProperties(prefix = "transfer-engine", ignoreUnknownFields = false)
 public class TransferEngineProperties {
 
     /**
@@ -218,6 +220,8 @@ public class TransferEngineProperties {
          */
         private boolean insecure;
 
+        private final Ssl ssl = new Ssl();
+
         public @Nullable String getClusterKey() {
             return clusterKey;
         }
@@ -240,6 +244,29 @@ public class TransferEngineProperties {
 
         public void setInsecure(final boolean insecure) {
             this.insecure = insecure;
+        }
+
+        public Ssl getSsl() {
+            return ssl;
+        }
+    }
+
+    /** TLS of the 'tcp' transport's connections, from a Spring Boot SSL bundle (see docs/security.md). */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle ('spring.ssl.bundle.jks.<name>' or '.pem.<name>') whose key proves this engine and
+         * whose trust store decides which peers are accepted; a trust store makes client certificates required.
+         * Every engine of the cluster must use TLS, or none.
+         */
+        private @Nullable String bundle;
+
+        public @Nullable String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(final @Nullable String bundle) {
+            this.bundle = bundle;
         }
     }
 

@@ -1,12 +1,22 @@
 package dev.transferengine.autoconfigure;
 
 import dev.transferengine.GroupSpec;
+import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransportTls;
 import dev.transferengine.reactive.ReactiveOptions;
+import dev.transferengine.spi.DeviceMemory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 
 /**
  * Checks {@link TransferEngineProperties} and copies them into a {@link TransferEngineBuilder}. Each check names
@@ -18,6 +28,12 @@ final class TransferEnginePropertiesMapper {
     static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric");
 
     private static final String PREFIX = "transfer-engine.";
+    /**
+     * Whose native access counts: the engine's module, {@code dev.transferengine} on the module path, the unnamed
+     * module on the class path. Asked of the JDK directly, since the engine does not export its native access code.
+     */
+    private static final Module ENGINE = TransferEngine.class.getModule();
+    private static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
 
     private final TransferEngineProperties properties;
 
@@ -41,7 +57,8 @@ final class TransferEnginePropertiesMapper {
                 "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
         }
         for (int g = 0; g < groups.size(); g++) {
-            builder.group(group(g, groups.get(g)));
+            builder.group(group(g, groups.get(g),
+                properties.getOptions().getOrDefault(DeviceMemory.OPTION, DeviceMemory.DEFAULT)));
         }
         properties.getOptions().forEach(builder::option);
         final TransferEngineProperties.Fabric fabric = properties.getFabric();
@@ -61,6 +78,38 @@ final class TransferEnginePropertiesMapper {
         if (tcp.isInsecure()) {
             builder.option("tcp.insecure", "true");
         }
+    }
+
+    /**
+     * TLS from the SSL bundle {@code transfer-engine.tcp.ssl.bundle} names, or nothing when it is unset.
+     *
+     * @throws InvalidTransferEnginePropertyException if no bundle of that name exists
+     */
+    void applyTls(final TransferEngineBuilder builder, final @Nullable SslBundles bundles) {
+        final String name = properties.getTcp().getSsl().getBundle();
+        if (name == null || name.isBlank()) {
+            return;
+        }
+        final String property = PREFIX + "tcp.ssl.bundle";
+        final String fix = "Define the bundle under spring.ssl.bundle.jks." + name + " (or .pem." + name
+            + ") with a key store, and a trust store for mutual TLS, or unset " + property + ".";
+        if (bundles == null) {
+            throw new InvalidTransferEnginePropertyException(property, name, "no SSL bundles are configured", fix);
+        }
+        final SslBundle bundle;
+        try {
+            bundle = bundles.getBundle(name);
+        } catch (final NoSuchSslBundleException e) {
+            throw new InvalidTransferEnginePropertyException(property, name, "there is no SSL bundle named '" + name
+                + "'", fix);
+        }
+        final SslOptions options = bundle.getOptions();
+        builder.tls(new TransportTls(bundle.createSslContext(), bundle.getStores().getTrustStore() != null,
+            list(options.getEnabledProtocols()), list(options.getCiphers())));
+    }
+
+    private static List<String> list(final String @Nullable [] values) {
+        return values == null ? List.of() : List.of(values);
     }
 
     /** The settings of the reactive facade. */
@@ -118,7 +167,8 @@ final class TransferEnginePropertiesMapper {
         return capacity;
     }
 
-    private static GroupSpec group(final int index, final TransferEngineProperties.Group group) {
+    private static GroupSpec group(final int index, final TransferEngineProperties.Group group,
+                                   final String deviceMemory) {
         final String name = PREFIX + "groups[" + index + "].";
         if (group.getNics() < 1 || group.getNics() > 4) {
             throw new InvalidTransferEnginePropertyException(name + "nics", group.getNics(),
@@ -132,6 +182,7 @@ final class TransferEnginePropertiesMapper {
                     "this machine has CPUs 0.." + (Runtime.getRuntime().availableProcessors() - 1),
                     "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
             }
+            requireNativeAccess(name + "worker-cpu", cpu);
             spec = spec.withWorkerCpu(cpu);
         }
         final Integer cuda = group.getCudaDevice();
@@ -140,9 +191,49 @@ final class TransferEnginePropertiesMapper {
                 throw new InvalidTransferEnginePropertyException(name + "cuda-device", cuda,
                     "a CUDA device ordinal is >= 0", "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
             }
+            requireGpu(name + "cuda-device", cuda, deviceMemory);
             spec = spec.withCudaDevice(cuda);
         }
         return spec;
+    }
+
+    /**
+     * A worker asked to be pinned and cannot be (pinning calls sched_setaffinity): failing start-up beats the
+     * engine's fallback of a warning and an unpinned worker, since the user asked for pinning.
+     */
+    private static void requireNativeAccess(final String property, final int cpu) {
+        if (!ENGINE.isNativeAccessEnabled()) {
+            throw new InvalidTransferEnginePropertyException(property, cpu,
+                "pinning the worker needs native access, which is not enabled for "
+                    + (ENGINE.isNamed() ? "module " + ENGINE.getName() : "the class path"),
+                nativeAccessFix(property + " to run unpinned"));
+        }
+    }
+
+    /** How to grant native access, in the form the engine runs in now. */
+    static String nativeAccessFix(final String orRemove) {
+        // the manifest entry only grants the class path: a named module needs the flag
+        return "Start the JVM with --enable-native-access=" + (ENGINE.isNamed() ? ENGINE.getName() : "ALL-UNNAMED")
+            + (ENGINE.isNamed() ? "" : ", or for an executable jar add the manifest entry '" + MANIFEST_ENTRY
+                + "' (Maven: <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access>"
+                + "</manifestEntries> in the maven-jar-plugin's archive configuration)")
+            + "; or remove " + orRemove + ".";
+    }
+
+    /**
+     * A group for a GPU that cannot be used fails now, with the device memory provider's reason (CUDA's: no driver,
+     * no JCuda, no such device, ...), not at the first registration.
+     */
+    private static void requireGpu(final String property, final int ordinal, final String deviceMemory) {
+        try {
+            DeviceMemory.require(deviceMemory, ordinal);
+        } catch (final DeviceUnavailableException e) {
+            throw new InvalidTransferEnginePropertyException(property, ordinal, "no usable GPU: " + e.getMessage(),
+                ENGINE.isNativeAccessEnabled()
+                    ? "Run where the NVIDIA driver sees that GPU, with org.jcuda:jcuda and its linux-x86_64 natives on"
+                        + " the class path; or remove " + property + " for host memory only."
+                    : nativeAccessFix(property + " for host memory only"));
+        }
     }
 
     private static Duration positive(final String property, final Duration value) {

@@ -51,6 +51,14 @@ class TransferEngineFailureAnalysisTests {
     }
 
     @Test
+    void anSslBundleThatIsNotConfiguredIsReportedByName() {
+        final FailureAnalysis analysis = analyze("transfer-engine.tcp.ssl.bundle=cluster-tls");
+
+        assertThat(analysis.getDescription()).contains("transfer-engine.tcp.ssl.bundle").contains("cluster-tls");
+        assertThat(analysis.getAction()).contains("spring.ssl.bundle.jks.cluster-tls");
+    }
+
+    @Test
     void submitQueueCapacityThatIsNoPowerOfTwoIsReported() {
         final FailureAnalysis analysis = analyze("transfer-engine.worker.submit-queue-capacity=1000");
 

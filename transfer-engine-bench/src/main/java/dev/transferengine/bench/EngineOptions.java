@@ -4,11 +4,23 @@ import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransportTls;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import picocli.CommandLine.Option;
 
@@ -29,6 +41,13 @@ public final class EngineOptions {
 
     @Option(names = "--option", description = "engine option KEY=VALUE, repeatable (e.g. tcp.socketBufferBytes=0)")
     List<String> options = new ArrayList<>();
+
+    @Option(names = "--tls-keystore", description = "PKCS12 key store that proves this engine and is its trust store"
+        + " too: turns on mutual TLS for --transport tcp (the spawned peer uses the same)")
+    Path tlsKeyStore;
+
+    @Option(names = "--tls-password", defaultValue = "changeit", description = "password of --tls-keystore")
+    String tlsPassword;
 
     @Option(names = "--worker-cpu", description = "CPU to pin this process's worker to (the spawned peer is not pinned)")
     Integer workerCpu;
@@ -61,7 +80,32 @@ public final class EngineOptions {
             }
             builder.option(option.substring(0, equals), option.substring(equals + 1));
         }
+        if (tlsKeyStore != null) {
+            builder.tls(TransportTls.mutual(sslContext(tlsKeyStore, tlsPassword.toCharArray())));
+        }
         return builder.build();
+    }
+
+    /** Whether the connections run TLS. */
+    boolean tls() {
+        return tlsKeyStore != null;
+    }
+
+    private static SSLContext sslContext(final Path path, final char[] password) {
+        try (InputStream in = Files.newInputStream(path)) {
+            final KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, password);
+            final KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, password);
+            final TrustManagerFactory trust = TrustManagerFactory.getInstance(
+                TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            final SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+            return context;
+        } catch (final IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("--tls-keystore " + path + ": " + e.getMessage(), e);
+        }
     }
 
     /** The command-line form of these options for a spawned peer (without the worker CPU). */
@@ -75,6 +119,9 @@ public final class EngineOptions {
         for (final String option : options) {
             args.add("--option");
             args.add(option);
+        }
+        if (tlsKeyStore != null) {
+            args.addAll(List.of("--tls-keystore", tlsKeyStore.toString(), "--tls-password", tlsPassword));
         }
         return args;
     }

@@ -25,7 +25,7 @@ final class CompletionRecords {
     private static final int CAPACITY = 16384;
 
     /** One ended operation, reused. */
-    private static final class Record {
+    private static final class Ended {
         OperationKind kind = OperationKind.WRITE;
         @Nullable NetAddr peer;
         long bytes;
@@ -34,7 +34,7 @@ final class CompletionRecords {
     }
 
     /** The queues, created together by the first observer. */
-    private record Channel(MpmcAtomicArrayQueue<Record> free, MpscAtomicArrayQueue<Record> filled) {
+    private record Channel(MpmcAtomicArrayQueue<Ended> free, MpscAtomicArrayQueue<Ended> filled) {
     }
 
     private final Counters counters;
@@ -52,7 +52,7 @@ final class CompletionRecords {
             final Channel created = new Channel(new MpmcAtomicArrayQueue<>(CAPACITY),
                 new MpscAtomicArrayQueue<>(CAPACITY));
             for (int i = 0; i < CAPACITY; i++) {
-                created.free().offer(new Record());
+                created.free().offer(new Ended());
             }
             channel = created;
         }
@@ -65,7 +65,7 @@ final class CompletionRecords {
         if (target == null) {
             return;
         }
-        final Record record = target.free().poll();
+        final Ended record = target.free().poll();
         if (record == null) {
             counters.increment(EngineCounter.COMPLETIONS_UNOBSERVED);
             return;
@@ -85,7 +85,7 @@ final class CompletionRecords {
             return 0;
         }
         int drained = 0;
-        Record record;
+        Ended record;
         while (drained < limit && (record = source.filled().poll()) != null) {
             tell(record);
             record.peer = null;
@@ -95,7 +95,7 @@ final class CompletionRecords {
         return drained;
     }
 
-    private void tell(final Record record) {
+    private void tell(final Ended record) {
         for (int i = 0; i < observers.size(); i++) {
             try {
                 observers.get(i).onCompletion(record.kind, record.peer, record.bytes, record.nanos, record.success);

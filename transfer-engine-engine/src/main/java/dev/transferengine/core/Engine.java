@@ -27,6 +27,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.SubmitStatus;
@@ -39,7 +40,9 @@ import dev.transferengine.spi.Transport;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -51,10 +54,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.YieldingIdleStrategy;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,8 +67,9 @@ final class Engine implements TransferEngine, Region.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     /** Engine option: CPU to pin the UVM watchers' polling thread to. */
     static final String UVM_POLL_CPU = "uvm.pollCpu";
-    private static final EngineClosedException CLOSED = new EngineClosedException("the engine is closed");
 
+    /** Shared by every call after close: stackless, so one per engine costs nothing to throw. */
+    private final EngineClosedException closedError = new EngineClosedException("the engine is closed");
     private final EngineConfig config;
     private final Transport transport;
     private final Counters counters;
@@ -93,10 +93,10 @@ final class Engine implements TransferEngine, Region.Owner {
         this.config = config;
         this.transport = transport;
         this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
-        this.callbacks = new CallbackDispatcher(counters);
+        this.callbacks = new CallbackDispatcher(counters, config.idleStrategy());
         this.imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
         // the callback thread idles like the workers: with spin, completions reach listeners without a park
-        this.callbackRunner = new AgentRunner(idleStrategy(), this::onAgentError, null, callbacks);
+        this.callbackRunner = new AgentRunner(callbacks.idle(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
         this.submissionPool = new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
@@ -105,7 +105,7 @@ final class Engine implements TransferEngine, Region.Owner {
             for (int g = 0; g < groups.length; g++) {
                 groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers,
                     submissionPool, System::nanoTime);
-                workers[g] = new AgentRunner(idleStrategy(), this::onAgentError, null, groups[g]);
+                workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
             for (final DomainGroup group : groups) {
@@ -117,14 +117,6 @@ final class Engine implements TransferEngine, Region.Owner {
         }
         LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
             groups.length, mainAddress().describe(), mainAddress());
-    }
-
-    private IdleStrategy idleStrategy() {
-        return switch (config.idleStrategy()) {
-            case SPIN -> new BusySpinIdleStrategy();
-            case YIELD -> new YieldingIdleStrategy();
-            case BACKOFF -> new BackoffIdleStrategy(100, 10, 1_000, 250_000);
-        };
     }
 
     /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */
@@ -190,6 +182,21 @@ final class Engine implements TransferEngine, Region.Owner {
             }
         }
         return peers;
+    }
+
+    /** Any thread: sums each category and reason over every NIC, in the order the first NIC lists them. */
+    @Override
+    public List<TransportEvent> transportEvents() {
+        final LinkedHashMap<String, TransportEvent> summed = new LinkedHashMap<>();
+        for (final DomainGroup group : groups) {
+            for (int nic = 0; nic < group.nicCount(); nic++) {
+                for (final TransportEvent event : group.domain(nic).events()) {
+                    summed.merge(event.category() + '/' + event.reason(), event, (a, b) -> new TransportEvent(
+                        a.category(), a.reason(), a.description(), a.count() + b.count()));
+                }
+            }
+        }
+        return List.copyOf(summed.values());
     }
 
     @Override
@@ -284,10 +291,7 @@ final class Engine implements TransferEngine, Region.Owner {
                 return;
             }
             regions.remove(r);
-            await(groups[r.group()].call(g -> {
-                g.deregister(r);
-                return null;
-            }), config.operationTimeout(), "deregistering " + region);
+            await(groups[r.group()].run(g -> g.deregister(r)), config.operationTimeout(), "deregistering " + region);
         } finally {
             exit();
         }
@@ -428,10 +432,7 @@ final class Engine implements TransferEngine, Region.Owner {
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
-            await(groups[0].call(g -> {
-                g.addReceivePool(pool);
-                return null;
-            }), config.operationTimeout(), "posting receives");
+            await(groups[0].run(g -> g.addReceivePool(pool)), config.operationTimeout(), "posting receives");
             return pool;
         } finally {
             exit();
@@ -571,7 +572,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     private void enter() {
         if (!tryEnter()) {
-            throw CLOSED;
+            throw closedError;
         }
     }
 
@@ -591,7 +592,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw CLOSED;
+            throw closedError;
         }
     }
 
@@ -599,10 +600,11 @@ final class Engine implements TransferEngine, Region.Owner {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final ExecutionException e) {
-            if (e.getCause() instanceof TransferEngineException engineError) {
+            final Throwable cause = Objects.requireNonNullElse(e.getCause(), e);
+            if (cause instanceof TransferEngineException engineError) {
                 throw engineError;
             }
-            throw new TransferEngineException(what + " failed: " + e.getCause(), e.getCause());
+            throw new TransferEngineException(what + " failed: " + cause, cause);
         } catch (final TimeoutException e) {
             throw new TransferTimeoutException(what + " did not finish within " + timeout);
         } catch (final InterruptedException e) {

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class InFlightTable {
 
-    private final Submission[] slots;
+    private final @Nullable Submission[] slots;
     private final int[] generations;
     private final long[] deadlines;
     /** Bit per NIC that holds a piece of the slot's operation. */

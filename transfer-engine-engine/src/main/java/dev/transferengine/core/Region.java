@@ -15,7 +15,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Region implements MemoryRegion {
 
     /** The keys on each NIC and the descriptor that names them. */
-    record Keys(long[] keys, MrDesc descriptor) {
+    static final class Keys {
+        private final long[] keys;
+        private final MrDesc descriptor;
+
+        Keys(final long[] keys, final MrDesc descriptor) {
+            this.keys = keys;
+            this.descriptor = descriptor;
+        }
+
+        /** The key on NIC {@code nic}. */
+        long key(final int nic) {
+            return keys[nic];
+        }
+
+        MrDesc descriptor() {
+            return descriptor;
+        }
     }
 
     /** The engine that registered a region: re-keys it on its group's worker. */
@@ -38,13 +54,14 @@ final class Region implements MemoryRegion {
         this.keys = keys;
     }
 
+    @SuppressWarnings("ReferenceEquality") // identity on purpose: the very engine that registered it
     boolean belongsTo(final Owner engine) {
         return owner == engine;
     }
 
     /** The key on NIC {@code nic} of its group (the local handle for that NIC). */
     long key(final int nic) {
-        return keys.keys()[nic];
+        return keys.key(nic);
     }
 
     Keys keys() {

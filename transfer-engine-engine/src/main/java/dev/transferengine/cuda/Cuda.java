@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Set {@code -Dtransferengine.cuda.disabled=true} to turn CUDA off.
  */
-public final class Cuda {
+final class Cuda {
 
     /** System property that turns CUDA off. */
     public static final String DISABLED_PROPERTY = "transferengine.cuda.disabled";

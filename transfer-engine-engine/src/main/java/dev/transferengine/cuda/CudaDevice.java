@@ -21,7 +21,7 @@ import jcuda.driver.CUdevice;
  * <p>The driver binds a context to a thread: every method here makes the context current on the calling thread
  * first. All methods are thread-safe.
  */
-public final class CudaDevice {
+final class CudaDevice {
 
     private static final ConcurrentMap<Integer, CudaDevice> DEVICES = new ConcurrentHashMap<>();
 

@@ -15,7 +15,7 @@ import java.lang.invoke.MethodHandle;
  * it is called straight in {@code libcuda.so.1}. RDMA transports register the descriptor with the NIC
  * ({@code fi_mr_regattr} with a dmabuf, {@code ibv_reg_dmabuf_mr}).
  */
-public final class CudaDmaBuf {
+final class CudaDmaBuf {
 
     static final String LIBRARY = "libcuda.so.1";
     private static final int CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1;

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Device.cuda(n))} takes: a segment whose address is the device pointer. It must not be read or written from the
  * host; copy with {@link #copyFromHost} and {@link #copyToHost}.
  */
-public final class DeviceBuffer implements AutoCloseable {
+final class DeviceBuffer implements AutoCloseable {
 
     private final CudaDevice device;
     private final RawDevicePointer pointer;

@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  * PCIe speed, and kernels can read and write it through {@link #devicePointer()}. The {@link #segment()} belongs to a
  * shared arena that is closed before the memory is freed, so a late access fails with an exception, not a crash.
  */
-public final class PinnedBuffer implements StagingBuffer {
+final class PinnedBuffer implements StagingBuffer {
 
     private final CudaDevice device;
     private final RawPointer pointer;

@@ -28,7 +28,7 @@ import jcuda.driver.CUstream;
  *
  * <p>Launches are asynchronous and thread-safe; {@link #synchronize()} waits for them.
  */
-public final class WatcherKernels implements AutoCloseable {
+final class WatcherKernels implements AutoCloseable {
 
     private static final String PTX = "watcher-kernels.ptx";
 

@@ -21,15 +21,27 @@ public final class NativeAccess {
         return NativeAccess.class.getModule().isNativeAccessEnabled();
     }
 
+    /** The manifest entry of an executable jar that grants native access to its class path. */
+    public static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
+
+    /**
+     * The exact flag that grants the engine native access where it runs now: {@link #ENABLE_FLAG} on the class
+     * path, {@code --enable-native-access=<module>} when the engine is a named module. Any thread.
+     */
+    public static String enableFlag() {
+        final Module module = NativeAccess.class.getModule();
+        return module.isNamed() ? "--enable-native-access=" + module.getName() : ENABLE_FLAG;
+    }
+
     /** Null when native access is enabled, otherwise why not and how to enable it. Any thread. */
     public static @Nullable String unavailabilityCause() {
         if (isEnabled()) {
             return null;
         }
         final Module module = NativeAccess.class.getModule();
-        final String name = module.isNamed() ? module.getName() : "ALL-UNNAMED";
-        return "native access is not enabled for " + (module.isNamed() ? "module " + name : "the class path")
-            + "; start the JVM with --enable-native-access=" + name
-            + " (or add 'Enable-Native-Access: ALL-UNNAMED' to the executable jar's manifest)";
+        // the manifest entry only names ALL-UNNAMED: a named module needs the flag
+        return "native access is not enabled for " + (module.isNamed() ? "module " + module.getName()
+            : "the class path") + "; start the JVM with " + enableFlag()
+            + (module.isNamed() ? "" : " (or add '" + MANIFEST_ENTRY + "' to the executable jar's manifest)");
     }
 }

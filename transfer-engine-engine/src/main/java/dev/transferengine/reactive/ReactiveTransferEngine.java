@@ -48,6 +48,9 @@ public final class ReactiveTransferEngine {
 
     private final TransferEngine engine;
     private final ReactiveOptions options;
+    private final TransferObserver observer;
+    /** False for {@link TransferObserver#NONE}: then transfers are not even described. */
+    private final boolean observed;
     private final Set<ReceivePool> livePools = ConcurrentHashMap.newKeySet();
     private final Flux<Integer> unexpectedImms;
 
@@ -57,8 +60,20 @@ public final class ReactiveTransferEngine {
     }
 
     public ReactiveTransferEngine(final TransferEngine engine, final ReactiveOptions options) {
+        this(engine, options, TransferObserver.NONE);
+    }
+
+    /**
+     * A facade whose writes, sends and imm waits are wrapped by {@code observer}, e.g. to open a Micrometer
+     * {@code Observation} for each (the Spring Boot starter does when an {@code ObservationRegistry} exists).
+     */
+    @SuppressWarnings("ReferenceEquality") // NONE is one instance, and identity is what marks it
+    public ReactiveTransferEngine(final TransferEngine engine, final ReactiveOptions options,
+                                  final TransferObserver observer) {
         this.engine = engine;
         this.options = options;
+        this.observer = observer;
+        this.observed = observer != TransferObserver.NONE;
         this.unexpectedImms = Flux.<Integer>push(this::listenToImms, FluxSink.OverflowStrategy.BUFFER)
             .publish()
             .refCount();
@@ -73,18 +88,25 @@ public final class ReactiveTransferEngine {
         return options;
     }
 
+    /** What wraps this facade's writes, sends and imm waits; {@link TransferObserver#NONE} by default. */
+    public TransferObserver observer() {
+        return observer;
+    }
+
     /**
      * Posts {@code request} on subscribe; completes empty when every write of it completed. A write still in flight
      * after the engine's operation timeout fails with {@link TransferTimeoutException}.
      */
     public Mono<Void> write(final WriteRequest request) {
-        return Mono.create(sink -> {
+        final Mono<Void> write = Mono.create(sink -> {
             try {
                 engine.submit(request, new SinkListener(sink));
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
         });
+        return !observed ? write
+            : observer.observe(TransferDescription.of(engine.transport(), request), write);
     }
 
     /**
@@ -97,13 +119,15 @@ public final class ReactiveTransferEngine {
 
     /** Sends a copy of {@code message} to {@code peer} on subscribe. The segment is read at each subscription. */
     public Mono<Void> send(final NetAddr peer, final MemorySegment message) {
-        return Mono.create(sink -> {
+        final Mono<Void> send = Mono.create(sink -> {
             try {
                 engine.send(peer, message, new SinkListener(sink));
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
         });
+        return !observed ? send
+            : observer.observe(TransferDescription.send(engine.transport(), peer), send);
     }
 
     /** {@link #expectImm(int, int, Duration)} with the default imm timeout. */
@@ -133,8 +157,10 @@ public final class ReactiveTransferEngine {
             // A counter keeps the credits, where removeImmCount would hand them back and lose them for a retry.
             sink.onCancel(() -> engine.immCounter(imm));
         });
-        return expectation.timeout(timeout, Mono.error(() -> new TransferTimeoutException(
+        final Mono<Void> wait = expectation.timeout(timeout, Mono.error(() -> new TransferTimeoutException(
             "expected " + count + " imm events for imm " + imm + " within " + timeout + "; they did not all arrive")));
+        return !observed ? wait
+            : observer.observe(TransferDescription.immWait(engine.transport()), wait);
     }
 
     /**

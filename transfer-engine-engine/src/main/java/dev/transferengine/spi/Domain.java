@@ -3,6 +3,7 @@ package dev.transferengine.spi;
 import dev.transferengine.Device;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.TransportEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -68,6 +69,15 @@ public interface Domain extends AutoCloseable {
      * the worker; must not block.
      */
     void cancel(long token);
+
+    /**
+     * This NIC's counts of failed handshakes, refused connections and requests, closed connections and evicted peers
+     * (see {@link dev.transferengine.TransportEvent}), always the same categories and reasons in the same order.
+     * Any thread; allocates the list.
+     */
+    default List<TransportEvent> events() {
+        return List.of();
+    }
 
     /** Closes the NIC. Operations still posted are failed through the listener. */
     @Override

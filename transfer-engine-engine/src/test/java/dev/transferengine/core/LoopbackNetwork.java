@@ -150,7 +150,7 @@ final class LoopbackNetwork implements Transport {
                 return known;
             }
             peers.add(peer);
-            return peers.size() - 1;
+            return peers.size() - 1L;
         }
 
         @Override

@@ -167,7 +167,8 @@ class CudaGpuTest {
             try {
                 fd = CudaDmaBuf.export(device, buffer.devicePointer(), buffer.byteSize());
             } catch (final DeviceUnavailableException e) {
-                assumeTrue(!e.getMessage().contains("NOT_SUPPORTED"), "dma-buf not supported here: " + e.getMessage());
+                final String message = String.valueOf(e.getMessage());
+                assumeTrue(!message.contains("NOT_SUPPORTED"), "dma-buf not supported here: " + message);
                 throw e;
             }
             assertThat(fd).isNotNegative();

@@ -42,17 +42,17 @@ final class DashboardSampler {
         final EngineMetrics metrics = engine.metrics();
         final List<DashboardSnapshot.Nic> nics = engine.nics().stream().map(nic -> nic(nic, metrics)).toList();
         final List<DashboardSnapshot.Peer> peers = engine.peers().stream()
-            .map(peer -> new DashboardSnapshot.Peer(peer.group() + "." + peer.nic(), peer.address().toString(),
+            .map(peer -> new DashboardSnapshot.Peer(peer.group() + "." + peer.nic(), peer.address().describe(),
                 peer.state(), peer.lastError()))
             .toList();
-        return new DashboardSnapshot.Engine(name, engine.transport(), engine.mainAddress().toString(),
+        return new DashboardSnapshot.Engine(name, engine.transport(), engine.mainAddress().describe(),
             engine.isHealthy(), metrics.inFlight(), nics, peers);
     }
 
     private static DashboardSnapshot.Nic nic(final NicInfo nic, final EngineMetrics metrics) {
         final int g = nic.group();
         final int n = nic.nic();
-        return new DashboardSnapshot.Nic(g + "." + n, nic.address().toString(), nic.healthy(),
+        return new DashboardSnapshot.Nic(g + "." + n, nic.address().describe(), nic.healthy(),
             metrics.counter(g, n, NicCounter.BYTES_WRITTEN), metrics.counter(g, n, NicCounter.BYTES_RECEIVED),
             metrics.counter(g, n, NicCounter.IMMS), metrics.counter(g, n, NicCounter.WRITES));
     }

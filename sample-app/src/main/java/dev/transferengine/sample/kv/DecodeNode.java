@@ -80,8 +80,14 @@ public final class DecodeNode implements AutoCloseable {
         if (!current.compareAndSet(previous, session)) {
             throw new BusyException("another transfer started at the same time");
         }
+        if (previous != null && !previous.completed()) {
+            // The previous transfer was abandoned (timed out): its writes may still be on the way. New keys fence
+            // them, so none lands in pages this session hands out again; the old descriptor is refused from now on.
+            pool.region().rekey();
+            LOG.info("transfer {} was abandoned: page pool re-keyed before session {}", previous.id, session.id);
+        }
         session.arm();
-        return new KvSessionGrant(session.id, pageTable.clone());
+        return new KvSessionGrant(session.id, pageTable.clone(), pool.region().descriptor().toText());
     }
 
     /**
@@ -117,6 +123,7 @@ public final class DecodeNode implements AutoCloseable {
         private final long start = System.nanoTime();
         private final Mono<List<Long>> arrivals;
         private volatile boolean finished;
+        private volatile boolean completed;
 
         /** Expects {@code pages} imms per layer (a paged write raises one per page); records when each layer completed. */
         KvSession(final String id, final int[] pageTable) {
@@ -129,12 +136,18 @@ public final class DecodeNode implements AutoCloseable {
             }
             this.arrivals = Flux.mergeSequential(layers)
                 .collectList()
+                .doOnNext(arrived -> completed = true)
                 .doFinally(signal -> finished = true)
                 .cache();
         }
 
         boolean finished() {
             return finished;
+        }
+
+        /** Every layer arrived: nothing of this transfer is still on the way. */
+        boolean completed() {
+            return completed;
         }
 
         /** Subscribing arms the expectations, before prefill hears that the session exists. */

@@ -6,7 +6,9 @@ package dev.transferengine.sample.kv;
  *
  * @param id        the session
  * @param pageTable decode page per transferred page, the same in every layer
+ * @param region    the page pool's descriptor (text form) to write this session with: after an abandoned session
+ *                  decode re-keys the pool, so writes with an older descriptor are refused
  */
 @SuppressWarnings("ArrayRecordComponent") // a JSON message, never compared or hashed
-public record KvSessionGrant(String id, int[] pageTable) {
+public record KvSessionGrant(String id, int[] pageTable, String region) {
 }

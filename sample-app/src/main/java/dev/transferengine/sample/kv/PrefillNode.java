@@ -82,8 +82,9 @@ public final class PrefillNode implements AutoCloseable {
             final long step = steps.incrementAndGet();
             return decode.descriptor(decodeUrl)
                 .map(this::destination)
-                .flatMap(dst -> decode.open(decodeUrl, pages)
-                    .flatMap(grant -> run(step, tokens, pages, dst, grant, decodeUrl)))
+                // the grant's keys, not the descriptor's: decode re-keys its pool after an abandoned session
+                .flatMap(checked -> decode.open(decodeUrl, pages)
+                    .flatMap(grant -> run(step, tokens, pages, MrDesc.parse(grant.region()), grant, decodeUrl)))
                 // released before the result goes downstream, so a caller may start the next one from its onNext
                 .doOnTerminate(() -> busy.set(false))
                 .doOnCancel(() -> busy.set(false));

@@ -57,8 +57,10 @@ public final class ServiceToken {
     }
 
     /**
+     * Whether {@code presented} is this token, compared in constant time.
+     *
      * @param presented a token a caller presented
-     * @return whether it is this one, compared in constant time
+     * @return whether it is this one
      */
     boolean matches(final String presented) {
         return MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 import org.awaitility.core.ConditionFactory;
 
@@ -54,12 +55,14 @@ class DashboardBrowserTest {
                 // a chart line with half a minute of rates makes the screenshot worth looking at
                 page.until(() -> points(browser, "decodeEngine", "in"), points -> points >= 60);
 
-                assertThat(browser.findElements(By.cssSelector(".engine")))
-                    .extracting(card -> card.getDomAttribute("data-engine"))
+                // each read retried as a whole: a redraw between finding an element and reading it makes it stale
+                assertThat(page.until(() -> browser.findElements(By.cssSelector(".engine")).stream()
+                        .map(card -> card.getDomAttribute("data-engine")).toList(), Objects::nonNull))
                     .containsExactly("transferEngine", "decodeEngine");
-                assertThat(browser.findElement(By.id("status")).getText()).startsWith("live");
-                assertThat(browser.findElement(By.cssSelector("#latencies tbody")).getText())
-                    .contains("sample.kv.layer.write");
+                assertThat(page.until(() -> browser.findElement(By.id("status")).getText(), Objects::nonNull))
+                    .startsWith("live");
+                assertThat(page.until(() -> browser.findElement(By.cssSelector("#latencies tbody")).getText(),
+                    Objects::nonNull)).contains("sample.kv.layer.write");
                 Files.createDirectories(SCREENSHOT.getParent());
                 Files.write(SCREENSHOT, ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
             } finally {
@@ -95,8 +98,9 @@ class DashboardBrowserTest {
     }
 
     private static int points(final WebDriver page, final String engine, final String field) {
-        final List<String> points = List.of(page.findElement(By.cssSelector(".engine[data-engine='" + engine
-            + "'] polyline[data-nic='0.0'][data-field='" + field + "']")).getDomAttribute("points").split(" "));
+        final String attribute = page.findElement(By.cssSelector(".engine[data-engine='" + engine
+            + "'] polyline[data-nic='0.0'][data-field='" + field + "']")).getDomAttribute("points");
+        final List<String> points = List.of(Objects.requireNonNull(attribute, "the polyline has points").split(" "));
         return points.size();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.core.ParameterizedTypeReference;
@@ -34,6 +35,9 @@ class DashboardControllerTest {
             assertThat(later.engines()).extracting(DashboardSnapshot.Engine::name)
                 .containsExactly("transferEngine", "decodeEngine");
             assertThat(nic(later, "decodeEngine").imms()).isPositive();
+            // addresses as people read them, not the hex of the wire form
+            assertThat(engine(later, "decodeEngine").address()).startsWith("tcp://127.0.0.1:");
+            assertThat(nic(later, "transferEngine").address()).startsWith("tcp://127.0.0.1:");
             // prefill's peer is decode's engine, and it is connected
             assertThat(engine(later, "transferEngine").peers())
                 .anySatisfy(peer -> {
@@ -66,8 +70,8 @@ class DashboardControllerTest {
             .bodyToFlux(EVENT)
             .blockFirst(Duration.ofMinutes(1));
         assertThat(event).isNotNull();
-        assertThat(event.event()).isEqualTo("snapshot");
-        return event.data();
+        assertThat(Objects.requireNonNull(event).event()).isEqualTo("snapshot");
+        return Objects.requireNonNull(event.data(), "a snapshot event carries a snapshot");
     }
 
     private static DashboardSnapshot.Engine engine(final DashboardSnapshot snapshot, final String name) {

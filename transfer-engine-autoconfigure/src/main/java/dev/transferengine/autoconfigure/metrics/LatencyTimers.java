@@ -45,6 +45,7 @@ final class LatencyTimers implements CompletionObserver {
     }
 
     @Override
+    @SuppressWarnings("EnumOrdinal") // a flat table of timers indexed by kind: no EnumMap lookup per completion
     public void onCompletion(final OperationKind kind, final @Nullable NetAddr peer, final long bytes,
                              final long nanos, final boolean success) {
         final int slot = kind.ordinal() * 2 + (success ? 0 : 1);
@@ -73,6 +74,7 @@ final class LatencyTimers implements CompletionObserver {
         return created;
     }
 
+    @SuppressWarnings("ReferenceEquality") // identity on purpose: which of the tables it is, not equal contents
     private String peerTag(final @Nullable NetAddr peer, final Timer[] timers) {
         if (timers == group) {
             return "group";

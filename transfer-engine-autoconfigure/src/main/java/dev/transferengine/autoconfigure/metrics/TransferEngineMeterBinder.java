@@ -4,6 +4,7 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.time.Duration;
@@ -28,6 +29,8 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
     static final String PREFIX = "transfer.engine.";
     private static final String BYTES = "Payload bytes per NIC: out = written and sent, in = placed into local memory";
+    private static final String TRANSPORT_EVENTS = "What the transport stopped at a bound or a trust check, by reason: "
+        + "failed handshakes, refused connections and requests, connections it closed, peers it forgot";
     private static final String WORK_REQUESTS = "Work requests each NIC completed, by kind";
 
     private final Map<String, TransferEngine> engines;
@@ -98,6 +101,9 @@ public final class TransferEngineMeterBinder implements MeterBinder {
                 .tag("engine", name)
                 .strongReference(true)
                 .register(registry);
+            for (final TransportEvent event : engine.transportEvents()) {
+                transportEvent(event.category(), event.reason());
+            }
             metrics.addCompletionObserver(new LatencyTimers(registry, name, latencySlo, maxPeerTags));
         }
 
@@ -146,6 +152,24 @@ public final class TransferEngineMeterBinder implements MeterBinder {
                 .tags(tags);
         }
 
+        /** {@code transfer.engine.handshakes.failed}, {@code .refusals}, {@code .connections.closed}, {@code .peers.evicted}. */
+        private void transportEvent(final String category, final String reason) {
+            FunctionCounter.builder(PREFIX + category, engine, e -> count(e, category, reason))
+                .description(TRANSPORT_EVENTS)
+                .tag("engine", name)
+                .tag("reason", reason)
+                .register(registry);
+        }
+
+        private static double count(final TransferEngine engine, final String category, final String reason) {
+            for (final TransportEvent event : engine.transportEvents()) {
+                if (event.category().equals(category) && event.reason().equals(reason)) {
+                    return event.count();
+                }
+            }
+            return 0;
+        }
+
         private void peers(final String state, final boolean unreachable) {
             Gauge.builder(PREFIX + "peers", engine, e -> e.peers().stream()
                     .filter(peer -> peer.unreachable() == unreachable).count())
@@ -155,6 +179,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
                 .register(registry);
         }
 
+        @SuppressWarnings("ReferenceEquality") // identity on purpose: the facades over this very engine
         private double postedReceives() {
             return reactives.values().stream().filter(reactive -> reactive.engine() == engine)
                 .mapToInt(ReactiveTransferEngine::postedReceives).sum();

@@ -8,6 +8,7 @@ import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 import dev.transferengine.autoconfigure.endpoint.TransferEngineEndpoint.EngineDescriptor;
 
 import java.lang.foreign.Arena;
+import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -31,7 +32,7 @@ class TransferEngineEndpointAutoConfigurationTests {
                     engine.register(arena.allocate(8192, 4096), Device.host());
 
                     final TransferEngineEndpoint endpoint = context.getBean(TransferEngineEndpoint.class);
-                    final EngineDescriptor descriptor = endpoint.engine("transferEngine");
+                    final EngineDescriptor descriptor = Objects.requireNonNull(endpoint.engine("transferEngine"));
 
                     assertThat(endpoint.engines().engines()).containsOnlyKeys("transferEngine");
                     assertThat(endpoint.engine("noSuchEngine")).isNull();

@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
@@ -48,9 +49,9 @@ class DescriptorExchangeTests {
             final MemoryRegion sourceRegion = prefillEngine.engine().register(source, Device.host());
             final DescriptorFetcher fetcher = prefill.getBean(DescriptorFetcher.class);
 
-            final ServiceDescriptors published = fetcher.fetch(baseUrl(decode)).block(WAIT);
+            final ServiceDescriptors published = Objects.requireNonNull(fetcher.fetch(baseUrl(decode)).block(WAIT));
             assertThat(published.mainAddress()).isEqualTo(decodeEngine.engine().mainAddress());
-            final MrDesc target = published.regions().get("kv-pool");
+            final MrDesc target = Objects.requireNonNull(published.regions().get("kv-pool"), "kv-pool published");
             StepVerifier.create(prefillEngine.write(SingleWrite.of(sourceRegion, 0, SIZE, target, 0).withImm(IMM))
                     .then(decodeEngine.expectImm(IMM, 1)))
                 .expectComplete().verify(WAIT);

@@ -7,6 +7,7 @@ import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,7 @@ class TransferEngineHealthContributorAutoConfigurationTests {
         runner.run(context -> {
             context.getBean(TransferEngine.class).close();
 
-            assertThat(indicator(context).health().getStatus())
+            assertThat(health(context).getStatus())
                 .isEqualTo(Status.DOWN);
         });
     }
@@ -65,15 +66,16 @@ class TransferEngineHealthContributorAutoConfigurationTests {
                 CompositeHealthContributor.class);
             assertThat(composite.stream().map(HealthContributors.Entry::name))
                 .containsExactlyInAnyOrder("prefillEngine", "decodeEngine");
-            final HealthIndicator decode = (HealthIndicator) composite.getContributor("decodeEngine");
-            assertThat(decode.health().getDetails()).containsEntry("mainAddress",
+            final HealthIndicator decode = (HealthIndicator) Objects.requireNonNull(
+                composite.getContributor("decodeEngine"));
+            assertThat(Objects.requireNonNull(decode.health()).getDetails()).containsEntry("mainAddress",
                 context.getBean("decodeEngine", TransferEngine.class).mainAddress().describe());
         });
     }
 
     @Test
     void addressesAreReadable() {
-        runner.run(context -> assertThat((String) indicator(context).health().getDetails().get("mainAddress"))
+        runner.run(context -> assertThat((String) health(context).getDetails().get("mainAddress"))
             .matches("tcp://127\\.0\\.0\\.1:\\d+"));
     }
 
@@ -100,6 +102,10 @@ class TransferEngineHealthContributorAutoConfigurationTests {
 
     private static HealthIndicator indicator(final ApplicationContext context) {
         return context.getBean("transferEngineHealthContributor", HealthIndicator.class);
+    }
+
+    private static Health health(final ApplicationContext context) {
+        return Objects.requireNonNull(indicator(context).health(), "the indicator reports a health");
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,10 +1,12 @@
 package dev.transferengine.autoconfigure.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.ReactiveTransferEngineAutoConfiguration;
@@ -13,6 +15,7 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -81,6 +84,32 @@ class TransferEngineMetricsAutoConfigurationTests {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(registry.get(
                     "transfer.engine.latency").tags("engine", "transferEngine", "kind", "write", "outcome", "success")
                 .timer().count()).isEqualTo(1));
+        });
+    }
+
+    @Test
+    void aPeerWithAnotherClusterKeyIsCountedAsAFailedHandshakeByReason() {
+        runner.run(context -> {
+            final MeterRegistry registry = new SimpleMeterRegistry();
+            context.getBean(TransferEngineMeterBinder.class).bindTo(registry);
+            final TransferEngine engine = context.getBean(TransferEngine.class);
+            try (TransferEngine stranger = TransferEngine.builder()
+                    .option("tcp.clusterKey", "another-cluster-key-0123456789").build();
+                 Arena arena = Arena.ofShared()) {
+                // The connecting side checks the acceptor's proof first, and counts before it fails the write.
+                final MemoryRegion source = engine.register(arena.allocate(64), Device.host());
+                final MemoryRegion target = stranger.register(arena.allocate(64), Device.host());
+                assertThatThrownBy(() -> engine.submit(SingleWrite.of(source, 0, 64, target.descriptor(), 0))
+                    .get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerUnreachableException.class);
+            }
+
+            assertThat(registry.get("transfer.engine.handshakes.failed").tags("engine", "transferEngine",
+                "reason", "auth").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("transfer.engine.refusals").tag("reason", "unknown_key").functionCounter()
+                .count()).isZero();
+            assertThat(registry.get("transfer.engine.handshakes.failed").functionCounters())
+                .extracting(meter -> meter.getId().getTag("reason"))
+                .contains("version", "auth", "malformed", "timeout", "tls", "closed");
         });
     }
 

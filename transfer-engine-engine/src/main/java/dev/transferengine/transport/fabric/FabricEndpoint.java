@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -312,7 +313,7 @@ final class FabricEndpoint implements AutoCloseable {
         closeQuietly(null);
     }
 
-    private void closeQuietly(final RuntimeException primary) {
+    private void closeQuietly(final @Nullable RuntimeException primary) {
         for (int i = opened.size() - 1; i >= 0; i--) {
             final MemorySegment object = opened.get(i);
             try {

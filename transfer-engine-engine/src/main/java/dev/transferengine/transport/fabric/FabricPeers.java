@@ -126,7 +126,7 @@ final class FabricPeers {
         while (held.hasNext()) {
             final var next = held.next();
             final FabricLocalEndpoints.Entry local = next.getValue();
-            if (!all && !local.gone || released.contains(next.getKey())) {
+            if ((!all && !local.gone) || released.contains(next.getKey())) {
                 continue;
             }
             final long handle = next.getKey();

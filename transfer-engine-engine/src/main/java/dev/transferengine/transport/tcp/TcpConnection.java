@@ -22,6 +22,8 @@ abstract class TcpConnection {
 
     final TcpConnectionContext context;
     final SocketChannel channel;
+    /** TLS over {@link #channel}, or null for plain bytes; {@link #read} and {@link #flush} go through it. */
+    final @Nullable TcpTls tls;
     final SelectionKey key;
 
     /** Encoded bytes: {@code [out.position(), encoded)} wait to be written; the limit stays at the capacity. */
@@ -52,10 +54,11 @@ abstract class TcpConnection {
     private long quietSince;
 
     /** Takes its buffers from the domain's pool; registers (or re-attaches) the channel with the selector. */
-    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final int interestOps,
-                  final int outCapacity, final int inCapacity) throws IOException {
+    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final @Nullable TcpTls tls,
+                  final int interestOps, final int outCapacity, final int inCapacity) throws IOException {
         this.context = context;
         this.channel = channel;
+        this.tls = tls;
         this.out = context.buffers().take(outCapacity);
         this.outMemory = MemorySegment.ofBuffer(out);
         this.outFrame = new TcpFrame(out);
@@ -94,7 +97,36 @@ abstract class TcpConnection {
         if (!closed && (readyOps & SelectionKey.OP_WRITE) != 0) {
             work += flush();
         }
+        if (tls != null && !closed) {
+            afterTls(tls);
+        }
         return work;
+    }
+
+    /**
+     * What TLS needs beyond the selector: a flush once its handshake let the frames go, OP_WRITE while encrypted
+     * bytes wait, and another read for decrypted bytes the selector cannot report.
+     */
+    private void afterTls(final TcpTls wire) {
+        if (wire.takeFinished()) {
+            markDirty();
+        }
+        if (wire.pendingOutput()) {
+            writeInterest(true);
+        }
+        if (wire.pendingInput() && (readInterest() & SelectionKey.OP_READ) != 0) {
+            context.readAgain(key);
+        }
+    }
+
+    /** Reads plain bytes, through TLS if the connection has it. */
+    final int read(final ByteBuffer dst) throws IOException {
+        return tls == null ? channel.read(dst) : tls.read(dst);
+    }
+
+    /** Scattering {@link #read(ByteBuffer)}. */
+    final long read(final ByteBuffer[] dsts) throws IOException {
+        return tls == null ? channel.read(dsts) : tls.read(dsts);
     }
 
     int onConnectable() throws IOException {
@@ -121,7 +153,7 @@ abstract class TcpConnection {
         return 0;
     }
 
-    /** Asks the domain to flush this connection at the end of the current poll step. */
+    /** Asks the domain to flush this connection at its next flush step (the start of the next poll at the latest). */
     final void markDirty() {
         if (!dirty && !closed) {
             dirty = true;
@@ -138,6 +170,11 @@ abstract class TcpConnection {
         if (closed || !writable()) {
             return 0;
         }
+        if (tls != null && !tls.flush()) {
+            // Encrypted bytes still wait for the socket (OP_WRITE), or the TLS handshake waits for the peer (OP_READ).
+            writeInterest(tls.pendingOutput());
+            return 0;
+        }
         int writes = 0;
         while (true) {
             if (out.position() == encoded && large == null) {
@@ -152,11 +189,11 @@ abstract class TcpConnection {
             final long offered = (long) out.remaining() + (large == null ? 0 : large.remaining());
             final long written;
             if (large == null) {
-                written = channel.write(out);
+                written = tls == null ? channel.write(out) : tls.write(out);
             } else {
                 gather[0] = out;
                 gather[1] = large;
-                written = channel.write(gather);
+                written = tls == null ? channel.write(gather) : tls.write(gather);
             }
             out.limit(out.capacity());
             if (written == 0) {
@@ -170,7 +207,8 @@ abstract class TcpConnection {
                 break; // the socket is full: another write now would only return 0
             }
         }
-        writeInterest(out.position() < encoded || large != null);
+        final boolean unsent = out.position() < encoded || large != null;
+        writeInterest(tls == null ? unsent : tls.pendingOutput() || (unsent && !tls.handshaking()));
         return writes + afterFlush();
     }
 

@@ -4,9 +4,13 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+
+import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -36,6 +40,16 @@ interface TcpConnectionContext {
 
     /** The proofs of the handshake. */
     TcpAuthenticator authenticator();
+
+    /**
+     * TLS for a new socket to {@code peer} (null: this side accepts), or null when the NIC runs without TLS.
+     *
+     * @throws javax.net.ssl.SSLException if the TLS engine cannot start
+     */
+    @Nullable TcpTls tls(SocketChannel channel, @Nullable InetSocketAddress peer) throws SSLException;
+
+    /** Dispatches {@code key} as readable again in this poll step: TLS holds bytes the selector cannot see. */
+    void readAgain(SelectionKey key);
 
     /** Counts a refused connection or request, and logs it rate limited. */
     void count(TcpCounter counter, String remote, String what);

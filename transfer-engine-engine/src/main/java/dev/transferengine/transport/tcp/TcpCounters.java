@@ -1,6 +1,10 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.TransportEvent;
+
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -12,6 +16,7 @@ import org.slf4j.LoggerFactory;
  * The {@link TcpCounter}s of one NIC. Counted on the worker, readable from any thread. Logging is rate limited per
  * counter, so a flood of bad connections costs one WARN line per interval, which says how many it stands for.
  */
+@SuppressWarnings("EnumOrdinal") // flat tables indexed by counter ordinal: no EnumMap or boxing on the worker
 final class TcpCounters {
 
     /** At most one line per counter this often. */
@@ -60,6 +65,16 @@ final class TcpCounters {
     /** Any thread. */
     long get(final TcpCounter counter) {
         return counts.get(counter.ordinal());
+    }
+
+    /** Every counter as a transport-neutral event; any thread. */
+    List<TransportEvent> events() {
+        final ArrayList<TransportEvent> events = new ArrayList<>(ALL.length);
+        for (final TcpCounter counter : ALL) {
+            events.add(new TransportEvent(counter.category(), counter.reason(), counter.description(),
+                counts.get(counter.ordinal())));
+        }
+        return events;
     }
 
     /** Every counter by name; any thread. */

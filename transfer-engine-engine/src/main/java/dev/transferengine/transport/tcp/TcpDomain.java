@@ -9,6 +9,8 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.RegionBoundsException;
 import dev.transferengine.TransferEngineException;
+import dev.transferengine.TransportEvent;
+import dev.transferengine.TransportTls;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
@@ -33,6 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -86,6 +91,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
+    /** Keys whose TLS holds decrypted bytes after their readiness was handled: read again this poll step. */
+    private ArrayList<SelectionKey> readAgain = new ArrayList<>();
+    private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
+    private final @Nullable TransportTls tls;
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
     private int selectedWork;
@@ -101,6 +110,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         this.staging = new TcpStaging(context.config());
         this.regions = new TcpRegions(staging);
         this.settings = settings;
+        this.tls = context.config().tls();
         this.nanoClock = nanoClock;
         this.now = nanoClock.getAsLong();
         this.lastSweep = now;
@@ -315,13 +325,21 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         } catch (final IOException e) {
             fail("selector failed: " + e);
         }
+        readAgain();
         work += staging.poll(this) + drainStaged();
         work += selectedWork;
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
             lastSweep = now;
             work += expire();
         }
-        work += flushScheduled();
+        // What reading scheduled (ACK/NACK answers, resumed writes) is flushed at the start of the next poll, not
+        // here: the engine credits the imms and completions this poll reported as soon as it returns, so an answer's
+        // write syscall stays off the path to the user's counter, and the next poll can send the answer together
+        // with a request the user posted in reply (one write instead of two). Output still pending counts as work,
+        // so the worker polls again without idling.
+        if (!toFlush.isEmpty()) {
+            work++;
+        }
         releaseClosed();
         return work;
     }
@@ -394,6 +412,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return counters.get(counter);
     }
 
+    /** Any thread. */
+    @Override
+    public List<TransportEvent> events() {
+        return counters.events();
+    }
+
     /** Every counter by name; any thread. */
     Map<String, Long> counters() {
         return counters.snapshot();
@@ -463,6 +487,32 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     @Override
     public void count(final TcpCounter counter, final String remote, final String what) {
         counters.count(counter, remote, what);
+    }
+
+    @Override
+    public @Nullable TcpTls tls(final SocketChannel channel, final @Nullable InetSocketAddress peer)
+        throws SSLException {
+        if (tls == null) {
+            return null;
+        }
+        final SSLEngine engine = peer == null ? tls.context().createSSLEngine()
+            : tls.context().createSSLEngine(peer.getHostString(), peer.getPort());
+        engine.setUseClientMode(peer != null);
+        if (peer == null) {
+            engine.setNeedClientAuth(tls.needClientAuth());
+        }
+        if (!tls.protocols().isEmpty()) {
+            engine.setEnabledProtocols(tls.protocols().toArray(String[]::new));
+        }
+        if (!tls.cipherSuites().isEmpty()) {
+            engine.setEnabledCipherSuites(tls.cipherSuites().toArray(String[]::new));
+        }
+        return new TcpTls(channel, engine);
+    }
+
+    @Override
+    public void readAgain(final SelectionKey key) {
+        readAgain.add(key);
     }
 
     @Override
@@ -561,10 +611,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         handshakes.remove(handshake);
         final String remote = TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from "
             + handshake.remote() + ")";
-        final boolean requestsFollowed = pipelined.hasRemaining();
+        final TcpTls connectionTls = handshake.tls();
+        final boolean requestsFollowed = pipelined.hasRemaining()
+            || (connectionTls != null && connectionTls.pendingInput());
         final TcpInbound connection;
         try {
-            connection = new TcpInbound(this, channel, announced, remote, pipelined);
+            connection = new TcpInbound(this, channel, connectionTls, announced, remote, pipelined);
         } catch (final IOException e) {
             LOG.warn("{}: dropping the authenticated connection from {}: {}", description, remote, e.toString());
             handshake.close();
@@ -674,6 +726,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             final TcpConnection connection = toFlush.get(i);
             try {
                 work += connection.flush();
+            } catch (final SSLException e) {
+                lost(connection, e);
             } catch (final IOException e) {
                 connection.lost("write failed: " + e.getMessage(), e);
             } catch (final RuntimeException e) {
@@ -686,21 +740,44 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     private void onSelected(final SelectionKey key) {
-        if (!key.isValid()) {
+        if (key.isValid()) {
+            dispatch(key, key.readyOps());
+        }
+    }
+
+    /** Reads again, once per step, the TLS connections that hold decrypted bytes (each may ask again next step). */
+    private void readAgain() {
+        if (readAgain.isEmpty()) {
             return;
         }
+        final ArrayList<SelectionKey> keys = readAgain;
+        readAgain = readingAgain;
+        readingAgain = keys;
+        for (int i = 0; i < keys.size(); i++) {
+            final SelectionKey key = keys.get(i);
+            if (key.isValid()) {
+                dispatch(key, SelectionKey.OP_READ);
+            }
+        }
+        keys.clear();
+    }
+
+    private void dispatch(final SelectionKey key, final int readyOps) {
         if (key.attachment() instanceof TcpHandshake handshake) {
             try {
-                selectedWork += handshake.onReady(key.readyOps());
+                selectedWork += handshake.onReady(readyOps);
+            } catch (final SSLException e) {
+                handshake.fail(TcpCounter.HANDSHAKE_TLS, "TLS failed: " + e.getMessage());
+                selectedWork++;
             } catch (final IOException e) {
                 handshake.fail(TcpCounter.HANDSHAKE_CLOSED, e.toString());
                 selectedWork++;
             }
         } else if (key.attachment() instanceof TcpConnection connection) {
             try {
-                selectedWork += connection.onReady(key.readyOps());
+                selectedWork += connection.onReady(readyOps);
             } catch (final IOException e) {
-                connection.lost(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+                lost(connection, e);
                 selectedWork++;
             } catch (final RuntimeException e) {
                 LOG.warn("{}: closing a connection after an unexpected error", description, e);
@@ -739,13 +816,25 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             }
             try {
                 TcpConnection.configure(channel, settings.socketBufferBytes());
-                handshakes.add(new TcpHandshake(this, channel, now + settings.handshakeTimeoutNanos()));
+                handshakes.add(new TcpHandshake(this, channel, tls(channel, null),
+                    now + settings.handshakeTimeoutNanos()));
             } catch (final IOException e) {
                 LOG.debug("{}: dropping an accepted connection: {}", description, e.toString());
                 closeQuietly(channel);
             }
         }
         return accepted;
+    }
+
+    /** A connection's socket or TLS failed: TLS failures are counted, as they end handshakes mostly. */
+    private void lost(final TcpConnection connection, final IOException e) {
+        final String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof SSLException) {
+            counters.count(TcpCounter.HANDSHAKE_TLS, describeRemote(connection.channel), message);
+            connection.lost("TLS failed: " + message, e);
+        } else {
+            connection.lost(message, e);
+        }
     }
 
     /** Closes handshakes and connections whose timeout expired (backwards: each removes itself). */
@@ -762,7 +851,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         for (int i = inbound.size() - 1; i >= 0; i--) {
             expired += inbound.get(i).expire(now, settings);
         }
-        for (final TcpPeer peer : peerSlots) {
+        for (int i = 0; i < peerSlots.size(); i++) { // indexed: an iterator per sweep was the data path's garbage
+            final TcpPeer peer = peerSlots.get(i);
             final TcpOutbound outbound = peer == null ? null : peer.outbound();
             if (outbound != null) {
                 expired += outbound.expire(now, settings);

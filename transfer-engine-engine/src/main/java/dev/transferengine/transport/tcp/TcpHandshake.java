@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,11 +22,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpHandshake {
 
+    /** The first byte of a TLS handshake record (a ClientHello); never the first byte of our magic. */
+    private static final byte TLS_HANDSHAKE_RECORD = 0x16;
     /** A HELLO, then an AUTH, then the first requests the peer pipelined behind it. */
     private static final int IN_CAPACITY = 2 * (TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
 
     private final TcpConnectionContext domain;
     private final SocketChannel channel;
+    private final @Nullable TcpTls tls;
     private final SelectionKey key;
     private final long deadlineNanos;
     private final String remote;
@@ -41,9 +45,11 @@ final class TcpHandshake {
     private boolean closeAfterWrite;
     private boolean done;
 
-    TcpHandshake(final TcpConnectionContext domain, final SocketChannel channel, final long deadlineNanos) throws IOException {
+    TcpHandshake(final TcpConnectionContext domain, final SocketChannel channel, final @Nullable TcpTls tls,
+                 final long deadlineNanos) throws IOException {
         this.domain = domain;
         this.channel = channel;
+        this.tls = tls;
         this.deadlineNanos = deadlineNanos;
         this.remote = String.valueOf(channel.getRemoteAddress());
         this.key = channel.register(domain.selector(), SelectionKey.OP_READ, this);
@@ -58,15 +64,33 @@ final class TcpHandshake {
         return remote;
     }
 
+    /** The connection's TLS, handed on to the inbound connection; null without TLS. */
+    @Nullable TcpTls tls() {
+        return tls;
+    }
+
     /** Handles readiness; returns the work done. */
     int onReady(final int readyOps) throws IOException {
+        final int work = handle(readyOps);
+        if (tls != null && key.isValid() && !done) {
+            if (tls.pendingOutput()) {
+                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+            if (tls.pendingInput()) {
+                domain.readAgain(key);
+            }
+        }
+        return work;
+    }
+
+    private int handle(final int readyOps) throws IOException {
         if ((readyOps & SelectionKey.OP_WRITE) != 0 && writeOut()) {
             return 1;
         }
         if ((readyOps & SelectionKey.OP_READ) == 0 || done) {
             return 0;
         }
-        final int read = channel.read(in);
+        final int read = tls == null ? channel.read(in) : tls.read(in);
         if (read < 0) {
             fail(TcpCounter.HANDSHAKE_CLOSED, "closed by the peer during the handshake");
             return 1;
@@ -78,6 +102,10 @@ final class TcpHandshake {
             frame.at(0);
             if (frame.hasOtherVersion()) {
                 refuseVersion(frame.version());
+                return 1;
+            }
+            if (tls == null && in.get(0) == TLS_HANDSHAKE_RECORD) {
+                fail(TcpCounter.HANDSHAKE_TLS, "the peer speaks TLS; this NIC has no TLS configured");
                 return 1;
             }
             if (!frame.hasValidPreamble() || frame.flags() != 0) {
@@ -113,7 +141,8 @@ final class TcpHandshake {
             in.compact();
             if (done) {
                 in.flip();
-                domain.onAuthenticated(this, channel, announced, connectorIncarnation, in);
+                domain.onAuthenticated(this, channel, Objects.requireNonNull(announced, "HELLO was read"),
+                    connectorIncarnation, in);
             }
         }
         return 1;
@@ -156,8 +185,8 @@ final class TcpHandshake {
     }
 
     private TcpAuthenticator.Handshake handshake() {
-        return new TcpAuthenticator.Handshake(connectorNonce, connectorIncarnation, connectorAddress, acceptorNonce,
-            domain.incarnation(), domain.addressBytes());
+        return new TcpAuthenticator.Handshake(Objects.requireNonNull(connectorNonce, "HELLO was read"),
+            connectorIncarnation, connectorAddress, acceptorNonce, domain.incarnation(), domain.addressBytes());
     }
 
     /** Tells a peer of another version which one we speak, then closes: the one thing said before authentication. */
@@ -185,8 +214,12 @@ final class TcpHandshake {
         if (!key.isValid()) {
             return true;
         }
-        channel.write(out);
-        if (out.hasRemaining()) {
+        if (tls == null) {
+            channel.write(out);
+        } else {
+            tls.write(out);
+        }
+        if (out.hasRemaining() || (tls != null && tls.pendingOutput())) {
             key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
             return false;
         }

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +34,7 @@ final class TcpInbound extends TcpConnection {
     private static final int AT_HEADER = 0;
     private static final int PLACING = 1;
     private static final int DISCARDING = 2;
+    private static final String PLACING_TARGET = "a payload being placed has its target";
 
     /**
      * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
@@ -95,9 +97,9 @@ final class TcpInbound extends TcpConnection {
      *
      * @throws IOException if the buffers cannot be had
      */
-    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final NetAddr peerAddress,
-               final String remote, final ByteBuffer pipelined) throws IOException {
-        super(context, channel, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
+    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final @Nullable TcpTls tls,
+               final NetAddr peerAddress, final String remote, final ByteBuffer pipelined) throws IOException {
+        super(context, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
         this.peerAddress = peerAddress;
         this.remote = remote;
         this.landing = new TcpLanding(context.staging());
@@ -177,18 +179,18 @@ final class TcpInbound extends TcpConnection {
     private long readIntoBuffer() throws IOException {
         compactIn(ANSWER_ROOM);
         if (state != AT_HEADER || !lastPayloadLarge) {
-            return channel.read(in);
+            return read(in);
         }
         // Read just the next header: if another large payload follows, it then lands in place, not in here.
         in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
-        final int read = channel.read(in);
+        final int read = read(in);
         in.limit(in.capacity());
         return read;
     }
 
     /** Reads the rest of a payload straight into its target, and what follows it into the read buffer. */
     private long readIntoTarget() throws IOException {
-        final TcpMemory memory = target;
+        final TcpMemory memory = Objects.requireNonNull(target, PLACING_TARGET);
         final boolean device = memory.device() >= 0;
         final ByteBuffer window = device ? landing.window() : memory.window(position, end);
         if (window == null) {
@@ -203,7 +205,7 @@ final class TcpInbound extends TcpConnection {
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
-        final long read = channel.read(scatter);
+        final long read = read(scatter);
         in.limit(in.capacity());
         final int placed = window.position() - before;
         position += placed;
@@ -235,7 +237,7 @@ final class TcpInbound extends TcpConnection {
                 }
             }
             if (state == PLACING) {
-                final TcpMemory memory = target;
+                final TcpMemory memory = Objects.requireNonNull(target, PLACING_TARGET);
                 if (!memory.live()) {
                     landing.abandon();
                     refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
@@ -288,7 +290,7 @@ final class TcpInbound extends TcpConnection {
         switch (frameType) {
             case TcpFrame.WRITE, TcpFrame.WRITE_IMM, TcpFrame.IMM -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD
-                    || frameType == TcpFrame.IMM && frameLength != 0) {
+                    || (frameType == TcpFrame.IMM && frameLength != 0)) {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();

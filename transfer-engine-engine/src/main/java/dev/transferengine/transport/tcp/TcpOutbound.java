@@ -38,8 +38,9 @@ final class TcpOutbound extends TcpConnection {
     private long nextId = 1;
 
     private TcpOutbound(final TcpConnectionContext context, final TcpPeer peer, final SocketChannel channel,
-                        final boolean connected, final long handshakeDeadlineNanos) throws IOException {
-        super(context, channel, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, TcpBuffers.LARGE,
+                        final @Nullable TcpTls tls, final boolean connected, final long handshakeDeadlineNanos)
+        throws IOException {
+        super(context, channel, tls, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, TcpBuffers.LARGE,
             TcpBuffers.SMALL);
         this.peer = peer;
         this.connected = connected;
@@ -62,8 +63,9 @@ final class TcpOutbound extends TcpConnection {
         final SocketChannel channel = SocketChannel.open();
         try {
             configure(channel, bufferBytes);
+            final @Nullable TcpTls tls = context.tls(channel, peer.socketAddress());
             final boolean connected = channel.connect(peer.socketAddress());
-            final TcpOutbound outbound = new TcpOutbound(context, peer, channel, connected, deadlineNanos);
+            final TcpOutbound outbound = new TcpOutbound(context, peer, channel, tls, connected, deadlineNanos);
             if (connected) {
                 context.onConnected(peer);
             }
@@ -196,11 +198,13 @@ final class TcpOutbound extends TcpConnection {
         int frames = 0;
         for (int reads = 0; reads < READS_PER_EVENT && !closed(); reads++) {
             compactIn(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
-            final int read = channel.read(in);
+            final int read = read(in);
             if (read < 0) {
-                lost(authenticated ? "connection closed by peer" : "connection closed by the peer during the "
-                    + "handshake: it may speak another wire protocol version than v" + TcpFrame.VERSION
-                    + ", or hold another cluster key", null);
+                lost(authenticated ? "connection closed by peer" : (tls != null && tls.handshaking())
+                    ? "connection closed by the peer during the TLS handshake: it may not use TLS (tcp TLS is set "
+                    + "on this side), or may not trust this side's certificate"
+                    : "connection closed by the peer during the handshake: it may speak another wire protocol "
+                    + "version than v" + TcpFrame.VERSION + ", hold another cluster key, or require TLS", null);
                 return frames + 1;
             }
             if (read == 0) {

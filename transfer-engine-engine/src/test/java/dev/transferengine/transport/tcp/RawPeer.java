@@ -3,6 +3,7 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.NetAddr;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,7 +24,7 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
     RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
-        this(new InetSocketAddress("127.0.0.1", target.port()), receiveBuffer);
+        this(new InetSocketAddress(InetAddress.getLoopbackAddress(), target.port()), receiveBuffer);
     }
 
     /** Connects to {@code target}, e.g. an engine's NIC, with a receive buffer of {@code receiveBuffer} bytes. */
@@ -46,7 +47,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The address a raw peer announces: nobody listens on it. */
-    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 9)).toBytes();
+    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)).toBytes();
     /** The incarnation a raw peer announces. */
     static final long INCARNATION = 0x1234;
 

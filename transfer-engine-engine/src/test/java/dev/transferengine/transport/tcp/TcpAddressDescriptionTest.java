@@ -14,7 +14,8 @@ class TcpAddressDescriptionTest {
     @Test
     void describeShowsTheSocketAddressTheDomainEncoded() throws UnknownHostException {
         for (final InetSocketAddress socket : new InetSocketAddress[] {
-            new InetSocketAddress("10.0.0.5", 7400), new InetSocketAddress("127.0.0.1", 258),
+            new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 0, 0, 5}), 7400),
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 258),
             new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535) }) {
             assertThat(TcpAddress.toNetAddr(socket).describe()).isEqualTo("tcp://" + TcpAddress.describe(socket));
         }

@@ -13,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -308,10 +309,10 @@ class TcpHardeningTest {
         }
         assertThat(domain.peers()).isEmpty();
 
-        final long first = domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1001)));
-        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1002)));
+        final long first = domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1001)));
+        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1002)));
         advance(SECOND, domain);
-        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress("127.0.0.1", 1003)));
+        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1003)));
 
         assertThat(domain.peers()).hasSize(2);
         assertThat(domain.count(TcpCounter.PEERS_EVICTED)).isEqualTo(1);

@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,17 +22,20 @@ class TcpInboundTest {
 
     private final Arena arena = Arena.ofShared();
     private final RecordingDomainListener targetEvents = new RecordingDomainListener();
-    private TcpDomain target;
+    private @Nullable TcpDomain opened;
 
     @AfterEach
     void close() {
-        target.close();
+        if (opened != null) {
+            opened.close();
+        }
         arena.close();
     }
 
     @Test
     void deregisteringARegionWhileItsWriteArrivesStopsPlacementAndRefusesTheWrite() throws IOException {
-        target = TcpDomains.open(targetEvents);
+        final TcpDomain target = TcpDomains.open(targetEvents);
+        opened = target;
         final MemorySegment region = arena.allocate(1000).fill((byte) 0);
         final long rkey = target.register(region, Device.host());
         try (RawPeer raw = new RawPeer(target)) {
@@ -57,7 +61,8 @@ class TcpInboundTest {
 
     @Test
     void aPeerThatStopsReadingAnswersIsPausedAndEveryRequestIsAnsweredInOrderOnceItReads() throws IOException {
-        target = TcpDomains.open(targetEvents, 0, 0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
+        final TcpDomain target = TcpDomains.open(targetEvents, 0, 0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
+        opened = target;
         final long rkey = target.register(arena.allocate(64), Device.host());
         final int requests = 8_000;
         final ByteBuffer frames = ByteBuffer.allocate(requests * TcpFrame.HEADER_LENGTH);

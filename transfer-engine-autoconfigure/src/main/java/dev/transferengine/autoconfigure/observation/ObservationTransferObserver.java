@@ -1,0 +1,65 @@
+package dev.transferengine.autoconfigure.observation;
+
+import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.reactive.TransferDescription;
+import dev.transferengine.reactive.TransferObserver;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * Opens an {@link Observation} for each subscription to a transfer's {@code Mono}: started on subscribe, stopped
+ * when it completes, fails or is cancelled. Its parent is the observation in the subscriber's Reactor context (where
+ * WebFlux puts the HTTP request's), else the registry's current one; it is put into the context of the transfer in
+ * turn. The Reactor context key is Micrometer's {@code ObservationThreadLocalAccessor.KEY}, written out so that the
+ * context-propagation library need not be present.
+ */
+public final class ObservationTransferObserver implements TransferObserver {
+
+    /** Where Spring WebFlux and Micrometer keep the current observation in a Reactor context. */
+    public static final String CONTEXT_KEY = "micrometer.observation";
+
+    private static final TransferObservationConvention DEFAULT = new DefaultTransferObservationConvention();
+
+    private final ObservationRegistry registry;
+    private final @Nullable TransferObservationConvention convention;
+
+    /**
+     * @param registry   where the observations go
+     * @param convention replaces {@link DefaultTransferObservationConvention} when not null
+     */
+    public ObservationTransferObserver(final ObservationRegistry registry,
+                                       final @Nullable TransferObservationConvention convention) {
+        this.registry = registry;
+        this.convention = convention;
+    }
+
+    @Override
+    public Mono<Void> observe(final TransferDescription transfer, final Mono<Void> mono) {
+        return Mono.deferContextual(reactorContext -> {
+            final Object inContext = reactorContext.getOrDefault(CONTEXT_KEY, null);
+            final Observation parent = inContext instanceof final Observation found ? found
+                : registry.getCurrentObservation();
+            final TransferObservationContext context = new TransferObservationContext(transfer);
+            final Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context,
+                registry).parentObservation(parent).start();
+            // stopped before the signal goes on (not in doFinally), so whoever sees the end sees it stopped
+            return mono
+                .doOnSuccess(ignored -> {
+                    context.outcome("success");
+                    observation.stop();
+                })
+                .doOnError(error -> {
+                    context.outcome(error instanceof TransferTimeoutException ? "timeout" : "failure");
+                    observation.error(error).stop();
+                })
+                .doOnCancel(() -> {
+                    context.outcome("cancelled");
+                    observation.stop();
+                })
+                .contextWrite(downstream -> downstream.put(CONTEXT_KEY, observation));
+        });
+    }
+}

@@ -1,0 +1,307 @@
+package dev.transferengine.transport.tcp;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+
+/**
+ * TLS between one non-blocking socket and the frame protocol: {@link #read} and {@link #write} take and give plain
+ * bytes like the socket's own methods, and drive the TLS handshake first (on whichever of them the selector calls),
+ * so the connections above keep their code and only swap the socket for this. The HMAC handshake of
+ * {@link TcpFrame} still runs on top: TLS protects every frame, the cluster key still proves membership.
+ *
+ * <p>What plain sockets do not have: bytes may wait in here on both sides. {@link #pendingOutput()} says that
+ * encrypted bytes wait for the socket (the owner keeps OP_WRITE interest); {@link #pendingInput()} says that
+ * decrypted bytes wait for a read the selector will not report, so the domain re-dispatches the connection.
+ * Holds three heap buffers of one TLS record each (about 17 KiB each) from the accept on. Delegated tasks
+ * (certificate checks) run inline on the worker. Worker thread only.
+ */
+final class TcpTls {
+
+    private static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
+
+    private final SocketChannel channel;
+    private final SSLEngine engine;
+    /** Encrypted bytes from the socket, in fill mode. */
+    private final ByteBuffer netIn;
+    /** Encrypted bytes for the socket: {@code [position, limit)} wait to be written. */
+    private final ByteBuffer netOut;
+    /** Decrypted bytes not handed out yet: {@code [position, limit)}. */
+    private ByteBuffer appIn;
+    private boolean handshaking = true;
+    private boolean finishedSinceAsked;
+    /** The last unwrap wanted more bytes than netIn holds, and none came since: netIn alone cannot progress. */
+    private boolean underflow;
+    private boolean eof;
+
+    TcpTls(final SocketChannel channel, final SSLEngine engine) throws SSLException {
+        this.channel = channel;
+        this.engine = engine;
+        final int packet = engine.getSession().getPacketBufferSize();
+        this.netIn = ByteBuffer.allocate(packet);
+        this.netOut = ByteBuffer.allocate(packet).limit(0);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()).limit(0);
+        engine.beginHandshake();
+    }
+
+    /** Reads decrypted bytes into {@code dst}; 0 if none are ready (or the TLS handshake is still going), -1 at end. */
+    int read(final ByteBuffer dst) throws IOException {
+        if (!ready()) {
+            return eof ? -1 : 0;
+        }
+        if (!appIn.hasRemaining()) {
+            fill();
+        }
+        if (appIn.hasRemaining()) {
+            return transfer(dst);
+        }
+        return eof ? -1 : 0;
+    }
+
+    /** Scattering {@link #read(ByteBuffer)}: fills {@code dsts} in order. */
+    long read(final ByteBuffer[] dsts) throws IOException {
+        if (!ready()) {
+            return eof ? -1 : 0;
+        }
+        if (!appIn.hasRemaining()) {
+            fill();
+        }
+        if (!appIn.hasRemaining()) {
+            return eof ? -1 : 0;
+        }
+        long moved = 0;
+        for (final ByteBuffer dst : dsts) {
+            moved += transfer(dst);
+            if (!appIn.hasRemaining()) {
+                break;
+            }
+        }
+        return moved;
+    }
+
+    /** Encrypts and writes {@code src}; returns the plain bytes taken, which may sit encrypted in here a while. */
+    int write(final ByteBuffer src) throws IOException {
+        return (int) write(new ByteBuffer[] {src});
+    }
+
+    /**
+     * Encrypts and writes {@code srcs} in order, a record at a time, until they are taken or the socket is full;
+     * returns the plain bytes taken. Bytes taken are in here: the caller may reuse its buffers.
+     */
+    long write(final ByteBuffer[] srcs) throws IOException {
+        if (!ready() || !flushNet()) {
+            return 0;
+        }
+        long taken = 0;
+        while (remaining(srcs)) {
+            final SSLEngineResult result = wrap(srcs);
+            if (result.getStatus() != SSLEngineResult.Status.OK) {
+                throw new SSLException("TLS wrap " + result.getStatus() + " with " + taken + " bytes taken");
+            }
+            taken += result.bytesConsumed();
+            if (result.bytesConsumed() == 0 && !netOut.hasRemaining()) {
+                // A key update or the like wants the handshake first.
+                handshaking = true;
+                if (!ready()) {
+                    break;
+                }
+            }
+            if (!flushNet()) {
+                break;
+            }
+        }
+        return taken;
+    }
+
+    /** Encrypted bytes wait for the socket: keep OP_WRITE interest and call {@link #flush()} when writable. */
+    boolean pendingOutput() {
+        return netOut.hasRemaining();
+    }
+
+    /** Writes waiting encrypted bytes and moves the TLS handshake on; true once nothing waits. */
+    boolean flush() throws IOException {
+        return ready() && flushNet();
+    }
+
+    /** Decrypted bytes, or encrypted ones that may decrypt, wait although the socket may have nothing new. */
+    boolean pendingInput() {
+        return appIn.hasRemaining() || (netIn.position() > 0 && !underflow);
+    }
+
+    /** The TLS handshake finished and no data is flowing yet. */
+    boolean handshaking() {
+        return handshaking;
+    }
+
+    /** True once after the TLS handshake finished: writes that waited for it may go now. */
+    boolean takeFinished() {
+        final boolean finished = finishedSinceAsked;
+        finishedSinceAsked = false;
+        return finished;
+    }
+
+    /** Moves the TLS handshake as far as the socket allows; true once it is over. */
+    private boolean ready() throws IOException {
+        if (!handshaking) {
+            return true;
+        }
+        while (true) {
+            switch (engine.getHandshakeStatus()) {
+                case NOT_HANDSHAKING, FINISHED -> {
+                    handshaking = false;
+                    finishedSinceAsked = true;
+                    return true;
+                }
+                case NEED_TASK -> {
+                    Runnable task;
+                    while ((task = engine.getDelegatedTask()) != null) {
+                        task.run();
+                    }
+                }
+                case NEED_WRAP -> {
+                    if (!flushNet()) {
+                        return false;
+                    }
+                    final SSLEngineResult result = wrap(NOTHING);
+                    if (result.getStatus() == SSLEngineResult.Status.CLOSED && !netOut.hasRemaining()) {
+                        throw new SSLException("TLS closed during the handshake");
+                    }
+                    if (!flushNet()) {
+                        return false;
+                    }
+                }
+                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                    if (!unwrap()) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Decrypts into {@link #appIn} until it holds bytes or the socket has no more. */
+    private void fill() throws IOException {
+        while (!appIn.hasRemaining() && !eof) {
+            if (!unwrap()) {
+                return;
+            }
+            if (engine.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+                // A post-handshake message (a session ticket, a key update) may want an answer.
+                handshaking = true;
+                if (!ready()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One unwrap, reading from the socket if the buffered record is incomplete; false if nothing moved. */
+    private boolean unwrap() throws IOException {
+        while (true) {
+            if (netIn.position() > 0 && !underflow) {
+                netIn.flip();
+                appIn.compact();
+                final SSLEngineResult result;
+                try {
+                    result = engine.unwrap(netIn, appIn);
+                } catch (final SSLException e) {
+                    throw alerted(e);
+                } finally {
+                    netIn.compact();
+                    appIn.flip();
+                }
+                switch (result.getStatus()) {
+                    case OK -> {
+                        return true;
+                    }
+                    case BUFFER_UNDERFLOW -> underflow = true;
+                    case BUFFER_OVERFLOW -> {
+                        if (appIn.hasRemaining()) {
+                            return false;
+                        }
+                        // The peer negotiated larger records than the session first said.
+                        appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()).limit(0);
+                    }
+                    case CLOSED -> {
+                        eof = true;
+                        return true;
+                    }
+                }
+                continue;
+            }
+            if (!netIn.hasRemaining()) {
+                throw new SSLException("a TLS record larger than " + netIn.capacity() + " bytes");
+            }
+            final int read = channel.read(netIn);
+            if (read < 0) {
+                eof = true;
+                return false;
+            }
+            if (read == 0) {
+                return false;
+            }
+            underflow = false;
+        }
+    }
+
+    /** Encrypts into the empty {@link #netOut}; a failure (also one a delegated task left) alerts the peer. */
+    private SSLEngineResult wrap(final ByteBuffer[] srcs) throws SSLException {
+        netOut.clear();
+        final SSLEngineResult result;
+        try {
+            result = engine.wrap(srcs, netOut);
+        } catch (final SSLException e) {
+            throw alerted(e);
+        }
+        netOut.flip();
+        return result;
+    }
+
+    /** Tells the peer why (the alert the engine prepared), so its error names the cause; best effort. */
+    private SSLException alerted(final SSLException e) {
+        try {
+            netOut.clear();
+            engine.wrap(NOTHING, netOut);
+            netOut.flip();
+            flushNet();
+        } catch (final IOException ignored) {
+            // The connection fails with e either way.
+            netOut.clear().limit(0);
+        }
+        return e;
+    }
+
+    private boolean flushNet() throws IOException {
+        while (netOut.hasRemaining()) {
+            if (channel.write(netOut) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int transfer(final ByteBuffer dst) {
+        final int n = Math.min(appIn.remaining(), dst.remaining());
+        if (n == 0) {
+            return 0;
+        }
+        final int limit = appIn.limit();
+        appIn.limit(appIn.position() + n);
+        dst.put(appIn);
+        appIn.limit(limit);
+        return n;
+    }
+
+    private static boolean remaining(final ByteBuffer[] buffers) {
+        for (final ByteBuffer buffer : buffers) {
+            if (buffer.hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
