@@ -4,7 +4,9 @@
 #   te-bench.jar   this tree's bench jar (built here unless TE_BENCH_JAR names one)
 #   bin/, lib/     iperf3 (Debian 12's, with its libraries) and the C tcp_pingpong anchor
 #   lf/            libfabric 2.1 with fabtests (fi_rma_bw, fi_rma_pingpong, fi_info), from .ci/libfabric-2.1.sh
-#   h200-table.sh  the table script
+#   h200-table.sh, report.sh  the table script; the docs/benchmarks.md generator (see report.sh)
+#   before/        with TE_BENCH_BEFORE=path of another checkout (built): its engine and bench classes, put first on
+#                  the class path to measure the same cases before/after (thin jars: the bundle travels within 64 MiB)
 # Usage: transfer-engine-bench/bundle-h200.sh DEST     (Debian 12 binaries run on the host's newer glibc)
 set -euo pipefail
 dest=${1:?usage: bundle-h200.sh DEST}
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
-rm -rf "${dest:?}"/{jre,bin,lib,lf}
+rm -rf "${dest:?}"/{jre,bin,lib,lf,te-bench-before.jar}
 mkdir -p "$dest"/{bin,lib,lf/bin,lf/lib}
 
 jar=${TE_BENCH_JAR:-}
@@ -21,7 +23,14 @@ if [[ -z $jar ]]; then
   jar=transfer-engine-bench/target/te-bench.jar
 fi
 cp "$jar" "$dest/te-bench.jar"
-cp transfer-engine-bench/h200-table.sh "$dest/"
+cp transfer-engine-bench/h200-table.sh transfer-engine-bench/report.sh "$dest/"
+rm -rf "$dest/before"
+if [[ -n ${TE_BENCH_BEFORE:-} ]]; then
+  mkdir -p "$dest/before"
+  cp "$TE_BENCH_BEFORE"/transfer-engine-engine/target/transfer-engine-engine-*-SNAPSHOT.jar \
+    "$TE_BENCH_BEFORE"/transfer-engine-bench/target/transfer-engine-bench-*-SNAPSHOT.jar "$dest/before/"
+  rm -f "$dest"/before/*-tests.jar
+fi
 
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml,java.sql,jdk.jfr,jdk.management,jdk.management.jfr \
   --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$dest/jre"

@@ -20,7 +20,7 @@ bench() {
   line=$("$JAVA" --enable-native-access=ALL-UNNAMED -cp "$cp" dev.transferengine.bench.TeBench write \
     --transport tcp --size 1MiB --duration "$DURATION" "$@" 2>/dev/null | tail -1)
   echo "$name $line" >>"$LOG"
-  echo "$name $(grep -o '"gbps":[0-9.]*' <<<"$line" | cut -d: -f2) $(grep -o '"p50_us":[0-9.]*' <<<"$line" | cut -d: -f2)"
+  echo "$name $(grep -o '"gb_per_s":[0-9.]*' <<<"$line" | cut -d: -f2) $(grep -o '"p50_us":[0-9.]*' <<<"$line" | cut -d: -f2)"
 }
 
 for run in $(seq "$RUNS"); do

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Live counters of an engine, cheap to read from any thread (each read is one volatile load); meant to be polled
  * by a metrics registry, never written by users.
@@ -27,4 +29,10 @@ public interface EngineMetrics {
      * for meters: per-operation latency and outcome by kind, which the counters above cannot give.
      */
     void addCompletionObserver(CompletionObserver observer);
+
+    /**
+     * Installs {@code probe} (null removes it): from the next operation on, the workers tell it when each stage of
+     * every write request and send happened, and when imms arrive. For benchmarks; see {@link StageProbe}.
+     */
+    void setStageProbe(@Nullable StageProbe probe);
 }

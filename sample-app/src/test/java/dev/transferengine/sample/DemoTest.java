@@ -56,6 +56,10 @@ class DemoTest {
         assertThat(sum(scrape, "transfer_engine_imm_events_total", "engine=\"decodeEngine\"")).isPositive();
         assertThat(sum(scrape, "transfer_engine_latency_seconds_count", "engine=\"transferEngine\"",
             "kind=\"paged-write\"")).isPositive();
+        // observations of both engines' reactive facades, through Micrometer's meter handler
+        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"paged-write\"")).isPositive();
+        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"imm-wait\"", "outcome=\"success\""))
+            .isPositive();
     }
 
     @Test

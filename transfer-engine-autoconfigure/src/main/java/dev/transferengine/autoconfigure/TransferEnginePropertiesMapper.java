@@ -2,9 +2,9 @@ package dev.transferengine.autoconfigure;
 
 import dev.transferengine.GroupSpec;
 import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransportTls;
-import dev.transferengine.nativeaccess.NativeAccess;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.spi.DeviceMemory;
 
@@ -28,6 +28,12 @@ final class TransferEnginePropertiesMapper {
     static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric");
 
     private static final String PREFIX = "transfer-engine.";
+    /**
+     * Whose native access counts: the engine's module, {@code dev.transferengine} on the module path, the unnamed
+     * module on the class path. Asked of the JDK directly, since the engine does not export its native access code.
+     */
+    private static final Module ENGINE = TransferEngine.class.getModule();
+    private static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
 
     private final TransferEngineProperties properties;
 
@@ -196,20 +202,22 @@ final class TransferEnginePropertiesMapper {
      * engine's fallback of a warning and an unpinned worker, since the user asked for pinning.
      */
     private static void requireNativeAccess(final String property, final int cpu) {
-        final String missing = NativeAccess.unavailabilityCause();
-        if (missing != null) {
+        if (!ENGINE.isNativeAccessEnabled()) {
             throw new InvalidTransferEnginePropertyException(property, cpu,
-                "pinning the worker needs native access, and " + missing, nativeAccessFix(property + " to run unpinned"));
+                "pinning the worker needs native access, which is not enabled for "
+                    + (ENGINE.isNamed() ? "module " + ENGINE.getName() : "the class path"),
+                nativeAccessFix(property + " to run unpinned"));
         }
     }
 
     /** How to grant native access, in the form the engine runs in now. */
     static String nativeAccessFix(final String orRemove) {
-        final boolean named = NativeAccess.class.getModule().isNamed();
-        return "Start the JVM with " + NativeAccess.enableFlag() + (named ? ""
-            : ", or for an executable jar add the manifest entry '" + NativeAccess.MANIFEST_ENTRY + "' (Maven:"
-                + " <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access></manifestEntries> in"
-                + " the maven-jar-plugin's archive configuration)") + "; or remove " + orRemove + ".";
+        // the manifest entry only grants the class path: a named module needs the flag
+        return "Start the JVM with --enable-native-access=" + (ENGINE.isNamed() ? ENGINE.getName() : "ALL-UNNAMED")
+            + (ENGINE.isNamed() ? "" : ", or for an executable jar add the manifest entry '" + MANIFEST_ENTRY
+                + "' (Maven: <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access>"
+                + "</manifestEntries> in the maven-jar-plugin's archive configuration)")
+            + "; or remove " + orRemove + ".";
     }
 
     /**
@@ -221,7 +229,7 @@ final class TransferEnginePropertiesMapper {
             DeviceMemory.require(deviceMemory, ordinal);
         } catch (final DeviceUnavailableException e) {
             throw new InvalidTransferEnginePropertyException(property, ordinal, "no usable GPU: " + e.getMessage(),
-                NativeAccess.isEnabled()
+                ENGINE.isNativeAccessEnabled()
                     ? "Run where the NVIDIA driver sees that GPU, with org.jcuda:jcuda and its linux-x86_64 natives on"
                         + " the class path; or remove " + property + " for host memory only."
                     : nativeAccessFix(property + " for host memory only"));

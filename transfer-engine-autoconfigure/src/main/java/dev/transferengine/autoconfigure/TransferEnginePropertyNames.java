@@ -88,6 +88,11 @@ final class TransferEnginePropertyNames {
         return all().stream().anyMatch(name -> shape(name).equals(shape));
     }
 
+    /** The environment variable that sets {@code name}, e.g. TRANSFER_ENGINE_GROUPS_0_WORKER_CPU. */
+    static String environmentVariable(final String name) {
+        return name.toUpperCase(Locale.ROOT).replaceAll("[.\\-\\[\\]]+", "_").replaceAll("_$", "");
+    }
+
     /** Whether {@code name}, in any of the forms {@link #nearest} takes, is under {@code transfer-engine}. */
     static boolean isTransferEngineKey(final String name) {
         return shape(name).startsWith("TRANSFERENGINE");

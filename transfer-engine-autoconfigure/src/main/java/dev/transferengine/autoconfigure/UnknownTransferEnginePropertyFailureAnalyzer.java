@@ -25,20 +25,28 @@ final class UnknownTransferEnginePropertyFailureAnalyzer
         final List<String> problems = new ArrayList<>();
         final List<String> fixes = new ArrayList<>();
         for (final ConfigurationProperty property : cause.getUnboundProperties()) {
-            final String name = property.getOrigin() instanceof final SystemEnvironmentOrigin variable
-                ? variable.getProperty() : property.getName().toString();
+            final boolean variable = property.getOrigin() instanceof SystemEnvironmentOrigin;
+            final String name = property.getOrigin() instanceof final SystemEnvironmentOrigin origin
+                ? origin.getProperty() : property.getName().toString();
             if (!TransferEnginePropertyNames.isTransferEngineKey(name)) {
                 continue;
             }
             final String nearest = TransferEnginePropertyNames.nearest(name);
             problems.add("'" + name + "'" + (property.getOrigin() == null ? "" : " (" + property.getOrigin() + ")")
                 + " is no transfer-engine property" + (nearest == null ? "" : "; did you mean " + nearest + "?"));
-            fixes.add(nearest == null ? "remove " + name : "rename " + name + " to " + nearest);
+            if (nearest == null) {
+                fixes.add("remove " + name);
+            } else {
+                fixes.add("rename " + name + " to " + (variable
+                    ? TransferEnginePropertyNames.environmentVariable(nearest) + " (" + nearest + ")" : nearest));
+            }
         }
         if (problems.isEmpty()) {
             return null;
         }
-        return new FailureAnalysis("The transfer engine could not start: " + String.join("; ", problems) + ".",
+        final String description = String.join("; ", problems);
+        return new FailureAnalysis("The transfer engine could not start: " + description
+            + (description.endsWith("?") ? "" : "."),
             "Fix the key: " + String.join(", ", fixes) + ". docs/spring-boot.md lists every transfer-engine property;"
                 + " engine options the starter has no property for go under transfer-engine.options.*.", cause);
     }

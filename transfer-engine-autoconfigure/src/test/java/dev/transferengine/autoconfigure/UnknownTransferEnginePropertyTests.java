@@ -77,6 +77,8 @@ class UnknownTransferEnginePropertyTests {
 
         assertThat(analysis.getDescription()).contains("TRANSFER_ENGINE_GROUPS_0_WORKER_CUP")
             .contains("did you mean transfer-engine.groups[0].worker-cpu?");
+        assertThat(analysis.getAction()).contains("rename TRANSFER_ENGINE_GROUPS_0_WORKER_CUP to"
+            + " TRANSFER_ENGINE_GROUPS_0_WORKER_CPU (transfer-engine.groups[0].worker-cpu)");
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.transferengine.bench;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
+import java.util.Map;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param ops          operations completed in it: writes, pages, or round trips
  * @param opsPerS      {@code ops} per second
  * @param requestsPerS requests per second (differs from {@code ops_per_s} for {@code "paged"} only)
- * @param gbps         payload bytes per second / 1e9
+ * @param gbPerS       payload GB/s: bytes per second / 1e9 (key {@code gb_per_s}; not gigabits)
  * @param p50Us        median latency per request
  * @param p99Us        99th percentile
  * @param p999Us       99.9th percentile
@@ -29,10 +31,11 @@ import org.jspecify.annotations.Nullable;
  * @param tls          whether the connections ran TLS
  * @param connectMs    the descriptor exchange before the run: connecting both ways (TCP, TLS if on, the cluster-key
  *                     handshake), one send and its answer
+ * @param stagesUs     with {@code --stages}: p50/p99 of each stage in microseconds (see {@link StageRecorder})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record BenchResult(String op, String transport, @Nullable String provider, int nics, @Nullable String routing, long size,
                    @Nullable Integer pages, int window, double durationS, long ops, double opsPerS, double requestsPerS,
-                   double gbps, double p50Us, double p99Us, double p999Us, double maxUs, long errors, boolean tls,
-                   double connectMs) {
+                   double gbPerS, double p50Us, double p99Us, double p999Us, double maxUs, long errors, boolean tls,
+                   double connectMs, @Nullable Map<String, Double> stagesUs) {
 }

@@ -10,6 +10,7 @@ import dev.transferengine.TransferTimeoutException;
 import java.time.Duration;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Imm-only round trips, one at a time: write {@link Imms#PING} to the server, poll the {@link Imms#PONG} counter until
@@ -23,13 +24,19 @@ final class ImmRoundTrip {
     private final ImmWrite ping;
     private final ImmCounter pongs;
     private final IdleStrategy idle;
+    private final @Nullable StageRecorder stages;
 
-    /** {@code pongs} must exist before the server learns where to reply, so that no pong is missed. */
-    ImmRoundTrip(final TransferEngine engine, final MrDesc server, final ImmCounter pongs, final IdleStrategy idle) {
+    /**
+     * {@code pongs} must exist before the server learns where to reply, so that no pong is missed. With
+     * {@code stages}, each round trip also waits for its ping's completion and records where its time went.
+     */
+    ImmRoundTrip(final TransferEngine engine, final MrDesc server, final ImmCounter pongs, final IdleStrategy idle,
+                 final @Nullable StageRecorder stages) {
         this.engine = engine;
         this.ping = ImmWrite.of(server, Imms.PING);
         this.pongs = pongs;
         this.idle = idle;
+        this.stages = stages;
     }
 
     /** Runs round trips until the interval is over. Blocks. */
@@ -43,11 +50,25 @@ final class ImmRoundTrip {
             awaitPong(start);
             final long end = System.nanoTime();
             recorder.done(start, end);
-            start = end;
+            if (stages != null) {
+                awaitPing(pings, sent);
+                stages.roundTrip(start, end);
+                start = System.nanoTime();
+            } else {
+                start = end;
+            }
         }
         pings.awaitCompleted(sent, REPLY_TIMEOUT);
         if (pings.failed() > 0) {
             throw new IllegalStateException(pings.failed() + " of " + sent + " pings failed");
+        }
+    }
+
+    /** Waits until the ping's completion was seen by the worker (its stage timestamps are in). */
+    private void awaitPing(final TransferCounters pings, final long sent) {
+        idle.reset();
+        while (pings.completed() < sent) {
+            idle.idle();
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.transferengine.bench;
 
+import java.util.Map;
+
 import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Writes the result line: one compact JSON object with snake_case keys. */
@@ -15,5 +18,12 @@ final class Json {
 
     static String line(final Object value) {
         return MAPPER.writeValueAsString(value);
+    }
+
+    /** {@code value}'s object with {@code extra}'s entries (snake_case keys already) added at its end. */
+    static String line(final Object value, final Map<String, Object> extra) {
+        final ObjectNode node = MAPPER.valueToTree(value);
+        extra.forEach((key, entry) -> node.set(key, MAPPER.valueToTree(entry)));
+        return MAPPER.writeValueAsString(node);
     }
 }

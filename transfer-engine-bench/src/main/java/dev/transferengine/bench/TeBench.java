@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  * JVM; {@code jmh} runs the JMH suites packed in the same jar.
  */
 @Command(name = "te-bench", mixinStandardHelpOptions = true, version = "te-bench 0.1",
-    subcommands = {WriteCommand.class, ServeCommand.class, JmhCommand.class},
+    subcommands = {WriteCommand.class, ServeCommand.class, JmhCommand.class, ReportCommand.class},
     description = "Benchmarks the transfer engine on loopback.")
 public final class TeBench implements Runnable {
 

@@ -7,15 +7,20 @@ import dev.transferengine.MrDesc;
 import dev.transferengine.NetAddr;
 import dev.transferengine.TransferEngine;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +75,24 @@ public final class WriteCommand implements Callable<Integer> {
         description = "registered region on each side; requests cycle through it (default ${DEFAULT-VALUE})")
     long region;
 
+    @Option(names = "--stages", description = "also report where the time goes: p50/p99 per stage (stages_us)")
+    boolean stages;
+
+    @Option(names = "--compare", description = "then run the matching C anchor on the same loopback and add its figure and the ratio: "
+        + "iperf3 / tcp_pingpong (tcp), fi_rma_bw / fi_rma_pingpong (fabric; needs --fabtests)")
+    boolean compare;
+
+    @Option(names = "--fabtests", defaultValue = "${env:FABTESTS}",
+        description = "libfabric prefix holding bin/fi_rma_bw, bin/fi_rma_pingpong and lib/ (default: $FABTESTS)")
+    String fabtests;
+
+    @Option(names = "--iperf3", defaultValue = "${env:IPERF3:-iperf3}", description = "iperf3 binary (default: $IPERF3 or iperf3)")
+    String iperf3;
+
+    @Option(names = "--pingpong", defaultValue = "${env:TCP_PINGPONG:-tcp_pingpong}",
+        description = "the C tcp_pingpong binary (src/main/c/tcp_pingpong.c; default: $TCP_PINGPONG or tcp_pingpong)")
+    String pingpong;
+
     @Option(names = "--peer", description = "address of a running te-bench serve (or its whole 'te-peer ...' line) instead of spawning one")
     String peer;
 
@@ -90,9 +113,12 @@ public final class WriteCommand implements Callable<Integer> {
             final MrDesc remote = ClientHandshake.exchange(engine, server, local);
             connectNanos = System.nanoTime() - connectStart;
             final IdleStrategy idle = IdleStrategies.of(engineOptions.idleStrategy());
-            final LatencyRecorder recorder = new LatencyRecorder(MeasuredInterval.after(warmup, duration));
+            final MeasuredInterval interval = MeasuredInterval.after(warmup, duration);
+            final LatencyRecorder recorder = new LatencyRecorder(interval);
+            final StageRecorder stageRecorder = stages ? new StageRecorder(interval, op.equals("imm")) : null;
+            engine.metrics().setStageProbe(stageRecorder);
             switch (op) {
-                case "imm" -> new ImmRoundTrip(engine, remote, pongs, idle).run(recorder);
+                case "imm" -> new ImmRoundTrip(engine, remote, pongs, idle, stageRecorder).run(recorder);
                 case "paged" -> new WindowedWrites(engine, Requests.paged(local, remote, pageSize, pages), window, idle).run(recorder);
                 default -> new WindowedWrites(engine, Requests.single(local, remote, size, engineOptions.nics,
                     routing.equals("pinned")), window, idle).run(recorder);
@@ -100,7 +126,9 @@ public final class WriteCommand implements Callable<Integer> {
             if (recorder.firstFailure() != null) {
                 LOG.warn("{} requests failed; the first: {}", recorder.failures(), recorder.firstFailure().toString());
             }
-            System.out.println(Json.line(result(engine, recorder)));
+            engine.metrics().setStageProbe(null);
+            final BenchResult result = result(engine, recorder, stageRecorder);
+            System.out.println(compare ? Json.line(result, compared(result)) : Json.line(result));
             return recorder.failures() == 0 ? 0 : 1;
         }
     }
@@ -140,7 +168,47 @@ public final class WriteCommand implements Callable<Integer> {
         return segment;
     }
 
-    private BenchResult result(final TransferEngine engine, final LatencyRecorder recorder) {
+    /**
+     * Runs the anchor of this case and returns the fields to add: anchor, its command, its figure, the ratio and the
+     * goal (issue 11): bandwidth ratio engine/anchor >= 0.9; round trip engine p50 / anchor <= 1.5.
+     */
+    private Map<String, Object> compared(final BenchResult result) throws IOException {
+        final Map<String, Object> extra = new LinkedHashMap<>();
+        final boolean fabric = engineOptions.transport.equals("fabric");
+        final Anchors.Figure figure;
+        if (op.equals("paged")) {
+            extra.put("anchor", "none");
+            return extra;
+        }
+        if (fabric) {
+            if (fabtests == null || fabtests.isBlank()) {
+                throw new ParameterException(spec.commandLine(), "--compare on fabric needs --fabtests PREFIX (or $FABTESTS)");
+            }
+            final String provider = engineOptions.provider == null ? "tcp" : engineOptions.provider;
+            figure = op.equals("imm") ? Anchors.fiRmaPingpong(Path.of(fabtests), provider)
+                : Anchors.fiRmaBw(Path.of(fabtests), provider, size);
+        } else {
+            figure = op.equals("imm") ? Anchors.tcpPingpong(pingpong, 100_000)
+                : Anchors.iperf3(iperf3, (int) Math.max(1, duration.toSeconds()));
+        }
+        extra.put("anchor", figure.anchor());
+        extra.put("anchor_command", figure.command());
+        if (op.equals("imm")) {
+            extra.put("anchor_round_trip_us", round(figure.value(), 2));
+            extra.put("ratio", round(result.p50Us() / figure.value(), 3));
+            extra.put("goal", "ratio <= 1.5");
+            extra.put("goal_met", result.p50Us() / figure.value() <= 1.5);
+        } else {
+            extra.put("anchor_gb_per_s", round(figure.value(), 3));
+            extra.put("ratio", round(result.gbPerS() / figure.value(), 3));
+            extra.put("goal", "ratio >= 0.9");
+            extra.put("goal_met", result.gbPerS() / figure.value() >= 0.9);
+        }
+        return extra;
+    }
+
+    private BenchResult result(final TransferEngine engine, final LatencyRecorder recorder,
+                               final @Nullable StageRecorder stageRecorder) {
         final double seconds = recorder.interval().seconds();
         final long requests = recorder.count();
         final boolean paged = op.equals("paged");
@@ -153,7 +221,8 @@ public final class WriteCommand implements Callable<Integer> {
             round(requests * opsPerRequest / seconds, 1), round(requests / seconds, 1),
             round(requests * bytesPerRequest / seconds / 1e9, 3),
             round(recorder.micros(50), 2), round(recorder.micros(99), 2), round(recorder.micros(99.9), 2),
-            round(recorder.maxMicros(), 2), recorder.failures(), engineOptions.tls(), round(connectNanos / 1e6, 3));
+            round(recorder.maxMicros(), 2), recorder.failures(), engineOptions.tls(), round(connectNanos / 1e6, 3),
+            stageRecorder == null ? null : stageRecorder.micros());
     }
 
     private static double round(final double value, final int digits) {

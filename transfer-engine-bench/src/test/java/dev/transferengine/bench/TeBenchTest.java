@@ -27,7 +27,7 @@ class TeBenchTest {
         assertThat(line.get("size").asLong()).isEqualTo(65536);
         assertThat(line.get("routing").asString()).isEqualTo("sharded");
         assertSane(line);
-        assertThat(line.get("gbps").asDouble()).isPositive();
+        assertThat(line.get("gb_per_s").asDouble()).isPositive();
     }
 
     @Test
@@ -54,8 +54,41 @@ class TeBenchTest {
         final JsonNode line = run("write", "--op", "imm");
 
         assertThat(line.get("op").asString()).isEqualTo("imm");
-        assertThat(line.get("gbps").asDouble()).isZero();
+        assertThat(line.get("gb_per_s").asDouble()).isZero();
         assertSane(line);
+    }
+
+    @Test
+    void stagesDecomposeTheRoundTrip() {
+        final JsonNode line = run("write", "--op", "imm", "--stages");
+
+        final JsonNode stages = line.get("stages_us");
+        assertThat(stages).isNotNull();
+        for (final String stage : List.of("queue", "post", "wire", "notify")) {
+            assertThat(stages.get(stage + "_p50").asDouble()).as(stage).isNotNegative();
+            assertThat(stages.get(stage + "_p99").asDouble()).as(stage)
+                .isGreaterThanOrEqualTo(stages.get(stage + "_p50").asDouble());
+        }
+        // the wire stage (both hops and the server) lies inside the round trip
+        assertThat(stages.get("wire_p50").asDouble()).isPositive().isLessThanOrEqualTo(line.get("max_us").asDouble());
+        assertSane(line);
+    }
+
+    @Test
+    void stagesOfWindowedWritesHaveNoNotifyStage() {
+        final JsonNode line = run("write", "--size", "16KiB", "--stages");
+
+        assertThat(line.get("stages_us").has("wire_p50")).isTrue();
+        assertThat(line.get("stages_us").has("notify_p50")).isFalse();
+        assertSane(line);
+    }
+
+    @Test
+    void compareWithoutAnAnchorForPagedSaysNone() {
+        final JsonNode line = run("write", "--op", "paged", "--pages", "4", "--compare");
+
+        assertThat(line.get("anchor").asString()).isEqualTo("none");
+        assertThat(line.has("ratio")).isFalse();
     }
 
     private static void assertSane(final JsonNode line) {

@@ -1,6 +1,7 @@
 package dev.transferengine.core;
 
 import dev.transferengine.EngineCounter;
+import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferListener;
 
 import java.util.function.IntUnaryOperator;
@@ -30,19 +31,32 @@ final class CallbackDispatcher implements Agent {
     private final ThrottledLog errors = new ThrottledLog(LOG);
     private volatile @Nullable Thread thread;
     private volatile boolean stopping;
+    private final WakeableIdle idle;
 
     CallbackDispatcher(final Counters counters) {
+        this(counters, IdleStrategyKind.BACKOFF);
+    }
+
+    CallbackDispatcher(final Counters counters, final IdleStrategyKind idleKind) {
         this.counters = counters;
+        this.idle = new WakeableIdle(idleKind, () -> !events.isEmpty());
+    }
+
+    /** How this dispatcher's thread idles; dispatching wakes it. */
+    WakeableIdle idle() {
+        return idle;
     }
 
     /** Any thread; never blocks. */
     void dispatch(final Runnable event) {
         events.offer(event);
+        idle.wake();
     }
 
     /** Any thread; never blocks; allocation-free. */
     void dispatchDone(final TransferListener listener) {
         events.offer(listener);
+        idle.wake();
     }
 
     /** Runs {@code drain(limit)} (a UVM watcher service's dispatch) in every duty cycle from now on. Any thread. */

@@ -4,11 +4,14 @@ import dev.transferengine.CompletionObserver;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
 import dev.transferengine.NicCounter;
+import dev.transferengine.StageProbe;
 import dev.transferengine.TransferCounters;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's counters, kept as plain atomics so every read is one load and no meter exists per operation. NIC
@@ -27,6 +30,7 @@ final class Counters implements EngineMetrics {
     private final AtomicLong latencyMax = new AtomicLong();
     private final CompletionRecords completions = new CompletionRecords(this);
     private final TransferCountersUpdater transferCounters;
+    private volatile @Nullable StageProbe stageProbe;
 
     Counters(final List<Integer> nicsPerGroup, final TransferCountersUpdater transferCounters) {
         this.transferCounters = transferCounters;
@@ -72,6 +76,16 @@ final class Counters implements EngineMetrics {
     /** The records of ended operations for the completion observers. */
     CompletionRecords completions() {
         return completions;
+    }
+
+    @Override
+    public void setStageProbe(final @Nullable StageProbe probe) {
+        stageProbe = probe;
+    }
+
+    /** The installed probe, or null (the usual case: then no stage is timed). */
+    @Nullable StageProbe stageProbe() {
+        return stageProbe;
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MrDesc;
 import dev.transferengine.NetAddr;
 import dev.transferengine.NicCounter;
+import dev.transferengine.StageProbe;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.WorkerFailedException;
@@ -94,6 +95,7 @@ final class DomainGroup implements Agent {
     private volatile @Nullable String failure;
     private volatile @Nullable Thread worker;
     private volatile boolean stopped;
+    private final WakeableIdle idle;
 
     /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
     private static final class ResolvedPeers {
@@ -120,6 +122,7 @@ final class DomainGroup implements Agent {
         this.pool = pool;
         this.clock = clock;
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
+        this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
         this.inFlight = new InFlightTable(config.maxInFlight());
         this.planner = new WritePlanner(spec.nics());
@@ -170,12 +173,22 @@ final class DomainGroup implements Agent {
 
     /** Queues a submission; false when the bounded queue is full. */
     boolean offer(final Submission submission) {
-        return submissions.offer(submission);
+        if (!submissions.offer(submission)) {
+            return false;
+        }
+        idle.wake();
+        return true;
     }
 
     /** Queues a control action for the worker (registration, peer resolution, receive posting...). */
     void control(final Consumer<DomainGroup> action) {
         controls.offer(action);
+        idle.wake();
+    }
+
+    /** How this group's worker idles; {@link #offer} and {@link #control} wake it. */
+    WakeableIdle idle() {
+        return idle;
     }
 
     /** Runs {@code action} on the worker and returns its result to the caller's future. */
@@ -322,10 +335,17 @@ final class DomainGroup implements Agent {
     }
 
     private void start(final Submission s) {
+        final boolean timed = counters.stageProbe() != null;
+        if (timed) {
+            s.takenNanos = System.nanoTime();
+        }
         inFlight.add(s, clock.getAsLong() + timeoutNanos);
         final WriteRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
+            if (timed) {
+                s.postedNanos = System.nanoTime(); // the send is posted next; its completion may come at once
+            }
             postSend(s);
             return;
         }
@@ -363,6 +383,9 @@ final class DomainGroup implements Agent {
             final long peer = op.peer >= 0 ? op.peer : domain.resolve(remote.address());
             final Region src = op.src;
             inFlight.posted(s.token, op.nic);
+            if (s.takenNanos != 0) {
+                s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
+            }
             domain.write(s.token, src == null ? MemorySegment.NULL : src.segment(), op.srcOffset,
                 src == null ? 0 : src.key(op.nic), op.length, peer, dst.address(), op.dstOffset, remote.rkey(),
                 op.hasImm, op.imm);
@@ -414,6 +437,14 @@ final class DomainGroup implements Agent {
             }
             case CompletionQueue.IMM, CompletionQueue.IMM_ADMITTED -> {
                 counters.add(index, nic, NicCounter.IMMS, 1);
+                final StageProbe probe = counters.stageProbe();
+                if (probe != null) {
+                    try {
+                        probe.onImmArrived((int) value, System.nanoTime());
+                    } catch (final RuntimeException e) { // a probe bug must not lose the imm
+                        counters.increment(EngineCounter.CALLBACK_ERRORS);
+                    }
+                }
                 imms.onImm((int) value, completions.kind(i) == CompletionQueue.IMM_ADMITTED);
             }
             default -> throw new IllegalStateException("unknown completion kind " + completions.kind(i));

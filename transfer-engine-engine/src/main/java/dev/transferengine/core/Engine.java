@@ -54,10 +54,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.YieldingIdleStrategy;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,10 +93,10 @@ final class Engine implements TransferEngine, Region.Owner {
         this.config = config;
         this.transport = transport;
         this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
-        this.callbacks = new CallbackDispatcher(counters);
+        this.callbacks = new CallbackDispatcher(counters, config.idleStrategy());
         this.imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
         // the callback thread idles like the workers: with spin, completions reach listeners without a park
-        this.callbackRunner = new AgentRunner(idleStrategy(), this::onAgentError, null, callbacks);
+        this.callbackRunner = new AgentRunner(callbacks.idle(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
         this.submissionPool = new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
@@ -109,7 +105,7 @@ final class Engine implements TransferEngine, Region.Owner {
             for (int g = 0; g < groups.length; g++) {
                 groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers,
                     submissionPool, System::nanoTime);
-                workers[g] = new AgentRunner(idleStrategy(), this::onAgentError, null, groups[g]);
+                workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
             for (final DomainGroup group : groups) {
@@ -121,14 +117,6 @@ final class Engine implements TransferEngine, Region.Owner {
         }
         LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
             groups.length, mainAddress().describe(), mainAddress());
-    }
-
-    private IdleStrategy idleStrategy() {
-        return switch (config.idleStrategy()) {
-            case SPIN -> new BusySpinIdleStrategy();
-            case YIELD -> new YieldingIdleStrategy();
-            case BACKOFF -> new BackoffIdleStrategy(100, 10, 1_000, 250_000);
-        };
     }
 
     /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */

@@ -8,6 +8,7 @@ import dev.transferengine.OperationKind;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
+import dev.transferengine.StageProbe;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
@@ -32,6 +33,9 @@ final class Submission {
     private @Nullable TransferCounters transferCounters;
     private @Nullable CompletableFuture<Void> future;
     long startNanos;
+    /** Stage timestamps, taken only while a {@link dev.transferengine.StageProbe} is installed (else 0). */
+    long takenNanos;
+    long postedNanos;
 
     // worker-owned state
     long token;
@@ -68,6 +72,8 @@ final class Submission {
         failed = false;
         remaining = 0;
         token = 0;
+        takenNanos = 0;
+        postedNanos = 0;
     }
 
     private static void recordWrite(final WriteRequest request, final long nanos, final boolean success,
@@ -81,6 +87,17 @@ final class Submission {
             case BarrierWrite w -> records.record(OperationKind.BARRIER, null, 0, nanos, success);
             case ScatterWrite w -> records.record(OperationKind.SCATTER, null, scatterBytes(w), nanos, success);
         }
+    }
+
+    private static OperationKind kindOf(final @Nullable WriteRequest request) {
+        return switch (request) {
+            case null -> OperationKind.SEND;
+            case SingleWrite w -> OperationKind.WRITE;
+            case PagedWrite w -> OperationKind.PAGED_WRITE;
+            case ImmWrite w -> OperationKind.IMM;
+            case BarrierWrite w -> OperationKind.BARRIER;
+            case ScatterWrite w -> OperationKind.SCATTER;
+        };
     }
 
     private static long scatterBytes(final ScatterWrite write) {
@@ -98,7 +115,17 @@ final class Submission {
     /** Ends the submission: {@code error == null} means done. Worker thread; user code runs on the callback thread. */
     void complete(final @Nullable TransferEngineException error, final CallbackDispatcher callbacks, final Counters counters) {
         counters.inFlight(-1);
-        final long nanos = System.nanoTime() - startNanos;
+        final long now = System.nanoTime();
+        final long nanos = now - startNanos;
+        final StageProbe probe = counters.stageProbe();
+        if (probe != null && takenNanos != 0) {
+            try {
+                probe.onStages(kindOf(request), startNanos, takenNanos, postedNanos == 0 ? takenNanos : postedNanos,
+                    now, error == null);
+            } catch (final RuntimeException e) { // a probe bug must not keep the request from ending
+                counters.increment(EngineCounter.CALLBACK_ERRORS);
+            }
+        }
         if (request == null) {
             counters.completions().record(OperationKind.SEND, sendPeer, sendBuffer == null ? 0 : sendBuffer.byteSize(),
                 nanos, error == null);

@@ -1,12 +1,15 @@
 package dev.transferengine.sample.demo;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.reactive.ReactiveTransferEngine;
+import dev.transferengine.reactive.TransferObserver;
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.Role;
 import dev.transferengine.sample.SampleProperties;
@@ -40,8 +43,10 @@ public final class DemoDecodeAutoConfiguration {
     /** Destroyed before {@code decodeEngine}, which it depends on, so its pool is deregistered from an open engine. */
     @Bean
     DecodeNode decodeNode(@Qualifier("decodeEngine") final TransferEngine decodeEngine,
-                          final SampleProperties properties) {
-        return new DecodeNode(new ReactiveTransferEngine(decodeEngine), KvLayout.of(properties.kv()),
+                          final SampleProperties properties, final ObjectProvider<TransferObserver> observer) {
+        // observed like the starter's facade, so decode's imm waits show up next to prefill's writes
+        return new DecodeNode(new ReactiveTransferEngine(decodeEngine, ReactiveOptions.DEFAULTS,
+            observer.getIfUnique(() -> TransferObserver.NONE)), KvLayout.of(properties.kv()),
             properties.kv().receiveTimeout());
     }
 }

@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -30,10 +31,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The submit path between two tcp engines in this JVM: each invocation submits one request with a
+ * The submit path between two engines in this JVM: each invocation submits one request with a
  * {@link TransferCounters} completion (no callback) and keeps at most {@link #WINDOW} in flight. Run with
- * {@code -prof gc}: {@code gc.alloc.rate.norm} is the steady-state allocation per request, of every thread (the
- * caller, both workers and the callback thread), since the engine's work happens on its own threads.
+ * {@code -prof gc}: {@code gc.alloc.rate.norm} is the steady-state allocation per operation (per write, per page),
+ * of every thread (the caller, both workers and the callback thread), since the engine's work happens on its own
+ * threads. {@code -p transport=instant} runs on {@link InstantTransport}, whose NICs complete every write at once:
+ * the engine's own posting rate (one worker), with no transport behind it; {@code tcp} (default) over loopback.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -52,6 +55,10 @@ public class SubmitPathBenchmark {
     /** Bytes per single write. */
     @Param({"4096"})
     public long size;
+
+    /** {@code tcp}, {@code instant} (the engine alone: writes complete at the posting boundary) or {@code fabric}. */
+    @Param({"tcp"})
+    public String transport;
 
     /** NICs per engine; single writes are sharded over all of them. */
     @Param({"1"})
@@ -90,7 +97,7 @@ public class SubmitPathBenchmark {
     }
 
     private TransferEngine engine() {
-        return TransferEngine.builder().transport("tcp").group(nics).submitQueueCapacity(1024).build();
+        return TransferEngine.builder().transport(transport).group(nics).submitQueueCapacity(1024).build();
     }
 
     /** One single write of {@link #size} bytes. */
@@ -99,8 +106,9 @@ public class SubmitPathBenchmark {
         submit(singles);
     }
 
-    /** One paged write of 256 pages of 1 KiB (one imm per page at the receiver). */
+    /** One paged write of 256 pages of 1 KiB (one imm per page at the receiver); the score counts pages. */
     @Benchmark
+    @OperationsPerInvocation(PAGES)
     public void pagedWrite() {
         submit(paged);
     }

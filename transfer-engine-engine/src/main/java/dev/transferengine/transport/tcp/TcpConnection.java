@@ -153,7 +153,7 @@ abstract class TcpConnection {
         return 0;
     }
 
-    /** Asks the domain to flush this connection at the end of the current poll step. */
+    /** Asks the domain to flush this connection at its next flush step (the start of the next poll at the latest). */
     final void markDirty() {
         if (!dirty && !closed) {
             dirty = true;

@@ -332,7 +332,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             lastSweep = now;
             work += expire();
         }
-        work += flushScheduled();
+        // What reading scheduled (ACK/NACK answers, resumed writes) is flushed at the start of the next poll, not
+        // here: the engine credits the imms and completions this poll reported as soon as it returns, so an answer's
+        // write syscall stays off the path to the user's counter, and the next poll can send the answer together
+        // with a request the user posted in reply (one write instead of two). Output still pending counts as work,
+        // so the worker polls again without idling.
+        if (!toFlush.isEmpty()) {
+            work++;
+        }
         releaseClosed();
         return work;
     }
@@ -844,7 +851,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         for (int i = inbound.size() - 1; i >= 0; i--) {
             expired += inbound.get(i).expire(now, settings);
         }
-        for (final TcpPeer peer : peerSlots) {
+        for (int i = 0; i < peerSlots.size(); i++) { // indexed: an iterator per sweep was the data path's garbage
+            final TcpPeer peer = peerSlots.get(i);
             final TcpOutbound outbound = peer == null ? null : peer.outbound();
             if (outbound != null) {
                 expired += outbound.expire(now, settings);

@@ -1,0 +1,102 @@
+package dev.transferengine.bench.jmh;
+
+import dev.transferengine.Device;
+import dev.transferengine.NetAddr;
+import dev.transferengine.PeerInfo;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.DomainListener;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A NIC of {@link InstantTransport}: every write and send is reported complete from inside its post call (the
+ * engine queues such reports and handles them after the post returns), no bytes move and no imm is delivered.
+ * Worker thread only, like every domain; allocation-free on the data path.
+ */
+final class InstantDomain implements Domain {
+
+    private static final AtomicLong NEXT_ID = new AtomicLong();
+
+    private final DomainListener listener;
+    private final NetAddr address;
+    private long nextKey = 1;
+
+    InstantDomain(final DomainContext context) {
+        this.listener = context.listener();
+        this.address = NetAddr.of(InstantTransport.NAME,
+            ByteBuffer.allocate(Long.BYTES).putLong(NEXT_ID.incrementAndGet()).array());
+    }
+
+    @Override
+    public NetAddr address() {
+        return address;
+    }
+
+    @Override
+    public String description() {
+        return "instant " + address;
+    }
+
+    @Override
+    public long register(final MemorySegment segment, final Device device) {
+        return nextKey++;
+    }
+
+    @Override
+    public void deregister(final long rkey) {
+        // nothing is held per region
+    }
+
+    @Override
+    public long resolve(final NetAddr peer) {
+        return 0;
+    }
+
+    @Override
+    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
+                      final long length, final long peer, final long remoteBase, final long remoteOffset,
+                      final long rkey, final boolean hasImm, final int imm) {
+        listener.onWriteComplete(token, length);
+    }
+
+    @Override
+    public void send(final long token, final long peer, final MemorySegment message) {
+        listener.onSendComplete(token, message.byteSize());
+    }
+
+    @Override
+    public void postReceive(final long token, final MemorySegment buffer) {
+        // nothing ever arrives
+    }
+
+    @Override
+    public int poll() {
+        return 0;
+    }
+
+    @Override
+    public @Nullable String failure() {
+        return null;
+    }
+
+    @Override
+    public List<PeerInfo> peers() {
+        return List.of();
+    }
+
+    @Override
+    public void cancel(final long token) {
+        // every operation ended inside its post
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+}

@@ -1,0 +1,107 @@
+package dev.transferengine.core;
+
+import dev.transferengine.IdleStrategyKind;
+
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import org.agrona.concurrent.IdleStrategy;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How an engine thread (a worker, the callback thread) waits when a duty cycle found nothing to do, and how a
+ * producer that just queued work for it wakes it.
+ *
+ * <p>{@link IdleStrategyKind#BACKOFF} spins, yields, then parks with exponential back-off up to
+ * {@link #MAX_PARK_NANOS}. Before parking it announces itself and checks {@code pending} once more, and
+ * {@link #wake()} unparks an announced thread: a submission or callback that arrives while the thread sleeps
+ * waits for no timer. The park stays short because what no producer announces (a remote write landing on a
+ * manual-progress provider, a completion due on a NIC) is found only by polling: with the 250 us of the earlier
+ * back-off, a target's worker could leave an initiator's write waiting that long. SPIN and YIELD never park, and
+ * {@link #wake()} costs them one volatile read.
+ *
+ * <p>{@link #idle(int)} and {@link #reset()} are called by the owning thread only; {@link #wake()} by any thread.
+ * Allocation-free.
+ */
+final class WakeableIdle implements IdleStrategy {
+
+    /** Longest park. Linux rounds short parks up to the timer slack (50 us by default), so less would buy little. */
+    static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    private static final long MIN_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
+    private static final int SPINS = 1_000;
+    private static final int YIELDS = 100;
+
+    private final IdleStrategyKind kind;
+    private final BooleanSupplier pending;
+    private volatile @Nullable Thread parked;
+    private int spins;
+    private int yields;
+    private long parkNanos = MIN_PARK_NANOS;
+
+    /** {@code pending}: whether work was queued that the next duty cycle would find; any thread may have queued it. */
+    WakeableIdle(final IdleStrategyKind kind, final BooleanSupplier pending) {
+        this.kind = kind;
+        this.pending = pending;
+    }
+
+    @Override
+    public void idle(final int workCount) {
+        if (workCount > 0) {
+            reset();
+        } else {
+            idle();
+        }
+    }
+
+    @Override
+    @SuppressWarnings("ThreadPriorityCheck") // yielding is what IdleStrategyKind.YIELD asks for
+    public void idle() {
+        switch (kind) {
+            case SPIN -> Thread.onSpinWait();
+            case YIELD -> Thread.yield();
+            case BACKOFF -> backOff();
+        }
+    }
+
+    @SuppressWarnings("ThreadPriorityCheck") // the back-off's middle phase yields, as Agrona's does
+    private void backOff() {
+        if (spins < SPINS) {
+            spins++;
+            Thread.onSpinWait();
+        } else if (yields < YIELDS) {
+            yields++;
+            Thread.yield();
+        } else {
+            // announce first, then look again: a producer that queued before the announcement is seen here, one that
+            // queued after it sees the announcement and unparks (both sides are volatile accesses)
+            parked = Thread.currentThread();
+            if (!pending.getAsBoolean()) {
+                LockSupport.parkNanos(parkNanos);
+                parkNanos = Math.min(parkNanos << 1, MAX_PARK_NANOS);
+            }
+            parked = null;
+        }
+    }
+
+    @Override
+    public void reset() {
+        spins = 0;
+        yields = 0;
+        parkNanos = MIN_PARK_NANOS;
+    }
+
+    /** Unparks the owning thread if it is parked, so that work just queued is taken at once. Any thread; never blocks. */
+    void wake() {
+        final Thread thread = parked;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public String alias() {
+        return "wakeable-" + kind.name().toLowerCase(Locale.ROOT);
+    }
+}
