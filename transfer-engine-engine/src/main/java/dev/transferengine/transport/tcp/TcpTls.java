@@ -132,7 +132,7 @@ final class TcpTls {
         return appIn.hasRemaining() || (netIn.position() > 0 && !underflow);
     }
 
-    /** The TLS handshake finished and no data is flowing yet. */
+    /** The TLS handshake (or a post-handshake exchange) is still going: frames wait for it. */
     boolean handshaking() {
         return handshaking;
     }
@@ -224,7 +224,11 @@ final class TcpTls {
                             return false;
                         }
                         // The peer negotiated larger records than the session first said.
-                        appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()).limit(0);
+                        final int size = engine.getSession().getApplicationBufferSize();
+                        if (size <= appIn.capacity()) {
+                            throw new SSLException("a TLS record does not fit " + appIn.capacity() + " bytes");
+                        }
+                        appIn = ByteBuffer.allocate(size).limit(0);
                     }
                     case CLOSED -> {
                         eof = true;
