@@ -26,7 +26,8 @@ module dev.transferengine {
     uses dev.transferengine.spi.DeviceMemory;
 
     provides dev.transferengine.spi.Transport with
-        dev.transferengine.transport.tcp.TcpTransport,
-        dev.transferengine.transport.fabric.FabricTransport;
-    provides dev.transferengine.spi.DeviceMemory with dev.transferengine.cuda.CudaDeviceMemory;
+            dev.transferengine.transport.tcp.TcpTransport,
+            dev.transferengine.transport.fabric.FabricTransport;
+    provides dev.transferengine.spi.DeviceMemory with
+            dev.transferengine.cuda.CudaDeviceMemory;
 }

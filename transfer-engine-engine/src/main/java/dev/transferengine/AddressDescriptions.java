@@ -19,19 +19,20 @@ final class AddressDescriptions {
     private static final String SHM_SCHEME = "fi_shm://";
     /** {@code struct sockaddr_in} as the libfabric tcp provider names an endpoint: family is host order. */
     private static final int SOCKADDR_IN_LENGTH = 16;
+
     private static final int SOCKADDR_IN6_LENGTH = 28;
     private static final int AF_INET = 2;
     private static final int AF_INET6 = 10;
 
-    private AddressDescriptions() {
-    }
+    private AddressDescriptions() {}
 
     static String describe(final String transport, final byte[] payload) {
-        final @Nullable String decoded = switch (transport) {
-            case "tcp" -> tcp(payload);
-            case "fabric" -> fabric(payload);
-            default -> null;
-        };
+        final @Nullable String decoded =
+                switch (transport) {
+                    case "tcp" -> tcp(payload);
+                    case "fabric" -> fabric(payload);
+                    default -> null;
+                };
         return decoded != null ? decoded : transport + ":" + HEX.formatHex(payload);
     }
 

@@ -15,11 +15,13 @@ public record BarrierWrite(List<MrDesc> dsts, int value, Routing routing, PeerGr
             throw new IllegalArgumentException("a barrier needs at least one destination");
         }
         if (routing instanceof Routing.Sharded s && s.shards() != 1) {
-            throw new IllegalArgumentException("a barrier takes sharded(1) or pinned(nic), not sharded(" + s.shards() + ")");
+            throw new IllegalArgumentException(
+                    "a barrier takes sharded(1) or pinned(nic), not sharded(" + s.shards() + ")");
         }
         dsts = List.copyOf(dsts);
         if (!PeerGroup.NONE.equals(group) && group.size() != dsts.size()) {
-            throw new IllegalArgumentException("peer group has " + group.size() + " peers but the barrier names " + dsts.size());
+            throw new IllegalArgumentException(
+                    "peer group has " + group.size() + " peers but the barrier names " + dsts.size());
         }
     }
 

@@ -24,11 +24,19 @@ import org.jspecify.annotations.Nullable;
  * @param options            transport-specific options, e.g. {@code fabric.provider=shm}
  * @param tls                TLS for the tcp transport's connections, or null for none
  */
-public record EngineConfig(String transport, List<GroupSpec> groups, String bindAddress, int basePort,
-                           IdleStrategyKind idleStrategy, Duration operationTimeout, Duration drainTimeout,
-                           int submitQueueCapacity,
-                           int maxInFlight, int maxUnexpectedImms, Map<String, String> options,
-                           @Nullable TransportTls tls) {
+public record EngineConfig(
+        String transport,
+        List<GroupSpec> groups,
+        String bindAddress,
+        int basePort,
+        IdleStrategyKind idleStrategy,
+        Duration operationTimeout,
+        Duration drainTimeout,
+        int submitQueueCapacity,
+        int maxInFlight,
+        int maxUnexpectedImms,
+        Map<String, String> options,
+        @Nullable TransportTls tls) {
 
     /** @throws InvalidConfigException naming the first setting out of range */
     public EngineConfig {
@@ -58,12 +66,31 @@ public record EngineConfig(String transport, List<GroupSpec> groups, String bind
     }
 
     /** Without TLS. */
-    public EngineConfig(final String transport, final List<GroupSpec> groups, final String bindAddress,
-                        final int basePort, final IdleStrategyKind idleStrategy, final Duration operationTimeout,
-                        final Duration drainTimeout, final int submitQueueCapacity, final int maxInFlight,
-                        final int maxUnexpectedImms, final Map<String, String> options) {
-        this(transport, groups, bindAddress, basePort, idleStrategy, operationTimeout, drainTimeout,
-            submitQueueCapacity, maxInFlight, maxUnexpectedImms, options, null);
+    public EngineConfig(
+            final String transport,
+            final List<GroupSpec> groups,
+            final String bindAddress,
+            final int basePort,
+            final IdleStrategyKind idleStrategy,
+            final Duration operationTimeout,
+            final Duration drainTimeout,
+            final int submitQueueCapacity,
+            final int maxInFlight,
+            final int maxUnexpectedImms,
+            final Map<String, String> options) {
+        this(
+                transport,
+                groups,
+                bindAddress,
+                basePort,
+                idleStrategy,
+                operationTimeout,
+                drainTimeout,
+                submitQueueCapacity,
+                maxInFlight,
+                maxUnexpectedImms,
+                options,
+                null);
     }
 
     /** A transport option, or {@code fallback}. */

@@ -18,9 +18,13 @@ public sealed interface GroupRouting {
         return new SingleNic(nic);
     }
 
-    enum ShardPeers implements GroupRouting { INSTANCE }
+    enum ShardPeers implements GroupRouting {
+        INSTANCE
+    }
 
-    enum ShardBytes implements GroupRouting { INSTANCE }
+    enum ShardBytes implements GroupRouting {
+        INSTANCE
+    }
 
     record SingleNic(int nic) implements GroupRouting {
         public SingleNic {

@@ -6,5 +6,4 @@ package dev.transferengine;
  * @param count    imms counted and not yet consumed
  * @param expected the armed count, or 0 for a plain (polled or credited) counter
  */
-public record ImmCountState(long count, int expected) {
-}
+public record ImmCountState(long count, int expected) {}

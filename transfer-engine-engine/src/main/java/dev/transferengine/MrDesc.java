@@ -20,8 +20,7 @@ public record MrDesc(long address, long length, List<Nic> nics) {
     private static final byte VERSION = 1;
 
     /** The remote key of the region on one NIC, and that NIC's address. */
-    public record Nic(NetAddr address, long rkey) {
-    }
+    public record Nic(NetAddr address, long rkey) {}
 
     public MrDesc {
         if (length < 0) {
@@ -67,7 +66,8 @@ public record MrDesc(long address, long length, List<Nic> nics) {
         try {
             final byte version = in.get();
             if (version != VERSION) {
-                throw new MalformedDescriptorException("MrDesc version " + version + " is not supported (expected " + VERSION + ")");
+                throw new MalformedDescriptorException(
+                        "MrDesc version " + version + " is not supported (expected " + VERSION + ")");
             }
             final long address = in.getLong();
             final long length = in.getLong();
@@ -83,7 +83,8 @@ public record MrDesc(long address, long length, List<Nic> nics) {
                 final long rkey = in.getLong();
                 final int addrLength = Short.toUnsignedInt(in.getShort());
                 if (addrLength > in.remaining()) {
-                    throw new MalformedDescriptorException("MrDesc NIC " + i + " address length " + addrLength + " exceeds the remaining " + in.remaining() + " bytes");
+                    throw new MalformedDescriptorException("MrDesc NIC " + i + " address length " + addrLength
+                            + " exceeds the remaining " + in.remaining() + " bytes");
                 }
                 final byte[] addr = new byte[addrLength];
                 in.get(addr);

@@ -35,7 +35,9 @@ public final class NetAddr implements Serializable {
 
     /** An address of {@code transport} with the transport's own {@code payload} bytes (copied). */
     public static NetAddr of(final String transport, final byte[] payload) {
-        if (transport.isEmpty() || transport.length() > 32 || !StandardCharsets.US_ASCII.newEncoder().canEncode(transport)) {
+        if (transport.isEmpty()
+                || transport.length() > 32
+                || !StandardCharsets.US_ASCII.newEncoder().canEncode(transport)) {
             throw new IllegalArgumentException("transport name must be 1..32 ASCII characters: '" + transport + "'");
         }
         return new NetAddr(transport, payload.clone());
@@ -47,11 +49,13 @@ public final class NetAddr implements Serializable {
             throw new MalformedDescriptorException("NetAddr needs at least 3 bytes, got " + bytes.length);
         }
         if (bytes[0] != VERSION) {
-            throw new MalformedDescriptorException("NetAddr version " + bytes[0] + " is not supported (expected " + VERSION + ")");
+            throw new MalformedDescriptorException(
+                    "NetAddr version " + bytes[0] + " is not supported (expected " + VERSION + ")");
         }
         final int nameLength = bytes[1] & 0xFF;
         if (nameLength == 0 || nameLength > 32 || 2 + nameLength > bytes.length) {
-            throw new MalformedDescriptorException("NetAddr transport name length " + nameLength + " does not fit in " + bytes.length + " bytes");
+            throw new MalformedDescriptorException(
+                    "NetAddr transport name length " + nameLength + " does not fit in " + bytes.length + " bytes");
         }
         for (int i = 2; i < 2 + nameLength; i++) {
             if (bytes[i] < 0x21 || bytes[i] > 0x7E) {
@@ -113,8 +117,10 @@ public final class NetAddr implements Serializable {
 
     @Override
     public boolean equals(final Object o) {
-        return o instanceof NetAddr other && hash == other.hash && transport.equals(other.transport)
-            && Arrays.equals(payload, other.payload);
+        return o instanceof NetAddr other
+                && hash == other.hash
+                && transport.equals(other.transport)
+                && Arrays.equals(payload, other.payload);
     }
 
     @Override

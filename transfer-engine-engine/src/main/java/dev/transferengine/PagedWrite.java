@@ -8,12 +8,23 @@ import java.util.OptionalInt;
  * is cut into at most N contiguous ranges, one per NIC. The arrays are copied once, at construction.
  */
 @SuppressWarnings("ArrayRecordComponent") // int[] page lists: no boxing; a request is never compared or hashed
-public record PagedWrite(MemoryRegion src, long srcOffset, long srcStride, int[] srcPages, MrDesc dst, long dstOffset,
-                         long dstStride, int[] dstPages, long pageLength, OptionalInt imm) implements WriteRequest {
+public record PagedWrite(
+        MemoryRegion src,
+        long srcOffset,
+        long srcStride,
+        int[] srcPages,
+        MrDesc dst,
+        long dstOffset,
+        long dstStride,
+        int[] dstPages,
+        long pageLength,
+        OptionalInt imm)
+        implements WriteRequest {
 
     public PagedWrite {
         if (srcPages.length != dstPages.length) {
-            throw new IllegalArgumentException("srcPages has " + srcPages.length + " entries but dstPages has " + dstPages.length);
+            throw new IllegalArgumentException(
+                    "srcPages has " + srcPages.length + " entries but dstPages has " + dstPages.length);
         }
         if (srcOffset < 0 || srcStride < 0 || dstOffset < 0 || dstStride < 0 || pageLength < 0) {
             throw new IllegalArgumentException("offsets, strides and pageLength must be >= 0");
@@ -22,7 +33,8 @@ public record PagedWrite(MemoryRegion src, long srcOffset, long srcStride, int[]
         dstPages = dstPages.clone();
         for (int k = 0; k < srcPages.length; k++) {
             if (srcPages[k] < 0 || dstPages[k] < 0) {
-                throw new IllegalArgumentException("page index " + k + " is negative: src=" + srcPages[k] + " dst=" + dstPages[k]);
+                throw new IllegalArgumentException(
+                        "page index " + k + " is negative: src=" + srcPages[k] + " dst=" + dstPages[k]);
             }
         }
     }
@@ -33,8 +45,17 @@ public record PagedWrite(MemoryRegion src, long srcOffset, long srcStride, int[]
     }
 
     public PagedWrite withImm(final int value) {
-        return new PagedWrite(src, srcOffset, srcStride, srcPages, dst, dstOffset, dstStride, dstPages, pageLength,
-            OptionalInt.of(value));
+        return new PagedWrite(
+                src,
+                srcOffset,
+                srcStride,
+                srcPages,
+                dst,
+                dstOffset,
+                dstStride,
+                dstPages,
+                pageLength,
+                OptionalInt.of(value));
     }
 
     public int pageCount() {

@@ -8,8 +8,9 @@ import java.util.OptionalInt;
  * {@link TransferEngine#addPeerGroup(List)}) the targets must be in the group's peer order and count, and the
  * peers were resolved once; with {@link PeerGroup#NONE} they are resolved per call.
  */
-public record ScatterWrite(MemoryRegion src, List<ScatterTarget> targets, GroupRouting routing, PeerGroup group,
-                           OptionalInt imm) implements WriteRequest {
+public record ScatterWrite(
+        MemoryRegion src, List<ScatterTarget> targets, GroupRouting routing, PeerGroup group, OptionalInt imm)
+        implements WriteRequest {
 
     public ScatterWrite {
         if (targets.isEmpty()) {
@@ -17,7 +18,8 @@ public record ScatterWrite(MemoryRegion src, List<ScatterTarget> targets, GroupR
         }
         targets = List.copyOf(targets);
         if (!PeerGroup.NONE.equals(group) && group.size() != targets.size()) {
-            throw new IllegalArgumentException("peer group has " + group.size() + " peers but the scatter names " + targets.size() + " targets");
+            throw new IllegalArgumentException(
+                    "peer group has " + group.size() + " peers but the scatter names " + targets.size() + " targets");
         }
     }
 

@@ -19,10 +19,14 @@ public interface StageProbe {
      * @param kind      what the operation was
      * @param success   whether it completed
      */
-    void onStages(OperationKind kind, long submittedNanos, long takenNanos, long postedNanos, long completedNanos,
-                  boolean success);
+    void onStages(
+            OperationKind kind,
+            long submittedNanos,
+            long takenNanos,
+            long postedNanos,
+            long completedNanos,
+            boolean success);
 
     /** An imm arrived from a peer and is about to be credited to its counter; by default ignored. */
-    default void onImmArrived(final int imm, final long arrivedNanos) {
-    }
+    default void onImmArrived(final int imm, final long arrivedNanos) {}
 }

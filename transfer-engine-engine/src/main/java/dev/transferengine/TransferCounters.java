@@ -54,7 +54,7 @@ public final class TransferCounters {
         while (completed() < target) {
             if (System.nanoTime() - deadline > 0) {
                 throw new TransferTimeoutException("waited " + timeout + " for " + target + " completions, saw "
-                    + done() + " done and " + failed() + " failed");
+                        + done() + " done and " + failed() + " failed");
             }
             if (++spins < 1000) {
                 Thread.onSpinWait();

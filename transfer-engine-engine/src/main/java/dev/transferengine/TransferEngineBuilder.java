@@ -26,8 +26,7 @@ public final class TransferEngineBuilder {
     private final Map<String, String> options = new HashMap<>();
     private @Nullable TransportTls tls;
 
-    TransferEngineBuilder() {
-    }
+    TransferEngineBuilder() {}
 
     /** {@code tcp} (default), {@code fabric}, {@code verbs} or {@code auto}. */
     public TransferEngineBuilder transport(final String value) {
@@ -102,9 +101,19 @@ public final class TransferEngineBuilder {
     }
 
     public EngineConfig config() {
-        return new EngineConfig(transport, groups.isEmpty() ? List.of(GroupSpec.of(1)) : groups, bindAddress, basePort,
-            idleStrategy, operationTimeout, drainTimeout, submitQueueCapacity, maxInFlight, maxUnexpectedImms, options,
-            tls);
+        return new EngineConfig(
+                transport,
+                groups.isEmpty() ? List.of(GroupSpec.of(1)) : groups,
+                bindAddress,
+                basePort,
+                idleStrategy,
+                operationTimeout,
+                drainTimeout,
+                submitQueueCapacity,
+                maxInFlight,
+                maxUnexpectedImms,
+                options,
+                tls);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.transferengine;
 
 import java.io.Serial;
+
 import org.jspecify.annotations.Nullable;
 
 /** Base of every error the engine reports; each subclass names one kind of problem. */

@@ -2,7 +2,6 @@ package dev.transferengine;
 
 import java.util.List;
 import java.util.Objects;
-
 import javax.net.ssl.SSLContext;
 
 /**
@@ -17,8 +16,8 @@ import javax.net.ssl.SSLContext;
  * @param protocols      protocols to enable, e.g. {@code TLSv1.3}; empty for the context's defaults
  * @param cipherSuites   cipher suites to enable; empty for the context's defaults
  */
-public record TransportTls(SSLContext context, boolean needClientAuth, List<String> protocols,
-                           List<String> cipherSuites) {
+public record TransportTls(
+        SSLContext context, boolean needClientAuth, List<String> protocols, List<String> cipherSuites) {
 
     /** @throws NullPointerException if an argument is null */
     public TransportTls {

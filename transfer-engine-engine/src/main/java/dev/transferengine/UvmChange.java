@@ -6,5 +6,4 @@ package dev.transferengine;
  * @param oldValue the value seen before
  * @param newValue the value seen now
  */
-public record UvmChange(long oldValue, long newValue) {
-}
+public record UvmChange(long oldValue, long newValue) {}

@@ -47,112 +47,164 @@ class ArchitectureTest {
     private static final String REACTIVE = "dev.transferengine.reactive..";
 
     private static final JavaClasses ENGINE = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages(API);
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(API);
 
     /** The API classes that reach into core: the builder makes the engine, the counters hand core their updater. */
     private static final DescribedPredicate<JavaClass> API_ENTRY_POINTS =
-        belongToAnyOf(TransferEngineBuilder.class, TransferCounters.class);
+            belongToAnyOf(TransferEngineBuilder.class, TransferCounters.class);
     /** What those entry points may use of core. */
-    private static final DescribedPredicate<JavaClass> CORE_ENTRY_POINTS =
-        resideInAPackage(CORE).and(nameMatching("dev\\.transferengine\\.core\\.(Engines|TransferCountersUpdater)(\\$.*)?"));
+    private static final DescribedPredicate<JavaClass> CORE_ENTRY_POINTS = resideInAPackage(CORE)
+            .and(nameMatching("dev\\.transferengine\\.core\\.(Engines|TransferCountersUpdater)(\\$.*)?"));
 
     @Test
     void theApiUsesNoOtherPackageOfTheEngine() {
-        noClasses().that().resideInAPackage(API)
-            .should().dependOnClassesThat().resideInAnyPackage(SPI, TRANSPORTS, CUDA, NATIVE, REACTIVE)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(API)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(SPI, TRANSPORTS, CUDA, NATIVE, REACTIVE)
+                .check(ENGINE);
     }
 
     @Test
     void theApiReachesCoreOnlyThroughTheBuilderAndTheCountersUpdater() {
-        noClasses().that().resideInAPackage(API).and(not(API_ENTRY_POINTS))
-            .should().dependOnClassesThat().resideInAPackage(CORE)
-            .check(ENGINE);
-        noClasses().that(API_ENTRY_POINTS)
-            .should().dependOnClassesThat(resideInAPackage(CORE).and(not(CORE_ENTRY_POINTS)))
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(API)
+                .and(not(API_ENTRY_POINTS))
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage(CORE)
+                .check(ENGINE);
+        noClasses()
+                .that(API_ENTRY_POINTS)
+                .should()
+                .dependOnClassesThat(resideInAPackage(CORE).and(not(CORE_ENTRY_POINTS)))
+                .check(ENGINE);
     }
 
     @Test
     void theSpiDependsOnTheApiOnly() {
-        noClasses().that().resideInAPackage(SPI)
-            .should().dependOnClassesThat().resideInAnyPackage(CORE, TRANSPORTS, CUDA, NATIVE, REACTIVE)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(SPI)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CORE, TRANSPORTS, CUDA, NATIVE, REACTIVE)
+                .check(ENGINE);
     }
 
     @Test
     void coreKnowsNoTransportAndNotTheReactiveFacade() {
-        noClasses().that().resideInAPackage(CORE)
-            .should().dependOnClassesThat().resideInAnyPackage(TRANSPORTS, REACTIVE)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(CORE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(TRANSPORTS, REACTIVE)
+                .check(ENGINE);
     }
 
     @Test
     void transportsKnowNeitherCoreNorEachOther() {
-        noClasses().that().resideInAPackage(TRANSPORTS)
-            .should().dependOnClassesThat().resideInAnyPackage(CORE, CUDA, REACTIVE)
-            .check(ENGINE);
-        slices().matching("dev.transferengine.transport.(*)..").should().notDependOnEachOther().check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(TRANSPORTS)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CORE, CUDA, REACTIVE)
+                .check(ENGINE);
+        slices().matching("dev.transferengine.transport.(*)..")
+                .should()
+                .notDependOnEachOther()
+                .check(ENGINE);
     }
 
     @Test
     void nativeAccessAndCudaStayBelowCoreAndTheTransports() {
-        noClasses().that().resideInAPackage(NATIVE)
-            .should().dependOnClassesThat().resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, REACTIVE)
-            .check(ENGINE);
-        noClasses().that().resideInAPackage(CUDA)
-            .should().dependOnClassesThat().resideInAnyPackage(CORE, TRANSPORTS, REACTIVE)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(NATIVE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, REACTIVE)
+                .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(CUDA)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CORE, TRANSPORTS, REACTIVE)
+                .check(ENGINE);
     }
 
     @Test
     void theReactiveFacadeUsesTheApiOnly() {
-        noClasses().that().resideInAPackage(REACTIVE)
-            .should().dependOnClassesThat().resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, NATIVE)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideInAPackage(REACTIVE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, NATIVE)
+                .check(ENGINE);
     }
 
     @Test
     void onlyTheNativePackagesLinkNativeCode() {
-        noClasses().that().resideOutsideOfPackages(NATIVE, CUDA, "dev.transferengine.transport.fabric..")
-            .should().dependOnClassesThat().belongToAnyOf(Linker.class, SymbolLookup.class, FunctionDescriptor.class)
-            .check(ENGINE);
+        noClasses()
+                .that()
+                .resideOutsideOfPackages(NATIVE, CUDA, "dev.transferengine.transport.fabric..")
+                .should()
+                .dependOnClassesThat()
+                .belongToAnyOf(Linker.class, SymbolLookup.class, FunctionDescriptor.class)
+                .check(ENGINE);
     }
 
     @Test
     void noPackageCycles() {
-        slices().assignedFrom(BY_PACKAGE).should().beFreeOfCycles()
-            .ignoreDependency(API_ENTRY_POINTS, CORE_ENTRY_POINTS)
-            .check(ENGINE);
+        slices().assignedFrom(BY_PACKAGE)
+                .should()
+                .beFreeOfCycles()
+                .ignoreDependency(API_ENTRY_POINTS, CORE_ENTRY_POINTS)
+                .check(ENGINE);
     }
 
     @Test
     void theModuleExportsTheApiTheSpiAndTheReactiveFacadeOnlyAndProvidesEveryServiceEntry()
-        throws IOException, URISyntaxException {
-        final Path classes = Path.of(TransferEngine.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            throws IOException, URISyntaxException {
+        final Path classes = Path.of(TransferEngine.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         final ModuleDescriptor module;
         try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
             module = ModuleDescriptor.read(in);
         }
         assertThat(module.name()).isEqualTo("dev.transferengine");
-        assertThat(module.exports()).allMatch(e -> !e.isQualified())
-            .extracting(ModuleDescriptor.Exports::source)
-            .containsExactlyInAnyOrder(API, "dev.transferengine.spi", "dev.transferengine.reactive");
+        assertThat(module.exports())
+                .allMatch(e -> !e.isQualified())
+                .extracting(ModuleDescriptor.Exports::source)
+                .containsExactlyInAnyOrder(API, "dev.transferengine.spi", "dev.transferengine.reactive");
         assertThat(module.opens()).isEmpty();
         // what the class path finds through META-INF/services, the module path must find through "provides"
         for (final ModuleDescriptor.Provides provides : module.provides()) {
-            final List<String> entries = Files.readAllLines(
-                classes.resolve("META-INF/services/" + provides.service())).stream()
-                .map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+            final List<String> entries =
+                    Files.readAllLines(classes.resolve("META-INF/services/" + provides.service())).stream()
+                            .map(String::strip)
+                            .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+                            .toList();
             assertThat(provides.providers()).as(provides.service()).containsExactlyElementsOf(entries);
         }
         final Set<String> services;
         try (var files = Files.list(classes.resolve("META-INF/services"))) {
             services = files.map(file -> file.getFileName().toString()).collect(Collectors.toSet());
         }
-        assertThat(module.provides()).extracting(ModuleDescriptor.Provides::service)
-            .containsExactlyInAnyOrderElementsOf(services);
+        assertThat(module.provides())
+                .extracting(ModuleDescriptor.Provides::service)
+                .containsExactlyInAnyOrderElementsOf(services);
         assertThat(module.uses()).containsAll(services);
     }
 

@@ -6,8 +6,7 @@ import java.util.zip.CRC32C;
 /** Checksums of native memory for tests. */
 public final class Checksums {
 
-    private Checksums() {
-    }
+    private Checksums() {}
 
     public static long crc32c(final MemorySegment segment) {
         final CRC32C crc = new CRC32C();

@@ -2,7 +2,6 @@ package dev.transferengine;
 
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
-
 /**
  * The transport contract on one libfabric provider, with how libfabric RDM differs from the tcp transport declared
  * here and checked by the contract's tests.

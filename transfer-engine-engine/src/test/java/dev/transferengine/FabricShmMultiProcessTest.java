@@ -22,8 +22,10 @@ class FabricShmMultiProcessTest extends FabricMultiProcessTest {
     @BeforeEach
     void needsLibfabricTwo() {
         final String version = FabricTestAccess.libraryVersion();
-        Assumptions.assumeFalse(version.startsWith("1."), () -> "fabric/shm across processes is tested on"
-            + " libfabric 2.x only: on " + version + " a peer process crashed (SIGSEGV in shm progress)");
+        Assumptions.assumeFalse(
+                version.startsWith("1."),
+                () -> "fabric/shm across processes is tested on" + " libfabric 2.x only: on " + version
+                        + " a peer process crashed (SIGSEGV in shm progress)");
     }
 
     /**
@@ -46,6 +48,6 @@ class FabricShmMultiProcessTest extends FabricMultiProcessTest {
     @Override
     protected @Nullable String killedPeerLimitation() {
         return "libfabric shm does not survive a killed peer process: 1.17 deadlocks on the dead peer's region"
-            + " spinlock; 2.1 times the writes out but then serves no new peer (see FabricShmMultiProcessTest)";
+                + " spinlock; 2.1 times the writes out but then serves no new peer (see FabricShmMultiProcessTest)";
     }
 }

@@ -1,20 +1,21 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 class MrDescTest {
 
     private static MrDesc sample(final int nics) {
         final MrDesc.Nic[] entries = new MrDesc.Nic[nics];
         for (int i = 0; i < nics; i++) {
-            entries[i] = new MrDesc.Nic(NetAddr.of("tcp", new byte[] {4, 127, 0, 0, 1, 0, (byte) i}), 0x1234_5678_9ABC_DEF0L + i);
+            entries[i] = new MrDesc.Nic(
+                    NetAddr.of("tcp", new byte[] {4, 127, 0, 0, 1, 0, (byte) i}), 0x1234_5678_9ABC_DEF0L + i);
         }
         return new MrDesc(0x7F00_0000_1000L, 1 << 20, List.of(entries));
     }
@@ -33,17 +34,19 @@ class MrDescTest {
         assertThatThrownBy(() -> new MrDesc(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
         final byte[] bytes = sample(1).toBytes();
         bytes[17] = 5;
-        assertThatThrownBy(() -> MrDesc.fromBytes(bytes)).isInstanceOf(MalformedDescriptorException.class)
-            .hasMessageContaining("NIC count");
+        assertThatThrownBy(() -> MrDesc.fromBytes(bytes))
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("NIC count");
     }
 
     @Test
     void truncatedOrPaddedBytesAreRefused() {
         final byte[] bytes = sample(2).toBytes();
         assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length - 3)))
-            .isInstanceOf(MalformedDescriptorException.class);
+                .isInstanceOf(MalformedDescriptorException.class);
         assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length + 1)))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("trailing");
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("trailing");
         assertThatThrownBy(() -> MrDesc.parse("%%%")).isInstanceOf(MalformedDescriptorException.class);
     }
 

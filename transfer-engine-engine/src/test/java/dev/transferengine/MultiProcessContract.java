@@ -1,7 +1,5 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Engines in two JVM processes: data and imm counts cross a real process boundary, a soak counts every imm of
@@ -47,8 +47,8 @@ public abstract class MultiProcessContract {
     }
 
     private TransferEngine engine(final int nics) {
-        final TransferEngineBuilder builder = TransferEngine.builder().transport(transport()).group(nics)
-            .operationTimeout(Duration.ofSeconds(30));
+        final TransferEngineBuilder builder =
+                TransferEngine.builder().transport(transport()).group(nics).operationTimeout(Duration.ofSeconds(30));
         for (final String option : options()) {
             final String[] kv = option.split("=", 2);
             builder.option(kv[0], kv[1]);
@@ -57,7 +57,8 @@ public abstract class MultiProcessContract {
     }
 
     private PeerProcesses peer(final int nics, final long regionBytes) throws Exception {
-        final List<String> args = new ArrayList<>(List.of(transport(), Integer.toString(nics), Long.toString(regionBytes)));
+        final List<String> args =
+                new ArrayList<>(List.of(transport(), Integer.toString(nics), Long.toString(regionBytes)));
         args.addAll(options());
         return PeerProcesses.start(args.toArray(String[]::new));
     }
@@ -69,8 +70,9 @@ public abstract class MultiProcessContract {
         final long slot = 16 * 1024; // sharded(4): two 8 KiB shards and two zero-length ones per write
         final int slots = 64;
         final int imms = 8;
-        try (PeerProcesses peer = peer(nics, slot * slots); TransferEngine engine = engine(nics);
-             Arena arena = Arena.ofShared()) {
+        try (PeerProcesses peer = peer(nics, slot * slots);
+                TransferEngine engine = engine(nics);
+                Arena arena = Arena.ofShared()) {
             final MemorySegment src = arena.allocate(slot * slots * 2, 4096);
             // source slots s and s + 64 hold the same bytes: writes to one destination slot may land in any order
             // across NICs, and the final contents must not depend on it
@@ -82,8 +84,14 @@ public abstract class MultiProcessContract {
             final MemoryRegion region = engine.register(src, Device.host());
             final SingleWrite[] requests = new SingleWrite[slots * 2];
             for (int s = 0; s < requests.length; s++) {
-                requests[s] = new SingleWrite(region, slot * s, slot, peer.descriptor(), slot * (s % slots),
-                    Routing.sharded(nics), OptionalInt.of(s % imms));
+                requests[s] = new SingleWrite(
+                        region,
+                        slot * s,
+                        slot,
+                        peer.descriptor(),
+                        slot * (s % slots),
+                        Routing.sharded(nics),
+                        OptionalInt.of(s % imms));
             }
             final TransferCounters counters = new TransferCounters();
             final long[] perImm = new long[imms];
@@ -101,15 +109,19 @@ public abstract class MultiProcessContract {
 
             for (int imm = 0; imm < imms; imm++) {
                 final String[] counted = peer.ask("AWAIT " + imm + " " + perImm[imm], "COUNTED");
-                assertThat(Long.parseLong(counted[2])).as("imm %d counted exactly", imm).isZero();
+                assertThat(Long.parseLong(counted[2]))
+                        .as("imm %d counted exactly", imm)
+                        .isZero();
             }
-            assertThat(Long.parseLong(peer.ask("CRC", "CRC")[1])).isEqualTo(Checksums.crc32c(src.asSlice(0, slot * slots)));
+            assertThat(Long.parseLong(peer.ask("CRC", "CRC")[1]))
+                    .isEqualTo(Checksums.crc32c(src.asSlice(0, slot * slots)));
         }
     }
 
     @Test
     void sendsCrossTheProcessBoundary() throws Exception {
-        try (PeerProcesses peer = peer(1, 4096); TransferEngine engine = engine(1)) {
+        try (PeerProcesses peer = peer(1, 4096);
+                TransferEngine engine = engine(1)) {
             for (int i = 0; i < 100; i++) {
                 engine.send(peer.address(), ("control message " + i).getBytes()).get(30, TimeUnit.SECONDS);
             }
@@ -122,12 +134,13 @@ public abstract class MultiProcessContract {
     void killedPeerFailsItsInFlightWritesAndTheEngineServesAnotherPeer() throws Exception {
         final String limitation = killedPeerLimitation();
         org.junit.jupiter.api.Assumptions.assumeTrue(limitation == null, () -> limitation);
-        try (TransferEngine engine = engine(2); Arena arena = Arena.ofShared()) {
+        try (TransferEngine engine = engine(2);
+                Arena arena = Arena.ofShared()) {
             final MemoryRegion src = engine.register(arena.allocate(1 << 20, 4096), Device.host());
             final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
             try (PeerProcesses doomed = peer(2, 1 << 20)) {
-                final SingleWrite write = new SingleWrite(src, 0, 1 << 20, doomed.descriptor(), 0, Routing.sharded(2),
-                    OptionalInt.of(1));
+                final SingleWrite write =
+                        new SingleWrite(src, 0, 1 << 20, doomed.descriptor(), 0, Routing.sharded(2), OptionalInt.of(1));
                 engine.submit(write).get(30, TimeUnit.SECONDS); // connected and working
                 for (int i = 0; i < 2000; i++) {
                     inFlight.add(engine.submit(write));
@@ -139,15 +152,17 @@ public abstract class MultiProcessContract {
                 try {
                     future.get(60, TimeUnit.SECONDS);
                 } catch (final ExecutionException e) {
-                    assertThat(e.getCause()).isInstanceOfAny(PeerUnreachableException.class, TransferTimeoutException.class);
+                    assertThat(e.getCause())
+                            .isInstanceOfAny(PeerUnreachableException.class, TransferTimeoutException.class);
                     failed++;
                 }
             }
             assertThat(failed).as("writes in flight when the peer died fail").isPositive();
 
             try (PeerProcesses survivor = peer(2, 1 << 20)) {
-                engine.submit(new SingleWrite(src, 0, 1 << 20, survivor.descriptor(), 0, Routing.sharded(2),
-                    OptionalInt.of(2))).get(30, TimeUnit.SECONDS);
+                engine.submit(new SingleWrite(
+                                src, 0, 1 << 20, survivor.descriptor(), 0, Routing.sharded(2), OptionalInt.of(2)))
+                        .get(30, TimeUnit.SECONDS);
                 assertThat(survivor.ask("AWAIT 2 2", "COUNTED")[2]).isEqualTo("0");
             }
         }

@@ -1,10 +1,10 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link NetAddr#describe()}: readable forms of the shipped transports, hex for anything else. */
 class NetAddrDescriptionTest {
@@ -31,8 +31,9 @@ class NetAddrDescriptionTest {
 
     @Test
     void fabricShmNameReadsAsItsPath() {
-        assertThat(fabric("shm", "fi_shm://4711:0\0".getBytes(StandardCharsets.US_ASCII)).describe())
-            .isEqualTo("fabric:shm://4711:0");
+        assertThat(fabric("shm", "fi_shm://4711:0\0".getBytes(StandardCharsets.US_ASCII))
+                        .describe())
+                .isEqualTo("fabric:shm://4711:0");
     }
 
     @Test
@@ -46,7 +47,7 @@ class NetAddrDescriptionTest {
     @Test
     void opaqueFabricNameAndUnknownTransportFallBackToHex() {
         assertThat(fabric("efa", new byte[] {(byte) 0xFE, (byte) 0x80, 0, 1}).describe())
-            .isEqualTo("fabric:efa:fe800001");
+                .isEqualTo("fabric:efa:fe800001");
         assertThat(NetAddr.of("verbs", new byte[] {1, 2}).describe()).isEqualTo("verbs:0102");
     }
 

@@ -1,11 +1,11 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class NetAddrTest {
 
@@ -29,14 +29,18 @@ class NetAddrTest {
 
     @Test
     void malformedBytesAreRefusedWithTheReason() {
-        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1})).isInstanceOf(MalformedDescriptorException.class)
-            .hasMessageContaining("at least 3 bytes");
+        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1}))
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("at least 3 bytes");
         assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {2, 3, 't', 'c', 'p'}))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("version 2");
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("version 2");
         assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1, 9, 't', 'c', 'p'}))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("name length 9");
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("name length 9");
         assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1, 2, 0, 1, 5}))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("non-printable");
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("non-printable");
         assertThatThrownBy(() -> NetAddr.parse("not hex")).isInstanceOf(MalformedDescriptorException.class);
     }
 

@@ -20,28 +20,33 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class PeerProcess {
 
-    private PeerProcess() {
-    }
+    private PeerProcess() {}
 
     /** {@code category/reason=count,...} of the counts that are not zero. */
     private static String events(final TransferEngine engine) {
         final StringBuilder text = new StringBuilder();
         for (final TransportEvent event : engine.transportEvents()) {
             if (event.count() > 0) {
-                text.append(text.isEmpty() ? "" : ",").append(event.category()).append('/').append(event.reason())
-                    .append('=').append(event.count());
+                text.append(text.isEmpty() ? "" : ",")
+                        .append(event.category())
+                        .append('/')
+                        .append(event.reason())
+                        .append('=')
+                        .append(event.count());
             }
         }
         return text.isEmpty() ? "-" : text.toString();
     }
 
     public static void main(final String[] args) throws Exception {
-        final TransferEngineBuilder builder = TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
+        final TransferEngineBuilder builder =
+                TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
         for (int i = 3; i < args.length; i++) {
             final String[] option = args[i].split("=", 2);
             builder.option(option[0], option[1]);
         }
-        try (TransferEngine engine = builder.build(); Arena arena = Arena.ofShared()) {
+        try (TransferEngine engine = builder.build();
+                Arena arena = Arena.ofShared()) {
             final MemorySegment region = arena.allocate(Long.parseLong(args[2]), 4096);
             final MrDesc desc = engine.register(region, Device.host()).descriptor();
             final AtomicLong messages = new AtomicLong();
@@ -66,7 +71,8 @@ public final class PeerProcess {
                     case "RECEIVED" -> {
                         // sends complete when the message landed; the listener counts it a moment later
                         final long expected = Long.parseLong(command[1]);
-                        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                        final long deadline =
+                                System.nanoTime() + Duration.ofSeconds(60).toNanos();
                         while (messages.get() < expected && System.nanoTime() - deadline < 0) {
                             Thread.sleep(1);
                         }

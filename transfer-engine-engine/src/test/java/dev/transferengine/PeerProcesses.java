@@ -47,7 +47,9 @@ public final class PeerProcesses implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(PeerProcess.class.getName());
         command.addAll(List.of(args));
-        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         return new PeerProcesses(process);
     }
 

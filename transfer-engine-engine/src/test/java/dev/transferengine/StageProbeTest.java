@@ -1,7 +1,5 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.OptionalInt;
@@ -10,12 +8,19 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** {@link StageProbe}: the workers tell it each ended operation's stages in order, and each imm that arrives. */
 class StageProbeTest {
 
-    private record Stages(OperationKind kind, long submitted, long taken, long posted, long completed, boolean success,
-                          String thread) {
-    }
+    private record Stages(
+            OperationKind kind,
+            long submitted,
+            long taken,
+            long posted,
+            long completed,
+            boolean success,
+            String thread) {}
 
     /** Records what it is told; the worker calls it, the test thread reads the queues. */
     private static final class Recording implements StageProbe {
@@ -23,10 +28,21 @@ class StageProbeTest {
         final LinkedBlockingQueue<Integer> imms = new LinkedBlockingQueue<>();
 
         @Override
-        public void onStages(final OperationKind kind, final long submittedNanos, final long takenNanos,
-                             final long postedNanos, final long completedNanos, final boolean success) {
-            ended.add(new Stages(kind, submittedNanos, takenNanos, postedNanos, completedNanos, success,
-                Thread.currentThread().getName()));
+        public void onStages(
+                final OperationKind kind,
+                final long submittedNanos,
+                final long takenNanos,
+                final long postedNanos,
+                final long completedNanos,
+                final boolean success) {
+            ended.add(new Stages(
+                    kind,
+                    submittedNanos,
+                    takenNanos,
+                    postedNanos,
+                    completedNanos,
+                    success,
+                    Thread.currentThread().getName()));
         }
 
         @Override
@@ -38,8 +54,8 @@ class StageProbeTest {
     @Test
     void stagesComeInOrderOnTheWorkerAndImmArrivalsAtTheTarget() throws Exception {
         try (TransferEngine initiator = TransferEngine.builder().build();
-             TransferEngine target = TransferEngine.builder().build();
-             Arena arena = Arena.ofShared()) {
+                TransferEngine target = TransferEngine.builder().build();
+                Arena arena = Arena.ofShared()) {
             final Recording sent = new Recording();
             final Recording received = new Recording();
             initiator.metrics().setStageProbe(sent);
@@ -48,9 +64,14 @@ class StageProbeTest {
             final MemoryRegion destination = target.register(arena.allocate(8192, 4096), Device.host());
             final ImmCounter counter = target.immCounter(7);
 
-            initiator.submit(new SingleWrite(source, 0, 8192, destination.descriptor(), 0, Routing.sharded(1),
-                OptionalInt.of(7))).join();
-            initiator.send(target.mainAddress(), new byte[16]).exceptionally(e -> null).join();
+            initiator
+                    .submit(new SingleWrite(
+                            source, 0, 8192, destination.descriptor(), 0, Routing.sharded(1), OptionalInt.of(7)))
+                    .join();
+            initiator
+                    .send(target.mainAddress(), new byte[16])
+                    .exceptionally(e -> null)
+                    .join();
             counter.await(1, Duration.ofSeconds(30));
 
             final Stages write = sent.ended.poll(30, TimeUnit.SECONDS);
@@ -68,7 +89,9 @@ class StageProbeTest {
 
             // removed: the next operation is not timed
             initiator.metrics().setStageProbe(null);
-            initiator.submit(SingleWrite.of(source, 0, 4096, destination.descriptor(), 0)).join();
+            initiator
+                    .submit(SingleWrite.of(source, 0, 4096, destination.descriptor(), 0))
+                    .join();
             assertThat(sent.ended).isEmpty();
         }
     }

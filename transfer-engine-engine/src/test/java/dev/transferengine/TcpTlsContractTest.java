@@ -10,7 +10,9 @@ class TcpTlsContractTest extends TransportContract {
 
     @Override
     protected TransferEngineBuilder configure(final TransferEngineBuilder builder) {
-        return builder.transport("tcp").bindAddress("127.0.0.1").tls(TlsFixture.trusted())
-            .drainTimeout(Duration.ofSeconds(30));
+        return builder.transport("tcp")
+                .bindAddress("127.0.0.1")
+                .tls(TlsFixture.trusted())
+                .drainTimeout(Duration.ofSeconds(30));
     }
 }

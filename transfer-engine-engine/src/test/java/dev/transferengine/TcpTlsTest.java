@@ -15,8 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * TLS on the tcp transport against peers that do not belong: one without TLS (either way round) and one whose
@@ -37,21 +37,27 @@ class TcpTlsTest {
     }
 
     private TransferEngine engine(final @Nullable TransportTls tls) {
-        final TransferEngine engine = TransferEngine.builder().bindAddress("127.0.0.1")
-            .operationTimeout(WAIT).drainTimeout(Duration.ofSeconds(1)).tls(tls).build();
+        final TransferEngine engine = TransferEngine.builder()
+                .bindAddress("127.0.0.1")
+                .operationTimeout(WAIT)
+                .drainTimeout(Duration.ofSeconds(1))
+                .tls(tls)
+                .build();
         engines.add(engine);
         return engine;
     }
 
     private static long tlsFailures(final TransferEngine engine) {
         return engine.transportEvents().stream()
-            .filter(event -> event.category().equals("handshakes.failed") && event.reason().equals("tls"))
-            .mapToLong(TransportEvent::count).sum();
+                .filter(event -> event.category().equals("handshakes.failed")
+                        && event.reason().equals("tls"))
+                .mapToLong(TransportEvent::count)
+                .sum();
     }
 
     private static Throwable failure(final TransferEngine from, final MemoryRegion source, final MemoryRegion target) {
-        final ExecutionException failed = assertThrows(ExecutionException.class,
-            () -> from.submit(SingleWrite.of(source, 0, source.length(), target.descriptor(), 0))
+        final ExecutionException failed = assertThrows(ExecutionException.class, () -> from.submit(
+                        SingleWrite.of(source, 0, source.length(), target.descriptor(), 0))
                 .get(WAIT.toSeconds(), TimeUnit.SECONDS));
         return Objects.requireNonNull(failed.getCause());
     }
@@ -70,7 +76,7 @@ class TcpTlsTest {
         final ImmCounter imms = receiver.immCounter(77);
 
         sender.submit(SingleWrite.of(source, 0, size, target.descriptor(), 0).withImm(77))
-            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
         assertThat(target.segment().mismatch(data)).isEqualTo(-1);
         await().atMost(WAIT).until(() -> imms.balance() == 1);
@@ -84,8 +90,9 @@ class TcpTlsTest {
         final MemoryRegion source = plain.register(arena.allocate(64), Device.host());
         final MemoryRegion target = secured.register(arena.allocate(64), Device.host());
 
-        assertThat(failure(plain, source, target)).isInstanceOf(PeerUnreachableException.class)
-            .hasMessageContaining("require TLS");
+        assertThat(failure(plain, source, target))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("require TLS");
         await().atMost(WAIT).until(() -> tlsFailures(secured) == 1);
         assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 0)).isZero();
     }
@@ -97,8 +104,10 @@ class TcpTlsTest {
         final MemoryRegion source = secured.register(arena.allocate(64), Device.host());
         final MemoryRegion target = plain.register(arena.allocate(64), Device.host());
 
-        assertThat(failure(secured, source, target)).isInstanceOf(PeerUnreachableException.class)
-            .hasMessageContaining("TLS handshake").hasMessageContaining("may not use TLS");
+        assertThat(failure(secured, source, target))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("TLS handshake")
+                .hasMessageContaining("may not use TLS");
         await().atMost(WAIT).until(() -> tlsFailures(plain) == 1);
     }
 
@@ -109,8 +118,9 @@ class TcpTlsTest {
         final MemoryRegion source = stranger.register(arena.allocate(64), Device.host());
         final MemoryRegion target = member.register(arena.allocate(64), Device.host());
 
-        assertThat(failure(stranger, source, target)).isInstanceOf(PeerUnreachableException.class)
-            .hasMessageContaining("TLS failed");
+        assertThat(failure(stranger, source, target))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("TLS failed");
         assertThat(tlsFailures(stranger)).isEqualTo(1);
         await().atMost(WAIT).until(() -> tlsFailures(member) == 1);
         assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 0)).isZero();
@@ -123,8 +133,9 @@ class TcpTlsTest {
         final MemoryRegion source = member.register(arena.allocate(64), Device.host());
         final MemoryRegion target = stranger.register(arena.allocate(64), Device.host());
 
-        assertThat(failure(member, source, target)).isInstanceOf(PeerUnreachableException.class)
-            .hasMessageContaining("TLS failed");
+        assertThat(failure(member, source, target))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("TLS failed");
         assertThat(tlsFailures(member)).isEqualTo(1);
     }
 }

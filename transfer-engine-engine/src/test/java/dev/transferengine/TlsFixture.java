@@ -10,7 +10,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -27,8 +26,7 @@ public final class TlsFixture {
     private static final Path NODE = generate("node");
     private static final Path STRANGER = generate("stranger");
 
-    private TlsFixture() {
-    }
+    private TlsFixture() {}
 
     /** Mutual TLS as a member of the cluster: presents and trusts {@code node}. */
     public static TransportTls trusted() {
@@ -48,15 +46,16 @@ public final class TlsFixture {
     private static SSLContext context(final Path identity, final Path trusted) {
         try {
             final KeyStore keys = load(identity);
-            final KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(
-                KeyManagerFactory.getDefaultAlgorithm());
+            final KeyManagerFactory keyManagers =
+                    KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keyManagers.init(keys, PASSWORD.toCharArray());
             final KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
             final KeyStore trustedKeys = load(trusted);
-            trust.setCertificateEntry("trusted", trustedKeys.getCertificate(trustedKeys.aliases().nextElement()));
-            final TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(
-                TrustManagerFactory.getDefaultAlgorithm());
+            trust.setCertificateEntry(
+                    "trusted", trustedKeys.getCertificate(trustedKeys.aliases().nextElement()));
+            final TrustManagerFactory trustManagers =
+                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trustManagers.init(trust);
             final SSLContext context = SSLContext.getInstance("TLS");
             context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
@@ -87,11 +86,30 @@ public final class TlsFixture {
     private static Path generate(final String name) {
         final Path store = DIR.resolve(name + ".p12");
         final Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        final List<String> command = List.of(keytool.toString(), "-genkeypair", "-alias", name, "-keyalg", "EC",
-            "-groupname", "secp256r1", "-dname", "CN=" + name, "-validity", "30", "-storetype", "PKCS12",
-            "-keystore", store.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
+        final List<String> command = List.of(
+                keytool.toString(),
+                "-genkeypair",
+                "-alias",
+                name,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=" + name,
+                "-validity",
+                "30",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                store.toString(),
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD);
         try {
-            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
                 throw new IllegalStateException("keytool failed for " + name + ": " + output);

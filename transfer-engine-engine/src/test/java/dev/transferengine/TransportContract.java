@@ -1,9 +1,5 @@
 package dev.transferengine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.spi.HoldingDomain;
 import dev.transferengine.spi.HoldingTransport;
 
@@ -28,6 +24,10 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The contract every transport honours (DESIGN §3), written once against the public API. A transport's test
@@ -100,18 +100,25 @@ public abstract class TransportContract {
     }
 
     protected TransferEngine engine(final int nics, final Duration operationTimeout) {
-        final TransferEngine engine = configure(TransferEngine.builder().group(nics)
-            .operationTimeout(operationTimeout).drainTimeout(Duration.ofSeconds(2))).build();
+        final TransferEngine engine = configure(TransferEngine.builder()
+                        .group(nics)
+                        .operationTimeout(operationTimeout)
+                        .drainTimeout(Duration.ofSeconds(2)))
+                .build();
         engines.add(engine);
         return engine;
     }
 
     /** An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped. */
     protected TransferEngine holdingEngine(final int nics, final Duration operationTimeout) {
-        final TransferEngineBuilder builder = configure(TransferEngine.builder().group(nics)
-            .operationTimeout(operationTimeout).drainTimeout(Duration.ofSeconds(2)));
-        final TransferEngine engine = builder.option(HoldingTransport.WRAPPED, builder.config().transport())
-            .transport(HoldingTransport.NAME).build();
+        final TransferEngineBuilder builder = configure(TransferEngine.builder()
+                .group(nics)
+                .operationTimeout(operationTimeout)
+                .drainTimeout(Duration.ofSeconds(2)));
+        final TransferEngine engine = builder.option(
+                        HoldingTransport.WRAPPED, builder.config().transport())
+                .transport(HoldingTransport.NAME)
+                .build();
         engines.add(engine);
         return engine;
     }
@@ -165,10 +172,11 @@ public abstract class TransportContract {
         assertThat(counter.balance()).isEqualTo(expected);
     }
 
-    private static void assertSame(final MemorySegment a, final long aOffset, final MemorySegment b, final long bOffset,
-                                   final long length) {
+    private static void assertSame(
+            final MemorySegment a, final long aOffset, final MemorySegment b, final long bOffset, final long length) {
         assertThat(MemorySegment.mismatch(a, aOffset, aOffset + length, b, bOffset, bOffset + length))
-            .as("bytes differ").isEqualTo(-1);
+                .as("bytes differ")
+                .isEqualTo(-1);
     }
 
     /** Single writes: sharding, pinning, imms per shard. */
@@ -187,7 +195,8 @@ public abstract class TransportContract {
             final ImmCounter counter = receiver.immCounter(100);
 
             final long length = 300_000 + 17;
-            done(sender.submit(new SingleWrite(srcRegion, 123, length, dstDesc, 4567, Routing.sharded(nics), OptionalInt.of(100))));
+            done(sender.submit(new SingleWrite(
+                    srcRegion, 123, length, dstDesc, 4567, Routing.sharded(nics), OptionalInt.of(100))));
 
             awaitBalance(counter, nics);
             assertSame(src, 123, dst, 4567, length);
@@ -222,11 +231,13 @@ public abstract class TransportContract {
             final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(8);
 
-            done(sender.submit(new SingleWrite(src, 0, REGION, dstDesc, 0, Routing.pinned(nics - 1), OptionalInt.of(8))));
+            done(sender.submit(
+                    new SingleWrite(src, 0, REGION, dstDesc, 0, Routing.pinned(nics - 1), OptionalInt.of(8))));
 
             awaitBalance(counter, 1);
             assertSame(src.segment(), 0, dst, 0, REGION);
-            assertThat(sender.metrics().counter(0, nics - 1, NicCounter.BYTES_WRITTEN)).isEqualTo(REGION);
+            assertThat(sender.metrics().counter(0, nics - 1, NicCounter.BYTES_WRITTEN))
+                    .isEqualTo(REGION);
         }
 
         @Test
@@ -268,8 +279,17 @@ public abstract class TransportContract {
             final long pageLength = 1000;
             final long srcStride = 1100;
             final long dstStride = 1536;
-            final PagedWrite write = new PagedWrite(srcRegion, 64, srcStride, srcPages, dstDesc, 128, dstStride, dstPages,
-                pageLength, OptionalInt.of(3));
+            final PagedWrite write = new PagedWrite(
+                    srcRegion,
+                    64,
+                    srcStride,
+                    srcPages,
+                    dstDesc,
+                    128,
+                    dstStride,
+                    dstPages,
+                    pageLength,
+                    OptionalInt.of(3));
             done(sender.submit(write));
 
             awaitBalance(counter, srcPages.length);
@@ -287,7 +307,8 @@ public abstract class TransportContract {
             final MemorySegment dst = zeroed(64 * 1024);
             final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(1);
-            final PagedWrite write = PagedWrite.of(src, dstDesc, 1024, new int[] {0, 1, 2, 3, 60, 61, 62, 63}).withImm(1);
+            final PagedWrite write = PagedWrite.of(src, dstDesc, 1024, new int[] {0, 1, 2, 3, 60, 61, 62, 63})
+                    .withImm(1);
 
             final TransferCounters counters = new TransferCounters();
             for (int i = 0; i < 200; i++) {
@@ -319,7 +340,8 @@ public abstract class TransportContract {
             done(sender.submit(ImmWrite.of(dstDesc, 0xCAFE)));
 
             await().atMost(WAIT).until(() -> reached.getCount() == 0);
-            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096)).isEqualTo(-1);
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
         }
 
         @Test
@@ -348,11 +370,12 @@ public abstract class TransportContract {
         @ValueSource(strings = {"shardPeers", "shardBytes", "singleNic"})
         void scatterToThreePeersDeliversEachTargetItsBytesAndImms(final String routingName) {
             final int nics = Math.min(2, maxNics());
-            final GroupRouting routing = switch (routingName) {
-                case "shardPeers" -> GroupRouting.shardPeers();
-                case "shardBytes" -> GroupRouting.shardBytes();
-                default -> GroupRouting.singleNic(nics - 1);
-            };
+            final GroupRouting routing =
+                    switch (routingName) {
+                        case "shardPeers" -> GroupRouting.shardPeers();
+                        case "shardBytes" -> GroupRouting.shardBytes();
+                        default -> GroupRouting.singleNic(nics - 1);
+                    };
             final TransferEngine sender = engine(nics);
             final MemorySegment src = filled(REGION, 7);
             final MemoryRegion srcRegion = sender.register(src, Device.host());
@@ -364,11 +387,13 @@ public abstract class TransportContract {
                 final MemorySegment dst = zeroed(REGION);
                 dsts.add(dst);
                 // odd lengths so shard-bytes has a remainder to keep
-                targets.add(new ScatterTarget(peer.register(dst, Device.host()).descriptor(), 10_001 + p, 1000L * p, 50L * p));
+                targets.add(new ScatterTarget(
+                        peer.register(dst, Device.host()).descriptor(), 10_001 + p, 1000L * p, 50L * p));
                 counters.add(peer.immCounter(9));
             }
 
-            done(sender.submit(ScatterWrite.of(srcRegion, targets).withRouting(routing).withImm(9)));
+            done(sender.submit(
+                    ScatterWrite.of(srcRegion, targets).withRouting(routing).withImm(9)));
 
             final int immsPerTarget = routing instanceof GroupRouting.ShardBytes ? nics : 1;
             for (int p = 0; p < 3; p++) {
@@ -401,7 +426,8 @@ public abstract class TransportContract {
             final PeerGroup group = sender.addPeerGroup(addresses);
             assertThat(group.size()).isEqualTo(3);
 
-            final ScatterWrite scatter = ScatterWrite.of(srcRegion, targets).withGroup(group).withImm(21);
+            final ScatterWrite scatter =
+                    ScatterWrite.of(srcRegion, targets).withGroup(group).withImm(21);
             for (int round = 0; round < 5; round++) {
                 done(sender.submit(scatter));
             }
@@ -423,9 +449,11 @@ public abstract class TransportContract {
             final MrDesc db = b.register(zeroed(4096), Device.host()).descriptor();
             final PeerGroup group = sender.addPeerGroup(List.of(List.of(a.mainAddress()), List.of(b.mainAddress())));
 
-            assertThatThrownBy(() -> sender.submit(ScatterWrite.of(src, List.of(new ScatterTarget(db, 1, 0, 0),
-                new ScatterTarget(da, 1, 0, 0))).withGroup(group)))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("group's order");
+            assertThatThrownBy(() -> sender.submit(ScatterWrite.of(
+                                    src, List.of(new ScatterTarget(db, 1, 0, 0), new ScatterTarget(da, 1, 0, 0)))
+                            .withGroup(group)))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("group's order");
         }
     }
 
@@ -475,7 +503,7 @@ public abstract class TransportContract {
                 final Throwable refused = failure(third);
                 assertThat(refused).isInstanceOf(RemoteAccessException.class);
                 assertThat(((RemoteAccessException) refused).reason())
-                    .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER);
+                        .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER);
             }
 
             release.countDown();
@@ -493,8 +521,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final List<String> received = new CopyOnWriteArrayList<>();
-            final ReceivePool pool = receiver.receivePool(64, 4,
-                message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            final ReceivePool pool = receiver.receivePool(
+                    64, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
 
             if (!refusesSendsWithoutBuffer()) {
                 // the transport holds messages until credit posts a buffer: none is delivered before, none is lost
@@ -504,11 +532,13 @@ public abstract class TransportContract {
                 done(early);
                 await().atMost(WAIT).until(() -> received.size() == 1);
                 assertThat(received).containsExactly("early");
-                assertThat(pool.available()).as("spent credits are not re-posted").isZero();
+                assertThat(pool.available())
+                        .as("spent credits are not re-posted")
+                        .isZero();
                 return;
             }
             assertThat(failure(sender.send(receiver.mainAddress(), "no credit".getBytes())))
-                .isInstanceOf(RemoteAccessException.class);
+                    .isInstanceOf(RemoteAccessException.class);
             pool.grant(2);
             await().atMost(WAIT).until(() -> pool.available() == 2);
             done(sender.send(receiver.mainAddress(), "a".getBytes()));
@@ -516,7 +546,7 @@ public abstract class TransportContract {
             await().atMost(WAIT).until(() -> received.size() == 2);
             assertThat(pool.available()).as("spent credits are not re-posted").isZero();
             assertThat(failure(sender.send(receiver.mainAddress(), "c".getBytes())))
-                .isInstanceOf(RemoteAccessException.class);
+                    .isInstanceOf(RemoteAccessException.class);
 
             pool.grant(1);
             await().atMost(WAIT).until(() -> pool.available() == 1);
@@ -527,8 +557,8 @@ public abstract class TransportContract {
 
         @Test
         void twoPoolsOfDifferentSizesTakeEveryMessageInABufferThatFits() {
-            Assumptions.assumeTrue(sendsFindABufferThatFits(),
-                "the transport may land a send in a smaller buffer of another pool");
+            Assumptions.assumeTrue(
+                    sendsFindABufferThatFits(), "the transport may land a send in a smaller buffer of another pool");
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final List<String> small = new CopyOnWriteArrayList<>();
@@ -555,7 +585,7 @@ public abstract class TransportContract {
             Assumptions.assumeTrue(refusesOversizedSends(), "the transport does not refuse an oversized send");
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
-            receiver.postReceives(16, 2, message -> { });
+            receiver.postReceives(16, 2, message -> {});
 
             final Throwable refused = failure(sender.send(receiver.mainAddress(), new byte[17]));
             assertThat(refused).isInstanceOf(RemoteAccessException.class);
@@ -615,7 +645,8 @@ public abstract class TransportContract {
 
             final ImmCounter counter = receiver.immCounter(5);
             counter.await(4, WAIT);
-            assertThatThrownBy(() -> counter.await(1, Duration.ofMillis(50))).isInstanceOf(TransferTimeoutException.class);
+            assertThatThrownBy(() -> counter.await(1, Duration.ofMillis(50)))
+                    .isInstanceOf(TransferTimeoutException.class);
         }
 
         @Test
@@ -633,7 +664,8 @@ public abstract class TransportContract {
             nic(sender, 1).hold(true);
             final List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
-                writes.add(sender.submit(new SingleWrite(srcRegion, 0, REGION, dstDesc, 0, Routing.sharded(2), OptionalInt.of(31))));
+                writes.add(sender.submit(
+                        new SingleWrite(srcRegion, 0, REGION, dstDesc, 0, Routing.sharded(2), OptionalInt.of(31))));
             }
             await().atMost(WAIT).until(() -> counter.balance() == 10); // only NIC 0's shards arrived
             assertThat(writes).noneMatch(CompletableFuture::isDone);
@@ -656,11 +688,14 @@ public abstract class TransportContract {
             final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
 
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 4000, 200, dst, 0)))
-                .isInstanceOf(RegionBoundsException.class).hasMessageContaining("source");
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("source");
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 200, dst, 3900)))
-                .isInstanceOf(RegionBoundsException.class).hasMessageContaining("destination");
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("destination");
             assertThatThrownBy(() -> sender.submit(PagedWrite.of(src, dst, 1024, new int[] {0, 4})))
-                .isInstanceOf(RegionBoundsException.class).hasMessageContaining("page 1");
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("page 1");
         }
 
         @Test
@@ -693,10 +728,12 @@ public abstract class TransportContract {
             assertThat(dstRegion.isRegistered()).isFalse();
             assertThat(receiver.regions()).doesNotContain(dstRegion);
 
-            final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(1)));
+            final Throwable error =
+                    failure(sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(1)));
 
             assertThat(error).isInstanceOf(remoteRefusal());
-            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096)).isEqualTo(-1);
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
             assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
         }
 
@@ -709,7 +746,8 @@ public abstract class TransportContract {
             final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
 
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0)))
-                .isInstanceOf(NicCountMismatchException.class).hasMessageContaining("1 NICs but group 0 has 2");
+                    .isInstanceOf(NicCountMismatchException.class)
+                    .hasMessageContaining("1 NICs but group 0 has 2");
         }
 
         @Test
@@ -719,24 +757,30 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
             final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
 
-            assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.sharded(2))))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("sharded(2)");
-            assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.pinned(1))))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("pinned(1)");
+            assertThatThrownBy(() ->
+                            sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.sharded(2))))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("sharded(2)");
+            assertThatThrownBy(() ->
+                            sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.pinned(1))))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("pinned(1)");
         }
 
         @Test
         void deviceMemoryWithoutAGroupForThatGpuIsRefused() {
             final TransferEngine engine = engine(1);
             assertThatThrownBy(() -> engine.register(zeroed(64), Device.cuda(0)))
-                .isInstanceOf(DeviceUnavailableException.class).hasMessageContaining("cuda:0");
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("cuda:0");
         }
 
         @Test
         void heapSegmentsCannotBeRegistered() {
             final TransferEngine engine = engine(1);
             assertThatThrownBy(() -> engine.register(MemorySegment.ofArray(new byte[64]), Device.host()))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("native");
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("native");
         }
     }
 
@@ -772,10 +816,12 @@ public abstract class TransportContract {
             final ImmCounter counter = receiver.immCounter(4);
             nic(sender, 0).hold(true);
 
-            final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
+            final Throwable error = failure(
+                    sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
 
             assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleWrite");
-            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT)).isEqualTo(1);
+            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT))
+                    .isEqualTo(1);
             nic(sender, 0).hold(false); // the timed-out write was withdrawn: releasing the NIC does not send it
             done(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(5)));
             done(sender.submit(ImmWrite.of(dstDesc, 4)));
@@ -797,9 +843,11 @@ public abstract class TransportContract {
 
             assertThat(fresh).isEqualTo(dstRegion.descriptor()).isNotEqualTo(old);
             final MemoryRegion oldKeySrc = oldKeySender.register(filled(4096, 22), Device.host());
-            final Throwable error = failure(oldKeySender.submit(SingleWrite.of(oldKeySrc, 0, 4096, old, 0).withImm(6)));
+            final Throwable error = failure(oldKeySender.submit(
+                    SingleWrite.of(oldKeySrc, 0, 4096, old, 0).withImm(6)));
             assertThat(error).isInstanceOf(remoteRefusal());
-            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096)).isEqualTo(-1);
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
             assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
             final MemoryRegion src = sender.register(filled(4096, 23), Device.host());
             done(sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0)));
@@ -818,9 +866,12 @@ public abstract class TransportContract {
             final MrDesc dst = peer.register(zeroed(4096), Device.host()).descriptor();
             engine.close();
 
-            assertThatThrownBy(() -> engine.submit(SingleWrite.of(src, 0, 16, dst, 0))).isInstanceOf(EngineClosedException.class);
-            assertThatThrownBy(() -> engine.register(zeroed(64), Device.host())).isInstanceOf(EngineClosedException.class);
-            assertThatThrownBy(() -> engine.send(peer.mainAddress(), new byte[1])).isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.submit(SingleWrite.of(src, 0, 16, dst, 0)))
+                    .isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.register(zeroed(64), Device.host()))
+                    .isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.send(peer.mainAddress(), new byte[1]))
+                    .isInstanceOf(EngineClosedException.class);
             assertThatThrownBy(() -> engine.immCounter(1)).isInstanceOf(EngineClosedException.class);
             assertThat(engine.isHealthy()).isFalse();
         }
@@ -859,7 +910,8 @@ public abstract class TransportContract {
             assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(1);
             assertThat(sender.metrics().inFlight()).isZero();
             if (countsReceivedBytesOfEveryWrite()) {
-                assertThat(receiver.metrics().counter(0, 0, NicCounter.BYTES_RECEIVED)).isPositive();
+                assertThat(receiver.metrics().counter(0, 0, NicCounter.BYTES_RECEIVED))
+                        .isPositive();
             }
         }
     }

@@ -6,8 +6,7 @@ import java.util.zip.CRC32C;
 /** CRC32C over ranges of memory segments, the integrity check of both scenarios. */
 public final class Checksums {
 
-    private Checksums() {
-    }
+    private Checksums() {}
 
     /**
      * The CRC32C of {@code length} bytes of {@code segment} from {@code offset}.

@@ -1,8 +1,8 @@
 package dev.transferengine.sample;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.transferengine.PeerUnreachableException;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON body of a failed request.
@@ -11,7 +11,8 @@ import dev.transferengine.PeerUnreachableException;
  * @param message what went wrong
  * @param peer    the NetAddr (text form) of the peer that failed, if a peer did
  */
-public record ErrorBody(String error, String message, @Nullable String peer) {
+public record ErrorBody(
+        String error, String message, @Nullable String peer) {
 
     /**
      * The body that describes {@code error}.
@@ -21,7 +22,8 @@ public record ErrorBody(String error, String message, @Nullable String peer) {
      */
     public static ErrorBody of(final Throwable error) {
         final String peer = error instanceof PeerUnreachableException unreachable
-            ? unreachable.peer().toString() : null;
+                ? unreachable.peer().toString()
+                : null;
         return new ErrorBody(error.getClass().getSimpleName(), String.valueOf(error.getMessage()), peer);
     }
 }

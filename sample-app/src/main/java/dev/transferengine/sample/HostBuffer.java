@@ -1,12 +1,12 @@
 package dev.transferengine.sample;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.TransferEngine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Page-aligned host memory registered with an engine; {@link #close()} deregisters it, then frees it, so no write

@@ -3,8 +3,7 @@ package dev.transferengine.sample;
 /** Durations as the JSON reports show them: milliseconds with microsecond resolution. */
 public final class Millis {
 
-    private Millis() {
-    }
+    private Millis() {}
 
     /**
      * Converts nanoseconds to milliseconds.

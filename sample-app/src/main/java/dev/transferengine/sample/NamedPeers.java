@@ -29,8 +29,8 @@ public final class NamedPeers {
     public String url(final String name) {
         final String url = urls.get(name);
         if (url == null) {
-            throw new IllegalArgumentException("no peer named '" + name + "' in sample.peers; configured: "
-                + urls.keySet());
+            throw new IllegalArgumentException(
+                    "no peer named '" + name + "' in sample.peers; configured: " + urls.keySet());
         }
         return url;
     }

@@ -22,8 +22,10 @@ final class OnRoleCondition extends SpringBootCondition {
             role = Role.valueOf(configured.strip().toUpperCase(Locale.ROOT));
         } catch (final IllegalArgumentException e) {
             // fail the start-up rather than run a service that does nothing
-            throw new IllegalStateException("sample.role must be one of " + Arrays.toString(Role.values())
-                + " (lower case works too), was '" + configured + "'", e);
+            throw new IllegalStateException(
+                    "sample.role must be one of " + Arrays.toString(Role.values()) + " (lower case works too), was '"
+                            + configured + "'",
+                    e);
         }
         final boolean match = Arrays.asList(roles).contains(role);
         return new ConditionOutcome(match, "sample.role is " + role + ", bean wants " + Arrays.toString(roles));

@@ -14,9 +14,9 @@ class PeerHttpConfiguration {
      * decode node that was replaced under the same name (a new container, a rescheduled pod) would stay unreachable.
      */
     @Bean
-    ClientHttpConnectorBuilderCustomizer<ReactorClientHttpConnectorBuilder> peerDnsTtl(final SampleProperties properties) {
-        return builder -> builder.withHttpClientCustomizer(client -> client.resolver(spec -> spec
-            .cacheMaxTimeToLive(properties.peerDnsTtl())
-            .cacheNegativeTimeToLive(properties.peerDnsTtl())));
+    ClientHttpConnectorBuilderCustomizer<ReactorClientHttpConnectorBuilder> peerDnsTtl(
+            final SampleProperties properties) {
+        return builder -> builder.withHttpClientCustomizer(client -> client.resolver(spec ->
+                spec.cacheMaxTimeToLive(properties.peerDnsTtl()).cacheNegativeTimeToLive(properties.peerDnsTtl())));
     }
 }

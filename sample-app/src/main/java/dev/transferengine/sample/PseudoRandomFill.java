@@ -9,8 +9,7 @@ public final class PseudoRandomFill {
 
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    private PseudoRandomFill() {
-    }
+    private PseudoRandomFill() {}
 
     /**
      * Overwrites {@code length} bytes of {@code segment} from {@code offset} with bytes drawn from {@code seed}.

@@ -1,5 +1,10 @@
 package dev.transferengine.sample;
 
+import dev.transferengine.MalformedDescriptorException;
+import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.TransferTimeoutException;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -8,11 +13,6 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
-
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.TransferEngineException;
-import dev.transferengine.TransferTimeoutException;
 
 /**
  * Turns failures into JSON with a status that says whose fault it was: the caller's (400, 409), a peer's (502, 504)
@@ -33,7 +33,8 @@ class SampleErrorHandler {
         return respond(HttpStatus.CONFLICT, error);
     }
 
-    @ExceptionHandler({PeerUnreachableException.class, WebClientRequestException.class, WebClientResponseException.class})
+    @ExceptionHandler({PeerUnreachableException.class, WebClientRequestException.class, WebClientResponseException.class
+    })
     ResponseEntity<ErrorBody> peerFailed(final RuntimeException error) {
         return respond(HttpStatus.BAD_GATEWAY, error);
     }

@@ -24,10 +24,15 @@ import org.springframework.util.unit.DataSize;
  *                   may get a new address
  */
 @ConfigurationProperties("sample")
-public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv kv, @DefaultValue Weights weights,
-                               @DefaultValue Demo demo, @DefaultValue Dashboard dashboard,
-                               @DefaultValue Security security, @DefaultValue Map<String, String> peers,
-                               @DefaultValue("1s") Duration peerDnsTtl) {
+public record SampleProperties(
+        @DefaultValue("demo") Role role,
+        @DefaultValue Kv kv,
+        @DefaultValue Weights weights,
+        @DefaultValue Demo demo,
+        @DefaultValue Dashboard dashboard,
+        @DefaultValue Security security,
+        @DefaultValue Map<String, String> peers,
+        @DefaultValue("1s") Duration peerDnsTtl) {
 
     /**
      * KV-cache layout, the same on prefill and decode: {@code layers x pagesPerLayer} pages of {@code pageSize}
@@ -40,13 +45,18 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param computeTime    simulated compute time of one layer on prefill
      * @param receiveTimeout how long decode waits for all layers of a transfer
      */
-    public record Kv(@DefaultValue("32") int layers, @DefaultValue("64") int pagesPerLayer,
-                     @DefaultValue("16KB") DataSize pageSize, @DefaultValue("16") int tokensPerPage,
-                     @DefaultValue("20ms") Duration computeTime, @DefaultValue("30s") Duration receiveTimeout) {
+    public record Kv(
+            @DefaultValue("32") int layers,
+            @DefaultValue("64") int pagesPerLayer,
+            @DefaultValue("16KB") DataSize pageSize,
+            @DefaultValue("16") int tokensPerPage,
+            @DefaultValue("20ms") Duration computeTime,
+            @DefaultValue("30s") Duration receiveTimeout) {
 
         public Kv {
             if (layers < 1 || pagesPerLayer < 1 || tokensPerPage < 1 || pageSize.toBytes() < 1) {
-                throw new IllegalArgumentException("sample.kv.layers, pages-per-layer, page-size and tokens-per-page must be positive");
+                throw new IllegalArgumentException(
+                        "sample.kv.layers, pages-per-layer, page-size and tokens-per-page must be positive");
             }
         }
     }
@@ -58,12 +68,15 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param size           bytes per tensor
      * @param receiveTimeout how long an inference node waits for the barrier of a push
      */
-    public record Weights(@DefaultValue("16") int count, @DefaultValue("4MB") DataSize size,
-                          @DefaultValue("30s") Duration receiveTimeout) {
+    public record Weights(
+            @DefaultValue("16") int count,
+            @DefaultValue("4MB") DataSize size,
+            @DefaultValue("30s") Duration receiveTimeout) {
 
         public Weights {
             if (count < 1 || size.toBytes() < 8) {
-                throw new IllegalArgumentException("sample.weights.count must be >= 1 and sample.weights.size >= 8 bytes");
+                throw new IllegalArgumentException(
+                        "sample.weights.count must be >= 1 and sample.weights.size >= 8 bytes");
             }
         }
     }
@@ -74,16 +87,16 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param interval pause between two transfers
      * @param tokens   tokens per transfer
      */
-    public record Demo(@DefaultValue("1s") Duration interval, @DefaultValue("512") int tokens) {
-    }
+    public record Demo(
+            @DefaultValue("1s") Duration interval,
+            @DefaultValue("512") int tokens) {}
 
     /**
      * The live dashboard.
      *
      * @param interval time between two snapshots sent to the page
      */
-    public record Dashboard(@DefaultValue("500ms") Duration interval) {
-    }
+    public record Dashboard(@DefaultValue("500ms") Duration interval) {}
 
     /**
      * Access to the HTTP API and the actuator: every request needs {@code Authorization: Bearer <token>}, except the
@@ -94,7 +107,8 @@ public record SampleProperties(@DefaultValue("demo") Role role, @DefaultValue Kv
      * @param openEndpoints actuator endpoint ids readable without a token, e.g. {@code health} for probes
      * @param openDashboard whether {@code /} and its event stream need no token; unset: only in the {@code demo} role
      */
-    public record Security(@Nullable String token, @DefaultValue("health") List<String> openEndpoints,
-                           @Nullable Boolean openDashboard) {
-    }
+    public record Security(
+            @Nullable String token,
+            @DefaultValue("health") List<String> openEndpoints,
+            @Nullable Boolean openDashboard) {}
 }

@@ -11,10 +11,19 @@ class ArchitectureTest {
 
     @Test
     void theSampleUsesTheEngineThroughItsApiOnly() {
-        noClasses().that().resideInAPackage("dev.transferengine.sample..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.transferengine.core..", "dev.transferengine.spi..",
-                "dev.transferengine.transport..", "dev.transferengine.cuda..", "dev.transferengine.nativeaccess..")
-            .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.transferengine.sample"));
+        noClasses()
+                .that()
+                .resideInAPackage("dev.transferengine.sample..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.transferengine.core..",
+                        "dev.transferengine.spi..",
+                        "dev.transferengine.transport..",
+                        "dev.transferengine.cuda..",
+                        "dev.transferengine.nativeaccess..")
+                .check(new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.transferengine.sample"));
     }
 }

@@ -1,7 +1,8 @@
 package dev.transferengine.sample;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import dev.transferengine.NetAddr;
+import dev.transferengine.sample.kv.KvDescriptor;
+import dev.transferengine.sample.kv.KvTransferReport;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -19,9 +20,8 @@ import org.testcontainers.containers.Network;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
-import dev.transferengine.NetAddr;
-import dev.transferengine.sample.kv.KvDescriptor;
-import dev.transferengine.sample.kv.KvTransferReport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The decode container dies in the middle of a transfer: prefill's pending writes fail with
@@ -33,8 +33,8 @@ class DecodeFailureIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(DecodeFailureIT.class);
 
-    private static final Pattern BYTES_IN =
-        Pattern.compile("transfer_engine_bytes_total\\{direction=\"in\",engine=\"transferEngine\",nic=\"0\\.0\"} ([0-9.E]+)");
+    private static final Pattern BYTES_IN = Pattern.compile(
+            "transfer_engine_bytes_total\\{direction=\"in\",engine=\"transferEngine\",nic=\"0\\.0\"} ([0-9.E]+)");
 
     private static final Network NETWORK = Network.newNetwork();
 
@@ -43,8 +43,8 @@ class DecodeFailureIT {
 
     @Container
     private static final SampleContainer PREFILL = slow(new SampleContainer(Role.PREFILL, "prefill", NETWORK))
-        .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s")
-        .withPeer("decode", DECODE);
+            .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s")
+            .withPeer("decode", DECODE);
 
     private static SampleContainer replacement;
 
@@ -63,15 +63,24 @@ class DecodeFailureIT {
     @Test
     void failsThePendingTransferNamesThePeerAndRecoversWithANewDecode() throws Exception {
         // health names peers in their readable form (tcp://host:port), the descriptor carries the text form
-        final String decodeAddress = NetAddr.parse(DECODE.client().get().uri("/kv/descriptor").exchange()
-            .expectStatus().isOk()
-            .expectBody(KvDescriptor.class).returnResult().getResponseBody().address()).describe();
+        final String decodeAddress = NetAddr.parse(DECODE.client()
+                        .get()
+                        .uri("/kv/descriptor")
+                        .exchange()
+                        .expectStatus()
+                        .isOk()
+                        .expectBody(KvDescriptor.class)
+                        .returnResult()
+                        .getResponseBody()
+                        .address())
+                .describe();
 
         final CompletableFuture<ResponseEntity<String>> pending = WebClient.create(PREFILL.baseUrl())
-            .post().uri("/kv/transfer?tokens=256&decode=decode")
-            .headers(headers -> headers.setBearerAuth(SampleNode.TOKEN))
-            .exchangeToMono(response -> response.toEntity(String.class))
-            .toFuture();
+                .post()
+                .uri("/kv/transfer?tokens=256&decode=decode")
+                .headers(headers -> headers.setBearerAuth(SampleNode.TOKEN))
+                .exchangeToMono(response -> response.toEntity(String.class))
+                .toFuture();
 
         // kill decode once the first layers landed, well before the last one
         await().atMost(Duration.ofMinutes(1)).until(() -> bytesIn(DECODE) > 0);
@@ -80,34 +89,51 @@ class DecodeFailureIT {
         final long killed = System.nanoTime();
 
         final ResponseEntity<String> failed = pending.get(2, TimeUnit.MINUTES);
-        LOG.info("prefill answered {} ms after decode was killed: {} {}", (System.nanoTime() - killed) / 1_000_000,
-            failed.getStatusCode(), failed.getBody());
+        LOG.info(
+                "prefill answered {} ms after decode was killed: {} {}",
+                (System.nanoTime() - killed) / 1_000_000,
+                failed.getStatusCode(),
+                failed.getBody());
         assertThat(failed.getStatusCode().value()).isEqualTo(502);
         assertThat(failed.getBody()).contains("\"error\":\"PeerUnreachableException\"");
 
-        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> PREFILL.client().get().uri("/actuator/health")
-            .exchange()
-            .expectBody()
-            .jsonPath("$.components.transferEngine.details.unreachablePeers[?(@.address == '" + decodeAddress + "')]")
-            .exists());
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> PREFILL.client()
+                .get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectBody()
+                .jsonPath(
+                        "$.components.transferEngine.details.unreachablePeers[?(@.address == '" + decodeAddress + "')]")
+                .exists());
 
         // remove the dead container, so that its name (and the DNS record behind it, prefill's peer "decode") can pass
         // to the new one
         DECODE.stop();
         replacement = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
         replacement.start();
-        final KvTransferReport report = PREFILL.client().post()
-            .uri("/kv/transfer?tokens=256&decode=decode")
-            .exchange()
-            .expectStatus().isOk()
-            .expectBody(KvTransferReport.class).returnResult().getResponseBody();
+        final KvTransferReport report = PREFILL.client()
+                .post()
+                .uri("/kv/transfer?tokens=256&decode=decode")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(KvTransferReport.class)
+                .returnResult()
+                .getResponseBody();
         assertThat(report.verified()).isTrue();
     }
 
     private static double bytesIn(final SampleContainer container) {
-        final String body = container.client().get().uri("/actuator/prometheus").exchange()
-            .expectStatus().isOk()
-            .expectBody(String.class).returnResult().getResponseBody();
+        final String body = container
+                .client()
+                .get()
+                .uri("/actuator/prometheus")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
         final Matcher matcher = BYTES_IN.matcher(body == null ? "" : body);
         return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
     }

@@ -1,8 +1,5 @@
 package dev.transferengine.sample;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The default role: a prefill engine ({@code transferEngine}) and a decode engine ({@code decodeEngine}) in one
@@ -35,9 +35,13 @@ class DemoTest {
     static void startDemoAndWaitForTraffic() {
         demo = SampleNode.start(Role.DEMO, "sample.demo.interval=200ms", "sample.demo.tokens=64");
         final double first = await().atMost(Duration.ofMinutes(1))
-            .until(() -> sum(scrape(), "transfer_engine_imm_events_total", "engine=\"decodeEngine\""), imms -> imms > 0);
+                .until(
+                        () -> sum(scrape(), "transfer_engine_imm_events_total", "engine=\"decodeEngine\""),
+                        imms -> imms > 0);
         await().atMost(Duration.ofMinutes(1))
-            .until(() -> sum(scrape(), "transfer_engine_imm_events_total", "engine=\"decodeEngine\""), imms -> imms > first);
+                .until(
+                        () -> sum(scrape(), "transfer_engine_imm_events_total", "engine=\"decodeEngine\""),
+                        imms -> imms > first);
     }
 
     @AfterAll
@@ -50,42 +54,67 @@ class DemoTest {
         final String scrape = scrape();
 
         assertThat(sum(scrape, "transfer_engine_bytes_total", "engine=\"transferEngine\"", "direction=\"out\""))
-            .isPositive();
+                .isPositive();
         assertThat(sum(scrape, "transfer_engine_bytes_total", "engine=\"decodeEngine\"", "direction=\"in\""))
-            .isPositive();
-        assertThat(sum(scrape, "transfer_engine_imm_events_total", "engine=\"decodeEngine\"")).isPositive();
-        assertThat(sum(scrape, "transfer_engine_latency_seconds_count", "engine=\"transferEngine\"",
-            "kind=\"paged-write\"")).isPositive();
+                .isPositive();
+        assertThat(sum(scrape, "transfer_engine_imm_events_total", "engine=\"decodeEngine\""))
+                .isPositive();
+        assertThat(sum(
+                        scrape,
+                        "transfer_engine_latency_seconds_count",
+                        "engine=\"transferEngine\"",
+                        "kind=\"paged-write\""))
+                .isPositive();
         // observations of both engines' reactive facades, through Micrometer's meter handler
-        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"paged-write\"")).isPositive();
+        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"paged-write\""))
+                .isPositive();
         assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"imm-wait\"", "outcome=\"success\""))
-            .isPositive();
+                .isPositive();
     }
 
     @Test
     void healthAndEndpointCoverBothEngines() {
-        demo.client().get().uri("/actuator/health").exchange()
-            .expectStatus().isOk()
-            .expectBody()
-            .jsonPath("$.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.components.transferEngine.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.components.decodeEngine.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.components.decodeEngine.details.transport").isEqualTo("tcp");
-        demo.client().get().uri("/actuator/health/transferEngine/decodeEngine").exchange()
-            .expectStatus().isOk();
-        demo.client().get().uri("/actuator/transferengine").exchange()
-            .expectStatus().isOk()
-            .expectBody()
-            .jsonPath("$.engines.transferEngine.transport").isEqualTo("tcp")
-            .jsonPath("$.engines.decodeEngine.transport").isEqualTo("tcp");
+        demo.client()
+                .get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.components.transferEngine.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.components.decodeEngine.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.components.decodeEngine.details.transport")
+                .isEqualTo("tcp");
+        demo.client()
+                .get()
+                .uri("/actuator/health/transferEngine/decodeEngine")
+                .exchange()
+                .expectStatus()
+                .isOk();
+        demo.client()
+                .get()
+                .uri("/actuator/transferengine")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.engines.transferEngine.transport")
+                .isEqualTo("tcp")
+                .jsonPath("$.engines.decodeEngine.transport")
+                .isEqualTo("tcp");
     }
 
     @Test
     void grafanaDashboardQueriesOnlyMetersThisAppPublishes() throws IOException {
         final JsonNode dashboard = JsonMapper.builder().build().readTree(Files.readString(GRAFANA));
         final Set<String> queried = new TreeSet<>();
-        for (final String field : new String[] { "expr", "definition" }) {
+        for (final String field : new String[] {"expr", "definition"}) {
             for (final JsonNode query : dashboard.findValues(field)) {
                 final Matcher meter = METER.matcher(query.asString());
                 while (meter.find()) {
@@ -99,16 +128,27 @@ class DemoTest {
             published.add(sample.group(1));
         }
 
-        assertThat(queried).contains("transfer_engine_bytes_total", "transfer_engine_imm_events_total",
-            "transfer_engine_latency_seconds_bucket", "transfer_engine_errors_total", "transfer_engine_in_flight",
-            "transfer_engine_peers");
+        assertThat(queried)
+                .contains(
+                        "transfer_engine_bytes_total",
+                        "transfer_engine_imm_events_total",
+                        "transfer_engine_latency_seconds_bucket",
+                        "transfer_engine_errors_total",
+                        "transfer_engine_in_flight",
+                        "transfer_engine_peers");
         assertThat(published).containsAll(queried);
     }
 
     private static String scrape() {
-        final String body = demo.client().get().uri("/actuator/prometheus").exchange()
-            .expectStatus().isOk()
-            .expectBody(String.class).returnResult().getResponseBody();
+        final String body = demo.client()
+                .get()
+                .uri("/actuator/prometheus")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
         return body == null ? "" : body;
     }
 

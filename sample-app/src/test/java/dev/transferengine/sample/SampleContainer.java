@@ -56,8 +56,10 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
         // start-up speed over peak speed: the test machines have two cores for several JVMs
         withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx512m");
         withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("tc." + alias)).withPrefix(alias));
-        waitingFor(Wait.forHttp("/actuator/health").forPort(HTTP_PORT).forStatusCode(200)
-            .withStartupTimeout(Duration.ofMinutes(3)));
+        waitingFor(Wait.forHttp("/actuator/health")
+                .forPort(HTTP_PORT)
+                .forStatusCode(200)
+                .withStartupTimeout(Duration.ofMinutes(3)));
     }
 
     /**
@@ -82,9 +84,9 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
     /** A client for its HTTP API, from the test through the mapped port, presenting the token. */
     WebTestClient client() {
         return WebTestClient.bindToServer()
-            .baseUrl(baseUrl())
-            .defaultHeaders(headers -> headers.setBearerAuth(SampleNode.TOKEN))
-            .responseTimeout(Duration.ofMinutes(2))
-            .build();
+                .baseUrl(baseUrl())
+                .defaultHeaders(headers -> headers.setBearerAuth(SampleNode.TOKEN))
+                .responseTimeout(Duration.ofMinutes(2))
+                .build();
     }
 }

@@ -16,8 +16,7 @@ final class SampleImage {
 
     private static ImageFromDockerfile image;
 
-    private SampleImage() {
-    }
+    private SampleImage() {}
 
     /** The image, built on first use. */
     static synchronized ImageFromDockerfile get() {
@@ -25,18 +24,18 @@ final class SampleImage {
             final Path jar = Path.of(System.getProperty("sample.jar", "target/sample-app.jar"));
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalStateException("no app jar at " + jar.toAbsolutePath()
-                    + ": run the container tests through 'mvn verify', which packages it first");
+                        + ": run the container tests through 'mvn verify', which packages it first");
             }
             final String base = System.getProperty("sample.baseImage", DEFAULT_BASE);
             image = new ImageFromDockerfile("localhost/transfer-engine-sample-it", true)
-                .withFileFromPath("app.jar", jar)
-                .withDockerfileFromBuilder(dockerfile -> dockerfile
-                    .from(base)
-                    .workDir("/app")
-                    .copy("app.jar", "/app/app.jar")
-                    .expose(8080, 7400)
-                    .entryPoint("java", "-jar", "/app/app.jar")
-                    .build());
+                    .withFileFromPath("app.jar", jar)
+                    .withDockerfileFromBuilder(dockerfile -> dockerfile
+                            .from(base)
+                            .workDir("/app")
+                            .copy("app.jar", "/app/app.jar")
+                            .expose(8080, 7400)
+                            .entryPoint("java", "-jar", "/app/app.jar")
+                            .build());
         }
         return image;
     }

@@ -17,9 +17,16 @@ public final class SampleNode implements AutoCloseable {
 
     /** A small KV cache and small tensors, so the tests move real data without waiting on it. */
     private static final List<String> SMALL = List.of(
-        "sample.kv.layers=8", "sample.kv.pages-per-layer=16", "sample.kv.page-size=4KB", "sample.kv.tokens-per-page=16",
-        "sample.kv.compute-time=5ms", "sample.weights.count=4", "sample.weights.size=256KB",
-        "transfer-engine.bind-address=127.0.0.1", "transfer-engine.base-port=0", "sample.security.token=" + SampleNode.TOKEN);
+            "sample.kv.layers=8",
+            "sample.kv.pages-per-layer=16",
+            "sample.kv.page-size=4KB",
+            "sample.kv.tokens-per-page=16",
+            "sample.kv.compute-time=5ms",
+            "sample.weights.count=4",
+            "sample.weights.size=256KB",
+            "transfer-engine.bind-address=127.0.0.1",
+            "transfer-engine.base-port=0",
+            "sample.security.token=" + SampleNode.TOKEN);
 
     private final ConfigurableApplicationContext context;
 
@@ -41,7 +48,7 @@ public final class SampleNode implements AutoCloseable {
         all.addAll(List.of(properties));
         // command-line arguments, since application.yml would override default properties
         return new SampleNode(new SpringApplicationBuilder(SampleApplication.class)
-            .run(all.stream().map(property -> "--" + property).toArray(String[]::new)));
+                .run(all.stream().map(property -> "--" + property).toArray(String[]::new)));
     }
 
     /** The base URL of its HTTP API. */
@@ -51,12 +58,18 @@ public final class SampleNode implements AutoCloseable {
 
     /** A client for its HTTP API that presents the token. */
     public WebTestClient client() {
-        return anonymousClient().mutate().defaultHeaders(headers -> headers.setBearerAuth(TOKEN)).build();
+        return anonymousClient()
+                .mutate()
+                .defaultHeaders(headers -> headers.setBearerAuth(TOKEN))
+                .build();
     }
 
     /** A client for its HTTP API without a token. */
     public WebTestClient anonymousClient() {
-        return WebTestClient.bindToServer().baseUrl(url()).responseTimeout(Duration.ofMinutes(2)).build();
+        return WebTestClient.bindToServer()
+                .baseUrl(url())
+                .responseTimeout(Duration.ofMinutes(2))
+                .build();
     }
 
     public <T> T bean(final Class<T> type) {

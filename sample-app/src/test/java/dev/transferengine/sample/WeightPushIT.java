@@ -1,13 +1,13 @@
 package dev.transferengine.sample;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.transferengine.sample.weights.PushReport;
 
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.Network;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
-import dev.transferengine.sample.weights.PushReport;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A trainer and two inference nodes in three containers: a weight push verified end to end. */
 @Testcontainers(disabledWithoutDocker = true)
@@ -23,7 +23,8 @@ class WeightPushIT {
 
     @Container
     private static final SampleContainer TRAINER = new SampleContainer(Role.TRAINER, "trainer", NETWORK)
-        .withPeer("first", FIRST).withPeer("second", SECOND);
+            .withPeer("first", FIRST)
+            .withPeer("second", SECOND);
 
     @Test
     void pushesTheTensorsToBothNodesThroughAPeerGroup() {
@@ -34,17 +35,22 @@ class WeightPushIT {
         for (final PushReport report : new PushReport[] {first, second}) {
             assertThat(report.tensors()).isEqualTo(8);
             assertThat(report.totalBytes()).isEqualTo(2L * 8 * 1024 * 1024);
-            assertThat(report.receipts()).hasSize(2)
-                .allSatisfy(receipt -> assertThat(receipt.tensors()).allSatisfy(t -> assertThat(t.matches()).isTrue()));
+            assertThat(report.receipts()).hasSize(2).allSatisfy(receipt -> assertThat(receipt.tensors())
+                    .allSatisfy(t -> assertThat(t.matches()).isTrue()));
             assertThat(report.verified()).isTrue();
         }
         assertThat(second.version()).isGreaterThan(first.version());
     }
 
     private static PushReport push(final String nodes) {
-        return TRAINER.client().post().uri("/weights/push?inference={nodes}", nodes)
-            .exchange()
-            .expectStatus().isOk()
-            .expectBody(PushReport.class).returnResult().getResponseBody();
+        return TRAINER.client()
+                .post()
+                .uri("/weights/push?inference={nodes}", nodes)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(PushReport.class)
+                .returnResult()
+                .getResponseBody();
     }
 }

@@ -1,13 +1,13 @@
 package dev.transferengine.sample;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.transferengine.sample.weights.InferenceReceipt;
+import dev.transferengine.sample.weights.PushReport;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.transferengine.sample.weights.InferenceReceipt;
-import dev.transferengine.sample.weights.PushReport;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A trainer and two inference instances in this JVM. */
 class WeightPushTest {
@@ -20,7 +20,8 @@ class WeightPushTest {
     static void start() {
         first = SampleNode.start(Role.INFERENCE);
         second = SampleNode.start(Role.INFERENCE);
-        trainer = SampleNode.start(Role.TRAINER, "sample.peers.first=" + first.url(), "sample.peers.second=" + second.url());
+        trainer = SampleNode.start(
+                Role.TRAINER, "sample.peers.first=" + first.url(), "sample.peers.second=" + second.url());
     }
 
     @AfterAll
@@ -41,9 +42,11 @@ class WeightPushTest {
         assertThat(report.gbPerSecond()).isPositive();
         assertThat(report.receipts()).hasSize(2).allSatisfy(receipt -> {
             assertThat(receipt.version()).isEqualTo(report.version());
-            assertThat(receipt.tensors()).extracting(InferenceReceipt.Tensor::name)
-                .containsExactly("layers.0.weight", "layers.1.weight", "layers.2.weight", "layers.3.weight");
-            assertThat(receipt.tensors()).allSatisfy(tensor -> assertThat(tensor.matches()).isTrue());
+            assertThat(receipt.tensors())
+                    .extracting(InferenceReceipt.Tensor::name)
+                    .containsExactly("layers.0.weight", "layers.1.weight", "layers.2.weight", "layers.3.weight");
+            assertThat(receipt.tensors())
+                    .allSatisfy(tensor -> assertThat(tensor.matches()).isTrue());
         });
         assertThat(report.verified()).isTrue();
     }
@@ -56,7 +59,7 @@ class WeightPushTest {
 
         assertThat(two.version()).isGreaterThan(one.version());
         assertThat(two.receipts().getFirst().tensors().getFirst().checksum())
-            .isNotEqualTo(one.receipts().getFirst().tensors().getFirst().checksum());
+                .isNotEqualTo(one.receipts().getFirst().tensors().getFirst().checksum());
         assertThat(two.verified()).isTrue();
         assertThat(toOneNode.receipts()).hasSize(1);
         assertThat(toOneNode.verified()).isTrue();
@@ -64,22 +67,36 @@ class WeightPushTest {
 
     @Test
     void refusesAPushWithoutNodes() {
-        trainer.client().post().uri("/weights/push?inference=").exchange().expectStatus().is4xxClientError();
+        trainer.client()
+                .post()
+                .uri("/weights/push?inference=")
+                .exchange()
+                .expectStatus()
+                .is4xxClientError();
     }
 
     @Test
     void refusesANodeThatIsNotAConfiguredPeer() {
-        trainer.client().post().uri("/weights/push?inference={nodes}", first.url())
-            .exchange()
-            .expectStatus().isBadRequest()
-            .expectBody().jsonPath("$.message").value(message -> assertThat((String) message)
-                .contains("no peer named", "[first, second]"));
+        trainer.client()
+                .post()
+                .uri("/weights/push?inference={nodes}", first.url())
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.message")
+                .value(message -> assertThat((String) message).contains("no peer named", "[first, second]"));
     }
 
     private static PushReport push(final String nodes) {
-        return trainer.client().post().uri("/weights/push?inference={nodes}", nodes)
-            .exchange()
-            .expectStatus().isOk()
-            .expectBody(PushReport.class).returnResult().getResponseBody();
+        return trainer.client()
+                .post()
+                .uri("/weights/push?inference={nodes}", nodes)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(PushReport.class)
+                .returnResult()
+                .getResponseBody();
     }
 }

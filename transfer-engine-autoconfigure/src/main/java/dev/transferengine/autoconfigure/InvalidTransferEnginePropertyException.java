@@ -21,8 +21,8 @@ public final class InvalidTransferEnginePropertyException extends RuntimeExcepti
      * @param problem  what is wrong with it
      * @param action   how to fix it
      */
-    public InvalidTransferEnginePropertyException(final String property, final Object value, final String problem,
-                                                  final String action) {
+    public InvalidTransferEnginePropertyException(
+            final String property, final Object value, final String problem, final String action) {
         super("transfer-engine property '" + property + "' is '" + value + "': " + problem);
         this.property = property;
         this.value = String.valueOf(value);

@@ -5,11 +5,11 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /** Reports a {@code transfer-engine.*} property the engine cannot start with, and how to fix it. */
 final class InvalidTransferEnginePropertyFailureAnalyzer
-    extends AbstractFailureAnalyzer<InvalidTransferEnginePropertyException> {
+        extends AbstractFailureAnalyzer<InvalidTransferEnginePropertyException> {
 
     @Override
     protected FailureAnalysis analyze(final Throwable rootFailure, final InvalidTransferEnginePropertyException cause) {
-        return new FailureAnalysis("The transfer engine could not start: " + cause.getMessage() + ".", cause.action(),
-            cause);
+        return new FailureAnalysis(
+                "The transfer engine could not start: " + cause.getMessage() + ".", cause.action(), cause);
     }
 }

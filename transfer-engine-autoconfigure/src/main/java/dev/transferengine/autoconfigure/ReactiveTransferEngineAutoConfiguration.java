@@ -21,21 +21,22 @@ import reactor.core.publisher.Mono;
  * one engine marked primary among them) builds its own facades.
  */
 @AutoConfiguration(after = TransferEngineAutoConfiguration.class)
-@ConditionalOnClass({ ReactiveTransferEngine.class, Mono.class })
+@ConditionalOnClass({ReactiveTransferEngine.class, Mono.class})
 @ConditionalOnSingleCandidate(TransferEngine.class)
 @EnableConfigurationProperties(TransferEngineProperties.class)
 public final class ReactiveTransferEngineAutoConfiguration {
 
-    ReactiveTransferEngineAutoConfiguration() {
-    }
+    ReactiveTransferEngineAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean
-    ReactiveTransferEngine reactiveTransferEngine(final TransferEngine transferEngine,
-                                                  final TransferEngineProperties properties,
-                                                  final ObjectProvider<TransferObserver> observer) {
-        return new ReactiveTransferEngine(transferEngine,
-            new TransferEnginePropertiesMapper(properties).reactiveOptions(),
-            observer.getIfUnique(() -> TransferObserver.NONE));
+    ReactiveTransferEngine reactiveTransferEngine(
+            final TransferEngine transferEngine,
+            final TransferEngineProperties properties,
+            final ObjectProvider<TransferObserver> observer) {
+        return new ReactiveTransferEngine(
+                transferEngine,
+                new TransferEnginePropertiesMapper(properties).reactiveOptions(),
+                observer.getIfUnique(() -> TransferObserver.NONE));
     }
 }

@@ -34,9 +34,10 @@ public final class TransferEngineAutoConfiguration {
 
         /** Closed by {@link TransferEngineLifecycle}, hence no destroy method of its own. */
         @Bean(destroyMethod = "")
-        TransferEngine transferEngine(final TransferEngineProperties properties,
-                                      final ObjectProvider<TransferEngineBuilderCustomizer> customizers,
-                                      final ObjectProvider<SslBundles> sslBundles) {
+        TransferEngine transferEngine(
+                final TransferEngineProperties properties,
+                final ObjectProvider<TransferEngineBuilderCustomizer> customizers,
+                final ObjectProvider<SslBundles> sslBundles) {
             final TransferEngineBuilder builder = TransferEngine.builder();
             final TransferEnginePropertiesMapper mapper = new TransferEnginePropertiesMapper(properties);
             mapper.applyTo(builder);

@@ -20,8 +20,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 final class TransferEngineEnvironmentVariables {
 
-    private TransferEngineEnvironmentVariables() {
-    }
+    private TransferEngineEnvironmentVariables() {}
 
     /**
      * @throws UnboundConfigurationPropertiesException naming each unknown variable, reported by
@@ -36,10 +35,11 @@ final class TransferEngineEnvironmentVariables {
             if (source instanceof final SystemEnvironmentPropertySource variables) {
                 for (final String variable : variables.getPropertyNames()) {
                     if (TransferEnginePropertyNames.isEnvironmentVariableForUs(variable)
-                        && !TransferEnginePropertyNames.isKnownEnvironmentVariable(variable)) {
-                        unknown.add(new ConfigurationProperty(ConfigurationPropertyName.adapt(
-                            variable.toLowerCase(Locale.ROOT), '_'), String.valueOf(variables.getProperty(variable)),
-                            new SystemEnvironmentOrigin(variable)));
+                            && !TransferEnginePropertyNames.isKnownEnvironmentVariable(variable)) {
+                        unknown.add(new ConfigurationProperty(
+                                ConfigurationPropertyName.adapt(variable.toLowerCase(Locale.ROOT), '_'),
+                                String.valueOf(variables.getProperty(variable)),
+                                new SystemEnvironmentOrigin(variable)));
                     }
                 }
             }

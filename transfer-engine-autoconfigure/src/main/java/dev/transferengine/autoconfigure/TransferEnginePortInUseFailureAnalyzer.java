@@ -29,10 +29,12 @@ final class TransferEnginePortInUseFailureAnalyzer extends AbstractFailureAnalyz
         }
         final String address = environment.getProperty("transfer-engine.bind-address", "127.0.0.1");
         final String port = environment.getProperty("transfer-engine.base-port", "0");
-        return new FailureAnalysis("The transfer engine could not bind its NICs to " + address + " from base port "
-            + port + " (NIC k of group g uses base-port + 4g + k): " + cause.getMessage() + ".",
-            "Stop the process using those ports, set transfer-engine.base-port to a free range, or set it to 0 for"
-                + " ephemeral ports.", cause);
+        return new FailureAnalysis(
+                "The transfer engine could not bind its NICs to " + address + " from base port " + port
+                        + " (NIC k of group g uses base-port + 4g + k): " + cause.getMessage() + ".",
+                "Stop the process using those ports, set transfer-engine.base-port to a free range, or set it to 0 for"
+                        + " ephemeral ports.",
+                cause);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.transferengine.autoconfigure;
 
-import dev.transferengine.GroupSpec;
 import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.GroupSpec;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransportTls;
@@ -33,6 +33,7 @@ final class TransferEnginePropertiesMapper {
      * module on the class path. Asked of the JDK directly, since the engine does not export its native access code.
      */
     private static final Module ENGINE = TransferEngine.class.getModule();
+
     private static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
 
     private final TransferEngineProperties properties;
@@ -44,21 +45,27 @@ final class TransferEnginePropertiesMapper {
     /** Copies the engine settings into {@code builder}. */
     void applyTo(final TransferEngineBuilder builder) {
         builder.transport(transport())
-            .bindAddress(bindAddress())
-            .basePort(basePort())
-            .idleStrategy(properties.getWorker().getIdleStrategy())
-            .operationTimeout(positive("timeouts.operation", properties.getTimeouts().getOperation()))
-            .drainTimeout(notNegative("timeouts.drain", properties.getTimeouts().getDrain()))
-            .submitQueueCapacity(submitQueueCapacity())
-            .maxInFlight(atLeastOne("worker.max-in-flight", properties.getWorker().getMaxInFlight()));
+                .bindAddress(bindAddress())
+                .basePort(basePort())
+                .idleStrategy(properties.getWorker().getIdleStrategy())
+                .operationTimeout(
+                        positive("timeouts.operation", properties.getTimeouts().getOperation()))
+                .drainTimeout(
+                        notNegative("timeouts.drain", properties.getTimeouts().getDrain()))
+                .submitQueueCapacity(submitQueueCapacity())
+                .maxInFlight(atLeastOne(
+                        "worker.max-in-flight", properties.getWorker().getMaxInFlight()));
         final List<TransferEngineProperties.Group> groups = properties.getGroups();
         if (groups.isEmpty()) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "groups", "[]", "an engine needs at least one group",
-                "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "groups",
+                    "[]",
+                    "an engine needs at least one group",
+                    "Remove transfer-engine.groups to get one group of one NIC, or list at least one group.");
         }
         for (int g = 0; g < groups.size(); g++) {
-            builder.group(group(g, groups.get(g),
-                properties.getOptions().getOrDefault(DeviceMemory.OPTION, DeviceMemory.DEFAULT)));
+            builder.group(group(
+                    g, groups.get(g), properties.getOptions().getOrDefault(DeviceMemory.OPTION, DeviceMemory.DEFAULT)));
         }
         properties.getOptions().forEach(builder::option);
         final TransferEngineProperties.Fabric fabric = properties.getFabric();
@@ -92,7 +99,7 @@ final class TransferEnginePropertiesMapper {
         }
         final String property = PREFIX + "tcp.ssl.bundle";
         final String fix = "Define the bundle under spring.ssl.bundle.jks." + name + " (or .pem." + name
-            + ") with a key store, and a trust store for mutual TLS, or unset " + property + ".";
+                + ") with a key store, and a trust store for mutual TLS, or unset " + property + ".";
         if (bundles == null) {
             throw new InvalidTransferEnginePropertyException(property, name, "no SSL bundles are configured", fix);
         }
@@ -100,12 +107,15 @@ final class TransferEnginePropertiesMapper {
         try {
             bundle = bundles.getBundle(name);
         } catch (final NoSuchSslBundleException e) {
-            throw new InvalidTransferEnginePropertyException(property, name, "there is no SSL bundle named '" + name
-                + "'", fix);
+            throw new InvalidTransferEnginePropertyException(
+                    property, name, "there is no SSL bundle named '" + name + "'", fix);
         }
         final SslOptions options = bundle.getOptions();
-        builder.tls(new TransportTls(bundle.createSslContext(), bundle.getStores().getTrustStore() != null,
-            list(options.getEnabledProtocols()), list(options.getCiphers())));
+        builder.tls(new TransportTls(
+                bundle.createSslContext(),
+                bundle.getStores().getTrustStore() != null,
+                list(options.getEnabledProtocols()),
+                list(options.getCiphers())));
     }
 
     private static List<String> list(final String @Nullable [] values) {
@@ -116,20 +126,26 @@ final class TransferEnginePropertiesMapper {
     ReactiveOptions reactiveOptions() {
         final long bufferSize = properties.getReceive().getBufferSize().toBytes();
         if (bufferSize < 1 || bufferSize > Integer.MAX_VALUE) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "receive.buffer-size",
-                properties.getReceive().getBufferSize(), "a receive buffer must be 1 byte to 2 GiB",
-                "Set transfer-engine.receive.buffer-size to the largest message you expect, e.g. 64KB.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "receive.buffer-size",
+                    properties.getReceive().getBufferSize(),
+                    "a receive buffer must be 1 byte to 2 GiB",
+                    "Set transfer-engine.receive.buffer-size to the largest message you expect, e.g. 64KB.");
         }
-        return new ReactiveOptions(positive("timeouts.imm", properties.getTimeouts().getImm()), (int) bufferSize,
-            atLeastOne("receive.pool-size", properties.getReceive().getPoolSize()));
+        return new ReactiveOptions(
+                positive("timeouts.imm", properties.getTimeouts().getImm()),
+                (int) bufferSize,
+                atLeastOne("receive.pool-size", properties.getReceive().getPoolSize()));
     }
 
     private String transport() {
         final String transport = properties.getTransport().strip().toLowerCase(Locale.ROOT);
         if (!TRANSPORTS.contains(transport)) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "transport", properties.getTransport(),
-                "not a known transport",
-                "Set transfer-engine.transport to one of " + String.join(", ", TRANSPORTS) + ".");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "transport",
+                    properties.getTransport(),
+                    "not a known transport",
+                    "Set transfer-engine.transport to one of " + String.join(", ", TRANSPORTS) + ".");
         }
         return transport;
     }
@@ -138,10 +154,12 @@ final class TransferEnginePropertiesMapper {
     private String bindAddress() {
         final String address = properties.getBindAddress().strip();
         if (address.equals("0.0.0.0") || address.equals("::") || address.equals("[::]")) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "bind-address", address,
-                "a wildcard address cannot be advertised to peers (they would be told 127.0.0.1)",
-                "Set transfer-engine.bind-address to the IP address or host name of this machine that peers reach,"
-                    + " e.g. 10.0.0.5.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "bind-address",
+                    address,
+                    "a wildcard address cannot be advertised to peers (they would be told 127.0.0.1)",
+                    "Set transfer-engine.bind-address to the IP address or host name of this machine that peers reach,"
+                            + " e.g. 10.0.0.5.");
         }
         return address;
     }
@@ -150,9 +168,11 @@ final class TransferEnginePropertiesMapper {
         final int port = properties.getBasePort();
         final int highest = port + 4 * (properties.getGroups().size() - 1) + 3;
         if (port < 0 || (port > 0 && highest > 65535)) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "base-port", port,
-                "every NIC needs a port in 1..65535 (NIC k of group g listens on base-port + 4g + k)",
-                "Set transfer-engine.base-port to 0 for ephemeral ports, or to a port low enough for all groups.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "base-port",
+                    port,
+                    "every NIC needs a port in 1..65535 (NIC k of group g listens on base-port + 4g + k)",
+                    "Set transfer-engine.base-port to 0 for ephemeral ports, or to a port low enough for all groups.");
         }
         return port;
     }
@@ -160,27 +180,34 @@ final class TransferEnginePropertiesMapper {
     private int submitQueueCapacity() {
         final int capacity = properties.getWorker().getSubmitQueueCapacity();
         if (capacity < 1 || Integer.bitCount(capacity) != 1) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + "worker.submit-queue-capacity", capacity,
-                "the submit queue capacity must be a power of two",
-                "Set transfer-engine.worker.submit-queue-capacity to a power of two, e.g. 4096.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "worker.submit-queue-capacity",
+                    capacity,
+                    "the submit queue capacity must be a power of two",
+                    "Set transfer-engine.worker.submit-queue-capacity to a power of two, e.g. 4096.");
         }
         return capacity;
     }
 
-    private static GroupSpec group(final int index, final TransferEngineProperties.Group group,
-                                   final String deviceMemory) {
+    private static GroupSpec group(
+            final int index, final TransferEngineProperties.Group group, final String deviceMemory) {
         final String name = PREFIX + "groups[" + index + "].";
         if (group.getNics() < 1 || group.getNics() > 4) {
-            throw new InvalidTransferEnginePropertyException(name + "nics", group.getNics(),
-                "a group drives 1 to 4 NICs", "Set " + name + "nics to a value between 1 and 4.");
+            throw new InvalidTransferEnginePropertyException(
+                    name + "nics",
+                    group.getNics(),
+                    "a group drives 1 to 4 NICs",
+                    "Set " + name + "nics to a value between 1 and 4.");
         }
         GroupSpec spec = GroupSpec.of(group.getNics());
         final Integer cpu = group.getWorkerCpu();
         if (cpu != null) {
             if (cpu < 0 || cpu >= Runtime.getRuntime().availableProcessors()) {
-                throw new InvalidTransferEnginePropertyException(name + "worker-cpu", cpu,
-                    "this machine has CPUs 0.." + (Runtime.getRuntime().availableProcessors() - 1),
-                    "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
+                throw new InvalidTransferEnginePropertyException(
+                        name + "worker-cpu",
+                        cpu,
+                        "this machine has CPUs 0.." + (Runtime.getRuntime().availableProcessors() - 1),
+                        "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
             }
             requireNativeAccess(name + "worker-cpu", cpu);
             spec = spec.withWorkerCpu(cpu);
@@ -188,8 +215,11 @@ final class TransferEnginePropertiesMapper {
         final Integer cuda = group.getCudaDevice();
         if (cuda != null) {
             if (cuda < 0) {
-                throw new InvalidTransferEnginePropertyException(name + "cuda-device", cuda,
-                    "a CUDA device ordinal is >= 0", "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
+                throw new InvalidTransferEnginePropertyException(
+                        name + "cuda-device",
+                        cuda,
+                        "a CUDA device ordinal is >= 0",
+                        "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
             }
             requireGpu(name + "cuda-device", cuda, deviceMemory);
             spec = spec.withCudaDevice(cuda);
@@ -203,10 +233,12 @@ final class TransferEnginePropertiesMapper {
      */
     private static void requireNativeAccess(final String property, final int cpu) {
         if (!ENGINE.isNativeAccessEnabled()) {
-            throw new InvalidTransferEnginePropertyException(property, cpu,
-                "pinning the worker needs native access, which is not enabled for "
-                    + (ENGINE.isNamed() ? "module " + ENGINE.getName() : "the class path"),
-                nativeAccessFix(property + " to run unpinned"));
+            throw new InvalidTransferEnginePropertyException(
+                    property,
+                    cpu,
+                    "pinning the worker needs native access, which is not enabled for "
+                            + (ENGINE.isNamed() ? "module " + ENGINE.getName() : "the class path"),
+                    nativeAccessFix(property + " to run unpinned"));
         }
     }
 
@@ -214,10 +246,12 @@ final class TransferEnginePropertiesMapper {
     static String nativeAccessFix(final String orRemove) {
         // the manifest entry only grants the class path: a named module needs the flag
         return "Start the JVM with --enable-native-access=" + (ENGINE.isNamed() ? ENGINE.getName() : "ALL-UNNAMED")
-            + (ENGINE.isNamed() ? "" : ", or for an executable jar add the manifest entry '" + MANIFEST_ENTRY
-                + "' (Maven: <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access>"
-                + "</manifestEntries> in the maven-jar-plugin's archive configuration)")
-            + "; or remove " + orRemove + ".";
+                + (ENGINE.isNamed()
+                        ? ""
+                        : ", or for an executable jar add the manifest entry '" + MANIFEST_ENTRY
+                                + "' (Maven: <manifestEntries><Enable-Native-Access>ALL-UNNAMED</Enable-Native-Access>"
+                                + "</manifestEntries> in the maven-jar-plugin's archive configuration)")
+                + "; or remove " + orRemove + ".";
     }
 
     /**
@@ -228,34 +262,46 @@ final class TransferEnginePropertiesMapper {
         try {
             DeviceMemory.require(deviceMemory, ordinal);
         } catch (final DeviceUnavailableException e) {
-            throw new InvalidTransferEnginePropertyException(property, ordinal, "no usable GPU: " + e.getMessage(),
-                ENGINE.isNativeAccessEnabled()
-                    ? "Run where the NVIDIA driver sees that GPU, with org.jcuda:jcuda and its linux-x86_64 natives on"
-                        + " the class path; or remove " + property + " for host memory only."
-                    : nativeAccessFix(property + " for host memory only"));
+            throw new InvalidTransferEnginePropertyException(
+                    property,
+                    ordinal,
+                    "no usable GPU: " + e.getMessage(),
+                    ENGINE.isNativeAccessEnabled()
+                            ? "Run where the NVIDIA driver sees that GPU, with org.jcuda:jcuda and its linux-x86_64 natives on"
+                                    + " the class path; or remove " + property + " for host memory only."
+                            : nativeAccessFix(property + " for host memory only"));
         }
     }
 
     private static Duration positive(final String property, final Duration value) {
         if (value.isNegative() || value.isZero()) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "a timeout must be positive",
-                "Set transfer-engine." + property + " to a positive duration, e.g. 30s.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + property,
+                    value,
+                    "a timeout must be positive",
+                    "Set transfer-engine." + property + " to a positive duration, e.g. 30s.");
         }
         return value;
     }
 
     private static Duration notNegative(final String property, final Duration value) {
         if (value.isNegative()) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "a timeout cannot be negative",
-                "Set transfer-engine." + property + " to 0 (no wait) or a positive duration, e.g. 5s.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + property,
+                    value,
+                    "a timeout cannot be negative",
+                    "Set transfer-engine." + property + " to 0 (no wait) or a positive duration, e.g. 5s.");
         }
         return value;
     }
 
     private static int atLeastOne(final String property, final int value) {
         if (value < 1) {
-            throw new InvalidTransferEnginePropertyException(PREFIX + property, value, "it must be at least 1",
-                "Set transfer-engine." + property + " to a positive number.");
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + property,
+                    value,
+                    "it must be at least 1",
+                    "Set transfer-engine." + property + " to a positive number.");
         }
         return value;
     }

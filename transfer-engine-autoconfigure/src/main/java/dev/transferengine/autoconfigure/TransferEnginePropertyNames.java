@@ -27,8 +27,7 @@ final class TransferEnginePropertyNames {
     /** A list index: [1] in a property name, _1_ (or a trailing _1) in an environment variable. */
     private static final Pattern INDEX_ANY = Pattern.compile("\\[(\\d+)]|(?<=[_.])(\\d+)(?=[_.]|$)");
 
-    private TransferEnginePropertyNames() {
-    }
+    private TransferEnginePropertyNames() {}
 
     /** Every leaf key in canonical form, e.g. {@code transfer-engine.groups[].worker-cpu}, in declaration order. */
     static List<String> all() {
@@ -51,8 +50,8 @@ final class TransferEnginePropertyNames {
         }
         final String shape = shape(unknown);
         final String best = all().stream()
-            .min(Comparator.comparingInt((final String name) -> distance(shape, shape(name))))
-            .orElseThrow();
+                .min(Comparator.comparingInt((final String name) -> distance(shape, shape(name))))
+                .orElseThrow();
         // a name that shares less than half its letters with every key is no typo of any of them
         if (distance(shape, shape(best)) > Math.max(2, (best.length() - PREFIX.length()) / 2)) {
             return null;
@@ -119,8 +118,8 @@ final class TransferEnginePropertyNames {
             }
             final String name = path + "." + dashed(property.getName());
             final Class<?> valueType = property.getPropertyType();
-            final Class<?> element = List.class.isAssignableFrom(valueType)
-                ? element(getter.getGenericReturnType()) : Object.class;
+            final Class<?> element =
+                    List.class.isAssignableFrom(valueType) ? element(getter.getGenericReturnType()) : Object.class;
             if (nested(element)) {
                 collect(name + "[]", element, names);
             } else if (nested(valueType)) {
@@ -137,7 +136,7 @@ final class TransferEnginePropertyNames {
 
     private static Class<?> element(final Type listType) {
         if (listType instanceof final ParameterizedType parameterized
-            && parameterized.getActualTypeArguments()[0] instanceof final Class<?> element) {
+                && parameterized.getActualTypeArguments()[0] instanceof final Class<?> element) {
             return element;
         }
         return Object.class;

@@ -17,16 +17,23 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  */
 class ArchitectureTests {
 
-    private static final String KNOWN_EXCEPTIONS =
-        "dev\\.transferengine\\.spi\\.DeviceMemory(\\$.*)?";
+    private static final String KNOWN_EXCEPTIONS = "dev\\.transferengine\\.spi\\.DeviceMemory(\\$.*)?";
 
     @Test
     void autoConfigurationUsesTheEngineThroughItsApiOnly() {
-        noClasses().that().resideInAPackage("dev.transferengine.autoconfigure..")
-            .should().dependOnClassesThat(resideInAnyPackage("dev.transferengine.core..", "dev.transferengine.spi..",
-                    "dev.transferengine.transport..", "dev.transferengine.cuda..", "dev.transferengine.nativeaccess..")
-                .and(not(nameMatching(KNOWN_EXCEPTIONS))))
-            .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.transferengine.autoconfigure"));
+        noClasses()
+                .that()
+                .resideInAPackage("dev.transferengine.autoconfigure..")
+                .should()
+                .dependOnClassesThat(resideInAnyPackage(
+                                "dev.transferengine.core..",
+                                "dev.transferengine.spi..",
+                                "dev.transferengine.transport..",
+                                "dev.transferengine.cuda..",
+                                "dev.transferengine.nativeaccess..")
+                        .and(not(nameMatching(KNOWN_EXCEPTIONS))))
+                .check(new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.transferengine.autoconfigure"));
     }
 }

@@ -16,8 +16,10 @@ class NativeAccessStartupApplication {
 
     public static void main(final String[] args) {
         try {
-            new SpringApplicationBuilder(NativeAccessStartupApplication.class).web(WebApplicationType.NONE)
-                .run(args).close();
+            new SpringApplicationBuilder(NativeAccessStartupApplication.class)
+                    .web(WebApplicationType.NONE)
+                    .run(args)
+                    .close();
         } catch (final RuntimeException e) {
             System.exit(1);
         }

@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -9,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A worker asked to be pinned in a JVM without native access fails start-up with the exact flag and manifest entry,
@@ -21,11 +21,12 @@ class NativeAccessStartupTests {
         final Result result = start(false, "--transfer-engine.groups[0].worker-cpu=0");
 
         assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
-        assertThat(result.output()).contains("APPLICATION FAILED TO START")
-            .contains("transfer-engine.groups[0].worker-cpu")
-            .contains("pinning the worker needs native access")
-            .contains("Start the JVM with --enable-native-access=ALL-UNNAMED")
-            .contains("'Enable-Native-Access: ALL-UNNAMED'");
+        assertThat(result.output())
+                .contains("APPLICATION FAILED TO START")
+                .contains("transfer-engine.groups[0].worker-cpu")
+                .contains("pinning the worker needs native access")
+                .contains("Start the JVM with --enable-native-access=ALL-UNNAMED")
+                .contains("'Enable-Native-Access: ALL-UNNAMED'");
     }
 
     @Test
@@ -44,7 +45,7 @@ class NativeAccessStartupTests {
     }
 
     private static Result start(final boolean nativeAccess, final String... properties)
-        throws IOException, InterruptedException {
+            throws IOException, InterruptedException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (nativeAccess) {
@@ -54,11 +55,11 @@ class NativeAccessStartupTests {
         command.add(System.getProperty("java.class.path"));
         command.add(NativeAccessStartupApplication.class.getName());
         command.addAll(List.of(properties));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process process =
+                new ProcessBuilder(command).redirectErrorStream(true).start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         return new Result(process.waitFor(), output);
     }
 
-    private record Result(int exitCode, String output) {
-    }
+    private record Result(int exitCode, String output) {}
 }

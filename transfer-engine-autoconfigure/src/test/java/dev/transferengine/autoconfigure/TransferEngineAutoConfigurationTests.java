@@ -1,8 +1,5 @@
 package dev.transferengine.autoconfigure;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.IdleStrategyKind;
@@ -22,17 +19,22 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.util.unit.DataSize;
 import reactor.core.publisher.Mono;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 class TransferEngineAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class,
-            ReactiveTransferEngineAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    TransferEngineAutoConfiguration.class, ReactiveTransferEngineAutoConfiguration.class));
 
     @Test
     void runCreatesATcpEngineOfOneGroupOfOneNicAndItsReactiveFacade() {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(TransferEngine.class).hasSingleBean(ReactiveTransferEngine.class)
-                .hasSingleBean(TransferEngineLifecycle.class);
+            assertThat(context)
+                    .hasSingleBean(TransferEngine.class)
+                    .hasSingleBean(ReactiveTransferEngine.class)
+                    .hasSingleBean(TransferEngineLifecycle.class);
             final TransferEngine engine = context.getBean(TransferEngine.class);
             assertThat(engine.transport()).isEqualTo("tcp");
             assertThat(engine.groupCount()).isEqualTo(1);
@@ -43,40 +45,50 @@ class TransferEngineAutoConfigurationTests {
 
     @Test
     void runBindsGroupsNicsAndReactiveSettingsFromProperties() {
-        runner.withPropertyValues("transfer-engine.groups[0].nics=2", "transfer-engine.groups[1].nics=3",
-                "transfer-engine.worker.idle-strategy=yield", "transfer-engine.timeouts.imm=7s",
-                "transfer-engine.receive.pool-size=5", "transfer-engine.receive.buffer-size=2KB")
-            .run(context -> {
-                final TransferEngine engine = context.getBean(TransferEngine.class);
-                assertThat(engine.groupCount()).isEqualTo(2);
-                assertThat(engine.nicCount(0)).isEqualTo(2);
-                assertThat(engine.nicCount(1)).isEqualTo(3);
-                final TransferEngineProperties properties = context.getBean(TransferEngineProperties.class);
-                assertThat(properties.getWorker().getIdleStrategy()).isEqualTo(IdleStrategyKind.YIELD);
-                assertThat(properties.getReceive().getBufferSize()).isEqualTo(DataSize.ofKilobytes(2));
-                assertThat(context.getBean(ReactiveTransferEngine.class).options())
-                    .satisfies(options -> assertThat(options.immTimeout()).isEqualTo(Duration.ofSeconds(7)))
-                    .satisfies(options -> assertThat(options.receivePoolSize()).isEqualTo(5))
-                    .satisfies(options -> assertThat(options.receiveBufferSize()).isEqualTo(2048));
-            });
+        runner.withPropertyValues(
+                        "transfer-engine.groups[0].nics=2",
+                        "transfer-engine.groups[1].nics=3",
+                        "transfer-engine.worker.idle-strategy=yield",
+                        "transfer-engine.timeouts.imm=7s",
+                        "transfer-engine.receive.pool-size=5",
+                        "transfer-engine.receive.buffer-size=2KB")
+                .run(context -> {
+                    final TransferEngine engine = context.getBean(TransferEngine.class);
+                    assertThat(engine.groupCount()).isEqualTo(2);
+                    assertThat(engine.nicCount(0)).isEqualTo(2);
+                    assertThat(engine.nicCount(1)).isEqualTo(3);
+                    final TransferEngineProperties properties = context.getBean(TransferEngineProperties.class);
+                    assertThat(properties.getWorker().getIdleStrategy()).isEqualTo(IdleStrategyKind.YIELD);
+                    assertThat(properties.getReceive().getBufferSize()).isEqualTo(DataSize.ofKilobytes(2));
+                    assertThat(context.getBean(ReactiveTransferEngine.class).options())
+                            .satisfies(
+                                    options -> assertThat(options.immTimeout()).isEqualTo(Duration.ofSeconds(7)))
+                            .satisfies(options ->
+                                    assertThat(options.receivePoolSize()).isEqualTo(5))
+                            .satisfies(options ->
+                                    assertThat(options.receiveBufferSize()).isEqualTo(2048));
+                });
     }
 
     @Test
     void runPassesTheTcpClusterKeyToTheTransport() {
         runner.withPropertyValues("transfer-engine.tcp.cluster-key=short").run(context -> assertThat(context)
-            .hasFailed().getFailure().rootCause().hasMessageContaining("at least 16 bytes"));
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("at least 16 bytes"));
         runner.withPropertyValues("transfer-engine.tcp.cluster-key=a-cluster-key-of-32-bytes-length")
-            .run(context -> assertThat(context).hasSingleBean(TransferEngine.class));
+                .run(context -> assertThat(context).hasSingleBean(TransferEngine.class));
     }
 
     @Test
     void runAppliesBuilderCustomizersAfterTheProperties() {
         runner.withBean(TransferEngineBuilderCustomizer.class, () -> builder -> builder.group(2))
-            .run(context -> {
-                final TransferEngine engine = context.getBean(TransferEngine.class);
-                assertThat(engine.groupCount()).isEqualTo(2);
-                assertThat(engine.nicCount(1)).isEqualTo(2);
-            });
+                .run(context -> {
+                    final TransferEngine engine = context.getBean(TransferEngine.class);
+                    assertThat(engine.groupCount()).isEqualTo(2);
+                    assertThat(engine.nicCount(1)).isEqualTo(2);
+                });
     }
 
     @Test
@@ -85,15 +97,17 @@ class TransferEngineAutoConfigurationTests {
             runner.withBean("ownEngine", TransferEngine.class, () -> own).run(context -> {
                 assertThat(context).hasSingleBean(TransferEngine.class).doesNotHaveBean(TransferEngineLifecycle.class);
                 assertThat(context.getBean(TransferEngine.class)).isSameAs(own);
-                assertThat(context.getBean(ReactiveTransferEngine.class).engine()).isSameAs(own);
+                assertThat(context.getBean(ReactiveTransferEngine.class).engine())
+                        .isSameAs(own);
             });
         }
     }
 
     @Test
     void runWithAUserReactiveEngineBacksOff() {
-        runner.withUserConfiguration(OwnReactive.class).run(context ->
-            assertThat(context.getBean(ReactiveTransferEngine.class)).isSameAs(context.getBean("ownReactive")));
+        runner.withUserConfiguration(OwnReactive.class)
+                .run(context -> assertThat(context.getBean(ReactiveTransferEngine.class))
+                        .isSameAs(context.getBean("ownReactive")));
     }
 
     @Test
@@ -104,21 +118,21 @@ class TransferEngineAutoConfigurationTests {
         assertThat(engine.get().isHealthy()).isFalse();
         try (Arena arena = Arena.ofConfined()) {
             assertThatThrownBy(() -> engine.get().register(arena.allocate(64), Device.host()))
-                .isInstanceOf(EngineClosedException.class);
+                    .isInstanceOf(EngineClosedException.class);
         }
     }
 
     @Test
     void runWithoutTheEngineOnTheClasspathBacksOff() {
-        runner.withClassLoader(new FilteredClassLoader(TransferEngine.class))
-            .run(context -> assertThat(context).doesNotHaveBean(TransferEngine.class)
+        runner.withClassLoader(new FilteredClassLoader(TransferEngine.class)).run(context -> assertThat(context)
+                .doesNotHaveBean(TransferEngine.class)
                 .doesNotHaveBean(ReactiveTransferEngine.class));
     }
 
     @Test
     void runWithoutReactorOnTheClasspathCreatesNoReactiveFacade() {
-        runner.withClassLoader(new FilteredClassLoader(Mono.class))
-            .run(context -> assertThat(context).hasSingleBean(TransferEngine.class)
+        runner.withClassLoader(new FilteredClassLoader(Mono.class)).run(context -> assertThat(context)
+                .hasSingleBean(TransferEngine.class)
                 .doesNotHaveBean(ReactiveTransferEngine.class));
     }
 

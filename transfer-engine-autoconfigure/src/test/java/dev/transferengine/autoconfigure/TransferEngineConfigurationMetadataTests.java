@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -10,6 +8,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.core.io.ClassPathResource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The configuration processor documented every property, so IDEs complete and explain them. */
 class TransferEngineConfigurationMetadataTests {
@@ -20,21 +20,35 @@ class TransferEngineConfigurationMetadataTests {
         try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
             metadata = JsonMapper.builder().build().readTree(in);
         }
-        final List<String> documented = metadata.get("properties").valueStream()
-            .filter(property -> property.hasNonNull("description"))
-            .map(property -> property.get("name").asString())
-            .toList();
+        final List<String> documented = metadata.get("properties")
+                .valueStream()
+                .filter(property -> property.hasNonNull("description"))
+                .map(property -> property.get("name").asString())
+                .toList();
 
-        assertThat(documented).contains("transfer-engine.transport", "transfer-engine.groups",
-            "transfer-engine.bind-address", "transfer-engine.base-port", "transfer-engine.options",
-            "transfer-engine.fabric.provider", "transfer-engine.fabric.library-path",
-            "transfer-engine.tcp.cluster-key", "transfer-engine.tcp.cluster-key-file", "transfer-engine.tcp.insecure",
-            "transfer-engine.worker.idle-strategy", "transfer-engine.worker.submit-queue-capacity",
-            "transfer-engine.worker.max-in-flight", "transfer-engine.receive.pool-size",
-            "transfer-engine.receive.buffer-size", "transfer-engine.timeouts.operation",
-            "transfer-engine.timeouts.imm", "transfer-engine.timeouts.drain",
-            "management.health.transferengine.enabled");
-        assertThat(metadata.get("hints").valueStream().map(hint -> hint.get("name").asString()))
-            .contains("transfer-engine.transport");
+        assertThat(documented)
+                .contains(
+                        "transfer-engine.transport",
+                        "transfer-engine.groups",
+                        "transfer-engine.bind-address",
+                        "transfer-engine.base-port",
+                        "transfer-engine.options",
+                        "transfer-engine.fabric.provider",
+                        "transfer-engine.fabric.library-path",
+                        "transfer-engine.tcp.cluster-key",
+                        "transfer-engine.tcp.cluster-key-file",
+                        "transfer-engine.tcp.insecure",
+                        "transfer-engine.worker.idle-strategy",
+                        "transfer-engine.worker.submit-queue-capacity",
+                        "transfer-engine.worker.max-in-flight",
+                        "transfer-engine.receive.pool-size",
+                        "transfer-engine.receive.buffer-size",
+                        "transfer-engine.timeouts.operation",
+                        "transfer-engine.timeouts.imm",
+                        "transfer-engine.timeouts.drain",
+                        "management.health.transferengine.enabled");
+        assertThat(metadata.get("hints").valueStream().map(hint -> hint.get("name")
+                        .asString()))
+                .contains("transfer-engine.transport");
     }
 }

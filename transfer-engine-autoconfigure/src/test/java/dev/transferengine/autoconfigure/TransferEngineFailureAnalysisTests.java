@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -13,32 +11,39 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
-import org.springframework.core.env.Environment;
 import org.springframework.mock.env.MockEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Bad configuration fails start-up, and the registered analyzers say what is wrong and how to fix it. */
 class TransferEngineFailureAnalysisTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class));
 
     @Test
     void unknownTransportIsReportedWithTheKnownOnes() {
         final FailureAnalysis analysis = analyze("transfer-engine.transport=infiniband");
 
-        assertThat(analysis.getDescription()).contains("transfer-engine.transport").contains("infiniband");
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.transport")
+                .contains("infiniband");
         assertThat(analysis.getAction()).contains("auto, tcp, fabric").doesNotContain("verbs");
     }
 
     @Test
     void nicCountOutsideOneToFourIsReportedForItsGroup() {
-        final FailureAnalysis analysis = analyze("transfer-engine.groups[0].nics=1", "transfer-engine.groups[1].nics=5");
+        final FailureAnalysis analysis =
+                analyze("transfer-engine.groups[0].nics=1", "transfer-engine.groups[1].nics=5");
 
-        assertThat(analysis.getDescription()).contains("transfer-engine.groups[1].nics").contains("'5'")
-            .contains("1 to 4 NICs");
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.groups[1].nics")
+                .contains("'5'")
+                .contains("1 to 4 NICs");
         assertThat(analysis.getAction()).contains("between 1 and 4");
     }
 
@@ -46,7 +51,9 @@ class TransferEngineFailureAnalysisTests {
     void wildcardBindAddressIsRefusedSincePeersCannotReachIt() {
         final FailureAnalysis analysis = analyze("transfer-engine.bind-address=0.0.0.0");
 
-        assertThat(analysis.getDescription()).contains("transfer-engine.bind-address").contains("wildcard");
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.bind-address")
+                .contains("wildcard");
         assertThat(analysis.getAction()).contains("IP address or host name of this machine");
     }
 
@@ -54,7 +61,9 @@ class TransferEngineFailureAnalysisTests {
     void anSslBundleThatIsNotConfiguredIsReportedByName() {
         final FailureAnalysis analysis = analyze("transfer-engine.tcp.ssl.bundle=cluster-tls");
 
-        assertThat(analysis.getDescription()).contains("transfer-engine.tcp.ssl.bundle").contains("cluster-tls");
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.tcp.ssl.bundle")
+                .contains("cluster-tls");
         assertThat(analysis.getAction()).contains("spring.ssl.bundle.jks.cluster-tls");
     }
 
@@ -78,8 +87,8 @@ class TransferEngineFailureAnalysisTests {
 
     @Test
     void forcedLibfabricThatCannotLoadIsReportedWithTheTransportsReason() {
-        final FailureAnalysis analysis = analyze("transfer-engine.transport=fabric",
-            "transfer-engine.fabric.library-path=/nonexistent/libfabric.so.1");
+        final FailureAnalysis analysis = analyze(
+                "transfer-engine.transport=fabric", "transfer-engine.fabric.library-path=/nonexistent/libfabric.so.1");
 
         assertThat(analysis.getDescription()).contains("transport 'fabric' unavailable");
         assertThat(analysis.getAction()).contains("libfabric").contains("transfer-engine.transport=tcp");
@@ -98,8 +107,10 @@ class TransferEngineFailureAnalysisTests {
             environment.setProperty(property.substring(0, equals), property.substring(equals + 1));
         }
         for (final FailureAnalyzer analyzer : SpringFactoriesLoader.forDefaultResourceLocation()
-            .load(FailureAnalyzer.class, ArgumentResolver.of(Environment.class, environment),
-                FailureHandler.handleMessage((message, error) -> { }))) {
+                .load(
+                        FailureAnalyzer.class,
+                        ArgumentResolver.of(Environment.class, environment),
+                        FailureHandler.handleMessage((message, error) -> {}))) {
             if (analyzer.getClass().getPackageName().equals(getClass().getPackageName())) {
                 final FailureAnalysis analysis = analyzer.analyze(Objects.requireNonNull(failure[0]));
                 if (analysis != null) {

@@ -1,9 +1,5 @@
 package dev.transferengine.autoconfigure;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.PeerUnreachableException;
@@ -32,6 +28,10 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 /** {@code transfer-engine.tcp.ssl.bundle} turns TLS on from a Spring Boot SSL bundle; a key store made by keytool. */
 class TransferEngineTlsTests {
 
@@ -43,36 +43,64 @@ class TransferEngineTlsTests {
     private static Path keyStore;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, TransferEngineAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(SslAutoConfiguration.class, TransferEngineAutoConfiguration.class));
 
     @BeforeAll
     static void generateKeyStore() throws IOException, InterruptedException {
         keyStore = dir.resolve("node.p12");
-        final Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool")
-            .toString(), "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
-            "CN=node", "-validity", "30", "-storetype", "PKCS12", "-keystore", keyStore.toString(), "-storepass",
-            PASSWORD, "-keypass", PASSWORD).redirectErrorStream(true).start();
+        final Process process = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "node",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=node",
+                        "-validity",
+                        "30",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        keyStore.toString(),
+                        "-storepass",
+                        PASSWORD,
+                        "-keypass",
+                        PASSWORD)
+                .redirectErrorStream(true)
+                .start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0).as(output).isTrue();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0)
+                .as(output)
+                .isTrue();
         assertThat(Files.size(keyStore)).isPositive();
     }
 
     private ApplicationContextRunner withBundle(final String bundle) {
         final String prefix = "spring.ssl.bundle.jks.node.";
-        return runner.withPropertyValues(prefix + "keystore.location=file:" + keyStore,
-            prefix + "keystore.password=" + PASSWORD, prefix + "keystore.type=PKCS12",
-            prefix + "truststore.location=file:" + keyStore, prefix + "truststore.password=" + PASSWORD,
-            prefix + "truststore.type=PKCS12", "transfer-engine.tcp.ssl.bundle=" + bundle);
+        return runner.withPropertyValues(
+                prefix + "keystore.location=file:" + keyStore,
+                prefix + "keystore.password=" + PASSWORD,
+                prefix + "keystore.type=PKCS12",
+                prefix + "truststore.location=file:" + keyStore,
+                prefix + "truststore.password=" + PASSWORD,
+                prefix + "truststore.type=PKCS12",
+                "transfer-engine.tcp.ssl.bundle=" + bundle);
     }
 
     @Test
     void anUnknownBundleNameFailsStartUpNamingIt() {
         withBundle("nope").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause()
-                .isInstanceOf(InvalidTransferEnginePropertyException.class)
-                .hasMessageContaining("transfer-engine.tcp.ssl.bundle")
-                .hasMessageContaining("no SSL bundle named 'nope'");
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(InvalidTransferEnginePropertyException.class)
+                    .hasMessageContaining("transfer-engine.tcp.ssl.bundle")
+                    .hasMessageContaining("no SSL bundle named 'nope'");
         });
     }
 
@@ -84,25 +112,30 @@ class TransferEngineTlsTests {
             final SslBundle bundle = context.getBean(SslBundles.class).getBundle("node");
             final TransportTls tls = TransportTls.mutual(bundle.createSslContext());
             try (TransferEngine member = TransferEngine.builder().tls(tls).build();
-                 TransferEngine plain = TransferEngine.builder().build();
-                 Arena arena = Arena.ofShared()) {
+                    TransferEngine plain = TransferEngine.builder().build();
+                    Arena arena = Arena.ofShared()) {
                 final MemorySegment data = arena.allocate(4096);
                 data.fill((byte) 7);
                 final MemoryRegion target = engine.register(arena.allocate(4096), Device.host());
                 final MemoryRegion fromMember = member.register(data, Device.host());
                 final MemoryRegion fromPlain = plain.register(data, Device.host());
 
-                member.submit(SingleWrite.of(fromMember, 0, 4096, target.descriptor(), 0)).get(30, TimeUnit.SECONDS);
+                member.submit(SingleWrite.of(fromMember, 0, 4096, target.descriptor(), 0))
+                        .get(30, TimeUnit.SECONDS);
                 assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 4095)).isEqualTo((byte) 7);
 
                 assertThatThrownBy(() -> plain.submit(SingleWrite.of(fromPlain, 0, 4096, target.descriptor(), 0))
-                    .get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(PeerUnreachableException.class);
+                                .get(30, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(PeerUnreachableException.class);
                 await().atMost(Duration.ofSeconds(30)).until(() -> tlsFailures(engine.transportEvents()) == 1);
             }
         });
     }
 
     private static long tlsFailures(final List<TransportEvent> events) {
-        return events.stream().filter(event -> event.reason().equals("tls")).mapToLong(TransportEvent::count).sum();
+        return events.stream()
+                .filter(event -> event.reason().equals("tls"))
+                .mapToLong(TransportEvent::count)
+                .sum();
     }
 }

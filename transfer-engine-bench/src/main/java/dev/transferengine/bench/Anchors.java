@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,8 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class Anchors {
 
     /** One anchor figure: GB/s (bandwidth anchors) or the round trip in microseconds (latency anchors). */
-    record Figure(String anchor, String command, double value) {
-    }
+    record Figure(String anchor, String command, double value) {}
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int IPERF_PORT = 5299;
@@ -34,18 +32,27 @@ final class Anchors {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
-    private Anchors() {
-    }
+    private Anchors() {}
 
     /** iperf3, one stream for {@code seconds}: the receiver's GB/s. */
     static Figure iperf3(final String iperf3, final int seconds) throws IOException {
         final Process server = start(List.of(iperf3, "-s", "-1", "-p", Integer.toString(IPERF_PORT)), null);
         try {
-            final List<String> client = List.of(iperf3, "-c", "127.0.0.1", "-p", Integer.toString(IPERF_PORT), "-t",
-                Integer.toString(seconds), "-J");
+            final List<String> client = List.of(
+                    iperf3,
+                    "-c",
+                    "127.0.0.1",
+                    "-p",
+                    Integer.toString(IPERF_PORT),
+                    "-t",
+                    Integer.toString(seconds),
+                    "-J");
             final String out = runRetrying(client, null);
             final JsonNode root = JSON.readTree(out);
-            final double bits = root.path("end").path("sum_received").path("bits_per_second").asDouble();
+            final double bits = root.path("end")
+                    .path("sum_received")
+                    .path("bits_per_second")
+                    .asDouble();
             if (bits <= 0) {
                 throw new IOException("iperf3 reported no received throughput: " + abbreviate(out));
             }
@@ -59,14 +66,17 @@ final class Anchors {
     static Figure tcpPingpong(final String binary, final int roundTrips) throws IOException {
         final String iterations = Integer.toString(roundTrips);
         final String warmup = Integer.toString(Math.max(1000, roundTrips / 10));
-        final Process server = start(List.of(binary, "server", Integer.toString(PINGPONG_PORT), "8", iterations, warmup),
-            null);
+        final Process server =
+                start(List.of(binary, "server", Integer.toString(PINGPONG_PORT), "8", iterations, warmup), null);
         try {
-            final List<String> client = List.of(binary, "client", "127.0.0.1", Integer.toString(PINGPONG_PORT), "8",
-                iterations, warmup);
+            final List<String> client =
+                    List.of(binary, "client", "127.0.0.1", Integer.toString(PINGPONG_PORT), "8", iterations, warmup);
             final String out = runRetrying(client, null);
             final String last = out.strip().substring(out.strip().lastIndexOf('\n') + 1);
-            return new Figure("tcp_pingpong", String.join(" ", client), JSON.readTree(last).path("p50_us").asDouble());
+            return new Figure(
+                    "tcp_pingpong",
+                    String.join(" ", client),
+                    JSON.readTree(last).path("p50_us").asDouble());
         } finally {
             stop(server);
         }
@@ -75,19 +85,34 @@ final class Anchors {
     /** {@code fi_rma_bw -e rdm -o writedata} at {@code size} bytes: MB/s / 1000 = GB/s. */
     static Figure fiRmaBw(final Path prefix, final String provider, final long size) throws IOException {
         final int iterations = Math.clamp((4L << 30) / size, 200, 20_000);
-        final List<String> args = List.of("-e", "rdm", "-o", "writedata", "-S", Long.toString(size), "-I",
-            Integer.toString(iterations), "-W", "64", "-w", Integer.toString(Math.max(10, iterations / 20)));
+        final List<String> args = List.of(
+                "-e",
+                "rdm",
+                "-o",
+                "writedata",
+                "-S",
+                Long.toString(size),
+                "-I",
+                Integer.toString(iterations),
+                "-W",
+                "64",
+                "-w",
+                Integer.toString(Math.max(10, iterations / 20)));
         final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
-        return new Figure("fi_rma_bw", "fi_rma_bw " + String.join(" ", args) + " -p " + provider,
-            Double.parseDouble(row[4]) / 1000);
+        return new Figure(
+                "fi_rma_bw",
+                "fi_rma_bw " + String.join(" ", args) + " -p " + provider,
+                Double.parseDouble(row[4]) / 1000);
     }
 
     /** {@code fi_rma_pingpong -e rdm -o writedata -S 8}: twice its one-way usec/xfer, a round trip. */
     static Figure fiRmaPingpong(final Path prefix, final String provider) throws IOException {
         final List<String> args = List.of("-e", "rdm", "-o", "writedata", "-S", "8", "-I", "20000", "-w", "1000");
         final String[] row = fabtest(prefix, "fi_rma_pingpong", provider, args);
-        return new Figure("fi_rma_pingpong", "fi_rma_pingpong " + String.join(" ", args) + " -p " + provider
-            + " (round trip = 2 x usec/xfer)", 2 * Double.parseDouble(row[5]));
+        return new Figure(
+                "fi_rma_pingpong",
+                "fi_rma_pingpong " + String.join(" ", args) + " -p " + provider + " (round trip = 2 x usec/xfer)",
+                2 * Double.parseDouble(row[5]));
     }
 
     /**
@@ -95,8 +120,8 @@ final class Anchors {
      * the server, -B on the client), tcp by address. Returns the client's last result row split into columns
      * (bytes, iters, total, time, MB/sec, usec/xfer, Mxfers/sec).
      */
-    private static String[] fabtest(final Path prefix, final String test, final String provider,
-                                    final List<String> args) throws IOException {
+    private static String[] fabtest(
+            final Path prefix, final String test, final String provider, final List<String> args) throws IOException {
         final String binary = prefix.resolve("bin").resolve(test).toString();
         if (!Files.isExecutable(Path.of(binary))) {
             throw new IOException(binary + " is not an executable; --fabtests names a libfabric prefix with fabtests");
@@ -133,8 +158,8 @@ final class Anchors {
     }
 
     private static Process start(final List<String> command, final @Nullable String libraryPath) throws IOException {
-        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        final ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         if (libraryPath != null) {
             builder.environment().put("LD_LIBRARY_PATH", libraryPath);
         }
@@ -142,7 +167,8 @@ final class Anchors {
     }
 
     /** Runs a client, retrying for a few seconds while its server is not listening yet; returns its output. */
-    private static String runRetrying(final List<String> command, final @Nullable String libraryPath) throws IOException {
+    private static String runRetrying(final List<String> command, final @Nullable String libraryPath)
+            throws IOException {
         String out = "";
         for (int attempt = 0; attempt < 20; attempt++) {
             sleep(attempt == 0 ? 300 : 250);

@@ -1,9 +1,8 @@
 package dev.transferengine.bench;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,8 +33,25 @@ import org.jspecify.annotations.Nullable;
  * @param stagesUs     with {@code --stages}: p50/p99 of each stage in microseconds (see {@link StageRecorder})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-record BenchResult(String op, String transport, @Nullable String provider, int nics, @Nullable String routing, long size,
-                   @Nullable Integer pages, int window, double durationS, long ops, double opsPerS, double requestsPerS,
-                   double gbPerS, double p50Us, double p99Us, double p999Us, double maxUs, long errors, boolean tls,
-                   double connectMs, @Nullable Map<String, Double> stagesUs) {
-}
+record BenchResult(
+        String op,
+        String transport,
+        @Nullable String provider,
+        int nics,
+        @Nullable String routing,
+        long size,
+        @Nullable Integer pages,
+        int window,
+        double durationS,
+        long ops,
+        double opsPerS,
+        double requestsPerS,
+        double gbPerS,
+        double p50Us,
+        double p99Us,
+        double p999Us,
+        double maxUs,
+        long errors,
+        boolean tls,
+        double connectMs,
+        @Nullable Map<String, Double> stagesUs) {}

@@ -22,15 +22,14 @@ final class ClientHandshake {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final int BUFFER = 4096;
 
-    private ClientHandshake() {
-    }
+    private ClientHandshake() {}
 
     /** Returns the server's region descriptor. Blocks up to 20 s. */
     static MrDesc exchange(final TransferEngine engine, final NetAddr server, final MemoryRegion own)
-        throws InterruptedException, ExecutionException, TimeoutException {
+            throws InterruptedException, ExecutionException, TimeoutException {
         final CompletableFuture<MrDesc> reply = new CompletableFuture<>();
-        try (ReceivePool _ = engine.postReceives(BUFFER, 2,
-            message -> reply.complete(MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
+        try (ReceivePool _ = engine.postReceives(
+                BUFFER, 2, message -> reply.complete(MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
             engine.send(server, own.descriptor().toBytes()).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return reply.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }

@@ -12,12 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -36,20 +34,27 @@ public final class EngineOptions {
     @Option(names = "--provider", description = "libfabric provider for --transport fabric: shm or tcp")
     String provider;
 
-    @Option(names = "--idle", defaultValue = "backoff", description = "worker idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--idle",
+            defaultValue = "backoff",
+            description = "worker idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
     String idle;
 
     @Option(names = "--option", description = "engine option KEY=VALUE, repeatable (e.g. tcp.socketBufferBytes=0)")
     List<String> options = new ArrayList<>();
 
-    @Option(names = "--tls-keystore", description = "PKCS12 key store that proves this engine and is its trust store"
-        + " too: turns on mutual TLS for --transport tcp (the spawned peer uses the same)")
+    @Option(
+            names = "--tls-keystore",
+            description = "PKCS12 key store that proves this engine and is its trust store"
+                    + " too: turns on mutual TLS for --transport tcp (the spawned peer uses the same)")
     Path tlsKeyStore;
 
     @Option(names = "--tls-password", defaultValue = "changeit", description = "password of --tls-keystore")
     String tlsPassword;
 
-    @Option(names = "--worker-cpu", description = "CPU to pin this process's worker to (the spawned peer is not pinned)")
+    @Option(
+            names = "--worker-cpu",
+            description = "CPU to pin this process's worker to (the spawned peer is not pinned)")
     Integer workerCpu;
 
     /** The idle strategy named by {@code --idle}. */
@@ -64,12 +69,12 @@ public final class EngineOptions {
             group = group.withWorkerCpu(workerCpu);
         }
         final TransferEngineBuilder builder = TransferEngine.builder()
-            .transport(transport)
-            .group(group)
-            .idleStrategy(idleStrategy())
-            .operationTimeout(Duration.ofSeconds(30))
-            .drainTimeout(Duration.ofSeconds(2))
-            .submitQueueCapacity(8192);
+                .transport(transport)
+                .group(group)
+                .idleStrategy(idleStrategy())
+                .operationTimeout(Duration.ofSeconds(30))
+                .drainTimeout(Duration.ofSeconds(2))
+                .submitQueueCapacity(8192);
         if (provider != null) {
             builder.option("fabric.provider", provider);
         }
@@ -97,8 +102,8 @@ public final class EngineOptions {
             store.load(in, password);
             final KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keys.init(store, password);
-            final TrustManagerFactory trust = TrustManagerFactory.getInstance(
-                TrustManagerFactory.getDefaultAlgorithm());
+            final TrustManagerFactory trust =
+                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trust.init(store);
             final SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
@@ -110,8 +115,8 @@ public final class EngineOptions {
 
     /** The command-line form of these options for a spawned peer (without the worker CPU). */
     List<String> peerArgs() {
-        final List<String> args = new ArrayList<>(List.of("--transport", transport, "--nics", Integer.toString(nics),
-            "--idle", idle));
+        final List<String> args =
+                new ArrayList<>(List.of("--transport", transport, "--nics", Integer.toString(nics), "--idle", idle));
         if (provider != null) {
             args.add("--provider");
             args.add(provider);

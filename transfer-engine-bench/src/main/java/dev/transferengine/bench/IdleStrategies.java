@@ -10,8 +10,7 @@ import org.agrona.concurrent.YieldingIdleStrategy;
 /** The bench's own waiting loops idle the way the engine's workers were told to with {@code --idle}. */
 final class IdleStrategies {
 
-    private IdleStrategies() {
-    }
+    private IdleStrategies() {}
 
     static IdleStrategy of(final IdleStrategyKind kind) {
         return switch (kind) {

@@ -30,8 +30,12 @@ final class ImmRoundTrip {
      * {@code pongs} must exist before the server learns where to reply, so that no pong is missed. With
      * {@code stages}, each round trip also waits for its ping's completion and records where its time went.
      */
-    ImmRoundTrip(final TransferEngine engine, final MrDesc server, final ImmCounter pongs, final IdleStrategy idle,
-                 final @Nullable StageRecorder stages) {
+    ImmRoundTrip(
+            final TransferEngine engine,
+            final MrDesc server,
+            final ImmCounter pongs,
+            final IdleStrategy idle,
+            final @Nullable StageRecorder stages) {
         this.engine = engine;
         this.ping = ImmWrite.of(server, Imms.PING);
         this.pongs = pongs;
@@ -76,7 +80,8 @@ final class ImmRoundTrip {
         idle.reset();
         while (pongs.balance() <= 0) {
             if (System.nanoTime() - start > REPLY_TIMEOUT.toNanos()) {
-                throw new TransferTimeoutException("no pong within " + REPLY_TIMEOUT + "; is the peer a te-bench serve?");
+                throw new TransferTimeoutException(
+                        "no pong within " + REPLY_TIMEOUT + "; is the peer a te-bench serve?");
             }
             idle.idle();
         }

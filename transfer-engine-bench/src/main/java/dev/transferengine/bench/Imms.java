@@ -10,6 +10,5 @@ final class Imms {
     /** Server to client in the imm round trip. */
     static final int PONG = 0x7E5B_0003;
 
-    private Imms() {
-    }
+    private Imms() {}
 }

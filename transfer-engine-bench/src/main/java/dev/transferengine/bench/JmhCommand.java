@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.openjdk.jmh.Main;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Unmatched;
 

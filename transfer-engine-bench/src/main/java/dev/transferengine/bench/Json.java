@@ -3,18 +3,17 @@ package dev.transferengine.bench;
 import java.util.Map;
 
 import tools.jackson.databind.PropertyNamingStrategies;
-import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Writes the result line: one compact JSON object with snake_case keys. */
 final class Json {
 
     private static final JsonMapper MAPPER = JsonMapper.builder()
-        .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-        .build();
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     static String line(final Object value) {
         return MAPPER.writeValueAsString(value);

@@ -22,7 +22,8 @@ record PeerLine(NetAddr address, MrDesc region) {
     static PeerLine parse(final String line) {
         final String[] parts = line.strip().split("\\s+", -1);
         if (parts.length != 3 || !parts[0].equals(PREFIX)) {
-            throw new IllegalArgumentException("not a peer line ('" + PREFIX + " <address> <descriptor>'): '" + line + "'");
+            throw new IllegalArgumentException(
+                    "not a peer line ('" + PREFIX + " <address> <descriptor>'): '" + line + "'");
         }
         return new PeerLine(NetAddr.parse(parts[1]), MrDesc.parse(parts[2]));
     }

@@ -28,16 +28,21 @@ final class PeerProcess implements AutoCloseable {
     /** Starts {@code te-bench serve} with {@code serveArgs} and blocks until it printed its peer line. */
     static PeerProcess start(final List<String> serveArgs) throws IOException {
         final List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command()
-            .orElseThrow(() -> new IOException("cannot tell which java binary runs this JVM")));
+        command.add(ProcessHandle.current()
+                .info()
+                .command()
+                .orElseThrow(() -> new IOException("cannot tell which java binary runs this JVM")));
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(TeBench.class.getName());
         command.add("serve");
         command.addAll(serveArgs);
-        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        final Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        final BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String text;
         while ((text = out.readLine()) != null) {
             if (PeerLine.matches(text)) {
@@ -46,8 +51,8 @@ final class PeerProcess implements AutoCloseable {
             }
         }
         process.destroyForcibly();
-        throw new IOException("te-bench serve exited (" + process.onExit().join().exitValue()
-            + ") before printing its peer line; see its stderr above");
+        throw new IOException("te-bench serve exited ("
+                + process.onExit().join().exitValue() + ") before printing its peer line; see its stderr above");
     }
 
     PeerLine line() {

@@ -20,10 +20,8 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -33,8 +31,10 @@ import tools.jackson.databind.json.JsonMapper;
  * (imm round-trip percentiles beside the anchors) and {@code pages.png} (paged-write pages per second). Reads and
  * writes files only; no engine runs.
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
-    description = "Write benchmarks.md and PNG plots from report.sh's report.jsonl (and JMH's json).")
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        description = "Write benchmarks.md and PNG plots from report.sh's report.jsonl (and JMH's json).")
 public final class ReportCommand implements Callable<Integer> {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -54,8 +54,10 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--template", description = "markdown with a '<!-- results -->' line that the results replace")
     Path template;
 
-    @Option(names = "--images", defaultValue = "images",
-        description = "folder under --out for the PNGs, as benchmarks.md links them (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--images",
+            defaultValue = "images",
+            description = "folder under --out for the PNGs, as benchmarks.md links them (default ${DEFAULT-VALUE})")
     String images;
 
     private Path imageDir() {
@@ -94,12 +96,17 @@ public final class ReportCommand implements Callable<Integer> {
             if (node.has("meta")) {
                 meta = node.get("meta");
             } else {
-                cases.add(new Case(node.path("case").asString(), node.path("jar").asString(),
-                    node.path("group").asString(), node.path("args").asString(), node.get("result")));
+                cases.add(new Case(
+                        node.path("case").asString(),
+                        node.path("jar").asString(),
+                        node.path("group").asString(),
+                        node.path("args").asString(),
+                        node.get("result")));
             }
         }
         final JsonNode jmhResults = jmh != null && Files.isRegularFile(jmh) && Files.size(jmh) > 0
-            ? JSON.readTree(jmh.toFile()) : JSON.createArrayNode();
+                ? JSON.readTree(jmh.toFile())
+                : JSON.createArrayNode();
         Files.createDirectories(imageDir());
         bandwidthChart(cases);
         latencyChart(cases);
@@ -123,14 +130,23 @@ public final class ReportCommand implements Callable<Integer> {
     // ---- plots -------------------------------------------------------------------------------------------------
 
     private void bandwidthChart(final List<Case> cases) throws IOException {
-        final XYChart chart = new XYChartBuilder().width(1000).height(600)
-            .title("Bandwidth vs message size (loopback, window 16), engine beside its C anchor")
-            .xAxisTitle("message size (bytes)").yAxisTitle("GB/s (1e9 bytes/s)").build();
-        chart.getStyler().setXAxisLogarithmic(true).setLegendPosition(Styler.LegendPosition.InsideNW)
-            .setChartBackgroundColor(Color.WHITE).setMarkerSize(7);
-        final String[][] sweeps = {{"sweep-tcp", "tcp engine", "iperf3 (one stream)"},
+        final XYChart chart = new XYChartBuilder()
+                .width(1000)
+                .height(600)
+                .title("Bandwidth vs message size (loopback, window 16), engine beside its C anchor")
+                .xAxisTitle("message size (bytes)")
+                .yAxisTitle("GB/s (1e9 bytes/s)")
+                .build();
+        chart.getStyler()
+                .setXAxisLogarithmic(true)
+                .setLegendPosition(Styler.LegendPosition.InsideNW)
+                .setChartBackgroundColor(Color.WHITE)
+                .setMarkerSize(7);
+        final String[][] sweeps = {
+            {"sweep-tcp", "tcp engine", "iperf3 (one stream)"},
             {"sweep-fabric-shm", "fabric/shm engine", "fi_rma_bw -o writedata (shm)"},
-            {"sweep-fabric-tcp", "fabric/tcp engine", "fi_rma_bw -o writedata (tcp)"}};
+            {"sweep-fabric-tcp", "fabric/tcp engine", "fi_rma_bw -o writedata (tcp)"}
+        };
         final Color[] colors = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
         boolean any = false;
         for (int t = 0; t < sweeps.length; t++) {
@@ -138,7 +154,9 @@ public final class ReportCommand implements Callable<Integer> {
             final List<Double> engine = new ArrayList<>();
             final List<Double> anchor = new ArrayList<>();
             for (final Case c : cases) {
-                if (c.group().equals(sweeps[t][0]) && c.jar().equals(MAIN_JAR) && c.result().has("anchor_gb_per_s")) {
+                if (c.group().equals(sweeps[t][0])
+                        && c.jar().equals(MAIN_JAR)
+                        && c.result().has("anchor_gb_per_s")) {
                     sizes.add(c.result().path("size").asDouble());
                     engine.add(c.gb());
                     anchor.add(c.result().path("anchor_gb_per_s").asDouble());
@@ -156,11 +174,17 @@ public final class ReportCommand implements Callable<Integer> {
             a.setLineColor(colors[t]);
             a.setMarkerColor(colors[t]);
             a.setMarker(SeriesMarkers.DIAMOND);
-            a.setLineStyle(new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
-                10f, new float[] {6f, 4f}, 0f));
+            a.setLineStyle(new java.awt.BasicStroke(
+                    1.5f,
+                    java.awt.BasicStroke.CAP_BUTT,
+                    java.awt.BasicStroke.JOIN_MITER,
+                    10f,
+                    new float[] {6f, 4f},
+                    0f));
         }
         if (any) {
-            BitmapEncoder.saveBitmap(chart, imageDir().resolve("bandwidth.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+            BitmapEncoder.saveBitmap(
+                    chart, imageDir().resolve("bandwidth.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         }
     }
 
@@ -182,9 +206,13 @@ public final class ReportCommand implements Callable<Integer> {
         if (names.isEmpty()) {
             return;
         }
-        final CategoryChart chart = new CategoryChartBuilder().width(1000).height(600)
-            .title("imm round trip (one at a time, spinning), engine percentiles beside the C anchor's round trip")
-            .xAxisTitle("case").yAxisTitle("microseconds").build();
+        final CategoryChart chart = new CategoryChartBuilder()
+                .width(1000)
+                .height(600)
+                .title("imm round trip (one at a time, spinning), engine percentiles beside the C anchor's round trip")
+                .xAxisTitle("case")
+                .yAxisTitle("microseconds")
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setLabelsVisible(true);
         chart.addSeries("engine p50", names, p50);
@@ -198,21 +226,28 @@ public final class ReportCommand implements Callable<Integer> {
         final Map<String, Double> bars = new LinkedHashMap<>();
         for (final JsonNode r : jmhResults) {
             if (r.path("benchmark").asString().endsWith(".pagedWrite")) {
-                bars.put("JMH " + r.path("params").path("transport").asString() + " (in-JVM)",
-                    round2(r.path("primaryMetric").path("score").asDouble() / 1e6));
+                bars.put(
+                        "JMH " + r.path("params").path("transport").asString() + " (in-JVM)",
+                        round2(r.path("primaryMetric").path("score").asDouble() / 1e6));
             }
         }
         for (final Case c : cases) {
             if (c.group().equals("table") && c.jar().equals(MAIN_JAR) && c.isPaged()) {
-                bars.put(c.name().replace("-paged-1KiBx256", ""), round2(c.result().path("ops_per_s").asDouble() / 1e6));
+                bars.put(
+                        c.name().replace("-paged-1KiBx256", ""),
+                        round2(c.result().path("ops_per_s").asDouble() / 1e6));
             }
         }
         if (bars.isEmpty()) {
             return;
         }
-        final CategoryChart chart = new CategoryChartBuilder().width(1000).height(600)
-            .title("Paged writes, 256 pages of 1 KiB per request: million pages per second (one worker)")
-            .xAxisTitle("case").yAxisTitle("M pages/s").build();
+        final CategoryChart chart = new CategoryChartBuilder()
+                .width(1000)
+                .height(600)
+                .title("Paged writes, 256 pages of 1 KiB per request: million pages per second (one worker)")
+                .xAxisTitle("case")
+                .yAxisTitle("M pages/s")
+                .build();
         chart.getStyler().setLegendVisible(false).setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setLabelsVisible(true);
         chart.addSeries("pages/s", new ArrayList<>(bars.keySet()), new ArrayList<>(bars.values()));
@@ -225,17 +260,29 @@ public final class ReportCommand implements Callable<Integer> {
         final StringBuilder md = new StringBuilder();
         md.append("## Results\n\n");
         md.append("Generated by `transfer-engine-bench/report.sh` and `te-bench report` from the run of ")
-            .append(meta.path("date").asString()).append(": ").append(meta.path("cpus").asInt()).append(" CPUs (")
-            .append(meta.path("cpu").asString()).append("), kernel ").append(meta.path("kernel").asString())
-            .append(", ").append(meta.path("java").asString()).append(", libfabric ")
-            .append(meta.path("libfabric").asString()).append(", ").append(meta.path("iperf3").asString())
-            .append(". Loopback, two processes (te-bench spawns its `serve` peer), idle host. Each case ran once for ")
-            .append(meta.path("duration").asString()).append(" after a 1 s warm-up (sweep: ")
-            .append(meta.path("sweep_duration").asString()).append(" after 0.5 s); its C anchor ran right after it, "
-                + "in the same `te-bench write --compare` invocation. `ratio` is engine/anchor for bandwidth and "
-                + "engine p50 / anchor round trip for imm; goals (issue 11): bandwidth >= 0.9, round trip <= 1.5, "
-                + "paged posting rate >= 10 M pages/s per worker at the posting boundary, 0 B/op steady-state "
-                + "allocation.\n\n");
+                .append(meta.path("date").asString())
+                .append(": ")
+                .append(meta.path("cpus").asInt())
+                .append(" CPUs (")
+                .append(meta.path("cpu").asString())
+                .append("), kernel ")
+                .append(meta.path("kernel").asString())
+                .append(", ")
+                .append(meta.path("java").asString())
+                .append(", libfabric ")
+                .append(meta.path("libfabric").asString())
+                .append(", ")
+                .append(meta.path("iperf3").asString())
+                .append(
+                        ". Loopback, two processes (te-bench spawns its `serve` peer), idle host. Each case ran once for ")
+                .append(meta.path("duration").asString())
+                .append(" after a 1 s warm-up (sweep: ")
+                .append(meta.path("sweep_duration").asString())
+                .append(" after 0.5 s); its C anchor ran right after it, "
+                        + "in the same `te-bench write --compare` invocation. `ratio` is engine/anchor for bandwidth and "
+                        + "engine p50 / anchor round trip for imm; goals (issue 11): bandwidth >= 0.9, round trip <= 1.5, "
+                        + "paged posting rate >= 10 M pages/s per worker at the posting boundary, 0 B/op steady-state "
+                        + "allocation.\n\n");
         md.append("### Engine beside its C anchor\n\n");
         md.append("| case | engine | anchor | anchor figure | ratio | goal | met |\n|---|---|---|---|---|---|---|\n");
         for (final Case c : cases) {
@@ -243,15 +290,30 @@ public final class ReportCommand implements Callable<Integer> {
                 continue;
             }
             final JsonNode r = c.result();
-            final String engine = c.isImm() ? fmt(c.p50()) + " us p50 (p99 " + fmt(r.path("p99_us").asDouble()) + ")"
-                : c.isPaged() ? fmt(r.path("ops_per_s").asDouble() / 1e6) + " M pages/s" : fmt(c.gb()) + " GB/s";
+            final String engine = c.isImm()
+                    ? fmt(c.p50()) + " us p50 (p99 " + fmt(r.path("p99_us").asDouble()) + ")"
+                    : c.isPaged() ? fmt(r.path("ops_per_s").asDouble() / 1e6) + " M pages/s" : fmt(c.gb()) + " GB/s";
             final String anchor = r.path("anchor").asString("none");
-            final String figure = r.has("anchor_gb_per_s") ? fmt(r.path("anchor_gb_per_s").asDouble()) + " GB/s"
-                : r.has("anchor_round_trip_us") ? fmt(r.path("anchor_round_trip_us").asDouble()) + " us round trip" : "—";
-            md.append("| ").append(c.name()).append(" | ").append(engine).append(" | ").append(anchor).append(" | ")
-                .append(figure).append(" | ").append(r.has("ratio") ? fmt(r.path("ratio").asDouble()) : "—")
-                .append(" | ").append(r.path("goal").asString("—")).append(" | ")
-                .append(r.has("goal_met") ? (r.path("goal_met").asBoolean() ? "yes" : "**no**") : "—").append(" |\n");
+            final String figure = r.has("anchor_gb_per_s")
+                    ? fmt(r.path("anchor_gb_per_s").asDouble()) + " GB/s"
+                    : r.has("anchor_round_trip_us")
+                            ? fmt(r.path("anchor_round_trip_us").asDouble()) + " us round trip"
+                            : "—";
+            md.append("| ")
+                    .append(c.name())
+                    .append(" | ")
+                    .append(engine)
+                    .append(" | ")
+                    .append(anchor)
+                    .append(" | ")
+                    .append(figure)
+                    .append(" | ")
+                    .append(r.has("ratio") ? fmt(r.path("ratio").asDouble()) : "—")
+                    .append(" | ")
+                    .append(r.path("goal").asString("—"))
+                    .append(" | ")
+                    .append(r.has("goal_met") ? (r.path("goal_met").asBoolean() ? "yes" : "**no**") : "—")
+                    .append(" |\n");
         }
         md.append("\n![latency](").append(images).append("/latency.png)\n\n");
         beforeAfter(md, cases);
@@ -273,14 +335,20 @@ public final class ReportCommand implements Callable<Integer> {
         if (before.isEmpty()) {
             return;
         }
-        md.append("### Before and after (same run; before = the engine and bench classes of the previous main, first on "
-            + "the class path)\n\n");
+        md.append(
+                "### Before and after (same run; before = the engine and bench classes of the previous main, first on "
+                        + "the class path)\n\n");
         md.append("| case | before | after |\n|---|---|---|\n");
         for (final Case c : cases) {
             final Case b = before.get(c.name());
             if (b != null && c.group().equals("table") && c.jar().equals(MAIN_JAR)) {
-                md.append("| ").append(c.name()).append(" | ").append(figure(b)).append(" | ").append(figure(c))
-                    .append(" |\n");
+                md.append("| ")
+                        .append(c.name())
+                        .append(" | ")
+                        .append(figure(b))
+                        .append(" | ")
+                        .append(figure(c))
+                        .append(" |\n");
             }
         }
         md.append('\n');
@@ -295,30 +363,43 @@ public final class ReportCommand implements Callable<Integer> {
             return fmt(r.path("ops_per_s").asDouble() / 1e6) + " M pages/s";
         }
         // the before jar may predate the gb_per_s key
-        final double gb = r.has("gb_per_s") ? r.path("gb_per_s").asDouble() : r.path("gbps").asDouble();
+        final double gb = r.has("gb_per_s")
+                ? r.path("gb_per_s").asDouble()
+                : r.path("gbps").asDouble();
         return fmt(gb) + " GB/s";
     }
 
     private static void stages(final StringBuilder md, final List<Case> cases) {
         md.append("### Where the time goes (`--stages`, p50 / p99 in us)\n\n");
         md.append("queue: submit to the worker taking it; post: taken to the last piece handed to the transport; "
-            + "wire: posted to the completion read by the worker (imm: to the pong's arrival, i.e. both hops and the "
-            + "whole remote side); notify: the pong's arrival to the polling thread seeing it.\n\n");
+                + "wire: posted to the completion read by the worker (imm: to the pong's arrival, i.e. both hops and the "
+                + "whole remote side); notify: the pong's arrival to the polling thread seeing it.\n\n");
         md.append("| case | total p50 | queue | post | wire | notify |\n|---|---|---|---|---|---|\n");
         for (final Case c : cases) {
             final JsonNode s = c.result().path("stages_us");
             if (!c.group().equals("stages") || s.isMissingNode()) {
                 continue;
             }
-            md.append("| ").append(c.name()).append(" | ").append(fmt(c.p50())).append(" | ")
-                .append(pair(s, "queue")).append(" | ").append(pair(s, "post")).append(" | ").append(pair(s, "wire"))
-                .append(" | ").append(s.has("notify_p50") ? pair(s, "notify") : "—").append(" |\n");
+            md.append("| ")
+                    .append(c.name())
+                    .append(" | ")
+                    .append(fmt(c.p50()))
+                    .append(" | ")
+                    .append(pair(s, "queue"))
+                    .append(" | ")
+                    .append(pair(s, "post"))
+                    .append(" | ")
+                    .append(pair(s, "wire"))
+                    .append(" | ")
+                    .append(s.has("notify_p50") ? pair(s, "notify") : "—")
+                    .append(" |\n");
         }
         md.append('\n');
     }
 
     private static String pair(final JsonNode stages, final String name) {
-        return fmt(stages.path(name + "_p50").asDouble()) + " / " + fmt(stages.path(name + "_p99").asDouble());
+        return fmt(stages.path(name + "_p50").asDouble()) + " / "
+                + fmt(stages.path(name + "_p99").asDouble());
     }
 
     private static void variants(final StringBuilder md, final List<Case> cases) {
@@ -326,28 +407,41 @@ public final class ReportCommand implements Callable<Integer> {
         md.append("| case | options | GB/s | p50 us |\n|---|---|---|---|\n");
         for (final Case c : cases) {
             if (c.group().equals("variants")) {
-                md.append("| ").append(c.name()).append(" | `").append(options(c.args())).append("` | ")
-                    .append(fmt(c.gb())).append(" | ").append(fmt(c.p50())).append(" |\n");
+                md.append("| ")
+                        .append(c.name())
+                        .append(" | `")
+                        .append(options(c.args()))
+                        .append("` | ")
+                        .append(fmt(c.gb()))
+                        .append(" | ")
+                        .append(fmt(c.p50()))
+                        .append(" |\n");
             }
         }
         md.append('\n');
     }
 
     private static String options(final String args) {
-        return args.replaceAll("--option fabric.library=\\S+", "").replaceAll("--duration \\S+ --warmup \\S+", "")
-            .replaceAll("\\s+", " ").strip();
+        return args.replaceAll("--option fabric.library=\\S+", "")
+                .replaceAll("--duration \\S+ --warmup \\S+", "")
+                .replaceAll("\\s+", " ")
+                .strip();
     }
 
     private void sweep(final StringBuilder md, final List<Case> cases) {
-        md.append("### Bandwidth vs message size\n\n![bandwidth](").append(images).append("/bandwidth.png)\n\n");
-        md.append("| size | tcp | iperf3 | ratio | fabric/shm | fi_rma_bw shm | ratio | fabric/tcp | fi_rma_bw tcp | ratio |\n");
+        md.append("### Bandwidth vs message size\n\n![bandwidth](")
+                .append(images)
+                .append("/bandwidth.png)\n\n");
+        md.append(
+                "| size | tcp | iperf3 | ratio | fabric/shm | fi_rma_bw shm | ratio | fabric/tcp | fi_rma_bw tcp | ratio |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|\n");
         final Map<Long, String[]> rows = new LinkedHashMap<>();
         final String[] groups = {"sweep-tcp", "sweep-fabric-shm", "sweep-fabric-tcp"};
         for (final Case c : cases) {
             for (int g = 0; g < groups.length; g++) {
                 if (c.group().equals(groups[g])) {
-                    final String[] row = rows.computeIfAbsent(c.result().path("size").asLong(), k -> new String[9]);
+                    final String[] row =
+                            rows.computeIfAbsent(c.result().path("size").asLong(), k -> new String[9]);
                     row[3 * g] = fmt(c.gb());
                     row[3 * g + 1] = fmt(c.result().path("anchor_gb_per_s").asDouble());
                     row[3 * g + 2] = fmt(c.result().path("ratio").asDouble());
@@ -369,18 +463,27 @@ public final class ReportCommand implements Callable<Integer> {
             return;
         }
         md.append("### JMH: posting rate and allocation (`te-bench jmh SubmitPathBenchmark -p transport=instant,tcp "
-            + "-prof gc`)\n\n");
-        md.append("`instant`: a transport whose NICs complete each write inside its post call (the engine alone, up "
-            + "to the posting boundary); `tcp`: two engines over loopback in one JVM. pagedWrite counts pages.\n\n");
+                + "-prof gc`)\n\n");
+        md.append(
+                "`instant`: a transport whose NICs complete each write inside its post call (the engine alone, up "
+                        + "to the posting boundary); `tcp`: two engines over loopback in one JVM. pagedWrite counts pages.\n\n");
         md.append("| benchmark | transport | score | unit | alloc B/op |\n|---|---|---|---|---|\n");
         for (final JsonNode r : jmhResults) {
             final String name = r.path("benchmark").asString();
-            md.append("| ").append(name.substring(name.lastIndexOf('.') + 1)).append(" | ")
-                .append(r.path("params").path("transport").asString()).append(" | ")
-                .append(fmt(r.path("primaryMetric").path("score").asDouble())).append(" | ")
-                .append(r.path("primaryMetric").path("scoreUnit").asString()).append(" | ")
-                .append(fmt(r.path("secondaryMetrics").path("gc.alloc.rate.norm").path("score").asDouble()))
-                .append(" |\n");
+            md.append("| ")
+                    .append(name.substring(name.lastIndexOf('.') + 1))
+                    .append(" | ")
+                    .append(r.path("params").path("transport").asString())
+                    .append(" | ")
+                    .append(fmt(r.path("primaryMetric").path("score").asDouble()))
+                    .append(" | ")
+                    .append(r.path("primaryMetric").path("scoreUnit").asString())
+                    .append(" | ")
+                    .append(fmt(r.path("secondaryMetrics")
+                            .path("gc.alloc.rate.norm")
+                            .path("score")
+                            .asDouble()))
+                    .append(" |\n");
         }
     }
 
@@ -389,8 +492,9 @@ public final class ReportCommand implements Callable<Integer> {
     }
 
     private static String sizeText(final long bytes) {
-        return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? bytes / (1 << 20) + " MiB"
-            : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? bytes / (1 << 10) + " KiB" : bytes + " B";
+        return bytes >= 1 << 20 && bytes % (1 << 20) == 0
+                ? bytes / (1 << 20) + " MiB"
+                : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? bytes / (1 << 10) + " KiB" : bytes + " B";
     }
 
     private static String fmt(final double value) {

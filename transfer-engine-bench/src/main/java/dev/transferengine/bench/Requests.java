@@ -19,15 +19,14 @@ final class Requests {
     /** Enough distinct requests to cycle through; more would only cost memory. */
     private static final int MAX_SLOTS = 4096;
 
-    private Requests() {
-    }
+    private Requests() {}
 
     /**
      * Single writes of {@code size} bytes. {@code pinned} sends each request whole over one NIC, rotating over the
      * {@code nics}; otherwise each request is sharded over all of them.
      */
-    static WriteRequest[] single(final MemoryRegion src, final MrDesc dst, final long size, final int nics,
-                                 final boolean pinned) {
+    static WriteRequest[] single(
+            final MemoryRegion src, final MrDesc dst, final long size, final int nics, final boolean pinned) {
         final int slots = slots(src, dst, size);
         final int count = pinned ? slots * nics : slots;
         final WriteRequest[] requests = new WriteRequest[count];
@@ -54,8 +53,8 @@ final class Requests {
                 srcPages[k] = s * pages + k;
                 dstPages[k] = dstOrder[s * pages + k];
             }
-            requests[s] = new PagedWrite(src, 0, pageSize, srcPages, dst, 0, pageSize, dstPages, pageSize,
-                OptionalInt.of(Imms.DATA));
+            requests[s] = new PagedWrite(
+                    src, 0, pageSize, srcPages, dst, 0, pageSize, dstPages, pageSize, OptionalInt.of(Imms.DATA));
         }
         return requests;
     }
@@ -64,7 +63,7 @@ final class Requests {
         final long fit = Math.min(src.length(), dst.length()) / bytes;
         if (fit < 1) {
             throw new IllegalArgumentException("a request of " + bytes + " bytes does not fit the regions (local "
-                + src.length() + " bytes, peer " + dst.length() + " bytes); raise --region (the peer's too)");
+                    + src.length() + " bytes, peer " + dst.length() + " bytes); raise --region (the peer's too)");
         }
         return (int) Math.min(fit, MAX_SLOTS);
     }

@@ -18,15 +18,20 @@ import picocli.CommandLine.Option;
  * {@code te-bench serve}: the passive side. Registers one region, prints its {@link PeerLine} on stdout, answers
  * hellos and imm pings, and serves until its standard input closes (or it is killed).
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
-    description = "Serve as the write target; prints 'te-peer <address> <descriptor>' and runs until stdin closes.")
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        description = "Serve as the write target; prints 'te-peer <address> <descriptor>' and runs until stdin closes.")
 public final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     EngineOptions engineOptions;
 
-    @Option(names = "--region", defaultValue = "64MiB", converter = SizeConverter.class,
-        description = "size of the registered target region (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--region",
+            defaultValue = "64MiB",
+            converter = SizeConverter.class,
+            description = "size of the registered target region (default ${DEFAULT-VALUE})")
     long region;
 
     private final InputStream stdin;
@@ -42,7 +47,8 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        try (Arena arena = Arena.ofShared(); TransferEngine engine = engineOptions.open()) {
+        try (Arena arena = Arena.ofShared();
+                TransferEngine engine = engineOptions.open()) {
             final MemoryRegion target = engine.register(arena.allocate(region, 4096), Device.host());
             try (ServerSession _ = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
                 System.out.println(new PeerLine(engine.mainAddress(), target.descriptor()).format());

@@ -47,7 +47,10 @@ final class ServerSession implements AutoCloseable {
     private void onHello(final MemorySegment message) {
         final MrDesc client = MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE));
         pong = ImmWrite.of(client, Imms.PONG);
-        engine.send(client.nic(0).address(), MemorySegment.ofArray(region.descriptor().toBytes()), new ErrorLoggingListener("hello reply"));
+        engine.send(
+                client.nic(0).address(),
+                MemorySegment.ofArray(region.descriptor().toBytes()),
+                new ErrorLoggingListener("hello reply"));
     }
 
     private void echoLoop() {

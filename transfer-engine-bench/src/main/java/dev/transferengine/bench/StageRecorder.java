@@ -41,8 +41,13 @@ final class StageRecorder implements StageProbe {
 
     /** Worker thread. */
     @Override
-    public void onStages(final OperationKind kind, final long submittedNanos, final long takenNanos,
-                         final long postedNanos, final long completedNanos, final boolean success) {
+    public void onStages(
+            final OperationKind kind,
+            final long submittedNanos,
+            final long takenNanos,
+            final long postedNanos,
+            final long completedNanos,
+            final boolean success) {
         if (perRoundTrip) {
             lastTaken = takenNanos;
             lastPosted = postedNanos;

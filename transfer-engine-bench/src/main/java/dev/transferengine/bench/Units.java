@@ -8,11 +8,11 @@ import java.util.regex.Pattern;
 /** Parses the sizes ({@code 1KiB}, {@code 64KiB}, {@code 1MiB}, {@code 4096}) and durations ({@code 5s}, {@code 200ms}) of the command line. */
 final class Units {
 
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(|B|KiB|MiB|GiB|K|M|G|KB|MB|GB)", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SIZE =
+            Pattern.compile("(\\d+)\\s*(|B|KiB|MiB|GiB|K|M|G|KB|MB|GB)", Pattern.CASE_INSENSITIVE);
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ns|us|ms|s|m)", Pattern.CASE_INSENSITIVE);
 
-    private Units() {
-    }
+    private Units() {}
 
     /**
      * Bytes of a size; binary suffixes ({@code K}, {@code KiB}, {@code KB} all mean 1024), because pages and buffers are
@@ -24,12 +24,13 @@ final class Units {
             throw new IllegalArgumentException("not a size: '" + text + "' (use e.g. 4096, 1KiB, 64KiB, 1MiB)");
         }
         final long value = Long.parseLong(m.group(1));
-        final int shift = switch (m.group(2).toUpperCase(Locale.ROOT)) {
-            case "", "B" -> 0;
-            case "K", "KB", "KIB" -> 10;
-            case "M", "MB", "MIB" -> 20;
-            default -> 30;
-        };
+        final int shift =
+                switch (m.group(2).toUpperCase(Locale.ROOT)) {
+                    case "", "B" -> 0;
+                    case "K", "KB", "KIB" -> 10;
+                    case "M", "MB", "MIB" -> 20;
+                    default -> 30;
+                };
         if (Long.numberOfLeadingZeros(value) <= shift) {
             throw new IllegalArgumentException("size too large: '" + text + "'");
         }

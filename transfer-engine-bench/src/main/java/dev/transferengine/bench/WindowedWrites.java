@@ -22,7 +22,8 @@ final class WindowedWrites {
     private final int window;
     private final IdleStrategy idle;
 
-    WindowedWrites(final TransferEngine engine, final WriteRequest[] requests, final int window, final IdleStrategy idle) {
+    WindowedWrites(
+            final TransferEngine engine, final WriteRequest[] requests, final int window, final IdleStrategy idle) {
         this.engine = engine;
         this.requests = requests.clone();
         this.window = window;
@@ -62,8 +63,8 @@ final class WindowedWrites {
             if (free.poll() != null) {
                 taken++;
             } else if (System.nanoTime() - deadline > 0) {
-                throw new TransferTimeoutException((window - taken) + " writes still in flight " + DRAIN_TIMEOUT
-                    + " after the run ended");
+                throw new TransferTimeoutException(
+                        (window - taken) + " writes still in flight " + DRAIN_TIMEOUT + " after the run ended");
             } else {
                 idle.idle();
             }

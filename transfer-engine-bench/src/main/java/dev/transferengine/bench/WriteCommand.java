@@ -23,20 +23,21 @@ import org.agrona.concurrent.IdleStrategy;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code te-bench write}: the active side. Starts a {@code te-bench serve} child (or uses {@code --peer}), runs one
  * workload for the duration after a warm-up, and prints one {@link BenchResult} JSON object as its last line.
  */
-@Command(name = "write", mixinStandardHelpOptions = true,
-    description = "Write to a te-bench serve peer (spawned unless --peer is given) and print one JSON line.")
+@Command(
+        name = "write",
+        mixinStandardHelpOptions = true,
+        description = "Write to a te-bench serve peer (spawned unless --peer is given) and print one JSON line.")
 public final class WriteCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(WriteCommand.class);
@@ -50,50 +51,88 @@ public final class WriteCommand implements Callable<Integer> {
     @Option(names = "--op", defaultValue = "write", description = "write (default), paged or imm (round-trip latency)")
     String op;
 
-    @Option(names = "--size", defaultValue = "1MiB", converter = SizeConverter.class, description = "bytes per write (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--size",
+            defaultValue = "1MiB",
+            converter = SizeConverter.class,
+            description = "bytes per write (default ${DEFAULT-VALUE})")
     long size;
 
-    @Option(names = "--page-size", defaultValue = "1KiB", converter = SizeConverter.class, description = "bytes per page for --op paged (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--page-size",
+            defaultValue = "1KiB",
+            converter = SizeConverter.class,
+            description = "bytes per page for --op paged (default ${DEFAULT-VALUE})")
     long pageSize;
 
-    @Option(names = "--pages", defaultValue = "256", description = "pages per request for --op paged (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--pages",
+            defaultValue = "256",
+            description = "pages per request for --op paged (default ${DEFAULT-VALUE})")
     int pages;
 
     @Option(names = "--window", defaultValue = "16", description = "writes kept in flight (default ${DEFAULT-VALUE})")
     int window;
 
-    @Option(names = "--routing", defaultValue = "sharded", description = "sharded (each write over all NICs) or pinned (each write on one NIC, rotating)")
+    @Option(
+            names = "--routing",
+            defaultValue = "sharded",
+            description = "sharded (each write over all NICs) or pinned (each write on one NIC, rotating)")
     String routing;
 
-    @Option(names = "--duration", defaultValue = "5s", converter = DurationConverter.class, description = "measured time (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--duration",
+            defaultValue = "5s",
+            converter = DurationConverter.class,
+            description = "measured time (default ${DEFAULT-VALUE})")
     Duration duration;
 
-    @Option(names = "--warmup", defaultValue = "1s", converter = DurationConverter.class, description = "unmeasured time first (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--warmup",
+            defaultValue = "1s",
+            converter = DurationConverter.class,
+            description = "unmeasured time first (default ${DEFAULT-VALUE})")
     Duration warmup;
 
-    @Option(names = "--region", defaultValue = "64MiB", converter = SizeConverter.class,
-        description = "registered region on each side; requests cycle through it (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--region",
+            defaultValue = "64MiB",
+            converter = SizeConverter.class,
+            description = "registered region on each side; requests cycle through it (default ${DEFAULT-VALUE})")
     long region;
 
     @Option(names = "--stages", description = "also report where the time goes: p50/p99 per stage (stages_us)")
     boolean stages;
 
-    @Option(names = "--compare", description = "then run the matching C anchor on the same loopback and add its figure and the ratio: "
-        + "iperf3 / tcp_pingpong (tcp), fi_rma_bw / fi_rma_pingpong (fabric; needs --fabtests)")
+    @Option(
+            names = "--compare",
+            description = "then run the matching C anchor on the same loopback and add its figure and the ratio: "
+                    + "iperf3 / tcp_pingpong (tcp), fi_rma_bw / fi_rma_pingpong (fabric; needs --fabtests)")
     boolean compare;
 
-    @Option(names = "--fabtests", defaultValue = "${env:FABTESTS}",
-        description = "libfabric prefix holding bin/fi_rma_bw, bin/fi_rma_pingpong and lib/ (default: $FABTESTS)")
+    @Option(
+            names = "--fabtests",
+            defaultValue = "${env:FABTESTS}",
+            description = "libfabric prefix holding bin/fi_rma_bw, bin/fi_rma_pingpong and lib/ (default: $FABTESTS)")
     String fabtests;
 
-    @Option(names = "--iperf3", defaultValue = "${env:IPERF3:-iperf3}", description = "iperf3 binary (default: $IPERF3 or iperf3)")
+    @Option(
+            names = "--iperf3",
+            defaultValue = "${env:IPERF3:-iperf3}",
+            description = "iperf3 binary (default: $IPERF3 or iperf3)")
     String iperf3;
 
-    @Option(names = "--pingpong", defaultValue = "${env:TCP_PINGPONG:-tcp_pingpong}",
-        description = "the C tcp_pingpong binary (src/main/c/tcp_pingpong.c; default: $TCP_PINGPONG or tcp_pingpong)")
+    @Option(
+            names = "--pingpong",
+            defaultValue = "${env:TCP_PINGPONG:-tcp_pingpong}",
+            description =
+                    "the C tcp_pingpong binary (src/main/c/tcp_pingpong.c; default: $TCP_PINGPONG or tcp_pingpong)")
     String pingpong;
 
-    @Option(names = "--peer", description = "address of a running te-bench serve (or its whole 'te-peer ...' line) instead of spawning one")
+    @Option(
+            names = "--peer",
+            description =
+                    "address of a running te-bench serve (or its whole 'te-peer ...' line) instead of spawning one")
     String peer;
 
     /** The descriptor exchange: both connects with their handshakes, a send and its answer. */
@@ -103,8 +142,8 @@ public final class WriteCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         try (Arena arena = Arena.ofShared();
-             PeerProcess child = peer == null ? PeerProcess.start(serveArgs()) : null;
-             TransferEngine engine = engineOptions.open()) {
+                PeerProcess child = peer == null ? PeerProcess.start(serveArgs()) : null;
+                TransferEngine engine = engineOptions.open()) {
             final NetAddr server = child != null ? child.line().address() : peerAddress(peer);
             final MemoryRegion local = engine.register(filled(arena.allocate(region, 4096)), Device.host());
             // created before the hello, so that no pong can arrive unexpected
@@ -119,12 +158,22 @@ public final class WriteCommand implements Callable<Integer> {
             engine.metrics().setStageProbe(stageRecorder);
             switch (op) {
                 case "imm" -> new ImmRoundTrip(engine, remote, pongs, idle, stageRecorder).run(recorder);
-                case "paged" -> new WindowedWrites(engine, Requests.paged(local, remote, pageSize, pages), window, idle).run(recorder);
-                default -> new WindowedWrites(engine, Requests.single(local, remote, size, engineOptions.nics,
-                    routing.equals("pinned")), window, idle).run(recorder);
+                case "paged" ->
+                    new WindowedWrites(engine, Requests.paged(local, remote, pageSize, pages), window, idle)
+                            .run(recorder);
+                default ->
+                    new WindowedWrites(
+                                    engine,
+                                    Requests.single(local, remote, size, engineOptions.nics, routing.equals("pinned")),
+                                    window,
+                                    idle)
+                            .run(recorder);
             }
             if (recorder.firstFailure() != null) {
-                LOG.warn("{} requests failed; the first: {}", recorder.failures(), recorder.firstFailure().toString());
+                LOG.warn(
+                        "{} requests failed; the first: {}",
+                        recorder.failures(),
+                        recorder.firstFailure().toString());
             }
             engine.metrics().setStageProbe(null);
             final BenchResult result = result(engine, recorder, stageRecorder);
@@ -138,7 +187,8 @@ public final class WriteCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--op must be write, paged or imm, not '" + op + "'");
         }
         if (!List.of("sharded", "pinned").contains(routing)) {
-            throw new ParameterException(spec.commandLine(), "--routing must be sharded or pinned, not '" + routing + "'");
+            throw new ParameterException(
+                    spec.commandLine(), "--routing must be sharded or pinned, not '" + routing + "'");
         }
         if (window < 1 || window > 4096) {
             throw new ParameterException(spec.commandLine(), "--window must be 1..4096, not " + window);
@@ -182,14 +232,17 @@ public final class WriteCommand implements Callable<Integer> {
         }
         if (fabric) {
             if (fabtests == null || fabtests.isBlank()) {
-                throw new ParameterException(spec.commandLine(), "--compare on fabric needs --fabtests PREFIX (or $FABTESTS)");
+                throw new ParameterException(
+                        spec.commandLine(), "--compare on fabric needs --fabtests PREFIX (or $FABTESTS)");
             }
             final String provider = engineOptions.provider == null ? "tcp" : engineOptions.provider;
-            figure = op.equals("imm") ? Anchors.fiRmaPingpong(Path.of(fabtests), provider)
-                : Anchors.fiRmaBw(Path.of(fabtests), provider, size);
+            figure = op.equals("imm")
+                    ? Anchors.fiRmaPingpong(Path.of(fabtests), provider)
+                    : Anchors.fiRmaBw(Path.of(fabtests), provider, size);
         } else {
-            figure = op.equals("imm") ? Anchors.tcpPingpong(pingpong, 100_000)
-                : Anchors.iperf3(iperf3, (int) Math.max(1, duration.toSeconds()));
+            figure = op.equals("imm")
+                    ? Anchors.tcpPingpong(pingpong, 100_000)
+                    : Anchors.iperf3(iperf3, (int) Math.max(1, duration.toSeconds()));
         }
         extra.put("anchor", figure.anchor());
         extra.put("anchor_command", figure.command());
@@ -207,22 +260,36 @@ public final class WriteCommand implements Callable<Integer> {
         return extra;
     }
 
-    private BenchResult result(final TransferEngine engine, final LatencyRecorder recorder,
-                               final @Nullable StageRecorder stageRecorder) {
+    private BenchResult result(
+            final TransferEngine engine, final LatencyRecorder recorder, final @Nullable StageRecorder stageRecorder) {
         final double seconds = recorder.interval().seconds();
         final long requests = recorder.count();
         final boolean paged = op.equals("paged");
         final boolean imm = op.equals("imm");
         final long opsPerRequest = paged ? pages : 1;
         final long bytesPerRequest = imm ? 0 : paged ? pageSize * pages : size;
-        return new BenchResult(op, engine.transport(), engineOptions.provider, engineOptions.nics,
-            paged || imm ? null : routing.toLowerCase(Locale.ROOT), imm ? 0 : paged ? pageSize : size,
-            paged ? pages : null, imm ? 1 : window, seconds, requests * opsPerRequest,
-            round(requests * opsPerRequest / seconds, 1), round(requests / seconds, 1),
-            round(requests * bytesPerRequest / seconds / 1e9, 3),
-            round(recorder.micros(50), 2), round(recorder.micros(99), 2), round(recorder.micros(99.9), 2),
-            round(recorder.maxMicros(), 2), recorder.failures(), engineOptions.tls(), round(connectNanos / 1e6, 3),
-            stageRecorder == null ? null : stageRecorder.micros());
+        return new BenchResult(
+                op,
+                engine.transport(),
+                engineOptions.provider,
+                engineOptions.nics,
+                paged || imm ? null : routing.toLowerCase(Locale.ROOT),
+                imm ? 0 : paged ? pageSize : size,
+                paged ? pages : null,
+                imm ? 1 : window,
+                seconds,
+                requests * opsPerRequest,
+                round(requests * opsPerRequest / seconds, 1),
+                round(requests / seconds, 1),
+                round(requests * bytesPerRequest / seconds / 1e9, 3),
+                round(recorder.micros(50), 2),
+                round(recorder.micros(99), 2),
+                round(recorder.micros(99.9), 2),
+                round(recorder.maxMicros(), 2),
+                recorder.failures(),
+                engineOptions.tls(),
+                round(connectNanos / 1e6, 3),
+                stageRecorder == null ? null : stageRecorder.micros());
     }
 
     private static double round(final double value, final int digits) {

@@ -1,16 +1,15 @@
 package dev.transferengine.bench;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Runs {@code te-bench write} end to end in short modes, against a spawned {@code serve} JVM, and checks the JSON line. */
 class TeBenchTest {
@@ -46,7 +45,8 @@ class TeBenchTest {
         assertThat(line.get("pages").asInt()).isEqualTo(16);
         assertSane(line);
         assertThat(line.get("ops").asLong() % 16).isZero();
-        assertThat(line.get("ops_per_s").asDouble()).isGreaterThan(line.get("requests_per_s").asDouble());
+        assertThat(line.get("ops_per_s").asDouble())
+                .isGreaterThan(line.get("requests_per_s").asDouble());
     }
 
     @Test
@@ -66,11 +66,14 @@ class TeBenchTest {
         assertThat(stages).isNotNull();
         for (final String stage : List.of("queue", "post", "wire", "notify")) {
             assertThat(stages.get(stage + "_p50").asDouble()).as(stage).isNotNegative();
-            assertThat(stages.get(stage + "_p99").asDouble()).as(stage)
-                .isGreaterThanOrEqualTo(stages.get(stage + "_p50").asDouble());
+            assertThat(stages.get(stage + "_p99").asDouble())
+                    .as(stage)
+                    .isGreaterThanOrEqualTo(stages.get(stage + "_p50").asDouble());
         }
         // the wire stage (both hops and the server) lies inside the round trip
-        assertThat(stages.get("wire_p50").asDouble()).isPositive().isLessThanOrEqualTo(line.get("max_us").asDouble());
+        assertThat(stages.get("wire_p50").asDouble())
+                .isPositive()
+                .isLessThanOrEqualTo(line.get("max_us").asDouble());
         assertSane(line);
     }
 
@@ -97,13 +100,16 @@ class TeBenchTest {
         assertThat(line.get("ops_per_s").asDouble()).isPositive();
         assertThat(line.get("duration_s").asDouble()).isPositive();
         assertThat(line.get("p50_us").asDouble()).isPositive();
-        assertThat(line.get("p99_us").asDouble()).isGreaterThanOrEqualTo(line.get("p50_us").asDouble());
-        assertThat(line.get("max_us").asDouble()).isGreaterThanOrEqualTo(line.get("p99_us").asDouble());
+        assertThat(line.get("p99_us").asDouble())
+                .isGreaterThanOrEqualTo(line.get("p50_us").asDouble());
+        assertThat(line.get("max_us").asDouble())
+                .isGreaterThanOrEqualTo(line.get("p99_us").asDouble());
     }
 
     /** Runs te-bench in this JVM with stdout captured, and parses the last line of it. */
     private static JsonNode run(final String... args) {
-        final String[] all = java.util.stream.Stream.concat(List.of(args).stream(), SHORT.stream()).toArray(String[]::new);
+        final String[] all = java.util.stream.Stream.concat(List.of(args).stream(), SHORT.stream())
+                .toArray(String[]::new);
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
         final PrintStream original = System.out;
         final int exit;

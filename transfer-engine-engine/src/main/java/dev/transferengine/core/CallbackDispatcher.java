@@ -25,9 +25,11 @@ final class CallbackDispatcher implements Agent {
 
     /** {@link Runnable}s, or {@link TransferListener}s whose {@code onDone} is due (no wrapper allocated for them). */
     private final MpscUnboundedAtomicArrayQueue<Object> events = new MpscUnboundedAtomicArrayQueue<>(1024);
+
     private final Counters counters;
     /** Drains UVM watcher changes on this thread once the engine has watchers; see {@link #attachUvm}. */
     private volatile @Nullable IntUnaryOperator uvm;
+
     private final ThrottledLog errors = new ThrottledLog(LOG);
     private volatile @Nullable Thread thread;
     private volatile boolean stopping;

@@ -39,8 +39,12 @@ final class CompletionQueue {
         errors = new TransferEngineException[initialCapacity];
     }
 
-    void add(final byte kind, final int nic, final long token, final long value,
-             final @Nullable TransferEngineException error) {
+    void add(
+            final byte kind,
+            final int nic,
+            final long token,
+            final long value,
+            final @Nullable TransferEngineException error) {
         if (size == kinds.length) {
             grow();
         }

@@ -27,15 +27,16 @@ final class CompletionRecords {
     /** One ended operation, reused. */
     private static final class Ended {
         OperationKind kind = OperationKind.WRITE;
+
         @Nullable NetAddr peer;
+
         long bytes;
         long nanos;
         boolean success;
     }
 
     /** The queues, created together by the first observer. */
-    private record Channel(MpmcAtomicArrayQueue<Ended> free, MpscAtomicArrayQueue<Ended> filled) {
-    }
+    private record Channel(MpmcAtomicArrayQueue<Ended> free, MpscAtomicArrayQueue<Ended> filled) {}
 
     private final Counters counters;
     private final CopyOnWriteArrayList<CompletionObserver> observers = new CopyOnWriteArrayList<>();
@@ -49,8 +50,8 @@ final class CompletionRecords {
     synchronized void add(final CompletionObserver observer) {
         observers.add(observer);
         if (channel == null) {
-            final Channel created = new Channel(new MpmcAtomicArrayQueue<>(CAPACITY),
-                new MpscAtomicArrayQueue<>(CAPACITY));
+            final Channel created =
+                    new Channel(new MpmcAtomicArrayQueue<>(CAPACITY), new MpscAtomicArrayQueue<>(CAPACITY));
             for (int i = 0; i < CAPACITY; i++) {
                 created.free().offer(new Ended());
             }
@@ -59,8 +60,12 @@ final class CompletionRecords {
     }
 
     /** Worker thread; allocation-free. */
-    void record(final OperationKind kind, final @Nullable NetAddr peer, final long bytes, final long nanos,
-                final boolean success) {
+    void record(
+            final OperationKind kind,
+            final @Nullable NetAddr peer,
+            final long bytes,
+            final long nanos,
+            final boolean success) {
         final Channel target = channel;
         if (target == null) {
             return;

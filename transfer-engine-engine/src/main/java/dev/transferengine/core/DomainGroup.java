@@ -71,7 +71,8 @@ final class DomainGroup implements Agent {
     private final Submissions pool;
     private final LongSupplier clock;
     private final MpscAtomicArrayQueue<Submission> submissions;
-    private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls = new MpscUnboundedAtomicArrayQueue<>(64);
+    private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls =
+            new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
     private final InFlightTable inFlight;
@@ -81,6 +82,7 @@ final class DomainGroup implements Agent {
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
     /** What a restart registers and resolves again on the new NICs. */
     private final Set<Region> regions = new HashSet<>();
+
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final BackPressureException backPressure;
     private final ThrottledLog errors = new ThrottledLog(LOG);
@@ -89,6 +91,7 @@ final class DomainGroup implements Agent {
     private long nextTimeoutScan;
     /** The request whose pieces the planner is posting. */
     private @Nullable Submission planning;
+
     private boolean nicsOpen;
     private long nextReopen;
     private @Nullable WorkerFailedException downError;
@@ -108,9 +111,17 @@ final class DomainGroup implements Agent {
         }
     }
 
-    DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final Transport transport,
-                final ImmCountTable imms, final CallbackDispatcher callbacks, final Counters counters,
-                final SendBuffers sendBuffers, final Submissions pool, final LongSupplier clock) {
+    DomainGroup(
+            final int index,
+            final GroupSpec spec,
+            final EngineConfig config,
+            final Transport transport,
+            final ImmCountTable imms,
+            final CallbackDispatcher callbacks,
+            final Counters counters,
+            final SendBuffers sendBuffers,
+            final Submissions pool,
+            final LongSupplier clock) {
         this.index = index;
         this.spec = spec;
         this.config = config;
@@ -127,7 +138,7 @@ final class DomainGroup implements Agent {
         this.inFlight = new InFlightTable(config.maxInFlight());
         this.planner = new WritePlanner(spec.nics());
         this.backPressure = new BackPressureException("the submission queue of group " + index + " is full ("
-            + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
+                + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
         this.timeoutNanos = config.operationTimeout().toNanos();
         // a timeout fires at most 1/64 of itself late, and a 30 s timeout costs one scan every 100 ms
         this.timeoutScanNanos = Math.clamp(timeoutNanos / 64, MIN_TIMEOUT_SCAN_NANOS, MAX_TIMEOUT_SCAN_NANOS);
@@ -326,7 +337,10 @@ final class DomainGroup implements Agent {
                 counters.increment(EngineCounter.WORKER_ERRORS);
                 errors.error("starting " + describe(s.request) + " failed unexpectedly", e);
                 if (inFlight.get(s.token) == s) { // not ended before the failure
-                    abandon(s, s.remaining, new TransferEngineException("internal error starting the request: " + e, e));
+                    abandon(
+                            s,
+                            s.remaining,
+                            new TransferEngineException("internal error starting the request: " + e, e));
                 }
             }
             work++;
@@ -386,9 +400,18 @@ final class DomainGroup implements Agent {
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(s.token, src == null ? MemorySegment.NULL : src.segment(), op.srcOffset,
-                src == null ? 0 : src.key(op.nic), op.length, peer, dst.address(), op.dstOffset, remote.rkey(),
-                op.hasImm, op.imm);
+            domain.write(
+                    s.token,
+                    src == null ? MemorySegment.NULL : src.segment(),
+                    op.srcOffset,
+                    src == null ? 0 : src.key(op.nic),
+                    op.length,
+                    peer,
+                    dst.address(),
+                    op.dstOffset,
+                    remote.rkey(),
+                    op.hasImm,
+                    op.imm);
             return true;
         } catch (final TransferEngineException e) {
             abandon(s, unposted, e);
@@ -507,8 +530,11 @@ final class DomainGroup implements Agent {
         for (Submission s = inFlight.nextExpired(0, now); s != null; ) {
             final long token = s.token;
             counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
-            fail(s, new TransferTimeoutException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
-                + " did not complete within " + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
+            fail(
+                    s,
+                    new TransferTimeoutException(
+                            (s.isSend() ? "send to " + s.sendPeer : describe(s.request)) + " did not complete within "
+                                    + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
             for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
                 domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
             }
@@ -544,8 +570,10 @@ final class DomainGroup implements Agent {
         failure = "worker failed, reopening its NICs: " + cause;
         counters.increment(EngineCounter.WORKER_RESTARTS);
         errors.error("group " + index + ": worker failed; its in-flight operations fail and its NICs reopen", cause);
-        final WorkerFailedException error = new WorkerFailedException("the worker of group " + index + " failed ("
-            + cause + ") while the operation was in flight; its NICs were reopened", cause);
+        final WorkerFailedException error = new WorkerFailedException(
+                "the worker of group " + index + " failed (" + cause
+                        + ") while the operation was in flight; its NICs were reopened",
+                cause);
         downError = error;
         completions.clear();
         failInFlight(error);
@@ -684,6 +712,7 @@ final class DomainGroup implements Agent {
         private final int nic;
         /** The imm {@link #admitsImm} last said yes to, credited by the next {@link #onImm}. */
         private int admittedImm;
+
         private boolean admitted;
 
         NicEvents(final int nic) {

@@ -22,6 +22,7 @@ import dev.transferengine.PeerGroup;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.ReceiveListener;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.SubmitStatus;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineException;
@@ -30,7 +31,6 @@ import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
-import dev.transferengine.SubmitStatus;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.cuda.UvmWatchers;
 import dev.transferengine.cuda.UvmWatchersConfig;
@@ -70,6 +70,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     /** Shared by every call after close: stackless, so one per engine costs nothing to throw. */
     private final EngineClosedException closedError = new EngineClosedException("the engine is closed");
+
     private final EngineConfig config;
     private final Transport transport;
     private final Counters counters;
@@ -92,19 +93,30 @@ final class Engine implements TransferEngine, Region.Owner {
     Engine(final EngineConfig config, final Transport transport, final TransferCountersUpdater transferCounters) {
         this.config = config;
         this.transport = transport;
-        this.counters = new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
+        this.counters =
+                new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
         this.callbacks = new CallbackDispatcher(counters, config.idleStrategy());
         this.imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
         // the callback thread idles like the workers: with spin, completions reach listeners without a park
         this.callbackRunner = new AgentRunner(callbacks.idle(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
-        this.submissionPool = new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
+        this.submissionPool =
+                new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
         this.workers = new AgentRunner[groups.length];
         try {
             for (int g = 0; g < groups.length; g++) {
-                groups[g] = new DomainGroup(g, config.groups().get(g), config, transport, imms, callbacks, counters, sendBuffers,
-                    submissionPool, System::nanoTime);
+                groups[g] = new DomainGroup(
+                        g,
+                        config.groups().get(g),
+                        config,
+                        transport,
+                        imms,
+                        callbacks,
+                        counters,
+                        sendBuffers,
+                        submissionPool,
+                        System::nanoTime);
                 workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -115,8 +127,12 @@ final class Engine implements TransferEngine, Region.Owner {
             shutdown();
             throw e;
         }
-        LOG.info("transfer engine up: transport {}, {} group(s), main address {} (text form {})", transport.name(),
-            groups.length, mainAddress().describe(), mainAddress());
+        LOG.info(
+                "transfer engine up: transport {}, {} group(s), main address {} (text form {})",
+                transport.name(),
+                groups.length,
+                mainAddress().describe(),
+                mainAddress());
     }
 
     /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */
@@ -166,8 +182,8 @@ final class Engine implements TransferEngine, Region.Owner {
                 final Domain domain = group.domain(nic);
                 final String groupFailure = group.failure();
                 final String failure = groupFailure != null ? groupFailure : domain.failure();
-                nics.add(new NicInfo(group.index(), nic, domain.address(), domain.description(),
-                    failure == null ? "" : failure));
+                nics.add(new NicInfo(
+                        group.index(), nic, domain.address(), domain.description(), failure == null ? "" : failure));
             }
         }
         return nics;
@@ -191,8 +207,11 @@ final class Engine implements TransferEngine, Region.Owner {
         for (final DomainGroup group : groups) {
             for (int nic = 0; nic < group.nicCount(); nic++) {
                 for (final TransportEvent event : group.domain(nic).events()) {
-                    summed.merge(event.category() + '/' + event.reason(), event, (a, b) -> new TransportEvent(
-                        a.category(), a.reason(), a.description(), a.count() + b.count()));
+                    summed.merge(
+                            event.category() + '/' + event.reason(),
+                            event,
+                            (a, b) -> new TransportEvent(
+                                    a.category(), a.reason(), a.description(), a.count() + b.count()));
                 }
             }
         }
@@ -235,20 +254,23 @@ final class Engine implements TransferEngine, Region.Owner {
         try {
             nicCount(group);
             if (device instanceof Device.Host && !segment.isNative()) {
-                throw new InvalidRequestException("only native segments can be registered (allocate with an Arena), got " + segment);
+                throw new InvalidRequestException(
+                        "only native segments can be registered (allocate with an Arena), got " + segment);
             }
             if (segment.isReadOnly()) {
-                throw new InvalidRequestException("a read-only segment cannot be registered: peers could write into it, got "
-                    + segment);
+                throw new InvalidRequestException(
+                        "a read-only segment cannot be registered: peers could write into it, got " + segment);
             }
             final DomainGroup target = groups[group];
             if (!segment.isAccessibleBy(target.worker())) {
                 throw new InvalidRequestException("segment " + segment + " is confined to one thread, but the engine's "
-                    + "worker and peers' writes use it too; allocate it from a shared arena (Arena.ofShared(), "
-                    + "Arena.ofAuto() or Arena.global())");
+                        + "worker and peers' writes use it too; allocate it from a shared arena (Arena.ofShared(), "
+                        + "Arena.ofAuto() or Arena.global())");
             }
-            final Region region = await(target.call(g -> g.register(this, segment, device)), config.operationTimeout(),
-                "registering " + segment.byteSize() + " bytes");
+            final Region region = await(
+                    target.call(g -> g.register(this, segment, device)),
+                    config.operationTimeout(),
+                    "registering " + segment.byteSize() + " bytes");
             regions.put(region, Boolean.TRUE);
             return region;
         } finally {
@@ -260,8 +282,10 @@ final class Engine implements TransferEngine, Region.Owner {
     public MrDesc rekey(final Region region) {
         enter();
         try {
-            return await(groups[region.group()].call(g -> g.rekey(region)), config.operationTimeout(),
-                "re-keying " + region);
+            return await(
+                    groups[region.group()].call(g -> g.rekey(region)),
+                    config.operationTimeout(),
+                    "re-keying " + region);
         } finally {
             exit();
         }
@@ -274,8 +298,8 @@ final class Engine implements TransferEngine, Region.Owner {
                     return g;
                 }
             }
-            throw new DeviceUnavailableException("no group serves " + cuda + "; configure a group with cudaDevice "
-                + cuda.ordinal());
+            throw new DeviceUnavailableException(
+                    "no group serves " + cuda + "; configure a group with cudaDevice " + cuda.ordinal());
         }
         return 0;
     }
@@ -326,8 +350,11 @@ final class Engine implements TransferEngine, Region.Owner {
         return trySubmit(request, null, transferCounters);
     }
 
-    private void submit(final WriteRequest request, final @Nullable TransferListener listener,
-                        final @Nullable TransferCounters transferCounters, final @Nullable CompletableFuture<Void> future) {
+    private void submit(
+            final WriteRequest request,
+            final @Nullable TransferListener listener,
+            final @Nullable TransferCounters transferCounters,
+            final @Nullable CompletableFuture<Void> future) {
         enter();
         try {
             final DomainGroup full = offerWrite(request, listener, transferCounters, future);
@@ -339,23 +366,28 @@ final class Engine implements TransferEngine, Region.Owner {
         }
     }
 
-    private SubmitStatus trySubmit(final WriteRequest request, final @Nullable TransferListener listener,
-                                   final @Nullable TransferCounters transferCounters) {
+    private SubmitStatus trySubmit(
+            final WriteRequest request,
+            final @Nullable TransferListener listener,
+            final @Nullable TransferCounters transferCounters) {
         if (!tryEnter()) {
             return SubmitStatus.CLOSED;
         }
         try {
-            return offerWrite(request, listener, transferCounters, null) == null ? SubmitStatus.ACCEPTED
-                : SubmitStatus.BACK_PRESSURED;
+            return offerWrite(request, listener, transferCounters, null) == null
+                    ? SubmitStatus.ACCEPTED
+                    : SubmitStatus.BACK_PRESSURED;
         } finally {
             exit();
         }
     }
 
     /** Checks and queues a write; returns null when queued, else the group whose queue is full. */
-    private @Nullable DomainGroup offerWrite(final WriteRequest request, final @Nullable TransferListener listener,
-                                             final @Nullable TransferCounters transferCounters,
-                                             final @Nullable CompletableFuture<Void> future) {
+    private @Nullable DomainGroup offerWrite(
+            final WriteRequest request,
+            final @Nullable TransferListener listener,
+            final @Nullable TransferCounters transferCounters,
+            final @Nullable CompletableFuture<Void> future) {
         final DomainGroup group = groups[checks.check(request)];
         return offer(group, submissionPool.acquire().write(request, listener, transferCounters, future)) ? null : group;
     }
@@ -365,8 +397,8 @@ final class Engine implements TransferEngine, Region.Owner {
         enter();
         try {
             if (!peer.transport().equals(addressTransport())) {
-                throw new MalformedDescriptorException("send to a '" + peer.transport() + "' address but this engine uses '"
-                    + addressTransport() + "'");
+                throw new MalformedDescriptorException("send to a '" + peer.transport()
+                        + "' address but this engine uses '" + addressTransport() + "'");
             }
             if (!offer(groups[0], submissionPool.acquire().send(peer, sendBuffers.copyOf(message), listener))) {
                 throw groups[0].backPressure();
@@ -419,16 +451,23 @@ final class Engine implements TransferEngine, Region.Owner {
         return receives(bufferSize, count, true, listener);
     }
 
-    private ReceivePool receives(final int bufferSize, final int count, final boolean credited,
-                                 final ReceiveListener listener) {
+    private ReceivePool receives(
+            final int bufferSize, final int count, final boolean credited, final ReceiveListener listener) {
         enter();
         try {
             if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
                 throw new InvalidRequestException("postReceives needs bufferSize >= 1 and 1 <= count <= 16777215, got "
-                    + bufferSize + " x " + count);
+                        + bufferSize + " x " + count);
             }
-            final Receives pool = new Receives(nextPoolId.getAndIncrement(), bufferSize, count, credited, listener,
-                groups[0], callbacks, counters);
+            final Receives pool = new Receives(
+                    nextPoolId.getAndIncrement(),
+                    bufferSize,
+                    count,
+                    credited,
+                    listener,
+                    groups[0],
+                    callbacks,
+                    counters);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
@@ -477,13 +516,13 @@ final class Engine implements TransferEngine, Region.Owner {
             for (int p = 0; p < peers.size(); p++) {
                 final List<NetAddr> addresses = peers.get(p);
                 if (addresses.size() != nics) {
-                    throw new NicCountMismatchException("peer " + p + " lists " + addresses.size()
-                        + " NIC addresses but group 0 has " + nics);
+                    throw new NicCountMismatchException(
+                            "peer " + p + " lists " + addresses.size() + " NIC addresses but group 0 has " + nics);
                 }
                 copy.add(List.copyOf(addresses));
             }
-            final long[][] handles = await(groups[0].call(g -> g.resolvePeers(copy)), config.operationTimeout(),
-                "resolving a peer group");
+            final long[][] handles = await(
+                    groups[0].call(g -> g.resolvePeers(copy)), config.operationTimeout(), "resolving a peer group");
             return new ResolvedPeerGroup(this, List.copyOf(copy), handles);
         } finally {
             exit();
@@ -505,10 +544,13 @@ final class Engine implements TransferEngine, Region.Owner {
     /** Opened on first use, on the GPU of the first group that has one (else cuda:0); listeners run on our callback thread. */
     private synchronized UvmWatchers uvmWatchers() {
         if (uvmWatchers == null) {
-            final int device = config.groups().stream().filter(g -> g.cudaDevice().isPresent())
-                .mapToInt(g -> g.cudaDevice().getAsInt()).findFirst().orElse(0);
-            UvmWatchersConfig uvmConfig = UvmWatchersConfig.defaults().withoutCallbackThread()
-                .withPollIdle(config.idleStrategy());
+            final int device = config.groups().stream()
+                    .filter(g -> g.cudaDevice().isPresent())
+                    .mapToInt(g -> g.cudaDevice().getAsInt())
+                    .findFirst()
+                    .orElse(0);
+            UvmWatchersConfig uvmConfig =
+                    UvmWatchersConfig.defaults().withoutCallbackThread().withPollIdle(config.idleStrategy());
             final String pollCpu = config.option(UVM_POLL_CPU, "");
             if (!pollCpu.isEmpty()) {
                 uvmConfig = uvmConfig.withPollCpu(Integer.parseInt(pollCpu));
@@ -534,8 +576,10 @@ final class Engine implements TransferEngine, Region.Owner {
             LockSupport.parkNanos(1_000_000);
         }
         if (counters.inFlight() > 0) {
-            LOG.warn("closing with {} operations still in flight after {}; they fail with EngineClosedException",
-                counters.inFlight(), config.drainTimeout());
+            LOG.warn(
+                    "closing with {} operations still in flight after {}; they fail with EngineClosedException",
+                    counters.inFlight(),
+                    config.drainTimeout());
         }
         shutdown();
         LOG.info("transfer engine closed");
@@ -596,7 +640,8 @@ final class Engine implements TransferEngine, Region.Owner {
         }
     }
 
-    private static <T extends @Nullable Object> T await(final CompletableFuture<T> future, final Duration timeout, final String what) {
+    private static <T extends @Nullable Object> T await(
+            final CompletableFuture<T> future, final Duration timeout, final String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final ExecutionException e) {

@@ -19,8 +19,7 @@ public final class Engines {
     private static final Logger LOG = LoggerFactory.getLogger(Engines.class);
     private static final String AUTO = "auto";
 
-    private Engines() {
-    }
+    private Engines() {}
 
     /**
      * Opens an engine; {@code transport=auto} takes the most preferred available transport and logs why others were
@@ -33,17 +32,22 @@ public final class Engines {
     /** Every transport on the class path, most preferred first. */
     public static List<Transport> transports() {
         return ServiceLoader.load(Transport.class, Engines.class.getClassLoader()).stream()
-            .map(ServiceLoader.Provider::get)
-            .sorted(Comparator.comparingInt(Transport::autoPreference))
-            .toList();
+                .map(ServiceLoader.Provider::get)
+                .sorted(Comparator.comparingInt(Transport::autoPreference))
+                .toList();
     }
 
     static Transport select(final EngineConfig config, final List<Transport> transports) {
         final String wanted = config.transport();
         if (!AUTO.equals(wanted)) {
-            final Transport transport = transports.stream().filter(t -> t.name().equals(wanted)).findFirst()
-                .orElseThrow(() -> new TransportUnavailableException(wanted, "no such transport; known: "
-                    + transports.stream().map(Transport::name).collect(Collectors.joining(", ")) + ", auto"));
+            final Transport transport = transports.stream()
+                    .filter(t -> t.name().equals(wanted))
+                    .findFirst()
+                    .orElseThrow(() -> new TransportUnavailableException(
+                            wanted,
+                            "no such transport; known: "
+                                    + transports.stream().map(Transport::name).collect(Collectors.joining(", "))
+                                    + ", auto"));
             final String cause = transport.unavailabilityCause(config);
             if (cause != null) {
                 throw new TransportUnavailableException(wanted, cause);

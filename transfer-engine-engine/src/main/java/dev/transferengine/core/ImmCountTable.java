@@ -38,8 +38,12 @@ final class ImmCountTable {
         long count;
         boolean firing;
 
-        Entry(final int imm, final int expected, final @Nullable ImmCountListener listener,
-              final @Nullable PolledImmCounter polled, final long count) {
+        Entry(
+                final int imm,
+                final int expected,
+                final @Nullable ImmCountListener listener,
+                final @Nullable PolledImmCounter polled,
+                final long count) {
             this.imm = imm;
             this.expected = expected;
             this.listener = listener;
@@ -106,8 +110,10 @@ final class ImmCountTable {
                     put(new Entry(imm, 0, null, null, 1));
                 } else {
                     counters.increment(EngineCounter.IMMS_REFUSED);
-                    dropped.warn("imm " + imm + " dropped: " + maxCredited + " distinct unexpected imm values are "
-                        + "credited already (maxUnexpectedImms); expect the values you use", null);
+                    dropped.warn(
+                            "imm " + imm + " dropped: " + maxCredited + " distinct unexpected imm values are "
+                                    + "credited already (maxUnexpectedImms); expect the values you use",
+                            null);
                 }
             } else if (entry.polled != null) {
                 entry.polled.credit();

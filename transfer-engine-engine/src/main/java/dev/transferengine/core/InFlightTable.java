@@ -18,6 +18,7 @@ final class InFlightTable {
     private final int[] postedNics;
     /** A stack, so the lowest slots are reused and the timeout scan stays short. */
     private final IntArrayList free;
+
     private int active;
     private int highWater;
 

@@ -64,12 +64,13 @@ final class PolledImmCounter implements ImmCounter {
         while (balance.get() < 0) {
             if (detached) {
                 balance.addAndGet(n);
-                throw new InvalidRequestException("the counter for imm " + imm + " was replaced or removed while waiting");
+                throw new InvalidRequestException(
+                        "the counter for imm " + imm + " was replaced or removed while waiting");
             }
             if (timeout != null && System.nanoTime() - deadline > 0) {
                 balance.addAndGet(n);
                 throw new TransferTimeoutException("imm " + imm + ": waited " + timeout + " for " + n
-                    + " credits, balance " + (balance.get() - n));
+                        + " credits, balance " + (balance.get() - n));
             }
             if (++spins < SPINS_BEFORE_PARK) {
                 Thread.onSpinWait();

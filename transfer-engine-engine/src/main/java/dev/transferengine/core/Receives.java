@@ -29,14 +29,22 @@ final class Receives implements ReceivePool {
     private final IntArrayQueue idle;
     /** Per buffer: posted on the NIC now (worker-owned). */
     private final boolean[] posted;
+
     private long credits;
     private final DomainGroup group;
     private final CallbackDispatcher callbacks;
     private final Counters counters;
     private volatile boolean closed;
 
-    Receives(final int id, final int bufferSize, final int count, final boolean credited, final ReceiveListener listener,
-             final DomainGroup group, final CallbackDispatcher callbacks, final Counters counters) {
+    Receives(
+            final int id,
+            final int bufferSize,
+            final int count,
+            final boolean credited,
+            final ReceiveListener listener,
+            final DomainGroup group,
+            final CallbackDispatcher callbacks,
+            final Counters counters) {
         this.id = id;
         this.bufferSize = bufferSize;
         this.listener = listener;

@@ -111,6 +111,6 @@ final class Region implements MemoryRegion {
     @Override
     public String toString() {
         return "MemoryRegion[" + device + ", group " + group + ", 0x" + Long.toHexString(segment.address()) + "+"
-            + segment.byteSize() + (isRegistered() ? "" : ", deregistered") + "]";
+                + segment.byteSize() + (isRegistered() ? "" : ", deregistered") + "]";
     }
 }

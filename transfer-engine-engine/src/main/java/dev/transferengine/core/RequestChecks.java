@@ -60,7 +60,14 @@ final class RequestChecks {
         descriptor(w.dst(), src.group(), "destination");
         for (int k = 0; k < w.pageCount(); k++) {
             pageBounds("source", k, w.srcOffset(), w.srcStride(), w.srcPage(k), w.pageLength(), src.length());
-            pageBounds("destination", k, w.dstOffset(), w.dstStride(), w.dstPage(k), w.pageLength(), w.dst().length());
+            pageBounds(
+                    "destination",
+                    k,
+                    w.dstOffset(),
+                    w.dstStride(),
+                    w.dstPage(k),
+                    w.pageLength(),
+                    w.dst().length());
         }
         return src.group();
     }
@@ -80,7 +87,7 @@ final class RequestChecks {
         final Region src = source(w.src());
         if (w.routing() instanceof GroupRouting.SingleNic single && single.nic() >= engine.nicCount(src.group())) {
             throw new InvalidRequestException("singleNic(" + single.nic() + ") but group " + src.group() + " has "
-                + engine.nicCount(src.group()) + " NICs");
+                    + engine.nicCount(src.group()) + " NICs");
         }
         peerGroup(w.group(), w.targets().size(), src.group());
         final List<ScatterTarget> targets = w.targets();
@@ -107,12 +114,15 @@ final class RequestChecks {
     private void routing(final Routing routing, final int group) {
         final int nics = engine.nicCount(group);
         switch (routing) {
-            case Routing.Sharded s when s.shards() > nics -> throw new InvalidRequestException(
-                "sharded(" + s.shards() + ") but group " + group + " has " + nics + " NICs");
-            case Routing.Pinned p when p.nic() >= nics -> throw new InvalidRequestException(
-                "pinned(" + p.nic() + ") but group " + group + " has " + nics + " NICs");
-            default -> {
-            }
+            case Routing.Sharded s
+            when s.shards() > nics ->
+                throw new InvalidRequestException(
+                        "sharded(" + s.shards() + ") but group " + group + " has " + nics + " NICs");
+            case Routing.Pinned p
+            when p.nic() >= nics ->
+                throw new InvalidRequestException(
+                        "pinned(" + p.nic() + ") but group " + group + " has " + nics + " NICs");
+            default -> {}
         }
     }
 
@@ -120,13 +130,13 @@ final class RequestChecks {
         final int nics = engine.nicCount(group);
         if (dst.nicCount() != nics) {
             throw new NicCountMismatchException(what + " MrDesc has " + dst.nicCount() + " NICs but group " + group
-                + " has " + nics + "; both sides must use the same NIC count");
+                    + " has " + nics + "; both sides must use the same NIC count");
         }
         for (int nic = 0; nic < nics; nic++) {
             final NetAddr address = dst.nic(nic).address();
             if (!address.transport().equals(engine.addressTransport())) {
                 throw new MalformedDescriptorException(what + " NIC " + nic + " is a '" + address.transport()
-                    + "' address but this engine uses '" + engine.addressTransport() + "'");
+                        + "' address but this engine uses '" + engine.addressTransport() + "'");
             }
         }
     }
@@ -139,11 +149,12 @@ final class RequestChecks {
             throw new InvalidRequestException("peer group " + group + " was not made by this engine");
         }
         if (sourceGroup != 0) {
-            throw new InvalidRequestException("peer groups are resolved on group 0 but the source region is on group "
-                + sourceGroup);
+            throw new InvalidRequestException(
+                    "peer groups are resolved on group 0 but the source region is on group " + sourceGroup);
         }
         if (group.size() != size) {
-            throw new InvalidRequestException("peer group has " + group.size() + " peers but the request names " + size);
+            throw new InvalidRequestException(
+                    "peer group has " + group.size() + " peers but the request names " + size);
         }
     }
 
@@ -154,8 +165,9 @@ final class RequestChecks {
         final List<NetAddr> addresses = group.peers().get(peer);
         for (int nic = 0; nic < addresses.size(); nic++) {
             if (!addresses.get(nic).equals(dst.nic(nic).address())) {
-                throw new InvalidRequestException("target " + peer + " NIC " + nic + " is " + dst.nic(nic).address()
-                    + " but peer " + peer + " of the group is " + addresses.get(nic) + "; targets must follow the group's order");
+                throw new InvalidRequestException(
+                        "target " + peer + " NIC " + nic + " is " + dst.nic(nic).address() + " but peer " + peer
+                                + " of the group is " + addresses.get(nic) + "; targets must follow the group's order");
             }
         }
     }
@@ -163,12 +175,18 @@ final class RequestChecks {
     private static void bounds(final String what, final long offset, final long length, final long size) {
         if (offset > size || length > size - offset) {
             throw new RegionBoundsException(what + ": " + length + " bytes at offset " + offset
-                + " fall outside the region of " + size + " bytes");
+                    + " fall outside the region of " + size + " bytes");
         }
     }
 
-    private static void pageBounds(final String what, final int k, final long offset, final long stride, final int page,
-                                   final long pageLength, final long size) {
+    private static void pageBounds(
+            final String what,
+            final int k,
+            final long offset,
+            final long stride,
+            final int page,
+            final long pageLength,
+            final long size) {
         final long start;
         try {
             start = Math.addExact(offset, Math.multiplyExact(stride, (long) page));
@@ -177,7 +195,7 @@ final class RequestChecks {
         }
         if (start > size || pageLength > size - start) {
             throw new RegionBoundsException(what + " page " + k + " (index " + page + "): " + pageLength
-                + " bytes at offset " + start + " fall outside the region of " + size + " bytes");
+                    + " bytes at offset " + start + " fall outside the region of " + size + " bytes");
         }
     }
 }

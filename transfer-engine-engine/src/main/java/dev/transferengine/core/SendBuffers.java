@@ -17,8 +17,10 @@ final class SendBuffers implements AutoCloseable {
     private static final int CLASSES = Integer.numberOfTrailingZeros(MAX_MESSAGE) - MIN_SHIFT + 1;
 
     private final Arena arena = Arena.ofShared();
+
     @SuppressWarnings("unchecked")
-    private final ConcurrentLinkedQueue<MemorySegment>[] free = (ConcurrentLinkedQueue<MemorySegment>[]) new ConcurrentLinkedQueue<?>[CLASSES];
+    private final ConcurrentLinkedQueue<MemorySegment>[] free =
+            (ConcurrentLinkedQueue<MemorySegment>[]) new ConcurrentLinkedQueue<?>[CLASSES];
 
     SendBuffers() {
         for (int i = 0; i < CLASSES; i++) {
@@ -31,7 +33,7 @@ final class SendBuffers implements AutoCloseable {
         final long length = message.byteSize();
         if (length > MAX_MESSAGE) {
             throw new InvalidRequestException("a send carries at most " + MAX_MESSAGE + " bytes, got " + length
-                + "; use a one-sided write for bulk data");
+                    + "; use a one-sided write for bulk data");
         }
         final int sizeClass = sizeClass(length);
         MemorySegment buffer = free[sizeClass].poll();
@@ -46,7 +48,8 @@ final class SendBuffers implements AutoCloseable {
     @SuppressWarnings("restricted") // widens a slice back to the pooled buffer it was cut from, in the same arena
     void release(final MemorySegment slice) {
         final int sizeClass = sizeClass(slice.byteSize());
-        free[sizeClass].offer(MemorySegment.ofAddress(slice.address()).reinterpret(1L << (sizeClass + MIN_SHIFT), arena, null));
+        free[sizeClass].offer(
+                MemorySegment.ofAddress(slice.address()).reinterpret(1L << (sizeClass + MIN_SHIFT), arena, null));
     }
 
     private static int sizeClass(final long length) {

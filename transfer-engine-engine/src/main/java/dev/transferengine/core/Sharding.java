@@ -9,8 +9,7 @@ final class Sharding {
     /** Single writes are cut at multiples of this, so shards stay page friendly. */
     static final long SHARD_GRANULARITY = 8192;
 
-    private Sharding() {
-    }
+    private Sharding() {}
 
     /**
      * Bytes per shard of a single write: {@code roundUp(ceil(length / shards), 8192)}. (The reference floors the

@@ -27,14 +27,18 @@ import org.jspecify.annotations.Nullable;
 final class Submission {
 
     @Nullable WriteRequest request;
+
     @Nullable NetAddr sendPeer;
+
     @Nullable MemorySegment sendBuffer;
+
     private @Nullable TransferListener listener;
     private @Nullable TransferCounters transferCounters;
     private @Nullable CompletableFuture<Void> future;
     long startNanos;
     /** Stage timestamps, taken only while a {@link dev.transferengine.StageProbe} is installed (else 0). */
     long takenNanos;
+
     long postedNanos;
 
     // worker-owned state
@@ -43,8 +47,11 @@ final class Submission {
     boolean failed;
     long deadlineNanos;
 
-    Submission write(final WriteRequest value, final @Nullable TransferListener onDone,
-                     final @Nullable TransferCounters counters, final @Nullable CompletableFuture<Void> onFuture) {
+    Submission write(
+            final WriteRequest value,
+            final @Nullable TransferListener onDone,
+            final @Nullable TransferCounters counters,
+            final @Nullable CompletableFuture<Void> onFuture) {
         this.request = value;
         this.listener = onDone;
         this.transferCounters = counters;
@@ -76,13 +83,18 @@ final class Submission {
         postedNanos = 0;
     }
 
-    private static void recordWrite(final WriteRequest request, final long nanos, final boolean success,
-                                    final CompletionRecords records) {
+    private static void recordWrite(
+            final WriteRequest request, final long nanos, final boolean success, final CompletionRecords records) {
         switch (request) {
-            case SingleWrite w -> records.record(OperationKind.WRITE, w.dst().nic(0).address(), w.length(), nanos,
-                success);
-            case PagedWrite w -> records.record(OperationKind.PAGED_WRITE, w.dst().nic(0).address(),
-                w.pageLength() * w.pageCount(), nanos, success);
+            case SingleWrite w ->
+                records.record(OperationKind.WRITE, w.dst().nic(0).address(), w.length(), nanos, success);
+            case PagedWrite w ->
+                records.record(
+                        OperationKind.PAGED_WRITE,
+                        w.dst().nic(0).address(),
+                        w.pageLength() * w.pageCount(),
+                        nanos,
+                        success);
             case ImmWrite w -> records.record(OperationKind.IMM, w.dst().nic(0).address(), 0, nanos, success);
             case BarrierWrite w -> records.record(OperationKind.BARRIER, null, 0, nanos, success);
             case ScatterWrite w -> records.record(OperationKind.SCATTER, null, scatterBytes(w), nanos, success);
@@ -113,22 +125,35 @@ final class Submission {
     }
 
     /** Ends the submission: {@code error == null} means done. Worker thread; user code runs on the callback thread. */
-    void complete(final @Nullable TransferEngineException error, final CallbackDispatcher callbacks, final Counters counters) {
+    void complete(
+            final @Nullable TransferEngineException error,
+            final CallbackDispatcher callbacks,
+            final Counters counters) {
         counters.inFlight(-1);
         final long now = System.nanoTime();
         final long nanos = now - startNanos;
         final StageProbe probe = counters.stageProbe();
         if (probe != null && takenNanos != 0) {
             try {
-                probe.onStages(kindOf(request), startNanos, takenNanos, postedNanos == 0 ? takenNanos : postedNanos,
-                    now, error == null);
+                probe.onStages(
+                        kindOf(request),
+                        startNanos,
+                        takenNanos,
+                        postedNanos == 0 ? takenNanos : postedNanos,
+                        now,
+                        error == null);
             } catch (final RuntimeException e) { // a probe bug must not keep the request from ending
                 counters.increment(EngineCounter.CALLBACK_ERRORS);
             }
         }
         if (request == null) {
-            counters.completions().record(OperationKind.SEND, sendPeer, sendBuffer == null ? 0 : sendBuffer.byteSize(),
-                nanos, error == null);
+            counters.completions()
+                    .record(
+                            OperationKind.SEND,
+                            sendPeer,
+                            sendBuffer == null ? 0 : sendBuffer.byteSize(),
+                            nanos,
+                            error == null);
         } else {
             recordWrite(request, nanos, error == null, counters.completions());
         }

@@ -29,6 +29,7 @@ final class WakeableIdle implements IdleStrategy {
 
     /** Longest park. Linux rounds short parks up to the timer slack (50 us by default), so less would buy little. */
     static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
     private static final long MIN_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     private static final int SPINS = 1_000;
     private static final int YIELDS = 100;

@@ -2,8 +2,6 @@ package dev.transferengine.core;
 
 import dev.transferengine.MrDesc;
 
-import java.lang.foreign.MemorySegment;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,17 +14,28 @@ final class WriteOp {
     int nic;
     /** The local region the bytes come from; null for an imm-only piece. */
     @Nullable Region src;
+
     long srcOffset;
     long length;
+
     @Nullable MrDesc dst;
+
     long dstOffset;
     boolean hasImm;
     int imm;
     /** The peer handle resolved ahead (a peer group), or -1 to resolve the destination's address. */
     long peer;
 
-    WriteOp set(final int onNic, final @Nullable Region from, final long fromOffset, final long bytes, final MrDesc to,
-                final long toOffset, final boolean withImm, final int immValue, final long resolvedPeer) {
+    WriteOp set(
+            final int onNic,
+            final @Nullable Region from,
+            final long fromOffset,
+            final long bytes,
+            final MrDesc to,
+            final long toOffset,
+            final boolean withImm,
+            final int immValue,
+            final long resolvedPeer) {
         nic = onNic;
         src = from;
         srcOffset = fromOffset;

@@ -47,8 +47,10 @@ final class WritePlanner {
             case PagedWrite w -> w.pageCount();
             case ImmWrite w -> 1;
             case BarrierWrite w -> w.dsts().size();
-            case ScatterWrite w -> w.routing() instanceof GroupRouting.ShardBytes
-                ? w.targets().size() * nics : w.targets().size();
+            case ScatterWrite w ->
+                w.routing() instanceof GroupRouting.ShardBytes
+                        ? w.targets().size() * nics
+                        : w.targets().size();
         };
     }
 
@@ -58,8 +60,19 @@ final class WritePlanner {
             switch (request) {
                 case SingleWrite w -> single(w, poster);
                 case PagedWrite w -> paged(w, poster);
-                case ImmWrite w -> poster.post(op.set(w.routing() instanceof Routing.Pinned pinned ? pinned.nic()
-                    : nextNics(1), null, 0, 0, w.dst(), 0, true, w.value(), -1), 1);
+                case ImmWrite w ->
+                    poster.post(
+                            op.set(
+                                    w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(1),
+                                    null,
+                                    0,
+                                    0,
+                                    w.dst(),
+                                    0,
+                                    true,
+                                    w.value(),
+                                    -1),
+                            1);
                 case BarrierWrite w -> barrier(w, poster);
                 case ScatterWrite w -> scatter(w, poster);
             }
@@ -75,9 +88,18 @@ final class WritePlanner {
         final long shardSize = Sharding.shardSize(w.length(), shards);
         for (int j = 0; j < shards; j++) {
             final long offset = Sharding.shardOffset(w.length(), shardSize, j);
-            if (!poster.post(op.set((first + j) % nics, src, w.srcOffset() + offset,
-                Sharding.shardLength(w.length(), shardSize, j), w.dst(), w.dstOffset() + offset, w.imm().isPresent(),
-                w.imm().orElse(0), -1), shards - j)) {
+            if (!poster.post(
+                    op.set(
+                            (first + j) % nics,
+                            src,
+                            w.srcOffset() + offset,
+                            Sharding.shardLength(w.length(), shardSize, j),
+                            w.dst(),
+                            w.dstOffset() + offset,
+                            w.imm().isPresent(),
+                            w.imm().orElse(0),
+                            -1),
+                    shards - j)) {
                 return;
             }
         }
@@ -92,9 +114,18 @@ final class WritePlanner {
         final int rangeSize = Sharding.rangeSize(pages, nics);
         final int first = nextNics(Sharding.rangeCount(pages, nics));
         for (int k = 0; k < pages; k++) {
-            if (!poster.post(op.set((first + k / rangeSize) % nics, src, w.srcOffset() + w.srcStride() * w.srcPage(k),
-                w.pageLength(), w.dst(), w.dstOffset() + w.dstStride() * w.dstPage(k), w.imm().isPresent(),
-                w.imm().orElse(0), -1), pages - k)) {
+            if (!poster.post(
+                    op.set(
+                            (first + k / rangeSize) % nics,
+                            src,
+                            w.srcOffset() + w.srcStride() * w.srcPage(k),
+                            w.pageLength(),
+                            w.dst(),
+                            w.dstOffset() + w.dstStride() * w.dstPage(k),
+                            w.imm().isPresent(),
+                            w.imm().orElse(0),
+                            -1),
+                    pages - k)) {
                 return;
             }
         }
@@ -114,8 +145,9 @@ final class WritePlanner {
         }
         for (int i = 0; i < count; i++) {
             final int nic = (first + i / rangeSize) % nics;
-            if (!poster.post(op.set(nic, null, 0, 0, dsts.get(i), 0, true, w.value(), peerHandle(w.group(), i, nic)),
-                count - i)) {
+            if (!poster.post(
+                    op.set(nic, null, 0, 0, dsts.get(i), 0, true, w.value(), peerHandle(w.group(), i, nic)),
+                    count - i)) {
                 return;
             }
         }
@@ -132,9 +164,18 @@ final class WritePlanner {
                 final ScatterTarget t = targets.get(i);
                 for (int nic = 0; nic < nics; nic++) {
                     final long offset = Sharding.byteSliceOffset(t.length(), nics, nic);
-                    if (!poster.post(op.set(nic, src, t.srcOffset() + offset,
-                        Sharding.byteSliceLength(t.length(), nics, nic), t.dst(), t.dstOffset() + offset, hasImm, imm,
-                        peerHandle(w.group(), i, nic)), (count - i) * nics - nic)) {
+                    if (!poster.post(
+                            op.set(
+                                    nic,
+                                    src,
+                                    t.srcOffset() + offset,
+                                    Sharding.byteSliceLength(t.length(), nics, nic),
+                                    t.dst(),
+                                    t.dstOffset() + offset,
+                                    hasImm,
+                                    imm,
+                                    peerHandle(w.group(), i, nic)),
+                            (count - i) * nics - nic)) {
                         return;
                     }
                 }
@@ -146,8 +187,18 @@ final class WritePlanner {
         for (int i = 0; i < count; i++) {
             final ScatterTarget t = targets.get(i);
             final int nic = (first + i / rangeSize) % nics;
-            if (!poster.post(op.set(nic, src, t.srcOffset(), t.length(), t.dst(), t.dstOffset(), hasImm, imm,
-                peerHandle(w.group(), i, nic)), count - i)) {
+            if (!poster.post(
+                    op.set(
+                            nic,
+                            src,
+                            t.srcOffset(),
+                            t.length(),
+                            t.dst(),
+                            t.dstOffset(),
+                            hasImm,
+                            imm,
+                            peerHandle(w.group(), i, nic)),
+                    count - i)) {
                 return;
             }
         }

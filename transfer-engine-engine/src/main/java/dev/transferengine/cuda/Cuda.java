@@ -43,8 +43,7 @@ final class Cuda {
         DEVICE_COUNT = cause == null ? count : 0;
     }
 
-    private Cuda() {
-    }
+    private Cuda() {}
 
     /** True when at least one CUDA device can be used. Any thread; the first call probes (up to ~0.5 s). */
     public static boolean isAvailable() {
@@ -96,7 +95,7 @@ final class Cuda {
         final Module module = Cuda.class.getModule();
         if (!module.isNativeAccessEnabled()) {
             return "native access is disabled; run with --enable-native-access="
-                + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
+                    + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
         }
         if (!jcudaPresent()) {
             return "JCuda (org.jcuda:jcuda and its linux-x86_64 natives) is not on the class path";

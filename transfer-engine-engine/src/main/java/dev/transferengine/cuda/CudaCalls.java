@@ -7,8 +7,7 @@ import jcuda.driver.CUresult;
 /** Turns CUDA driver result codes into {@link DeviceUnavailableException}s that name the call and the error. */
 final class CudaCalls {
 
-    private CudaCalls() {
-    }
+    private CudaCalls() {}
 
     /** Throws unless {@code result} is {@code CUDA_SUCCESS}. */
     static void check(final int result, final String call) {

@@ -1,5 +1,13 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.spi.DeviceCopyStream;
+
+import java.lang.foreign.MemorySegment;
+
+import jcuda.driver.CUevent;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+
 import static jcuda.driver.CUevent_flags.CU_EVENT_DISABLE_TIMING;
 import static jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
@@ -11,14 +19,6 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
-
-import dev.transferengine.spi.DeviceCopyStream;
-
-import java.lang.foreign.MemorySegment;
-
-import jcuda.driver.CUevent;
-import jcuda.driver.CUresult;
-import jcuda.driver.CUstream;
 
 /**
  * Asynchronous copies on one CUDA stream, each followed by an event; completion is an event query, so the caller
@@ -62,8 +62,9 @@ final class CudaCopyStream implements DeviceCopyStream {
             return BUSY;
         }
         device.makeCurrent();
-        CudaCalls.check(cuMemcpyDtoHAsync(new RawPointer(host.address()), RawDevicePointer.at(deviceAddress), length,
-            stream), "cuMemcpyDtoHAsync(" + length + ")");
+        CudaCalls.check(
+                cuMemcpyDtoHAsync(new RawPointer(host.address()), RawDevicePointer.at(deviceAddress), length, stream),
+                "cuMemcpyDtoHAsync(" + length + ")");
         return record();
     }
 
@@ -73,8 +74,9 @@ final class CudaCopyStream implements DeviceCopyStream {
             return BUSY;
         }
         device.makeCurrent();
-        CudaCalls.check(cuMemcpyHtoDAsync(RawDevicePointer.at(deviceAddress), new RawPointer(host.address()), length,
-            stream), "cuMemcpyHtoDAsync(" + length + ")");
+        CudaCalls.check(
+                cuMemcpyHtoDAsync(RawDevicePointer.at(deviceAddress), new RawPointer(host.address()), length, stream),
+                "cuMemcpyHtoDAsync(" + length + ")");
         return record();
     }
 

@@ -1,18 +1,18 @@
 package dev.transferengine.cuda;
 
-import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
-import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuDeviceGet;
-import static jcuda.driver.JCudaDriver.cuDeviceGetName;
-import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
-import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
-
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
+
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 
 /**
  * One CUDA device and its primary context, the context the CUDA runtime (and so PyTorch) uses too, so pointers are

@@ -16,8 +16,7 @@ public final class CudaDeviceMemory implements DeviceMemory {
     static final int STREAM_CAPACITY = 64;
 
     /** For {@link java.util.ServiceLoader}. */
-    public CudaDeviceMemory() {
-    }
+    public CudaDeviceMemory() {}
 
     @Override
     public String name() {

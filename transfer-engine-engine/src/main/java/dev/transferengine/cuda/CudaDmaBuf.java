@@ -20,8 +20,7 @@ final class CudaDmaBuf {
     static final String LIBRARY = "libcuda.so.1";
     private static final int CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1;
 
-    private CudaDmaBuf() {
-    }
+    private CudaDmaBuf() {}
 
     /**
      * Exports {@code [address, address + length)} of {@code device}'s memory; the range must be aligned to the host
@@ -33,11 +32,13 @@ final class CudaDmaBuf {
         device.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment fd = arena.allocate(ValueLayout.JAVA_INT);
-            final int result = (int) Handles.GET_HANDLE.invokeExact(fd, address, length,
-                CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0L);
+            final int result =
+                    (int) Handles.GET_HANDLE.invokeExact(fd, address, length, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0L);
             if (result != 0) {
-                throw CudaCalls.failure(result, "cuMemGetHandleForAddressRange(0x" + Long.toHexString(address) + ", "
-                    + length + ", DMA_BUF_FD)");
+                throw CudaCalls.failure(
+                        result,
+                        "cuMemGetHandleForAddressRange(0x" + Long.toHexString(address) + ", " + length
+                                + ", DMA_BUF_FD)");
             }
             return fd.get(ValueLayout.JAVA_INT, 0);
         } catch (final DeviceUnavailableException e) {
@@ -56,12 +57,19 @@ final class CudaDmaBuf {
         private static MethodHandle link() {
             Cuda.ensureAvailability();
             final MemorySegment symbol = SymbolLookup.libraryLookup(LIBRARY, Arena.global())
-                .find("cuMemGetHandleForAddressRange")
-                .orElseThrow(() -> new DeviceUnavailableException(LIBRARY + " lacks cuMemGetHandleForAddressRange "
-                    + "(needs a CUDA 11.7+ driver)"));
-            return Linker.nativeLinker().downcallHandle(symbol, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_LONG));
+                    .find("cuMemGetHandleForAddressRange")
+                    .orElseThrow(() -> new DeviceUnavailableException(
+                            LIBRARY + " lacks cuMemGetHandleForAddressRange " + "(needs a CUDA 11.7+ driver)"));
+            return Linker.nativeLinker()
+                    .downcallHandle(
+                            symbol,
+                            FunctionDescriptor.of(
+                                    ValueLayout.JAVA_INT,
+                                    ValueLayout.ADDRESS,
+                                    ValueLayout.JAVA_LONG,
+                                    ValueLayout.JAVA_LONG,
+                                    ValueLayout.JAVA_INT,
+                                    ValueLayout.JAVA_LONG));
         }
     }
 }

@@ -6,8 +6,7 @@ import static jcuda.driver.JCudaDriver.cuInit;
 /** The first JCuda touch, kept out of {@link Cuda} so that class loads without JCuda on the class path. */
 final class CudaDriverProbe {
 
-    private CudaDriverProbe() {
-    }
+    private CudaDriverProbe() {}
 
     /** Initialises the driver and counts devices; loads the JCuda natives (may throw {@link LinkageError}). */
     static int deviceCount() {

@@ -1,15 +1,15 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.spi.StagingBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 import static jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP;
 import static jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_PORTABLE;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemHostGetDevicePointer;
-
-import dev.transferengine.spi.StagingBuffer;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
  * Pinned host memory from {@code cuMemHostAlloc(PORTABLE | DEVICEMAP)}: copies to and from any device run at full
@@ -26,8 +26,8 @@ final class PinnedBuffer implements StagingBuffer {
     private boolean closed;
 
     @SuppressWarnings("MustBeClosedChecker") // the buffer owns the arena and closes it in close()
-    private PinnedBuffer(final CudaDevice device, final RawPointer pointer, final long devicePointer,
-                         final long byteSize) {
+    private PinnedBuffer(
+            final CudaDevice device, final RawPointer pointer, final long devicePointer, final long byteSize) {
         this.device = device;
         this.pointer = pointer;
         this.devicePointer = devicePointer;
@@ -41,8 +41,9 @@ final class PinnedBuffer implements StagingBuffer {
         }
         device.makeCurrent();
         final RawPointer pointer = new RawPointer();
-        CudaCalls.check(cuMemHostAlloc(pointer, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
-            "cuMemHostAlloc(" + bytes + ", PORTABLE|DEVICEMAP)");
+        CudaCalls.check(
+                cuMemHostAlloc(pointer, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+                "cuMemHostAlloc(" + bytes + ", PORTABLE|DEVICEMAP)");
         final RawDevicePointer mapped = new RawDevicePointer();
         final int result = cuMemHostGetDevicePointer(mapped, pointer, 0);
         if (result != 0) {

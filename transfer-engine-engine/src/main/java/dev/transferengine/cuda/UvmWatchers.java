@@ -136,8 +136,11 @@ public final class UvmWatchers implements AutoCloseable {
     }
 
     private static AgentRunner start(final IdleStrategyKind idle, final Agent agent) {
-        final AgentRunner runner = new AgentRunner(idleStrategy(idle),
-            error -> LOG.error("{} failed a duty cycle; it continues", agent.roleName(), error), null, agent);
+        final AgentRunner runner = new AgentRunner(
+                idleStrategy(idle),
+                error -> LOG.error("{} failed a duty cycle; it continues", agent.roleName(), error),
+                null,
+                agent);
         AgentRunner.startOnThread(runner, DAEMONS);
         return runner;
     }

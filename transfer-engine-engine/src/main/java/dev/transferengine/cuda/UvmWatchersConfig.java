@@ -19,9 +19,14 @@ import java.util.OptionalInt;
  * @param queueCapacity  changes that may wait for the callback thread; when the queue is full, further changes
  *                       stay in their slots and arrive coalesced once there is room, so none is lost
  */
-public record UvmWatchersConfig(OptionalInt pollCpu, IdleStrategyKind pollIdle, boolean callbackThread,
-                                IdleStrategyKind callbackIdle, OptionalInt callbackCpu, int maxWatchers,
-                                int queueCapacity) {
+public record UvmWatchersConfig(
+        OptionalInt pollCpu,
+        IdleStrategyKind pollIdle,
+        boolean callbackThread,
+        IdleStrategyKind callbackIdle,
+        OptionalInt callbackCpu,
+        int maxWatchers,
+        int queueCapacity) {
 
     public UvmWatchersConfig {
         if (maxWatchers < 1) {
@@ -34,43 +39,46 @@ public record UvmWatchersConfig(OptionalInt pollCpu, IdleStrategyKind pollIdle, 
 
     /** Unpinned, backing-off threads, an own callback thread, 4096 watchers, 4096 queued changes. */
     public static UvmWatchersConfig defaults() {
-        return new UvmWatchersConfig(OptionalInt.empty(), IdleStrategyKind.BACKOFF, true, IdleStrategyKind.BACKOFF,
-            OptionalInt.empty(), 4096, 4096);
+        return new UvmWatchersConfig(
+                OptionalInt.empty(),
+                IdleStrategyKind.BACKOFF,
+                true,
+                IdleStrategyKind.BACKOFF,
+                OptionalInt.empty(),
+                4096,
+                4096);
     }
 
     public UvmWatchersConfig withPollCpu(final int cpu) {
-        return new UvmWatchersConfig(OptionalInt.of(cpu), pollIdle, callbackThread, callbackIdle, callbackCpu,
-            maxWatchers, queueCapacity);
+        return new UvmWatchersConfig(
+                OptionalInt.of(cpu), pollIdle, callbackThread, callbackIdle, callbackCpu, maxWatchers, queueCapacity);
     }
 
     public UvmWatchersConfig withPollIdle(final IdleStrategyKind value) {
-        return new UvmWatchersConfig(pollCpu, value, callbackThread, callbackIdle, callbackCpu, maxWatchers,
-            queueCapacity);
+        return new UvmWatchersConfig(
+                pollCpu, value, callbackThread, callbackIdle, callbackCpu, maxWatchers, queueCapacity);
     }
 
     /** The caller drives {@link UvmWatchers#dispatch(int)} on its own callback thread. */
     public UvmWatchersConfig withoutCallbackThread() {
-        return new UvmWatchersConfig(pollCpu, pollIdle, false, callbackIdle, callbackCpu, maxWatchers,
-            queueCapacity);
+        return new UvmWatchersConfig(pollCpu, pollIdle, false, callbackIdle, callbackCpu, maxWatchers, queueCapacity);
     }
 
     public UvmWatchersConfig withCallbackIdle(final IdleStrategyKind value) {
-        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, value, callbackCpu, maxWatchers,
-            queueCapacity);
+        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, value, callbackCpu, maxWatchers, queueCapacity);
     }
 
     public UvmWatchersConfig withCallbackCpu(final int cpu) {
-        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, callbackIdle, OptionalInt.of(cpu), maxWatchers,
-            queueCapacity);
+        return new UvmWatchersConfig(
+                pollCpu, pollIdle, callbackThread, callbackIdle, OptionalInt.of(cpu), maxWatchers, queueCapacity);
     }
 
     public UvmWatchersConfig withMaxWatchers(final int value) {
-        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, callbackIdle, callbackCpu, value,
-            queueCapacity);
+        return new UvmWatchersConfig(
+                pollCpu, pollIdle, callbackThread, callbackIdle, callbackCpu, value, queueCapacity);
     }
 
     public UvmWatchersConfig withQueueBytes(final int value) {
-        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, callbackIdle, callbackCpu,
-            maxWatchers, value);
+        return new UvmWatchersConfig(pollCpu, pollIdle, callbackThread, callbackIdle, callbackCpu, maxWatchers, value);
     }
 }

@@ -24,8 +24,12 @@ final class WatchEntry implements UvmWatcher {
     /** The value last handed to the callback thread; read and written by the polling thread only. */
     long lastSeen;
 
-    WatchEntry(final int slot, final int id, final UvmWatchListener listener, final SlotPage page,
-               final UvmSlotTable table) {
+    WatchEntry(
+            final int slot,
+            final int id,
+            final UvmWatchListener listener,
+            final SlotPage page,
+            final UvmSlotTable table) {
         this.slot = slot;
         this.id = id;
         this.listener = listener;

@@ -1,14 +1,5 @@
 package dev.transferengine.cuda;
 
-import static jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING;
-import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
-import static jcuda.driver.JCudaDriver.cuModuleLoadData;
-import static jcuda.driver.JCudaDriver.cuModuleUnload;
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamDestroy;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
-
 import dev.transferengine.DeviceUnavailableException;
 
 import java.io.IOException;
@@ -20,6 +11,15 @@ import jcuda.Pointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
+
+import static jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 /**
  * The small kernels that bump UVM watcher slots from the GPU (hand-written PTX, {@code watcher-kernels.ptx}, JIT
@@ -86,8 +86,13 @@ final class WatcherKernels implements AutoCloseable {
      * {@code i} into {@code *slot}; it gives up when one wait exceeds {@code timeoutNanos}.
      */
     public void pingPong(final long ping, final long slot, final long count, final long timeoutNanos) {
-        launch(pingPong, Pointer.to(Pointer.to(new long[] {ping}), Pointer.to(new long[] {slot}),
-            Pointer.to(new long[] {count}), Pointer.to(new long[] {timeoutNanos})));
+        launch(
+                pingPong,
+                Pointer.to(
+                        Pointer.to(new long[] {ping}),
+                        Pointer.to(new long[] {slot}),
+                        Pointer.to(new long[] {count}),
+                        Pointer.to(new long[] {timeoutNanos})));
     }
 
     /** Waits until every launch so far finished. Blocks. */

@@ -23,11 +23,10 @@ public final class CpuAffinity {
     private static final int CPU_SET_BYTES = 128; // glibc cpu_set_t: 1024 bits
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final VarHandle ERRNO_HANDLE = Linker.Option.captureStateLayout()
-        .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+            .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
     private static final @Nullable MethodHandle SCHED_SETAFFINITY = lookup();
 
-    private CpuAffinity() {
-    }
+    private CpuAffinity() {}
 
     @SuppressWarnings("restricted")
     private static @Nullable MethodHandle lookup() {
@@ -35,11 +34,14 @@ public final class CpuAffinity {
             return null;
         }
         final Linker linker = Linker.nativeLinker();
-        return linker.defaultLookup().find("sched_setaffinity")
-            .map(symbol -> linker.downcallHandle(symbol,
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
-                ERRNO))
-            .orElse(null);
+        return linker.defaultLookup()
+                .find("sched_setaffinity")
+                .map(symbol -> linker.downcallHandle(
+                        symbol,
+                        FunctionDescriptor.of(
+                                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
+                        ERRNO))
+                .orElse(null);
     }
 
     /**

@@ -20,13 +20,14 @@ public final class Errno {
 
     private static final StructLayout STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = STATE.varHandle(StructLayout.PathElement.groupElement("errno"));
-    @SuppressWarnings("restricted") // linked once; the caller checked native access
-    private static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
-        Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
-        FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
 
-    private Errno() {
-    }
+    @SuppressWarnings("restricted") // linked once; the caller checked native access
+    private static final MethodHandle STRERROR = Linker.nativeLinker()
+            .downcallHandle(
+                    Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
+                    FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+
+    private Errno() {}
 
     /** A capture-state segment; one per calling thread or per call site that is not shared between threads. */
     public static MemorySegment allocate(final Arena arena) {
@@ -43,7 +44,9 @@ public final class Errno {
     public static String describe(final int errno) {
         try {
             final MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
-            return text.equals(MemorySegment.NULL) ? "errno " + errno : text.reinterpret(4096).getString(0);
+            return text.equals(MemorySegment.NULL)
+                    ? "errno " + errno
+                    : text.reinterpret(4096).getString(0);
         } catch (final Throwable t) {
             return "errno " + errno;
         }

@@ -13,8 +13,7 @@ public final class NativeAccess {
     /** The JVM flag that grants native access to code on the class path. */
     public static final String ENABLE_FLAG = "--enable-native-access=ALL-UNNAMED";
 
-    private NativeAccess() {
-    }
+    private NativeAccess() {}
 
     /** True when this module may call restricted methods. Any thread; does not allocate. */
     public static boolean isEnabled() {
@@ -40,8 +39,9 @@ public final class NativeAccess {
         }
         final Module module = NativeAccess.class.getModule();
         // the manifest entry only names ALL-UNNAMED: a named module needs the flag
-        return "native access is not enabled for " + (module.isNamed() ? "module " + module.getName()
-            : "the class path") + "; start the JVM with " + enableFlag()
-            + (module.isNamed() ? "" : " (or add '" + MANIFEST_ENTRY + "' to the executable jar's manifest)");
+        return "native access is not enabled for "
+                + (module.isNamed() ? "module " + module.getName() : "the class path") + "; start the JVM with "
+                + enableFlag()
+                + (module.isNamed() ? "" : " (or add '" + MANIFEST_ENTRY + "' to the executable jar's manifest)");
     }
 }

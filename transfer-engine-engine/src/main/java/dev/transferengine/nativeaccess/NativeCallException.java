@@ -25,7 +25,9 @@ public final class NativeCallException extends TransferEngineException {
      */
     public NativeCallException(final String function, final int code, final String description, final int errno) {
         super(function + " failed: " + code + " (" + description + ")"
-            + (errno != 0 && errno != Math.abs(code) ? ", errno " + errno + " (" + Errno.describe(errno) + ")" : ""));
+                + (errno != 0 && errno != Math.abs(code)
+                        ? ", errno " + errno + " (" + Errno.describe(errno) + ")"
+                        : ""));
         this.function = function;
         this.code = code;
         this.description = description;

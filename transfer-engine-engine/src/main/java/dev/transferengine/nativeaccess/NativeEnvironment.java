@@ -14,8 +14,7 @@ import java.lang.invoke.MethodHandle;
  */
 public final class NativeEnvironment {
 
-    private NativeEnvironment() {
-    }
+    private NativeEnvironment() {}
 
     /**
      * Sets {@code name=value} in the C environment unless {@code name} is already set (a user's own setting wins).
@@ -30,9 +29,10 @@ public final class NativeEnvironment {
             return false;
         }
         final Linker linker = Linker.nativeLinker();
-        final MethodHandle setenv = linker.downcallHandle(linker.defaultLookup().findOrThrow("setenv"),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                ValueLayout.JAVA_INT));
+        final MethodHandle setenv = linker.downcallHandle(
+                linker.defaultLookup().findOrThrow("setenv"),
+                FunctionDescriptor.of(
+                        ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment key = arena.allocateFrom(name);
             final MemorySegment text = arena.allocateFrom(value);

@@ -51,6 +51,7 @@ public final class ReactiveTransferEngine {
     private final TransferObserver observer;
     /** False for {@link TransferObserver#NONE}: then transfers are not even described. */
     private final boolean observed;
+
     private final Set<ReceivePool> livePools = ConcurrentHashMap.newKeySet();
     private final Flux<Integer> unexpectedImms;
 
@@ -68,15 +69,15 @@ public final class ReactiveTransferEngine {
      * {@code Observation} for each (the Spring Boot starter does when an {@code ObservationRegistry} exists).
      */
     @SuppressWarnings("ReferenceEquality") // NONE is one instance, and identity is what marks it
-    public ReactiveTransferEngine(final TransferEngine engine, final ReactiveOptions options,
-                                  final TransferObserver observer) {
+    public ReactiveTransferEngine(
+            final TransferEngine engine, final ReactiveOptions options, final TransferObserver observer) {
         this.engine = engine;
         this.options = options;
         this.observer = observer;
         this.observed = observer != TransferObserver.NONE;
         this.unexpectedImms = Flux.<Integer>push(this::listenToImms, FluxSink.OverflowStrategy.BUFFER)
-            .publish()
-            .refCount();
+                .publish()
+                .refCount();
     }
 
     /** The engine behind this facade. */
@@ -105,8 +106,7 @@ public final class ReactiveTransferEngine {
                 sink.error(e);
             }
         });
-        return !observed ? write
-            : observer.observe(TransferDescription.of(engine.transport(), request), write);
+        return !observed ? write : observer.observe(TransferDescription.of(engine.transport(), request), write);
     }
 
     /**
@@ -126,8 +126,7 @@ public final class ReactiveTransferEngine {
                 sink.error(e);
             }
         });
-        return !observed ? send
-            : observer.observe(TransferDescription.send(engine.transport(), peer), send);
+        return !observed ? send : observer.observe(TransferDescription.send(engine.transport(), peer), send);
     }
 
     /** {@link #expectImm(int, int, Duration)} with the default imm timeout. */
@@ -157,10 +156,11 @@ public final class ReactiveTransferEngine {
             // A counter keeps the credits, where removeImmCount would hand them back and lose them for a retry.
             sink.onCancel(() -> engine.immCounter(imm));
         });
-        final Mono<Void> wait = expectation.timeout(timeout, Mono.error(() -> new TransferTimeoutException(
-            "expected " + count + " imm events for imm " + imm + " within " + timeout + "; they did not all arrive")));
-        return !observed ? wait
-            : observer.observe(TransferDescription.immWait(engine.transport()), wait);
+        final Mono<Void> wait = expectation.timeout(
+                timeout,
+                Mono.error(() -> new TransferTimeoutException("expected " + count + " imm events for imm " + imm
+                        + " within " + timeout + "; they did not all arrive")));
+        return !observed ? wait : observer.observe(TransferDescription.immWait(engine.transport()), wait);
     }
 
     /**
@@ -174,9 +174,10 @@ public final class ReactiveTransferEngine {
      * asked for; a sender that finds no posted buffer gets {@code RemoteAccessException(NO_RECEIVE_BUFFER)}.
      */
     public Flux<ReceivedMessage> receive() {
-        return Flux.<ReceivedMessage>create(sink -> ReceiveSubscription.open(engine, options, livePools, sink),
-                FluxSink.OverflowStrategy.BUFFER)
-            .subscribeOn(Schedulers.boundedElastic());
+        return Flux.<ReceivedMessage>create(
+                        sink -> ReceiveSubscription.open(engine, options, livePools, sink),
+                        FluxSink.OverflowStrategy.BUFFER)
+                .subscribeOn(Schedulers.boundedElastic());
     }
 
     /** Receive buffers posted and waiting for a message right now, all {@link #receive()} subscriptions together. */
@@ -196,20 +197,22 @@ public final class ReactiveTransferEngine {
      * where the engine has no GPU.
      */
     public Flux<UvmChange> watch(final Consumer<UvmWatcher> onAllocated) {
-        return Flux.create(sink -> {
-            final UvmWatcher watcher;
-            try {
-                watcher = engine.allocUvmWatcher((oldValue, newValue) -> {
-                    sink.next(new UvmChange(oldValue, newValue));
-                    return !sink.isCancelled();
-                });
-            } catch (final TransferEngineException e) {
-                sink.error(e);
-                return;
-            }
-            sink.onDispose(watcher::close);
-            onAllocated.accept(watcher);
-        }, FluxSink.OverflowStrategy.BUFFER);
+        return Flux.create(
+                sink -> {
+                    final UvmWatcher watcher;
+                    try {
+                        watcher = engine.allocUvmWatcher((oldValue, newValue) -> {
+                            sink.next(new UvmChange(oldValue, newValue));
+                            return !sink.isCancelled();
+                        });
+                    } catch (final TransferEngineException e) {
+                        sink.error(e);
+                        return;
+                    }
+                    sink.onDispose(watcher::close);
+                    onAllocated.accept(watcher);
+                },
+                FluxSink.OverflowStrategy.BUFFER);
     }
 
     /**

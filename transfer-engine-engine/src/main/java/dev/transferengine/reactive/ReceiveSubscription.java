@@ -26,12 +26,15 @@ final class ReceiveSubscription implements ReceiveListener {
      * Creates the subscription's pool and turns demand into credit. Blocks until the engine's worker made the pool,
      * so it runs on a bounded-elastic thread.
      */
-    static void open(final TransferEngine engine, final ReactiveOptions options, final Set<ReceivePool> live,
-                     final FluxSink<ReceivedMessage> sink) {
+    static void open(
+            final TransferEngine engine,
+            final ReactiveOptions options,
+            final Set<ReceivePool> live,
+            final FluxSink<ReceivedMessage> sink) {
         final ReceivePool pool;
         try {
-            pool = engine.receivePool(options.receiveBufferSize(), options.receivePoolSize(),
-                new ReceiveSubscription(sink));
+            pool = engine.receivePool(
+                    options.receiveBufferSize(), options.receivePoolSize(), new ReceiveSubscription(sink));
         } catch (final RuntimeException e) {
             sink.error(e);
             return;

@@ -54,6 +54,6 @@ public final class ReceivedMessage {
     public String toString() {
         final int shown = Math.min(bytes.length, PREVIEW_BYTES);
         return "ReceivedMessage[" + bytes.length + " bytes: " + HexFormat.of().formatHex(bytes, 0, shown)
-            + (shown < bytes.length ? "...]" : "]");
+                + (shown < bytes.length ? "...]" : "]");
     }
 }

@@ -26,21 +26,37 @@ import org.jspecify.annotations.Nullable;
  * @param peer      where it goes: the first destination NIC, the peer of a send; null for an operation to a peer
  *                  group (scatter, barrier) and for an imm wait
  */
-public record TransferDescription(String transport, String kind, String routing, @Nullable NetAddr peer) {
+public record TransferDescription(
+        String transport,
+        String kind,
+        String routing,
+        @Nullable NetAddr peer) {
 
     /** Describes {@code request}. Allocates. */
     public static TransferDescription of(final String transport, final WriteRequest request) {
         return switch (request) {
-            case final SingleWrite write -> new TransferDescription(transport, "write", routing(write.routing()),
-                write.dst().nic(0).address());
-            case final PagedWrite write -> new TransferDescription(transport, "paged-write", "per-nic-ranges",
-                write.dst().nic(0).address());
-            case final ImmWrite write -> new TransferDescription(transport, "imm-write", routing(write.routing()),
-                write.dst().nic(0).address());
-            case final ScatterWrite write -> new TransferDescription(transport, "scatter", routing(write.routing()),
-                null);
-            case final BarrierWrite write -> new TransferDescription(transport, "barrier", routing(write.routing()),
-                null);
+            case final SingleWrite write ->
+                new TransferDescription(
+                        transport,
+                        "write",
+                        routing(write.routing()),
+                        write.dst().nic(0).address());
+            case final PagedWrite write ->
+                new TransferDescription(
+                        transport,
+                        "paged-write",
+                        "per-nic-ranges",
+                        write.dst().nic(0).address());
+            case final ImmWrite write ->
+                new TransferDescription(
+                        transport,
+                        "imm-write",
+                        routing(write.routing()),
+                        write.dst().nic(0).address());
+            case final ScatterWrite write ->
+                new TransferDescription(transport, "scatter", routing(write.routing()), null);
+            case final BarrierWrite write ->
+                new TransferDescription(transport, "barrier", routing(write.routing()), null);
         };
     }
 

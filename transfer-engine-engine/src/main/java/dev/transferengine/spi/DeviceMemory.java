@@ -57,7 +57,8 @@ public interface DeviceMemory {
     static DeviceMemory require(final String name, final int device) {
         final List<String> found = new ArrayList<>();
         try {
-            for (final DeviceMemory memory : ServiceLoader.load(DeviceMemory.class, DeviceMemory.class.getClassLoader())) {
+            for (final DeviceMemory memory :
+                    ServiceLoader.load(DeviceMemory.class, DeviceMemory.class.getClassLoader())) {
                 if (!memory.name().equals(name)) {
                     found.add(memory.name());
                     continue;
@@ -67,8 +68,8 @@ public interface DeviceMemory {
                     throw new DeviceUnavailableException("device memory '" + name + "' is unavailable: " + cause);
                 }
                 if (device >= memory.deviceCount()) {
-                    throw new DeviceUnavailableException("no " + name + " device " + device + ": this machine has "
-                        + memory.deviceCount());
+                    throw new DeviceUnavailableException(
+                            "no " + name + " device " + device + ": this machine has " + memory.deviceCount());
                 }
                 return memory;
             }
@@ -76,6 +77,6 @@ public interface DeviceMemory {
             throw new DeviceUnavailableException("device memory providers could not be loaded: " + e.getMessage(), e);
         }
         throw new DeviceUnavailableException("no device memory provider '" + name + "' on the class path (found "
-            + found + "); add org.jcuda:jcuda for CUDA");
+                + found + "); add org.jcuda:jcuda for CUDA");
     }
 }

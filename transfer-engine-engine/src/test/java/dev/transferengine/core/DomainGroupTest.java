@@ -1,7 +1,5 @@
 package dev.transferengine.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.ApiTestAccess;
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
@@ -34,6 +32,8 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Drives groups by calling {@code doWork()} on the test thread, over an in-memory {@link LoopbackNetwork} and a
  * manual clock: sharding, completion, failures, timeouts, close and restart without threads or sleeps.
@@ -58,13 +58,25 @@ class DomainGroupTest {
         final Submissions pool = new Submissions(64);
 
         Side(final int nics, final int maxUnexpectedImms) {
-            final EngineConfig config = TransferEngine.builder().group(nics).operationTimeout(TIMEOUT)
-                .maxUnexpectedImms(maxUnexpectedImms).config();
+            final EngineConfig config = TransferEngine.builder()
+                    .group(nics)
+                    .operationTimeout(TIMEOUT)
+                    .maxUnexpectedImms(maxUnexpectedImms)
+                    .config();
             counters = new Counters(List.of(nics), ApiTestAccess.transferCountersUpdater());
             callbacks = new CallbackDispatcher(counters);
             imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
-            group = new DomainGroup(0, config.groups().getFirst(), config, network, imms, callbacks, counters,
-                new SendBuffers(), pool, () -> now);
+            group = new DomainGroup(
+                    0,
+                    config.groups().getFirst(),
+                    config,
+                    network,
+                    imms,
+                    callbacks,
+                    counters,
+                    new SendBuffers(),
+                    pool,
+                    () -> now);
             group.onStart();
         }
 
@@ -74,12 +86,14 @@ class DomainGroupTest {
 
         void submit(final WriteRequest request, final TransferCounters done) {
             counters.inFlight(1);
-            assertThat(group.offer(pool.acquire().write(request, null, done, null))).isTrue();
+            assertThat(group.offer(pool.acquire().write(request, null, done, null)))
+                    .isTrue();
         }
 
         void submit(final WriteRequest request, final TransferListener listener) {
             counters.inFlight(1);
-            assertThat(group.offer(pool.acquire().write(request, listener, null, null))).isTrue();
+            assertThat(group.offer(pool.acquire().write(request, listener, null, null)))
+                    .isTrue();
         }
 
         LoopbackDomain nic(final int nic) {
@@ -139,8 +153,9 @@ class DomainGroupTest {
         final TransferCounters done = new TransferCounters();
         sender.nic(3).holdPosts(true);
 
-        sender.submit(new SingleWrite(sender.register(src), 0, 40_000, dstDesc, 0, Routing.sharded(4),
-            OptionalInt.of(7)), done);
+        sender.submit(
+                new SingleWrite(sender.register(src), 0, 40_000, dstDesc, 0, Routing.sharded(4), OptionalInt.of(7)),
+                done);
         work(sender, receiver);
 
         assertThat(done.completed()).as("one shard still waits on NIC 3").isZero();
@@ -150,7 +165,9 @@ class DomainGroupTest {
         assertThat(done.done()).isEqualTo(1);
         assertThat(done.failed()).isZero();
         for (int nic = 0; nic < 4; nic++) {
-            assertThat(sender.counters.counter(0, nic, NicCounter.WRITES)).as("NIC " + nic).isEqualTo(1);
+            assertThat(sender.counters.counter(0, nic, NicCounter.WRITES))
+                    .as("NIC " + nic)
+                    .isEqualTo(1);
         }
         assertThat(MemorySegment.mismatch(src, 0, 40_000, dst, 0, 40_000)).isEqualTo(-1);
         assertThat(receiver.imms.remove(7)).isEqualTo(new ImmCountState(4, 0));
@@ -177,20 +194,28 @@ class DomainGroupTest {
         final Side sender = new Side(2, 16);
         final Side receiver = new Side(2, 16);
         final MrDesc real = receiver.register(arena.allocate(4096)).descriptor();
-        final MrDesc badKeys = new MrDesc(real.address(), real.length(), List.of(
-            new MrDesc.Nic(real.nic(0).address(), 999), new MrDesc.Nic(real.nic(1).address(), 998)));
+        final MrDesc badKeys = new MrDesc(
+                real.address(),
+                real.length(),
+                List.of(
+                        new MrDesc.Nic(real.nic(0).address(), 999),
+                        new MrDesc.Nic(real.nic(1).address(), 998)));
         final Outcome outcome = new Outcome();
 
-        sender.submit(new SingleWrite(sender.register(pattern(4096)), 0, 4096, badKeys, 0, Routing.sharded(2),
-            OptionalInt.empty()), outcome);
+        sender.submit(
+                new SingleWrite(
+                        sender.register(pattern(4096)), 0, 4096, badKeys, 0, Routing.sharded(2), OptionalInt.empty()),
+                outcome);
         work(sender, receiver);
         sender.runCallbacks();
 
-        assertThat(outcome.events).singleElement().isInstanceOfSatisfying(RemoteAccessException.class,
-            e -> assertThat(e.reason()).isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY));
+        assertThat(outcome.events).singleElement().isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(
+                        e.reason())
+                .isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY));
         assertThat(sender.counters.counter(EngineCounter.REQUESTS_FAILED)).isEqualTo(1);
         assertThat(sender.counters.counter(0, 0, NicCounter.WRITE_ERRORS)
-            + sender.counters.counter(0, 1, NicCounter.WRITE_ERRORS)).isEqualTo(2);
+                        + sender.counters.counter(0, 1, NicCounter.WRITE_ERRORS))
+                .isEqualTo(2);
         assertThat(sender.counters.inFlight()).isZero();
     }
 
@@ -202,7 +227,10 @@ class DomainGroupTest {
         final MrDesc dstDesc = receiver.register(dst).descriptor();
         final Outcome outcome = new Outcome();
         sender.nic(0).holdPosts(true);
-        sender.submit(SingleWrite.of(sender.register(pattern(4096)), 0, 4096, dstDesc, 0).withImm(3), outcome);
+        sender.submit(
+                SingleWrite.of(sender.register(pattern(4096)), 0, 4096, dstDesc, 0)
+                        .withImm(3),
+                outcome);
         work(sender, receiver);
 
         now += TIMEOUT.toNanos(); // exactly the timeout: not past it yet
@@ -218,7 +246,9 @@ class DomainGroupTest {
         assertThat(sender.counters.counter(EngineCounter.REQUESTS_TIMED_OUT)).isEqualTo(1);
         assertThat(sender.nic(0).cancelled()).hasSize(1);
         assertThat(sender.nic(0).waitingPosts()).isZero();
-        assertThat(dst.get(ValueLayout.JAVA_BYTE, 0)).as("withdrawn before it was placed").isZero();
+        assertThat(dst.get(ValueLayout.JAVA_BYTE, 0))
+                .as("withdrawn before it was placed")
+                .isZero();
         assertThat(receiver.imms.remove(3)).isNull();
     }
 
@@ -307,8 +337,9 @@ class DomainGroupTest {
         sender.group.doWork();
         sender.runCallbacks();
 
-        assertThat(inFlight.events).singleElement().isInstanceOfSatisfying(WorkerFailedException.class,
-            e -> assertThat(e.getCause()).isInstanceOf(OutOfMemoryError.class));
+        assertThat(inFlight.events).singleElement().isInstanceOfSatisfying(WorkerFailedException.class, e -> assertThat(
+                        e.getCause())
+                .isInstanceOf(OutOfMemoryError.class));
         assertThat(sender.group.failure()).contains("OutOfMemoryError");
         assertThat(sender.counters.counter(EngineCounter.WORKER_RESTARTS)).isEqualTo(1);
         assertThat(failing.isClosed()).isTrue();
@@ -346,7 +377,9 @@ class DomainGroupTest {
 
         assertThat(first.done()).isEqualTo(1);
         assertThat(second.failed()).isEqualTo(1);
-        assertThat(dst.get(ValueLayout.JAVA_BYTE, 100)).as("refused before placing").isZero();
+        assertThat(dst.get(ValueLayout.JAVA_BYTE, 100))
+                .as("refused before placing")
+                .isZero();
         assertThat(receiver.counters.counter(EngineCounter.IMMS_REFUSED)).isEqualTo(1);
         assertThat(receiver.imms.remove(1)).isEqualTo(new ImmCountState(1, 0));
     }
@@ -369,7 +402,8 @@ class DomainGroupTest {
 
         assertThat(fresh).isEqualTo(dstRegion.descriptor()).isNotEqualTo(old);
         assertThat(withOldKey.events).singleElement().isInstanceOf(RemoteAccessException.class);
-        assertThat(MemorySegment.mismatch(dst, 0, 4096, arena.allocate(4096), 0, 4096)).isEqualTo(-1);
+        assertThat(MemorySegment.mismatch(dst, 0, 4096, arena.allocate(4096), 0, 4096))
+                .isEqualTo(-1);
         sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0), withNewKey);
         work(sender, receiver);
         assertThat(withNewKey.done()).isEqualTo(1);

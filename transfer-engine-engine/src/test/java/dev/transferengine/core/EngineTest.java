@@ -1,9 +1,5 @@
 package dev.transferengine.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
@@ -28,6 +24,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 /** The engine's own rules, independent of the transport: checked on tcp over loopback. */
 class EngineTest {
 
@@ -41,16 +41,22 @@ class EngineTest {
     }
 
     private static TransferEngine tcp() {
-        return TransferEngine.builder().transport("tcp").drainTimeout(Duration.ofSeconds(2)).build();
+        return TransferEngine.builder()
+                .transport("tcp")
+                .drainTimeout(Duration.ofSeconds(2))
+                .build();
     }
 
     @Test
     void readOnlyAndThreadConfinedSegmentsAreRefusedWithTheReason() {
-        try (TransferEngine engine = tcp(); Arena confined = Arena.ofConfined()) {
+        try (TransferEngine engine = tcp();
+                Arena confined = Arena.ofConfined()) {
             assertThatThrownBy(() -> engine.register(arena.allocate(4096).asReadOnly(), Device.host()))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("read-only");
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("read-only");
             assertThatThrownBy(() -> engine.register(confined.allocate(4096), Device.host()))
-                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("confined");
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("confined");
             assertThat(engine.regions()).isEmpty();
         }
     }
@@ -60,7 +66,8 @@ class EngineTest {
         final TransferEngine sender = tcp();
         try (TransferEngine receiver = tcp()) {
             final MemoryRegion src = sender.register(arena.allocate(4096), Device.host());
-            final MrDesc dst = receiver.register(arena.allocate(4096), Device.host()).descriptor();
+            final MrDesc dst =
+                    receiver.register(arena.allocate(4096), Device.host()).descriptor();
             final CountDownLatch closed = new CountDownLatch(1);
 
             sender.submit(SingleWrite.of(src, 0, 4096, dst, 0), new TransferListener() {
@@ -77,22 +84,28 @@ class EngineTest {
                 }
             });
 
-            assertThat(closed.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("close() returned on the callback thread")
-                .isTrue();
+            assertThat(closed.await(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("close() returned on the callback thread")
+                    .isTrue();
             assertThat(sender.isHealthy()).isFalse();
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0)))
-                .isInstanceOf(EngineClosedException.class);
+                    .isInstanceOf(EngineClosedException.class);
         }
     }
 
     @Test
     void trySubmitAnswersBackPressureAndClosedWithAStatusAndNothingIsLost() {
-        final TransferEngine sender = TransferEngine.builder().transport(HoldingTransport.NAME)
-            .option(HoldingTransport.WRAPPED, "tcp").maxInFlight(1).submitQueueCapacity(1)
-            .drainTimeout(Duration.ofSeconds(2)).build();
+        final TransferEngine sender = TransferEngine.builder()
+                .transport(HoldingTransport.NAME)
+                .option(HoldingTransport.WRAPPED, "tcp")
+                .maxInFlight(1)
+                .submitQueueCapacity(1)
+                .drainTimeout(Duration.ofSeconds(2))
+                .build();
         try (TransferEngine receiver = tcp()) {
             final MemoryRegion src = sender.register(arena.allocate(4096), Device.host());
-            final MrDesc dst = receiver.register(arena.allocate(4096), Device.host()).descriptor();
+            final MrDesc dst =
+                    receiver.register(arena.allocate(4096), Device.host()).descriptor();
             final HoldingDomain nic = HoldingDomain.at(sender.mainAddress());
             nic.hold(true);
             final TransferCounters counters = new TransferCounters();
@@ -114,7 +127,8 @@ class EngineTest {
             counters.awaitCompleted(accepted, WAIT);
             assertThat(counters.done()).isEqualTo(accepted);
             sender.close();
-            assertThat(sender.trySubmit(SingleWrite.of(src, 0, 4096, dst, 0), counters)).isEqualTo(SubmitStatus.CLOSED);
+            assertThat(sender.trySubmit(SingleWrite.of(src, 0, 4096, dst, 0), counters))
+                    .isEqualTo(SubmitStatus.CLOSED);
             assertThat(counters.completed()).isEqualTo(accepted);
         } finally {
             sender.close();
@@ -122,11 +136,12 @@ class EngineTest {
     }
 
     /** Submits until the full queue refuses, which it does at once while the only slot is held. */
-    private static BackPressureException catchBackPressure(final TransferEngine sender, final MemoryRegion src,
-                                                           final MrDesc dst) {
+    private static BackPressureException catchBackPressure(
+            final TransferEngine sender, final MemoryRegion src, final MrDesc dst) {
         final TransferCounters ignored = new TransferCounters();
-        await().atMost(WAIT).until(() -> sender.trySubmit(SingleWrite.of(src, 0, 16, dst, 0), ignored)
-            == SubmitStatus.BACK_PRESSURED);
+        await().atMost(WAIT)
+                .until(() ->
+                        sender.trySubmit(SingleWrite.of(src, 0, 16, dst, 0), ignored) == SubmitStatus.BACK_PRESSURED);
         try {
             sender.submit(SingleWrite.of(src, 0, 16, dst, 0), ignored);
         } catch (final BackPressureException e) {

@@ -1,8 +1,5 @@
 package dev.transferengine.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
@@ -22,19 +19,26 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 class EnginesTest {
 
     @Test
     void unknownTransportNamesTheKnownOnes() {
-        assertThatThrownBy(() -> TransferEngine.builder().transport("carrier-pigeon").build())
-            .isInstanceOf(TransportUnavailableException.class)
-            .hasMessageContaining("carrier-pigeon").hasMessageContaining("tcp");
+        assertThatThrownBy(() ->
+                        TransferEngine.builder().transport("carrier-pigeon").build())
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("carrier-pigeon")
+                .hasMessageContaining("tcp");
     }
 
     @Test
     void autoFallsBackToTcpWhenNativeTransportsCannotRun() {
-        try (TransferEngine engine = TransferEngine.builder().transport("auto")
-            .option("fabric.library", "/nonexistent/libfabric.so.1").build()) {
+        try (TransferEngine engine = TransferEngine.builder()
+                .transport("auto")
+                .option("fabric.library", "/nonexistent/libfabric.so.1")
+                .build()) {
             assertThat(engine.transport()).isEqualTo("tcp");
         }
     }
@@ -45,7 +49,10 @@ class EnginesTest {
         try (TransferEngine engine = TransferEngine.builder().transport("auto").build()) {
             assertThat(engine.transport()).as("no EFA or verbs device here").isEqualTo("tcp");
         }
-        try (TransferEngine engine = TransferEngine.builder().transport("auto").option("fabric.provider", "shm").build()) {
+        try (TransferEngine engine = TransferEngine.builder()
+                .transport("auto")
+                .option("fabric.provider", "shm")
+                .build()) {
             assertThat(engine.transport()).isEqualTo("fabric");
         }
     }
@@ -58,24 +65,32 @@ class EnginesTest {
 
     @Test
     void pinnedSpinningWorkersAndSeveralGroupsMoveData() throws Exception {
-        try (TransferEngine a = TransferEngine.builder().group(GroupSpec.of(2).withWorkerCpu(0)).group(1)
-                 .idleStrategy(IdleStrategyKind.SPIN).build();
-             TransferEngine b = TransferEngine.builder().group(1).idleStrategy(IdleStrategyKind.YIELD).build();
-             Arena arena = Arena.ofShared()) {
+        try (TransferEngine a = TransferEngine.builder()
+                        .group(GroupSpec.of(2).withWorkerCpu(0))
+                        .group(1)
+                        .idleStrategy(IdleStrategyKind.SPIN)
+                        .build();
+                TransferEngine b = TransferEngine.builder()
+                        .group(1)
+                        .idleStrategy(IdleStrategyKind.YIELD)
+                        .build();
+                Arena arena = Arena.ofShared()) {
             assertThat(a.groupCount()).isEqualTo(2);
             assertThat(a.nicCount(1)).isEqualTo(1);
             // a region registered on group 1 writes through group 1's worker
             final MemoryRegion src = a.register(arena.allocate(4096), Device.host(), 1);
             final MrDesc dst = b.register(arena.allocate(4096), Device.host()).descriptor();
             a.submit(SingleWrite.of(src, 0, 4096, dst, 0)).get(10, TimeUnit.SECONDS);
-            assertThat(a.metrics().counter(1, 0, dev.transferengine.NicCounter.BYTES_WRITTEN)).isEqualTo(4096);
+            assertThat(a.metrics().counter(1, 0, dev.transferengine.NicCounter.BYTES_WRITTEN))
+                    .isEqualTo(4096);
         }
     }
 
     @Test
     void callbacksRunOnANonBlockingThread() throws Exception {
-        try (TransferEngine a = TransferEngine.builder().build(); TransferEngine b = TransferEngine.builder().build();
-             Arena arena = Arena.ofShared()) {
+        try (TransferEngine a = TransferEngine.builder().build();
+                TransferEngine b = TransferEngine.builder().build();
+                Arena arena = Arena.ofShared()) {
             final MemoryRegion src = a.register(arena.allocate(64), Device.host());
             final MrDesc dst = b.register(arena.allocate(64), Device.host()).descriptor();
             final CompletableFuture<Boolean> nonBlocking = new CompletableFuture<>();

@@ -1,8 +1,5 @@
 package dev.transferengine.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.ApiTestAccess;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.InvalidRequestException;
@@ -14,6 +11,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Drives the table and its callback queue by hand: no threads, so every interleaving here is deterministic. */
 class ImmCountTableTest {
@@ -88,7 +88,8 @@ class ImmCountTableTest {
         counter.await(2);
         assertThat(counter.balance()).isZero();
         assertThatThrownBy(() -> counter.await(1, Duration.ofMillis(20)))
-            .isInstanceOf(TransferTimeoutException.class).hasMessageContaining("imm 11");
+                .isInstanceOf(TransferTimeoutException.class)
+                .hasMessageContaining("imm 11");
         assertThat(counter.balance()).as("credits given back on timeout").isZero();
         imms(11, 1);
         counter.await(1, Duration.ofSeconds(5));
@@ -98,8 +99,9 @@ class ImmCountTableTest {
     void replacingACounterReleasesItsWaiters() {
         final PolledImmCounter counter = table.counter(12);
         table.expect(12, 1, imm -> false);
-        assertThatThrownBy(() -> counter.await(1)).isInstanceOf(InvalidRequestException.class)
-            .hasMessageContaining("replaced or removed");
+        assertThatThrownBy(() -> counter.await(1))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("replaced or removed");
     }
 
     @Test
@@ -123,7 +125,8 @@ class ImmCountTableTest {
         });
         imms(8, 2);
         runCallbacks();
-        assertThat(counters.counter(dev.transferengine.EngineCounter.CALLBACK_ERRORS)).isEqualTo(1);
+        assertThat(counters.counter(dev.transferengine.EngineCounter.CALLBACK_ERRORS))
+                .isEqualTo(1);
         assertThat(plain).containsExactly(8);
     }
 
@@ -136,7 +139,8 @@ class ImmCountTableTest {
         assertThat(table.admits(4)).isFalse();
         imms(4, 1); // arrives without being asked for: dropped
 
-        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED)).isEqualTo(2);
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
+                .isEqualTo(2);
         assertThat(table.remove(4)).isNull();
         assertThat(table.remove(1)).isEqualTo(new ImmCountState(2, 0));
         assertThat(table.admits(4)).as("claiming a value frees its place").isTrue();
@@ -159,8 +163,9 @@ class ImmCountTableTest {
         imms(3, 1);
         table.expect(7, 5, imm -> false);
         assertThat(table.admits(7)).isTrue();
-        table.immListener(imm -> { });
+        table.immListener(imm -> {});
         assertThat(table.admits(8)).isTrue();
-        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED)).isZero();
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
+                .isZero();
     }
 }

@@ -52,7 +52,8 @@ final class LoopbackNetwork implements Transport {
 
     @Override
     public Domain openDomain(final DomainContext context) {
-        final NetAddr address = NetAddr.of(name(), ByteBuffer.allocate(4).putInt(opened.size()).array());
+        final NetAddr address =
+                NetAddr.of(name(), ByteBuffer.allocate(4).putInt(opened.size()).array());
         final LoopbackDomain domain = new LoopbackDomain(address, context.listener());
         open.put(address, domain);
         opened.add(domain);
@@ -65,9 +66,17 @@ final class LoopbackNetwork implements Transport {
     }
 
     /** One posted write or send. */
-    private record Post(long token, boolean send, MemorySegment src, long srcOffset, long length, NetAddr peer,
-                        long rkey, long remoteOffset, boolean hasImm, int imm) {
-    }
+    private record Post(
+            long token,
+            boolean send,
+            MemorySegment src,
+            long srcOffset,
+            long length,
+            NetAddr peer,
+            long rkey,
+            long remoteOffset,
+            boolean hasImm,
+            int imm) {}
 
     final class LoopbackDomain implements Domain {
 
@@ -80,6 +89,7 @@ final class LoopbackNetwork implements Transport {
         private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
         /** What arrived from peers, reported at this domain's next poll. */
         private final ArrayDeque<Runnable> arrivals = new ArrayDeque<>();
+
         private final ArrayDeque<MemorySegment> receiveBuffers = new ArrayDeque<>();
         private final ArrayDeque<Long> receiveTokens = new ArrayDeque<>();
         private final List<Long> cancelled = new ArrayList<>();
@@ -154,20 +164,30 @@ final class LoopbackNetwork implements Transport {
         }
 
         @Override
-        public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
-                          final long length, final long peer, final long remoteBase, final long remoteOffset,
-                          final long rkey, final boolean hasImm, final int imm) {
+        public void write(
+                final long token,
+                final MemorySegment src,
+                final long srcOffset,
+                final long srcKey,
+                final long length,
+                final long peer,
+                final long remoteBase,
+                final long remoteOffset,
+                final long rkey,
+                final boolean hasImm,
+                final int imm) {
             if (closed) {
                 listener.onWriteFailed(token, new EngineClosedException("domain closed"));
                 return;
             }
-            posted.addLast(new Post(token, false, src, srcOffset, length, peers.get((int) peer), rkey, remoteOffset,
-                hasImm, imm));
+            posted.addLast(new Post(
+                    token, false, src, srcOffset, length, peers.get((int) peer), rkey, remoteOffset, hasImm, imm));
         }
 
         @Override
         public void send(final long token, final long peer, final MemorySegment message) {
-            posted.addLast(new Post(token, true, message, 0, message.byteSize(), peers.get((int) peer), 0, 0, false, 0));
+            posted.addLast(
+                    new Post(token, true, message, 0, message.byteSize(), peers.get((int) peer), 0, 0, false, 0));
         }
 
         @Override

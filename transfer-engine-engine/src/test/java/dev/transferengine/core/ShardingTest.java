@@ -1,12 +1,12 @@
 package dev.transferengine.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class ShardingTest {
 
@@ -54,8 +54,8 @@ class ShardingTest {
 
     @ParameterizedTest
     @CsvSource({"10, 4, 3, 4", "3, 4, 1, 3", "1, 4, 1, 1", "8, 4, 2, 4", "9, 2, 5, 2", "0, 4, 1, 0"})
-    void pagesAreCutIntoAtMostNContiguousNonEmptyRanges(final int items, final int parts, final int rangeSize,
-                                                         final int rangeCount) {
+    void pagesAreCutIntoAtMostNContiguousNonEmptyRanges(
+            final int items, final int parts, final int rangeSize, final int rangeCount) {
         assertThat(Sharding.rangeSize(items, parts)).isEqualTo(rangeSize);
         assertThat(Sharding.rangeCount(items, parts)).isEqualTo(rangeCount);
     }

@@ -1,10 +1,5 @@
 package dev.transferengine.cuda;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceMemory;
 
@@ -12,6 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** What the CUDA binding reports with and without a GPU; the no-GPU half runs in CI. */
 class CudaAvailabilityTest {
@@ -33,8 +33,8 @@ class CudaAvailabilityTest {
         assertThat(Cuda.unavailabilityCause()).isNotBlank();
         assertThat(Cuda.deviceCount()).isZero();
         assertThatThrownBy(Cuda::ensureAvailability)
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessage("CUDA is unavailable: " + Cuda.unavailabilityCause());
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessage("CUDA is unavailable: " + Cuda.unavailabilityCause());
     }
 
     @Test
@@ -50,14 +50,14 @@ class CudaAvailabilityTest {
         assumeFalse(Cuda.isAvailable(), "this machine has a usable GPU");
 
         assertThatThrownBy(() -> CudaDevice.get(0))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessageContaining(Cuda.unavailabilityCause());
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessageContaining(Cuda.unavailabilityCause());
         assertThatThrownBy(() -> UvmWatchers.open(0, UvmWatchersConfig.defaults()))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessageContaining(Cuda.unavailabilityCause());
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessageContaining(Cuda.unavailabilityCause());
         assertThatThrownBy(() -> DeviceMemory.require(DeviceMemory.DEFAULT, 0))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessage("device memory 'cuda' is unavailable: " + Cuda.unavailabilityCause());
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessage("device memory 'cuda' is unavailable: " + Cuda.unavailabilityCause());
     }
 
     @Test
@@ -65,15 +65,15 @@ class CudaAvailabilityTest {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
 
         assertThatThrownBy(() -> CudaDevice.get(Cuda.deviceCount()))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessageContaining("no CUDA device " + Cuda.deviceCount());
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessageContaining("no CUDA device " + Cuda.deviceCount());
     }
 
     @Test
     void shouldNameAnUnknownDeviceMemoryProviderAndTheOnesFound() {
         assertThatThrownBy(() -> DeviceMemory.require("no-such-memory", 0))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessageContaining("no device memory provider 'no-such-memory'")
-            .hasMessageContaining("cuda");
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessageContaining("no device memory provider 'no-such-memory'")
+                .hasMessageContaining("cuda");
     }
 }

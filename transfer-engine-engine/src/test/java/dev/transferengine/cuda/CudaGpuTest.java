@@ -1,16 +1,5 @@
 package dev.transferengine.cuda;
 
-import static jcuda.driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
-import static jcuda.driver.JCudaDriver.cuGraphDestroy;
-import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
-import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
-import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
-import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.UvmChange;
@@ -34,6 +23,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static jcuda.driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
+import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
+import static jcuda.driver.JCudaDriver.cuGraphLaunch;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 /** On a real GPU: kernels bump watchers (also from a CUDA graph), and device memory copies through the SPI. */
 class CudaGpuTest {
 
@@ -48,8 +48,11 @@ class CudaGpuTest {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
         device = CudaDevice.get(0);
         kernels = WatcherKernels.load(device);
-        watchers = UvmWatchers.open(0, UvmWatchersConfig.defaults().withPollIdle(IdleStrategyKind.SPIN)
-            .withCallbackIdle(IdleStrategyKind.SPIN));
+        watchers = UvmWatchers.open(
+                0,
+                UvmWatchersConfig.defaults()
+                        .withPollIdle(IdleStrategyKind.SPIN)
+                        .withCallbackIdle(IdleStrategyKind.SPIN));
     }
 
     @AfterAll
@@ -84,7 +87,8 @@ class CudaGpuTest {
         final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
         kernels.increment(watcher.devicePointer(), 1_000_000);
         kernels.synchronize();
-        await().atMost(PATIENCE).until(() -> !changes.isEmpty() && changes.getLast().newValue() == 1_000_000);
+        await().atMost(PATIENCE)
+                .until(() -> !changes.isEmpty() && changes.getLast().newValue() == 1_000_000);
         watcher.close();
 
         long previous = 0;
@@ -101,8 +105,8 @@ class CudaGpuTest {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
         device.makeCurrent();
-        CudaCalls.check(cuStreamBeginCapture(kernels.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-            "cuStreamBeginCapture");
+        CudaCalls.check(
+                cuStreamBeginCapture(kernels.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
         kernels.increment(watcher.devicePointer(), 1);
         final CUgraph graph = new CUgraph();
         CudaCalls.check(cuStreamEndCapture(kernels.stream(), graph), "cuStreamEndCapture");
@@ -128,7 +132,8 @@ class CudaGpuTest {
 
     @Test
     void shouldRoundTripBytesThroughDeviceMemoryWithSynchronousCopies() {
-        try (DeviceBuffer buffer = device.allocate(1 << 20); Arena arena = Arena.ofConfined()) {
+        try (DeviceBuffer buffer = device.allocate(1 << 20);
+                Arena arena = Arena.ofConfined()) {
             final MemorySegment out = pattern(arena, 1 << 20);
             final MemorySegment in = arena.allocate(1 << 20);
             buffer.copyFromHost(out);
@@ -142,9 +147,11 @@ class CudaGpuTest {
     void shouldStageDeviceMemoryThroughPinnedBuffersWithAsynchronousCopies() {
         final DeviceMemory memory = DeviceMemory.require(DeviceMemory.DEFAULT, 0);
         final int size = 8 << 20;
-        try (DeviceBuffer source = device.allocate(size); DeviceBuffer target = device.allocate(size);
-             StagingBuffer staging = memory.allocateStaging(0, size); DeviceCopyStream stream = memory.openCopyStream(0);
-             Arena arena = Arena.ofConfined()) {
+        try (DeviceBuffer source = device.allocate(size);
+                DeviceBuffer target = device.allocate(size);
+                StagingBuffer staging = memory.allocateStaging(0, size);
+                DeviceCopyStream stream = memory.openCopyStream(0);
+                Arena arena = Arena.ofConfined()) {
             final MemorySegment expected = pattern(arena, size);
             source.copyFromHost(expected);
 
@@ -172,7 +179,8 @@ class CudaGpuTest {
                 throw e;
             }
             assertThat(fd).isNotNegative();
-            assertThat(Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString()).contains("dmabuf");
+            assertThat(Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString())
+                    .contains("dmabuf");
         }
     }
 

@@ -1,8 +1,5 @@
 package dev.transferengine.cuda;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.transferengine.Device;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.MemoryRegion;
@@ -18,6 +15,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Device memory written between two engines over the tcp transport, staged through pinned host buffers: with the
@@ -42,8 +42,9 @@ class EngineDeviceMemoryTest {
     void shouldWriteShardedGpuMemoryBetweenTwoEnginesThroughPinnedStaging() throws Exception {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
         final CudaDevice device = CudaDevice.get(0);
-        try (DeviceBuffer source = device.allocate(SIZE); DeviceBuffer target = device.allocate(SIZE);
-             Arena arena = Arena.ofConfined()) {
+        try (DeviceBuffer source = device.allocate(SIZE);
+                DeviceBuffer target = device.allocate(SIZE);
+                Arena arena = Arena.ofConfined()) {
             final MemorySegment expected = pattern(arena.allocate(SIZE));
             source.copyFromHost(expected);
             target.fill((byte) 0);
@@ -57,19 +58,24 @@ class EngineDeviceMemoryTest {
 
     /** Writes all of {@code source} into {@code target} as 2 shards with imm 9; returns once both imms arrived. */
     private static void transfer(final String provider, final MemorySegment source, final MemorySegment target)
-        throws Exception {
-        try (TransferEngine sender = engine(provider); TransferEngine receiver = engine(provider)) {
+            throws Exception {
+        try (TransferEngine sender = engine(provider);
+                TransferEngine receiver = engine(provider)) {
             final MemoryRegion from = sender.register(source, Device.cuda(0));
             final MemoryRegion to = receiver.register(target, Device.cuda(0));
-            sender.submit(SingleWrite.of(from, 0, SIZE, to.descriptor(), 0).withRouting(Routing.sharded(2))
-                .withImm(9)).get(30, TimeUnit.SECONDS);
+            sender.submit(SingleWrite.of(from, 0, SIZE, to.descriptor(), 0)
+                            .withRouting(Routing.sharded(2))
+                            .withImm(9))
+                    .get(30, TimeUnit.SECONDS);
             receiver.immCounter(9).await(2, Duration.ofSeconds(30));
         }
     }
 
     private static TransferEngine engine(final String provider) {
-        return TransferEngine.builder().group(GroupSpec.of(2).withCudaDevice(0))
-            .option(DeviceMemory.OPTION, provider).build();
+        return TransferEngine.builder()
+                .group(GroupSpec.of(2).withCudaDevice(0))
+                .option(DeviceMemory.OPTION, provider)
+                .build();
     }
 
     private static MemorySegment pattern(final MemorySegment segment) {

@@ -1,11 +1,5 @@
 package dev.transferengine.cuda;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
@@ -18,6 +12,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 /** {@link TransferEngine#allocUvmWatcher}: the reason without a GPU (runs in CI), the callback thread with one. */
 class EngineUvmWatcherTest {
 
@@ -26,8 +26,8 @@ class EngineUvmWatcherTest {
         assumeFalse(Cuda.isAvailable(), "this machine has a usable GPU");
         try (TransferEngine engine = TransferEngine.builder().build()) {
             assertThatThrownBy(() -> engine.allocUvmWatcher((o, n) -> true))
-                .isInstanceOf(DeviceUnavailableException.class)
-                .hasMessageContaining(Cuda.unavailabilityCause());
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining(Cuda.unavailabilityCause());
         }
     }
 
@@ -36,8 +36,10 @@ class EngineUvmWatcherTest {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final List<String> threads = new CopyOnWriteArrayList<>();
-        try (TransferEngine engine = TransferEngine.builder().idleStrategy(IdleStrategyKind.SPIN).build();
-             WatcherKernels kernels = WatcherKernels.load(CudaDevice.get(0))) {
+        try (TransferEngine engine = TransferEngine.builder()
+                        .idleStrategy(IdleStrategyKind.SPIN)
+                        .build();
+                WatcherKernels kernels = WatcherKernels.load(CudaDevice.get(0))) {
             final UvmWatcher watcher = engine.allocUvmWatcher((o, n) -> {
                 changes.add(new UvmChange(o, n));
                 threads.add(Thread.currentThread().getName());

@@ -24,6 +24,7 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     public static final int CAPACITY = 4;
     /** While true, no copy completes. */
     public static final AtomicBoolean HOLD = new AtomicBoolean();
+
     public static final AtomicLong COPIES_TO_HOST = new AtomicLong();
     public static final AtomicLong COPIES_TO_DEVICE = new AtomicLong();
     /** Staging buffers allocated and not yet closed. */
@@ -73,8 +74,7 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
 
     private static final class Stream implements DeviceCopyStream {
 
-        private record Copy(MemorySegment from, MemorySegment to, boolean toHost) {
-        }
+        private record Copy(MemorySegment from, MemorySegment to, boolean toHost) {}
 
         private final ArrayDeque<Copy> pending = new ArrayDeque<>();
         private long issued;

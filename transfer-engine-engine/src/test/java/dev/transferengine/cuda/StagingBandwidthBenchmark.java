@@ -18,15 +18,15 @@ public final class StagingBandwidthBenchmark {
 
     private static final int REPETITIONS = 5;
 
-    private StagingBandwidthBenchmark() {
-    }
+    private StagingBandwidthBenchmark() {}
 
     public static void main(final String[] args) {
         final long bytes = (args.length > 0 ? Long.parseLong(args[0]) : 256) << 20;
         final CudaDevice device = CudaDevice.get(0);
         final CudaDeviceMemory memory = new CudaDeviceMemory();
-        try (DeviceBuffer source = device.allocate(bytes); DeviceBuffer target = device.allocate(bytes);
-             PinnedBuffer pinned = device.allocatePinned(bytes)) {
+        try (DeviceBuffer source = device.allocate(bytes);
+                DeviceBuffer target = device.allocate(bytes);
+                PinnedBuffer pinned = device.allocatePinned(bytes)) {
             source.fill((byte) 7);
             for (int r = 0; r < REPETITIONS; r++) {
                 long start = System.nanoTime();
@@ -40,18 +40,25 @@ public final class StagingBandwidthBenchmark {
             }
             for (final int chunkMiB : new int[] {1, 4, 16}) {
                 for (int r = 0; r < REPETITIONS; r++) {
-                    print("staged D->H->H->D, " + chunkMiB + " MiB chunks x2", bytes,
-                        staged(memory, source, target, bytes, (long) chunkMiB << 20));
+                    print(
+                            "staged D->H->H->D, " + chunkMiB + " MiB chunks x2",
+                            bytes,
+                            staged(memory, source, target, bytes, (long) chunkMiB << 20));
                 }
             }
         }
     }
 
-    private static long staged(final CudaDeviceMemory memory, final DeviceBuffer source, final DeviceBuffer target,
-                               final long bytes, final long chunk) {
+    private static long staged(
+            final CudaDeviceMemory memory,
+            final DeviceBuffer source,
+            final DeviceBuffer target,
+            final long bytes,
+            final long chunk) {
         final StagingBuffer[] sender = {memory.allocateStaging(0, chunk), memory.allocateStaging(0, chunk)};
         final StagingBuffer[] receiver = {memory.allocateStaging(0, chunk), memory.allocateStaging(0, chunk)};
-        try (DeviceCopyStream down = memory.openCopyStream(0); DeviceCopyStream up = memory.openCopyStream(0)) {
+        try (DeviceCopyStream down = memory.openCopyStream(0);
+                DeviceCopyStream up = memory.openCopyStream(0)) {
             final long chunks = (bytes + chunk - 1) / chunk;
             final long[] downTicket = new long[2];
             final long[] upTicket = new long[2];
@@ -79,8 +86,14 @@ public final class StagingBandwidthBenchmark {
         }
     }
 
-    private static void enqueueDown(final DeviceCopyStream down, final DeviceBuffer source, final StagingBuffer into,
-                                    final long k, final long chunk, final long bytes, final long[] tickets) {
+    private static void enqueueDown(
+            final DeviceCopyStream down,
+            final DeviceBuffer source,
+            final StagingBuffer into,
+            final long k,
+            final long chunk,
+            final long bytes,
+            final long[] tickets) {
         final long length = Math.min(chunk, bytes - k * chunk);
         tickets[(int) (k & 1)] = down.copyToHost(source.devicePointer() + k * chunk, into.segment(), length);
     }
@@ -92,7 +105,12 @@ public final class StagingBandwidthBenchmark {
     }
 
     private static void print(final String name, final long bytes, final long nanos) {
-        System.out.println(String.format(Locale.ROOT, "%-40s %6.2f GB/s (%d MiB in %.2f ms)", name,
-            bytes / (double) nanos, bytes >> 20, nanos / 1e6));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "%-40s %6.2f GB/s (%d MiB in %.2f ms)",
+                name,
+                bytes / (double) nanos,
+                bytes >> 20,
+                nanos / 1e6));
     }
 }

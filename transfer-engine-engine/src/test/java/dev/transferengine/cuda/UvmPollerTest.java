@@ -1,9 +1,5 @@
 package dev.transferengine.cuda;
 
-import static dev.transferengine.cuda.HostSlotPages.gpuStore;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
@@ -13,6 +9,10 @@ import java.util.List;
 import java.util.OptionalInt;
 
 import org.junit.jupiter.api.Test;
+
+import static dev.transferengine.cuda.HostSlotPages.gpuStore;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Drives the polling and callback duty cycles by hand: no threads, no sleeps. */
 class UvmPollerTest {
@@ -138,7 +138,7 @@ class UvmPollerTest {
         }
         assertThat(table.pageCount()).isEqualTo(1);
         assertThat(watchers.getLast().devicePointer() - watchers.getFirst().devicePointer())
-            .isEqualTo(SlotPage.BYTES - Long.BYTES);
+                .isEqualTo(SlotPage.BYTES - Long.BYTES);
 
         table.allocate((o, n) -> true);
         assertThat(table.pageCount()).isEqualTo(2);
@@ -151,8 +151,8 @@ class UvmPollerTest {
         tiny.allocate((o, n) -> true);
 
         assertThatThrownBy(() -> tiny.allocate((o, n) -> true))
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("all 2 UVM watcher slots are in use");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("all 2 UVM watcher slots are in use");
     }
 
     @Test

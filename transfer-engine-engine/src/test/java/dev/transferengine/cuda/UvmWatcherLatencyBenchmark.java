@@ -30,8 +30,7 @@ public final class UvmWatcherLatencyBenchmark {
     private static final int PING = 0;
     private static final int RAW_SLOT = 128;
 
-    private UvmWatcherLatencyBenchmark() {
-    }
+    private UvmWatcherLatencyBenchmark() {}
 
     public static void main(final String[] args) {
         final int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
@@ -42,17 +41,26 @@ public final class UvmWatcherLatencyBenchmark {
         System.out.println("host thread pinned to CPU " + hostCpu + ": " + (pinned == null ? "yes" : pinned));
         final CudaDevice device = CudaDevice.get(0);
         System.out.println("device " + device);
-        try (WatcherKernels kernels = WatcherKernels.load(device); PinnedBuffer page = device.allocatePinned(4096)) {
+        try (WatcherKernels kernels = WatcherKernels.load(device);
+                PinnedBuffer page = device.allocatePinned(4096)) {
             final MemorySegment memory = page.segment();
             for (int round = 0; round < 1; round++) {
                 memory.fill((byte) 0);
-                final long[] raw = pingPong(kernels, page, page.devicePointer() + RAW_SLOT, iterations,
-                    () -> (long) LONG.getAcquire(memory, (long) RAW_SLOT), null);
+                final long[] raw = pingPong(
+                        kernels,
+                        page,
+                        page.devicePointer() + RAW_SLOT,
+                        iterations,
+                        () -> (long) LONG.getAcquire(memory, (long) RAW_SLOT),
+                        null);
                 System.out.println(Percentiles.summary("round " + round + " bare round trip (host spins)", raw));
 
                 memory.fill((byte) 0);
-                final UvmWatchersConfig config = UvmWatchersConfig.defaults().withPollCpu(pollCpu)
-                    .withPollIdle(IdleStrategyKind.SPIN).withCallbackIdle(IdleStrategyKind.SPIN).withCallbackCpu(callbackCpu);
+                final UvmWatchersConfig config = UvmWatchersConfig.defaults()
+                        .withPollCpu(pollCpu)
+                        .withPollIdle(IdleStrategyKind.SPIN)
+                        .withCallbackIdle(IdleStrategyKind.SPIN)
+                        .withCallbackCpu(callbackCpu);
                 try (UvmWatchers watchers = UvmWatchers.open(0, config)) {
                     final AtomicLong seen = new AtomicLong();
                     final long[] calledAt = new long[iterations + WARMUP + 1];
@@ -61,22 +69,25 @@ public final class UvmWatcherLatencyBenchmark {
                         seen.setRelease(n);
                         return true;
                     });
-                    final long[] viaWatcher = pingPong(kernels, page, watcher.devicePointer(), iterations,
-                        seen::getAcquire, calledAt);
-                    System.out.println(Percentiles.summary("round " + round + " ping -> listener (watcher)",
-                        viaWatcher));
+                    final long[] viaWatcher =
+                            pingPong(kernels, page, watcher.devicePointer(), iterations, seen::getAcquire, calledAt);
+                    System.out.println(
+                            Percentiles.summary("round " + round + " ping -> listener (watcher)", viaWatcher));
                     final long[] launched = launchToListener(kernels, watcher, seen, calledAt);
-                    System.out.println(Percentiles.summary("round " + round + " cuLaunchKernel -> listener",
-                        launched));
+                    System.out.println(Percentiles.summary("round " + round + " cuLaunchKernel -> listener", launched));
                 }
             }
         }
     }
 
     /** Per iteration: nanoseconds from the host's ping to the moment {@code observed} shows it. */
-    private static long[] pingPong(final WatcherKernels kernels, final PinnedBuffer page, final long slot,
-                                   final int iterations, final LongSupplier observed,
-                                   final long @Nullable [] calledAt) {
+    private static long[] pingPong(
+            final WatcherKernels kernels,
+            final PinnedBuffer page,
+            final long slot,
+            final int iterations,
+            final LongSupplier observed,
+            final long @Nullable [] calledAt) {
         final MemorySegment memory = page.segment();
         final int total = iterations + WARMUP;
         kernels.pingPong(page.devicePointer() + PING, slot, total, TIMEOUT_NS);
@@ -100,8 +111,8 @@ public final class UvmWatcherLatencyBenchmark {
     }
 
     /** Per launch of {@code te_store}: from before cuLaunchKernel to the listener call (JCuda launch cost included). */
-    private static long[] launchToListener(final WatcherKernels kernels, final UvmWatcher watcher,
-                                           final AtomicLong seen, final long[] calledAt) {
+    private static long[] launchToListener(
+            final WatcherKernels kernels, final UvmWatcher watcher, final AtomicLong seen, final long[] calledAt) {
         final int count = Math.min(2_000, calledAt.length - 1);
         final long[] samples = new long[count];
         for (int i = 1; i <= count; i++) {

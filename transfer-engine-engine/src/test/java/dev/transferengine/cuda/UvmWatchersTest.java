@@ -1,10 +1,5 @@
 package dev.transferengine.cuda;
 
-import static dev.transferengine.cuda.HostSlotPages.gpuStore;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
@@ -14,6 +9,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
+
+import static dev.transferengine.cuda.HostSlotPages.gpuStore;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** The service with its real threads, over host pages (a test thread plays the GPU). */
 class UvmWatchersTest {
@@ -48,7 +48,8 @@ class UvmWatchersTest {
             for (long v = 1; v <= 200_000; v++) {
                 gpuStore(watcher.devicePointer(), v);
             }
-            await().atMost(PATIENCE).until(() -> !changes.isEmpty() && changes.getLast().newValue() == 200_000);
+            await().atMost(PATIENCE)
+                    .until(() -> !changes.isEmpty() && changes.getLast().newValue() == 200_000);
         }
 
         long previous = 0;
@@ -62,8 +63,8 @@ class UvmWatchersTest {
     @Test
     void shouldLeaveDispatchToTheCallerWithoutAnOwnCallbackThread() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
-        try (UvmWatchers watchers = new UvmWatchers(new HostSlotPages(),
-            UvmWatchersConfig.defaults().withoutCallbackThread())) {
+        try (UvmWatchers watchers = new UvmWatchers(
+                new HostSlotPages(), UvmWatchersConfig.defaults().withoutCallbackThread())) {
             final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
             gpuStore(watcher.devicePointer(), 3);
             await().atMost(PATIENCE).until(() -> watchers.dispatch(16) > 0);

@@ -1,7 +1,5 @@
 package dev.transferengine.nativeaccess;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalInt;
@@ -10,12 +8,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 class CpuAffinityTest {
 
     private static String allowedCpus() throws Exception {
         return Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
-            .filter(line -> line.startsWith("Cpus_allowed_list:"))
-            .findFirst().orElseThrow().split(":", -1)[1].strip();
+                .filter(line -> line.startsWith("Cpus_allowed_list:"))
+                .findFirst()
+                .orElseThrow()
+                .split(":", -1)[1]
+                .strip();
     }
 
     @Test

@@ -1,8 +1,5 @@
 package dev.transferengine.reactive;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineCounter;
@@ -31,6 +28,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 /** Two real tcp engines on loopback, driven through the reactive facade. */
 class ReactiveTransferEngineTest {
 
@@ -47,8 +47,8 @@ class ReactiveTransferEngineTest {
     @BeforeEach
     void startEngines() {
         sender = new ReactiveTransferEngine(engine());
-        receiver = new ReactiveTransferEngine(engine(), ReactiveOptions.DEFAULTS.withReceivePoolSize(4)
-            .withReceiveBufferSize(1024));
+        receiver = new ReactiveTransferEngine(
+                engine(), ReactiveOptions.DEFAULTS.withReceivePoolSize(4).withReceiveBufferSize(1024));
         final MemorySegment bytes = arena.allocate(REGION, 4096);
         for (int i = 0; i < REGION; i++) {
             bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
@@ -64,8 +64,11 @@ class ReactiveTransferEngineTest {
     }
 
     private TransferEngine engine() {
-        final TransferEngine engine = TransferEngine.builder().transport("tcp")
-            .operationTimeout(Duration.ofSeconds(20)).drainTimeout(Duration.ofSeconds(1)).build();
+        final TransferEngine engine = TransferEngine.builder()
+                .transport("tcp")
+                .operationTimeout(Duration.ofSeconds(20))
+                .drainTimeout(Duration.ofSeconds(1))
+                .build();
         engines.add(engine);
         return engine;
     }
@@ -78,29 +81,34 @@ class ReactiveTransferEngineTest {
     @Test
     void writeIsPostedOnlyWhenSubscribedAndOncePerSubscription() {
         final Mono<Void> write = sender.write(ImmWrite.of(target.descriptor(), 11));
-        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED)).isZero();
+        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED))
+                .isZero();
 
         StepVerifier.create(write).expectComplete().verify(WAIT);
         StepVerifier.create(write).expectComplete().verify(WAIT);
 
-        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED)).isEqualTo(2);
+        assertThat(sender.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED))
+                .isEqualTo(2);
         StepVerifier.create(receiver.expectImm(11, 2)).expectComplete().verify(WAIT);
     }
 
     @Test
     void writeCompletesOnceTheBytesAreInTheRemoteRegion() {
-        final SingleWrite write = SingleWrite.of(source, 128, 8192, target.descriptor(), 256).withImm(12);
+        final SingleWrite write =
+                SingleWrite.of(source, 128, 8192, target.descriptor(), 256).withImm(12);
 
-        StepVerifier.create(sender.write(write).then(receiver.expectImm(12, 1))).expectComplete().verify(WAIT);
+        StepVerifier.create(sender.write(write).then(receiver.expectImm(12, 1)))
+                .expectComplete()
+                .verify(WAIT);
 
         assertThat(target.segment().asSlice(256, 8192).toArray(ValueLayout.JAVA_BYTE))
-            .isEqualTo(source.segment().asSlice(128, 8192).toArray(ValueLayout.JAVA_BYTE));
+                .isEqualTo(source.segment().asSlice(128, 8192).toArray(ValueLayout.JAVA_BYTE));
     }
 
     @Test
     void writeSignalsOnANonBlockingEngineThread() {
         final Mono<Boolean> onEngineThread = sender.write(ImmWrite.of(target.descriptor(), 13))
-            .then(Mono.fromCallable(Schedulers::isInNonBlockingThread));
+                .then(Mono.fromCallable(Schedulers::isInNonBlockingThread));
 
         StepVerifier.create(onEngineThread).expectNext(true).expectComplete().verify(WAIT);
     }
@@ -109,7 +117,9 @@ class ReactiveTransferEngineTest {
     void writeOutsideTheSourceRegionFailsWithRegionBoundsException() {
         final SingleWrite write = SingleWrite.of(source, REGION - 10, 100, target.descriptor(), 0);
 
-        StepVerifier.create(sender.write(write)).expectError(RegionBoundsException.class).verify(WAIT);
+        StepVerifier.create(sender.write(write))
+                .expectError(RegionBoundsException.class)
+                .verify(WAIT);
     }
 
     @Test
@@ -123,36 +133,43 @@ class ReactiveTransferEngineTest {
     @Test
     void expectImmCountsImmsThatArrivedBeforeTheSubscription() {
         StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 21))
-                .then(sender.write(ImmWrite.of(target.descriptor(), 21))))
-            .expectComplete().verify(WAIT);
+                        .then(sender.write(ImmWrite.of(target.descriptor(), 21))))
+                .expectComplete()
+                .verify(WAIT);
 
         StepVerifier.create(receiver.expectImm(21, 2)).expectComplete().verify(WAIT);
     }
 
     @Test
     void expectImmTimesOutWithTransferTimeoutExceptionAndKeepsTheImmsCountedSoFar() {
-        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22))).expectComplete().verify(WAIT);
+        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22)))
+                .expectComplete()
+                .verify(WAIT);
 
         StepVerifier.create(receiver.expectImm(22, 2, Duration.ofMillis(50)))
-            .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(TransferTimeoutException.class)
-                .hasMessageContaining("imm 22"))
-            .verify(WAIT);
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(TransferTimeoutException.class)
+                        .hasMessageContaining("imm 22"))
+                .verify(WAIT);
 
         StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22)).then(receiver.expectImm(22, 2)))
-            .expectComplete().verify(WAIT);
+                .expectComplete()
+                .verify(WAIT);
     }
 
     @Test
     void cancellingExpectImmWithdrawsTheExpectation() {
         StepVerifier.create(receiver.expectImm(23, 1)).thenCancel().verify(WAIT);
 
-        assertThat(receiver.engine().removeImmCount(23)).isNotNull()
-            .satisfies(state -> assertThat(state.expected()).isZero());
+        assertThat(receiver.engine().removeImmCount(23)).isNotNull().satisfies(state -> assertThat(state.expected())
+                .isZero());
     }
 
     @Test
     void expectImmOfNoImmsFailsWithInvalidRequestException() {
-        StepVerifier.create(receiver.expectImm(25, 0)).expectError(InvalidRequestException.class).verify(WAIT);
+        StepVerifier.create(receiver.expectImm(25, 0))
+                .expectError(InvalidRequestException.class)
+                .verify(WAIT);
     }
 
     @Test
@@ -165,24 +182,25 @@ class ReactiveTransferEngineTest {
     @Test
     void sendIsPostedPerSubscriptionAndEachMessageArrivesAsACopy() {
         final Mono<Void> send = sender.send(receiver.engine().mainAddress(), "hello".getBytes(StandardCharsets.UTF_8));
-        final Flux<String> received = receiver.receive()
-            .map(message -> new String(message.toByteArray(), StandardCharsets.UTF_8));
+        final Flux<String> received =
+                receiver.receive().map(message -> new String(message.toByteArray(), StandardCharsets.UTF_8));
 
         StepVerifier.create(received.take(2))
-            .then(() -> awaitPosted(2))
-            .then(() -> StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
-            .expectNext("hello", "hello")
-            .expectComplete()
-            .verify(WAIT);
+                .then(() -> awaitPosted(2))
+                .then(() ->
+                        StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
+                .expectNext("hello", "hello")
+                .expectComplete()
+                .verify(WAIT);
     }
 
     @Test
     void receivePostsNoMoreBuffersThanThePoolAndReleasesThemOnCancel() {
         StepVerifier.create(receiver.receive(), 0)
-            .thenRequest(100)
-            .then(() -> awaitPosted(4))
-            .thenCancel()
-            .verify(WAIT);
+                .thenRequest(100)
+                .then(() -> awaitPosted(4))
+                .thenCancel()
+                .verify(WAIT);
 
         assertThat(receiver.postedReceives()).isZero();
     }
@@ -191,15 +209,23 @@ class ReactiveTransferEngineTest {
     void demandBecomesReceiveCreditSoSendsBeyondItAreRefused() {
         final Mono<Void> send = sender.send(receiver.engine().mainAddress(), new byte[] {7});
 
-        StepVerifier.create(receiver.receive().map(message -> (int) message.asByteBuffer().get(0)), 0)
-            .then(() -> StepVerifier.create(send).expectError(RemoteAccessException.class).verify(WAIT))
-            .thenRequest(2)
-            .then(() -> awaitPosted(2))
-            .then(() -> StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
-            .expectNext(7, 7)
-            .then(() -> StepVerifier.create(send).expectError(RemoteAccessException.class).verify(WAIT))
-            .thenCancel()
-            .verify(WAIT);
+        StepVerifier.create(
+                        receiver.receive()
+                                .map(message -> (int) message.asByteBuffer().get(0)),
+                        0)
+                .then(() -> StepVerifier.create(send)
+                        .expectError(RemoteAccessException.class)
+                        .verify(WAIT))
+                .thenRequest(2)
+                .then(() -> awaitPosted(2))
+                .then(() ->
+                        StepVerifier.create(send.then(send)).expectComplete().verify(WAIT))
+                .expectNext(7, 7)
+                .then(() -> StepVerifier.create(send)
+                        .expectError(RemoteAccessException.class)
+                        .verify(WAIT))
+                .thenCancel()
+                .verify(WAIT);
     }
 
     @Test
@@ -207,18 +233,19 @@ class ReactiveTransferEngineTest {
         final Flux<Integer> imms = receiver.unexpectedImms();
 
         StepVerifier.create(imms.take(1))
-            .then(() -> StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 31))).expectComplete()
-                .verify(WAIT))
-            .expectNext(31)
-            .expectComplete()
-            .verify(WAIT);
+                .then(() -> StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 31)))
+                        .expectComplete()
+                        .verify(WAIT))
+                .expectNext(31)
+                .expectComplete()
+                .verify(WAIT);
     }
 
     @Test
     void registerRunsOffTheCallerAndYieldsARegisteredRegion() {
         StepVerifier.create(sender.register(arena.allocate(4096, 4096), Device.host()))
-            .assertNext(region -> assertThat(region.isRegistered()).isTrue())
-            .expectComplete()
-            .verify(WAIT);
+                .assertNext(region -> assertThat(region.isRegistered()).isTrue())
+                .expectComplete()
+                .verify(WAIT);
     }
 }

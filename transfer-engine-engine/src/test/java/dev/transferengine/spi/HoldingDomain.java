@@ -23,8 +23,7 @@ public final class HoldingDomain implements Domain {
 
     private static final Map<NetAddr, HoldingDomain> OPEN = new ConcurrentHashMap<>();
 
-    private record Held(long token, boolean send, Runnable post) {
-    }
+    private record Held(long token, boolean send, Runnable post) {}
 
     private final Domain inner;
     private final DomainListener listener;
@@ -41,8 +40,8 @@ public final class HoldingDomain implements Domain {
     public static HoldingDomain at(final NetAddr address) {
         final HoldingDomain domain = OPEN.get(address);
         if (domain == null) {
-            throw new IllegalStateException("no holding domain at " + address + "; build the engine with transport "
-                + HoldingTransport.NAME);
+            throw new IllegalStateException(
+                    "no holding domain at " + address + "; build the engine with transport " + HoldingTransport.NAME);
         }
         return domain;
     }
@@ -53,11 +52,20 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
-    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
-                      final long length, final long peer, final long remoteBase, final long remoteOffset,
-                      final long rkey, final boolean hasImm, final int imm) {
-        final Runnable post = () -> inner.write(token, src, srcOffset, srcKey, length, peer, remoteBase, remoteOffset,
-            rkey, hasImm, imm);
+    public void write(
+            final long token,
+            final MemorySegment src,
+            final long srcOffset,
+            final long srcKey,
+            final long length,
+            final long peer,
+            final long remoteBase,
+            final long remoteOffset,
+            final long rkey,
+            final boolean hasImm,
+            final int imm) {
+        final Runnable post = () ->
+                inner.write(token, src, srcOffset, srcKey, length, peer, remoteBase, remoteOffset, rkey, hasImm, imm);
         if (held || !backlog.isEmpty()) {
             backlog.addLast(new Held(token, false, post));
         } else {

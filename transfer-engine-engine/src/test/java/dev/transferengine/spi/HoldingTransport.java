@@ -43,7 +43,9 @@ public final class HoldingTransport implements Transport {
     private static Transport wrapped(final EngineConfig config) {
         final String name = config.option(WRAPPED, "");
         return ServiceLoader.load(Transport.class, HoldingTransport.class.getClassLoader()).stream()
-            .map(ServiceLoader.Provider::get).filter(t -> t.name().equals(name)).findFirst()
-            .orElseThrow(() -> new IllegalStateException("no transport '" + name + "' to wrap"));
+                .map(ServiceLoader.Provider::get)
+                .filter(t -> t.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no transport '" + name + "' to wrap"));
     }
 }

@@ -1,5 +1,8 @@
 package dev.transferengine.sample.dashboard;
 
+import dev.transferengine.TransferEngine;
+import dev.transferengine.sample.SampleProperties;
+
 import java.time.Duration;
 import java.util.Map;
 
@@ -9,9 +12,6 @@ import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
-
-import dev.transferengine.TransferEngine;
-import dev.transferengine.sample.SampleProperties;
 
 /**
  * The dashboard's data: {@code GET /dashboard/events} streams a {@link DashboardSnapshot} every
@@ -24,16 +24,19 @@ class DashboardController {
     private final DashboardSampler sampler;
     private final Duration interval;
 
-    DashboardController(final Map<String, TransferEngine> engines, final MeterRegistry registry,
-                        final SampleProperties properties) {
+    DashboardController(
+            final Map<String, TransferEngine> engines,
+            final MeterRegistry registry,
+            final SampleProperties properties) {
         this.sampler = new DashboardSampler(engines, registry);
         this.interval = properties.dashboard().interval();
     }
 
     @GetMapping(path = "/dashboard/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     Flux<ServerSentEvent<DashboardSnapshot>> events() {
-        return Flux.interval(Duration.ZERO, interval)
-            .onBackpressureDrop()
-            .map(tick -> ServerSentEvent.builder(sampler.snapshot()).event("snapshot").build());
+        return Flux.interval(Duration.ZERO, interval).onBackpressureDrop().map(tick -> ServerSentEvent.builder(
+                        sampler.snapshot())
+                .event("snapshot")
+                .build());
     }
 }

@@ -1,5 +1,10 @@
 package dev.transferengine.sample.dashboard;
 
+import dev.transferengine.EngineMetrics;
+import dev.transferengine.NicCounter;
+import dev.transferengine.NicInfo;
+import dev.transferengine.TransferEngine;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,11 +16,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-
-import dev.transferengine.EngineMetrics;
-import dev.transferengine.NicCounter;
-import dev.transferengine.NicInfo;
-import dev.transferengine.TransferEngine;
 
 /** Takes {@link DashboardSnapshot}s of the application's engines and of its meter registry. */
 final class DashboardSampler {
@@ -40,21 +40,33 @@ final class DashboardSampler {
 
     private static DashboardSnapshot.Engine engine(final String name, final TransferEngine engine) {
         final EngineMetrics metrics = engine.metrics();
-        final List<DashboardSnapshot.Nic> nics = engine.nics().stream().map(nic -> nic(nic, metrics)).toList();
+        final List<DashboardSnapshot.Nic> nics =
+                engine.nics().stream().map(nic -> nic(nic, metrics)).toList();
         final List<DashboardSnapshot.Peer> peers = engine.peers().stream()
-            .map(peer -> new DashboardSnapshot.Peer(peer.group() + "." + peer.nic(), peer.address().describe(),
-                peer.state(), peer.lastError()))
-            .toList();
-        return new DashboardSnapshot.Engine(name, engine.transport(), engine.mainAddress().describe(),
-            engine.isHealthy(), metrics.inFlight(), nics, peers);
+                .map(peer -> new DashboardSnapshot.Peer(
+                        peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(), peer.lastError()))
+                .toList();
+        return new DashboardSnapshot.Engine(
+                name,
+                engine.transport(),
+                engine.mainAddress().describe(),
+                engine.isHealthy(),
+                metrics.inFlight(),
+                nics,
+                peers);
     }
 
     private static DashboardSnapshot.Nic nic(final NicInfo nic, final EngineMetrics metrics) {
         final int g = nic.group();
         final int n = nic.nic();
-        return new DashboardSnapshot.Nic(g + "." + n, nic.address().describe(), nic.healthy(),
-            metrics.counter(g, n, NicCounter.BYTES_WRITTEN), metrics.counter(g, n, NicCounter.BYTES_RECEIVED),
-            metrics.counter(g, n, NicCounter.IMMS), metrics.counter(g, n, NicCounter.WRITES));
+        return new DashboardSnapshot.Nic(
+                g + "." + n,
+                nic.address().describe(),
+                nic.healthy(),
+                metrics.counter(g, n, NicCounter.BYTES_WRITTEN),
+                metrics.counter(g, n, NicCounter.BYTES_RECEIVED),
+                metrics.counter(g, n, NicCounter.IMMS),
+                metrics.counter(g, n, NicCounter.WRITES));
     }
 
     /** Every timer configured to publish the median, p90 and p99 ({@code management.metrics.distribution.percentiles}). */
@@ -91,7 +103,10 @@ final class DashboardSampler {
         }
         final StringBuilder name = new StringBuilder(timer.getId().getName()).append('{');
         for (int i = 0; i < tags.size(); i++) {
-            name.append(i == 0 ? "" : ",").append(tags.get(i).getKey()).append('=').append(tags.get(i).getValue());
+            name.append(i == 0 ? "" : ",")
+                    .append(tags.get(i).getKey())
+                    .append('=')
+                    .append(tags.get(i).getValue());
         }
         return name.append('}').toString();
     }

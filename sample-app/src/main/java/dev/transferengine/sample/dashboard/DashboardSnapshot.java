@@ -23,9 +23,14 @@ public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Late
      * @param nics      every NIC of every group
      * @param peers     the peers its NICs talk to
      */
-    public record Engine(String name, String transport, String address, boolean healthy, long inFlight,
-                         List<Nic> nics, List<Peer> peers) {
-    }
+    public record Engine(
+            String name,
+            String transport,
+            String address,
+            boolean healthy,
+            long inFlight,
+            List<Nic> nics,
+            List<Peer> peers) {}
 
     /**
      * One NIC's totals.
@@ -38,9 +43,8 @@ public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Late
      * @param imms     imm events received
      * @param writes   writes completed
      */
-    public record Nic(String nic, String address, boolean healthy, long bytesOut, long bytesIn, long imms,
-                      long writes) {
-    }
+    public record Nic(
+            String nic, String address, boolean healthy, long bytesOut, long bytesIn, long imms, long writes) {}
 
     /**
      * A peer one of the engine's NICs talks to.
@@ -50,8 +54,7 @@ public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Late
      * @param state     e.g. {@code CONNECTED}, {@code UNREACHABLE}
      * @param lastError its last failure, or empty
      */
-    public record Peer(String nic, String address, String state, String lastError) {
-    }
+    public record Peer(String nic, String address, String state, String lastError) {}
 
     /**
      * The recent percentiles of one timer.
@@ -62,6 +65,5 @@ public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Late
      * @param p90Millis  90th percentile, milliseconds
      * @param p99Millis  99th percentile, milliseconds
      */
-    public record Latency(String name, long count, double p50Millis, double p90Millis, double p99Millis) {
-    }
+    public record Latency(String name, long count, double p50Millis, double p90Millis, double p99Millis) {}
 }

@@ -1,13 +1,13 @@
 package dev.transferengine.sample.demo;
 
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
-
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.Role;
 import dev.transferengine.sample.SampleProperties;
 import dev.transferengine.sample.kv.PrefillNode;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /** The {@code demo} role's loop that keeps the prefill node busy; its decode node is in {@link DemoDecodeAutoConfiguration}. */
 @Configuration(proxyBeanMethods = false)

@@ -1,5 +1,8 @@
 package dev.transferengine.sample.demo;
 
+import dev.transferengine.sample.SampleProperties;
+import dev.transferengine.sample.kv.PrefillNode;
+
 import java.time.Duration;
 
 import org.slf4j.Logger;
@@ -9,9 +12,6 @@ import org.springframework.core.env.Environment;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.sample.SampleProperties;
-import dev.transferengine.sample.kv.PrefillNode;
 
 /**
  * Transfers a KV cache from the demo's prefill to its decode at a steady pace, through the same HTTP API a remote
@@ -43,15 +43,20 @@ final class DemoLoop implements SmartLifecycle {
             throw new IllegalStateException("the demo needs the web server's port, and none is known");
         }
         final String decode = "http://127.0.0.1:" + port;
-        LOG.info("demo: transferring {} tokens to the decode node at {} every {}", demo.tokens(), decode, demo.interval());
+        LOG.info(
+                "demo: transferring {} tokens to the decode node at {} every {}",
+                demo.tokens(),
+                decode,
+                demo.interval());
         loop = Flux.interval(Duration.ZERO, demo.interval())
-            .onBackpressureDrop()
-            .concatMap(tick -> prefill.transfer(demo.tokens(), decode)
-                .onErrorResume(error -> {
-                    LOG.warn("demo transfer failed: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-            .subscribe();
+                .onBackpressureDrop()
+                .concatMap(
+                        tick -> prefill.transfer(demo.tokens(), decode).onErrorResume(error -> {
+                            LOG.warn("demo transfer failed: {}", error.toString());
+                            return Mono.empty();
+                        }),
+                        1)
+                .subscribe();
     }
 
     @Override

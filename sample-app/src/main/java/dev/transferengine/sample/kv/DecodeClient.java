@@ -33,8 +33,11 @@ public final class DecodeClient {
      * @return the session decode opened
      */
     public Mono<KvSessionGrant> open(final String decode, final int pages) {
-        return web.post().uri(decode + "/kv/sessions").bodyValue(new KvSessionRequest(pages)).retrieve()
-            .bodyToMono(KvSessionGrant.class);
+        return web.post()
+                .uri(decode + "/kv/sessions")
+                .bodyValue(new KvSessionRequest(pages))
+                .retrieve()
+                .bodyToMono(KvSessionGrant.class);
     }
 
     /**
@@ -46,7 +49,10 @@ public final class DecodeClient {
      * @return decode's receipt, once every layer arrived
      */
     public Mono<KvReceipt> verify(final String decode, final String id, final KvVerifyRequest request) {
-        return web.post().uri(decode + "/kv/sessions/{id}/verify", id).bodyValue(request).retrieve()
-            .bodyToMono(KvReceipt.class);
+        return web.post()
+                .uri(decode + "/kv/sessions/{id}/verify", id)
+                .bodyValue(request)
+                .retrieve()
+                .bodyToMono(KvReceipt.class);
     }
 }

@@ -1,5 +1,8 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.Role;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -7,9 +10,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.sample.ConditionalOnRole;
-import dev.transferengine.sample.Role;
 
 /** Decode's HTTP API: its page pool's descriptor and the transfer sessions prefill nodes open. */
 @RestController

@@ -1,5 +1,11 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.reactive.ReactiveTransferEngine;
+import dev.transferengine.sample.BusyException;
+import dev.transferengine.sample.Checksums;
+import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,12 +19,6 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-
-import dev.transferengine.reactive.ReactiveTransferEngine;
-import dev.transferengine.sample.BusyException;
-import dev.transferengine.sample.Checksums;
-import dev.transferengine.sample.HostBuffer;
-import dev.transferengine.sample.Millis;
 
 /**
  * The decode side of a KV-cache transfer: a registered page pool that prefill nodes write into, layer by layer,
@@ -51,8 +51,12 @@ public final class DecodeNode implements AutoCloseable {
 
     /** What prefill nodes need to write here. */
     public KvDescriptor descriptor() {
-        return new KvDescriptor(engine.engine().mainAddress().toString(), pool.region().descriptor().toText(),
-            layout.layers(), layout.pagesPerLayer(), layout.pageSize());
+        return new KvDescriptor(
+                engine.engine().mainAddress().toString(),
+                pool.region().descriptor().toText(),
+                layout.layers(),
+                layout.pagesPerLayer(),
+                layout.pageSize());
     }
 
     /**
@@ -87,7 +91,8 @@ public final class DecodeNode implements AutoCloseable {
             LOG.info("transfer {} was abandoned: page pool re-keyed before session {}", previous.id, session.id);
         }
         session.arm();
-        return new KvSessionGrant(session.id, pageTable.clone(), pool.region().descriptor().toText());
+        return new KvSessionGrant(
+                session.id, pageTable.clone(), pool.region().descriptor().toText());
     }
 
     /**
@@ -105,9 +110,11 @@ public final class DecodeNode implements AutoCloseable {
         }
         if (request.layerChecksums().size() != layout.layers()) {
             return Mono.error(new IllegalArgumentException("expected " + layout.layers() + " layer checksums, got "
-                + request.layerChecksums().size()));
+                    + request.layerChecksums().size()));
         }
-        return session.arrivals.publishOn(Schedulers.boundedElastic()).map(arrived -> session.receipt(arrived, request));
+        return session.arrivals
+                .publishOn(Schedulers.boundedElastic())
+                .map(arrived -> session.receipt(arrived, request));
     }
 
     @Override
@@ -132,13 +139,13 @@ public final class DecodeNode implements AutoCloseable {
             final List<Mono<Long>> layers = new ArrayList<>(layout.layers());
             for (int layer = 0; layer < layout.layers(); layer++) {
                 layers.add(engine.expectImm(layer, pageTable.length, receiveTimeout)
-                    .then(Mono.fromSupplier(() -> System.nanoTime() - start)));
+                        .then(Mono.fromSupplier(() -> System.nanoTime() - start)));
             }
             this.arrivals = Flux.mergeSequential(layers)
-                .collectList()
-                .doOnNext(arrived -> completed = true)
-                .doFinally(signal -> finished = true)
-                .cache();
+                    .collectList()
+                    .doOnNext(arrived -> completed = true)
+                    .doFinally(signal -> finished = true)
+                    .cache();
         }
 
         boolean finished() {
@@ -152,7 +159,7 @@ public final class DecodeNode implements AutoCloseable {
 
         /** Subscribing arms the expectations, before prefill hears that the session exists. */
         void arm() {
-            arrivals.subscribe(arrived -> { }, error -> LOG.warn("transfer {} not received: {}", id, error.toString()));
+            arrivals.subscribe(arrived -> {}, error -> LOG.warn("transfer {} not received: {}", id, error.toString()));
         }
 
         KvReceipt receipt(final List<Long> arrivedNanos, final KvVerifyRequest request) {
@@ -161,17 +168,25 @@ public final class DecodeNode implements AutoCloseable {
             for (int layer = 0; layer < arrivedNanos.size(); layer++) {
                 final CRC32C crc = new CRC32C();
                 for (final int page : pageTable) {
-                    Checksums.update(crc, pool.segment(), layout.globalPage(layer, page) * layout.pageSize(),
-                        layout.pageSize());
+                    Checksums.update(
+                            crc, pool.segment(), layout.globalPage(layer, page) * layout.pageSize(), layout.pageSize());
                 }
-                final boolean matches = crc.getValue() == request.layerChecksums().get(layer);
+                final boolean matches =
+                        crc.getValue() == request.layerChecksums().get(layer);
                 verified &= matches;
                 layers.add(new KvReceipt.Layer(layer, Millis.of(arrivedNanos.get(layer)), crc.getValue(), matches));
             }
-            final long last = arrivedNanos.stream().mapToLong(Long::longValue).max().orElse(0);
+            final long last =
+                    arrivedNanos.stream().mapToLong(Long::longValue).max().orElse(0);
             final long bytes = (long) layout.layers() * pageTable.length * layout.pageSize();
-            LOG.debug("received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}", id, layout.layers(),
-                pageTable.length, bytes, Millis.of(last), verified);
+            LOG.debug(
+                    "received transfer {}: {} layers x {} pages, {} bytes in {} ms, verified={}",
+                    id,
+                    layout.layers(),
+                    pageTable.length,
+                    bytes,
+                    Millis.of(last),
+                    verified);
             return new KvReceipt(id, pageTable.length, bytes, layers, Millis.of(last), verified);
         }
     }

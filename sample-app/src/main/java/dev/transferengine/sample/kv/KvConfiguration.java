@@ -1,15 +1,15 @@
 package dev.transferengine.sample.kv;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.web.reactive.function.client.WebClient;
-
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.HostBuffer;
 import dev.transferengine.sample.Role;
 import dev.transferengine.sample.SampleProperties;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /** The KV-cache nodes on the starter's engine: prefill in the prefill and demo roles, decode in the decode role. */
 @Configuration(proxyBeanMethods = false)
@@ -17,11 +17,15 @@ class KvConfiguration {
 
     @Bean
     @ConditionalOnRole({Role.PREFILL, Role.DEMO})
-    PrefillNode prefillNode(final ReactiveTransferEngine engine, final SampleProperties properties,
-                            final WebClient.Builder web, final MeterRegistry registry) {
+    PrefillNode prefillNode(
+            final ReactiveTransferEngine engine,
+            final SampleProperties properties,
+            final WebClient.Builder web,
+            final MeterRegistry registry) {
         final KvLayout layout = KvLayout.of(properties.kv());
         final HostBuffer cache = new HostBuffer(engine.engine(), layout.bytes());
-        final LayerCompute compute = new SimulatedLayerCompute(cache.segment(), layout, properties.kv().computeTime());
+        final LayerCompute compute = new SimulatedLayerCompute(
+                cache.segment(), layout, properties.kv().computeTime());
         return new PrefillNode(engine, layout, cache, compute, new DecodeClient(web.build()), registry);
     }
 
@@ -29,6 +33,7 @@ class KvConfiguration {
     @Bean
     @ConditionalOnRole(Role.DECODE)
     DecodeNode decodeNode(final ReactiveTransferEngine engine, final SampleProperties properties) {
-        return new DecodeNode(engine, KvLayout.of(properties.kv()), properties.kv().receiveTimeout());
+        return new DecodeNode(
+                engine, KvLayout.of(properties.kv()), properties.kv().receiveTimeout());
     }
 }

@@ -9,5 +9,4 @@ package dev.transferengine.sample.kv;
  * @param pagesPerLayer pages per layer
  * @param pageSize      bytes per page
  */
-public record KvDescriptor(String address, String region, int layers, int pagesPerLayer, long pageSize) {
-}
+public record KvDescriptor(String address, String region, int layers, int pagesPerLayer, long pageSize) {}

@@ -42,7 +42,7 @@ public record KvLayout(int layers, int pagesPerLayer, long pageSize, int tokensP
         final int pages = (tokens + tokensPerPage - 1) / tokensPerPage;
         if (pages > pagesPerLayer) {
             throw new IllegalArgumentException(tokens + " tokens need " + pages + " pages per layer, but a layer has "
-                + pagesPerLayer + " pages of " + tokensPerPage + " tokens");
+                    + pagesPerLayer + " pages of " + tokensPerPage + " tokens");
         }
         return pages;
     }

@@ -22,6 +22,5 @@ public record KvReceipt(String id, int pages, long bytes, List<Layer> layers, do
      * @param checksum      CRC32C of the pages received
      * @param matches       whether it equals prefill's checksum
      */
-    public record Layer(int layer, double arrivedMillis, long checksum, boolean matches) {
-    }
+    public record Layer(int layer, double arrivedMillis, long checksum, boolean matches) {}
 }

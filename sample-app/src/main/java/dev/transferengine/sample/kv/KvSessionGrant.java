@@ -10,5 +10,4 @@ package dev.transferengine.sample.kv;
  *                  decode re-keys the pool, so writes with an older descriptor are refused
  */
 @SuppressWarnings("ArrayRecordComponent") // a JSON message, never compared or hashed
-public record KvSessionGrant(String id, int[] pageTable, String region) {
-}
+public record KvSessionGrant(String id, int[] pageTable, String region) {}

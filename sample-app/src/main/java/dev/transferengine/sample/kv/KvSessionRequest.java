@@ -5,5 +5,4 @@ package dev.transferengine.sample.kv;
  *
  * @param pages pages per layer
  */
-public record KvSessionRequest(int pages) {
-}
+public record KvSessionRequest(int pages) {}

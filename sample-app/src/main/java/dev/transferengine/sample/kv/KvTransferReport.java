@@ -15,8 +15,15 @@ import java.util.List;
  * @param decode            decode's receipt
  * @param verified          whether decode verified every layer
  */
-public record KvTransferReport(int tokens, int pages, List<Layer> layers, long bytes, double prefillMillis,
-                               double exposedMillis, KvReceipt decode, boolean verified) {
+public record KvTransferReport(
+        int tokens,
+        int pages,
+        List<Layer> layers,
+        long bytes,
+        double prefillMillis,
+        double exposedMillis,
+        KvReceipt decode,
+        boolean verified) {
 
     /**
      * One layer as prefill produced it.
@@ -25,6 +32,5 @@ public record KvTransferReport(int tokens, int pages, List<Layer> layers, long b
      * @param computedMillis from the start to the end of the layer's compute
      * @param writtenMillis  from the start to the completion of the layer's writes
      */
-    public record Layer(int layer, double computedMillis, double writtenMillis) {
-    }
+    public record Layer(int layer, double computedMillis, double writtenMillis) {}
 }

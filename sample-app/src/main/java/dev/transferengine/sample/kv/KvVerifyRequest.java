@@ -7,5 +7,4 @@ import java.util.List;
  *
  * @param layerChecksums the checksums, index = layer
  */
-public record KvVerifyRequest(List<Long> layerChecksums) {
-}
+public record KvVerifyRequest(List<Long> layerChecksums) {}

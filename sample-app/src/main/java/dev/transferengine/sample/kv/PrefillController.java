@@ -1,13 +1,13 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.NamedPeers;
+import dev.transferengine.sample.Role;
+
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.sample.ConditionalOnRole;
-import dev.transferengine.sample.NamedPeers;
-import dev.transferengine.sample.Role;
 
 /** Prefill's HTTP API: {@code POST /kv/transfer?tokens=N&decode=NAME}, NAME one of {@code sample.peers}. */
 @RestController

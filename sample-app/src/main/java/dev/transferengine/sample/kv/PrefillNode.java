@@ -1,5 +1,13 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.MrDesc;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.reactive.ReactiveTransferEngine;
+import dev.transferengine.sample.BusyException;
+import dev.transferengine.sample.Checksums;
+import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
+
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalInt;
@@ -14,14 +22,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.MrDesc;
-import dev.transferengine.PagedWrite;
-import dev.transferengine.reactive.ReactiveTransferEngine;
-import dev.transferengine.sample.BusyException;
-import dev.transferengine.sample.Checksums;
-import dev.transferengine.sample.HostBuffer;
-import dev.transferengine.sample.Millis;
 
 /**
  * The prefill side of a KV-cache transfer. Layers are computed one after the other; as soon as a layer is done, its
@@ -50,19 +50,25 @@ public final class PrefillNode implements AutoCloseable {
      * @param decode   the client of decode nodes' HTTP API
      * @param registry where the timers of layer writes and exposed time go
      */
-    public PrefillNode(final ReactiveTransferEngine engine, final KvLayout layout, final HostBuffer cache,
-                       final LayerCompute compute, final DecodeClient decode, final MeterRegistry registry) {
+    public PrefillNode(
+            final ReactiveTransferEngine engine,
+            final KvLayout layout,
+            final HostBuffer cache,
+            final LayerCompute compute,
+            final DecodeClient decode,
+            final MeterRegistry registry) {
         this.engine = engine;
         this.layout = layout;
         this.cache = cache;
         this.compute = compute;
         this.decode = decode;
         this.layerWrites = Timer.builder("sample.kv.layer.write")
-            .description("One layer's paged write to decode, from submit to completion")
-            .register(registry);
+                .description("One layer's paged write to decode, from submit to completion")
+                .register(registry);
         this.exposedTimes = Timer.builder("sample.kv.transfer.exposed")
-            .description("From the end of the last layer's compute to the end of its writes: what overlap cannot hide")
-            .register(registry);
+                .description(
+                        "From the end of the last layer's compute to the end of its writes: what overlap cannot hide")
+                .register(registry);
     }
 
     /**
@@ -81,13 +87,13 @@ public final class PrefillNode implements AutoCloseable {
             }
             final long step = steps.incrementAndGet();
             return decode.descriptor(decodeUrl)
-                .map(this::destination)
-                // the grant's keys, not the descriptor's: decode re-keys its pool after an abandoned session
-                .flatMap(checked -> decode.open(decodeUrl, pages)
-                    .flatMap(grant -> run(step, tokens, pages, MrDesc.parse(grant.region()), grant, decodeUrl)))
-                // released before the result goes downstream, so a caller may start the next one from its onNext
-                .doOnTerminate(() -> busy.set(false))
-                .doOnCancel(() -> busy.set(false));
+                    .map(this::destination)
+                    // the grant's keys, not the descriptor's: decode re-keys its pool after an abandoned session
+                    .flatMap(checked -> decode.open(decodeUrl, pages)
+                            .flatMap(grant -> run(step, tokens, pages, MrDesc.parse(grant.region()), grant, decodeUrl)))
+                    // released before the result goes downstream, so a caller may start the next one from its onNext
+                    .doOnTerminate(() -> busy.set(false))
+                    .doOnCancel(() -> busy.set(false));
         });
     }
 
@@ -97,37 +103,48 @@ public final class PrefillNode implements AutoCloseable {
     }
 
     private MrDesc destination(final KvDescriptor descriptor) {
-        final KvLayout theirs = new KvLayout(descriptor.layers(), descriptor.pagesPerLayer(), descriptor.pageSize(),
-            layout.tokensPerPage());
+        final KvLayout theirs = new KvLayout(
+                descriptor.layers(), descriptor.pagesPerLayer(), descriptor.pageSize(), layout.tokensPerPage());
         if (!layout.compatibleWith(theirs)) {
             throw new IllegalArgumentException("decode's cache is " + theirs + " but prefill's is " + layout);
         }
         return MrDesc.parse(descriptor.region());
     }
 
-    private Mono<KvTransferReport> run(final long step, final int tokens, final int pages, final MrDesc dst,
-                                       final KvSessionGrant grant, final String decodeUrl) {
+    private Mono<KvTransferReport> run(
+            final long step,
+            final int tokens,
+            final int pages,
+            final MrDesc dst,
+            final KvSessionGrant grant,
+            final String decodeUrl) {
         final long start = System.nanoTime();
         return Flux.range(0, layout.layers())
-            .concatMap(layer -> compute.compute(step, layer, pages)
-                .then(Mono.fromSupplier(() -> new Computed(layer, checksum(layer, pages), System.nanoTime() - start))))
-            .flatMap(done -> {
-                final long submitted = System.nanoTime();
-                return engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
-                    .then(Mono.fromSupplier(() -> {
-                        final long now = System.nanoTime();
-                        layerWrites.record(now - submitted, TimeUnit.NANOSECONDS);
-                        return new KvTransferReport.Layer(done.layer, Millis.of(done.nanos), Millis.of(now - start));
-                    }))
-                    .map(layer -> new Written(layer, done.checksum));
-            }, layout.layers())
-            .collectSortedList(Comparator.comparingInt(written -> written.layer.layer()))
-            .flatMap(written -> {
-                final List<KvTransferReport.Layer> layers = written.stream().map(Written::layer).toList();
-                final List<Long> checksums = written.stream().map(Written::checksum).toList();
-                return decode.verify(decodeUrl, grant.id(), new KvVerifyRequest(checksums))
-                    .map(receipt -> report(tokens, pages, layers, receipt));
-            });
+                .concatMap(layer -> compute.compute(step, layer, pages)
+                        .then(Mono.fromSupplier(
+                                () -> new Computed(layer, checksum(layer, pages), System.nanoTime() - start))))
+                .flatMap(
+                        done -> {
+                            final long submitted = System.nanoTime();
+                            return engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
+                                    .then(Mono.fromSupplier(() -> {
+                                        final long now = System.nanoTime();
+                                        layerWrites.record(now - submitted, TimeUnit.NANOSECONDS);
+                                        return new KvTransferReport.Layer(
+                                                done.layer, Millis.of(done.nanos), Millis.of(now - start));
+                                    }))
+                                    .map(layer -> new Written(layer, done.checksum));
+                        },
+                        layout.layers())
+                .collectSortedList(Comparator.comparingInt(written -> written.layer.layer()))
+                .flatMap(written -> {
+                    final List<KvTransferReport.Layer> layers =
+                            written.stream().map(Written::layer).toList();
+                    final List<Long> checksums =
+                            written.stream().map(Written::checksum).toList();
+                    return decode.verify(decodeUrl, grant.id(), new KvVerifyRequest(checksums))
+                            .map(receipt -> report(tokens, pages, layers, receipt));
+                });
     }
 
     private PagedWrite layerWrite(final int layer, final int pages, final MrDesc dst, final int[] pageTable) {
@@ -143,27 +160,37 @@ public final class PrefillNode implements AutoCloseable {
 
     private long checksum(final int layer, final int pages) {
         final CRC32C crc = new CRC32C();
-        Checksums.update(crc, cache.segment(), layout.globalPage(layer, 0) * layout.pageSize(), pages * layout.pageSize());
+        Checksums.update(
+                crc, cache.segment(), layout.globalPage(layer, 0) * layout.pageSize(), pages * layout.pageSize());
         return crc.getValue();
     }
 
-    private KvTransferReport report(final int tokens, final int pages, final List<KvTransferReport.Layer> layers,
-                                    final KvReceipt receipt) {
+    private KvTransferReport report(
+            final int tokens, final int pages, final List<KvTransferReport.Layer> layers, final KvReceipt receipt) {
         final KvTransferReport.Layer last = layers.getLast();
-        final double prefill = layers.stream().mapToDouble(KvTransferReport.Layer::writtenMillis).max().orElse(0);
+        final double prefill = layers.stream()
+                .mapToDouble(KvTransferReport.Layer::writtenMillis)
+                .max()
+                .orElse(0);
         final double exposed = Math.round((prefill - last.computedMillis()) * 1_000) / 1_000.0;
         exposedTimes.record((long) (exposed * 1_000_000), TimeUnit.NANOSECONDS);
         final long bytes = (long) layout.layers() * pages * layout.pageSize();
-        LOG.info("kv transfer: {} tokens, {} layers x {} pages, {} bytes, prefill {} ms, exposed {} ms, decode last layer {} ms, verified={}",
-            tokens, layout.layers(), pages, bytes, prefill, exposed, receipt.totalMillis(), receipt.verified());
+        LOG.info(
+                "kv transfer: {} tokens, {} layers x {} pages, {} bytes, prefill {} ms, exposed {} ms, decode last layer {} ms, verified={}",
+                tokens,
+                layout.layers(),
+                pages,
+                bytes,
+                prefill,
+                exposed,
+                receipt.totalMillis(),
+                receipt.verified());
         return new KvTransferReport(tokens, pages, layers, bytes, prefill, exposed, receipt, receipt.verified());
     }
 
     /** A layer whose pages are in memory. */
-    private record Computed(int layer, long checksum, long nanos) {
-    }
+    private record Computed(int layer, long checksum, long nanos) {}
 
     /** A layer whose writes completed. */
-    private record Written(KvTransferReport.Layer layer, long checksum) {
-    }
+    private record Written(KvTransferReport.Layer layer, long checksum) {}
 }

@@ -1,12 +1,12 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.sample.PseudoRandomFill;
+
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-
-import dev.transferengine.sample.PseudoRandomFill;
 
 /** Stands in for a layer's forward pass: fills the layer's pages with pseudo-random data, then waits. */
 public final class SimulatedLayerCompute implements LayerCompute {
@@ -29,8 +29,11 @@ public final class SimulatedLayerCompute implements LayerCompute {
     @Override
     public Mono<Void> compute(final long step, final int layer, final int pages) {
         return Mono.fromRunnable(() -> fill(step, layer, pages))
-            .subscribeOn(Schedulers.parallel())
-            .then(computeTime.isZero() ? Mono.empty() : Mono.delay(computeTime).then());
+                .subscribeOn(Schedulers.parallel())
+                .then(
+                        computeTime.isZero()
+                                ? Mono.empty()
+                                : Mono.delay(computeTime).then());
     }
 
     private void fill(final long step, final int layer, final int pages) {

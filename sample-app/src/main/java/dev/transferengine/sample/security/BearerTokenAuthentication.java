@@ -35,8 +35,8 @@ final class BearerTokenAuthentication implements ServerAuthenticationConverter, 
         if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Mono.empty();
         }
-        return Mono.just(UsernamePasswordAuthenticationToken.unauthenticated(PEER,
-            header.substring(BEARER.length()).strip()));
+        return Mono.just(UsernamePasswordAuthenticationToken.unauthenticated(
+                PEER, header.substring(BEARER.length()).strip()));
     }
 
     @Override
@@ -44,7 +44,7 @@ final class BearerTokenAuthentication implements ServerAuthenticationConverter, 
         if (!(presented.getCredentials() instanceof String candidate) || !token.matches(candidate)) {
             return Mono.error(new BadCredentialsException("wrong bearer token"));
         }
-        return Mono.just(UsernamePasswordAuthenticationToken.authenticated(PEER, null,
-            List.of(new SimpleGrantedAuthority("ROLE_PEER"))));
+        return Mono.just(UsernamePasswordAuthenticationToken.authenticated(
+                PEER, null, List.of(new SimpleGrantedAuthority("ROLE_PEER"))));
     }
 }

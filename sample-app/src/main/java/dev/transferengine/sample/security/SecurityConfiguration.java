@@ -1,5 +1,8 @@
 package dev.transferengine.sample.security;
 
+import dev.transferengine.sample.Role;
+import dev.transferengine.sample.SampleProperties;
+
 import org.springframework.boot.security.autoconfigure.actuate.web.reactive.EndpointRequest;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -15,9 +18,6 @@ import org.springframework.security.web.server.authentication.ServerAuthenticati
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 
-import dev.transferengine.sample.Role;
-import dev.transferengine.sample.SampleProperties;
-
 /**
  * Spring Security on the HTTP API and the actuator: every request needs the deployment's bearer token, except the
  * actuator endpoints named in {@code sample.security.open-endpoints} (default: health, for probes) and, where
@@ -28,7 +28,9 @@ import dev.transferengine.sample.SampleProperties;
 @EnableWebFluxSecurity
 class SecurityConfiguration {
 
-    private static final String[] DASHBOARD = {"/", "/index.html", "/dashboard.js", "/dashboard.css", "/dashboard/events"};
+    private static final String[] DASHBOARD = {
+        "/", "/index.html", "/dashboard.js", "/dashboard.css", "/dashboard/events"
+    };
 
     @Bean
     ServiceToken serviceToken(final SampleProperties properties) {
@@ -42,33 +44,33 @@ class SecurityConfiguration {
     }
 
     @Bean
-    SecurityWebFilterChain securityWebFilterChain(final ServerHttpSecurity http,
-                                                  final BearerTokenAuthentication bearer,
-                                                  final SampleProperties properties) {
+    SecurityWebFilterChain securityWebFilterChain(
+            final ServerHttpSecurity http, final BearerTokenAuthentication bearer, final SampleProperties properties) {
         final HttpStatusServerEntryPoint unauthorized = new HttpStatusServerEntryPoint(HttpStatus.UNAUTHORIZED);
         final AuthenticationWebFilter authentication = new AuthenticationWebFilter(bearer);
         authentication.setServerAuthenticationConverter(bearer);
         authentication.setAuthenticationFailureHandler(new ServerAuthenticationEntryPointFailureHandler(unauthorized));
         final Boolean openDashboard = properties.security().openDashboard();
         final boolean dashboardOpen = openDashboard == null ? properties.role() == Role.DEMO : openDashboard;
-        return http
-            .authorizeExchange(exchanges -> {
-                exchanges.matchers(EndpointRequest.to(properties.security().openEndpoints().toArray(String[]::new)))
-                    .permitAll();
-                if (dashboardOpen) {
-                    exchanges.pathMatchers(DASHBOARD).permitAll();
-                }
-                exchanges.anyExchange().authenticated();
-            })
-            .addFilterAt(authentication, SecurityWebFiltersOrder.AUTHENTICATION)
-            .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
-            .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
-            .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(unauthorized))
-            .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
-            .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
-            .logout(ServerHttpSecurity.LogoutSpec::disable)
-            .csrf(ServerHttpSecurity.CsrfSpec::disable)
-            .build();
+        return http.authorizeExchange(exchanges -> {
+                    exchanges
+                            .matchers(EndpointRequest.to(
+                                    properties.security().openEndpoints().toArray(String[]::new)))
+                            .permitAll();
+                    if (dashboardOpen) {
+                        exchanges.pathMatchers(DASHBOARD).permitAll();
+                    }
+                    exchanges.anyExchange().authenticated();
+                })
+                .addFilterAt(authentication, SecurityWebFiltersOrder.AUTHENTICATION)
+                .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(unauthorized))
+                .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
+                .logout(ServerHttpSecurity.LogoutSpec::disable)
+                .csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .build();
     }
 
     /** The peer clients (prefill to decode, trainer to inference) present the token; they only call named peers. */

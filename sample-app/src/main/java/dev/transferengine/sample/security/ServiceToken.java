@@ -1,5 +1,8 @@
 package dev.transferengine.sample.security;
 
+import dev.transferengine.sample.Role;
+import dev.transferengine.sample.SampleProperties;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -7,9 +10,6 @@ import java.util.HexFormat;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
-
-import dev.transferengine.sample.Role;
-import dev.transferengine.sample.SampleProperties;
 
 /**
  * The bearer token of a deployment: callers present it, and this node presents it to its peers.
@@ -37,16 +37,16 @@ public final class ServiceToken {
         if (configured == null || configured.isBlank()) {
             if (properties.role() != Role.DEMO) {
                 throw new IllegalStateException("sample.security.token is required in role "
-                    + properties.role().name().toLowerCase(Locale.ROOT)
-                    + ": set the same secret on every node, e.g. SAMPLE_SECURITY_TOKEN=$(openssl rand -hex 32)");
+                        + properties.role().name().toLowerCase(Locale.ROOT)
+                        + ": set the same secret on every node, e.g. SAMPLE_SECURITY_TOKEN=$(openssl rand -hex 32)");
             }
             final byte[] random = new byte[GENERATED_BYTES];
             new SecureRandom().nextBytes(random);
             return new ServiceToken(HexFormat.of().formatHex(random));
         }
         if (configured.length() < 16) {
-            throw new IllegalStateException("sample.security.token must have at least 16 characters, has "
-                + configured.length());
+            throw new IllegalStateException(
+                    "sample.security.token must have at least 16 characters, has " + configured.length());
         }
         return new ServiceToken(configured);
     }

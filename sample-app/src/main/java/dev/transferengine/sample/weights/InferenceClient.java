@@ -33,7 +33,12 @@ public final class InferenceClient {
      * @return completes once the node armed its barrier expectation
      */
     public Mono<Void> expect(final String node, final WeightsExpectation expectation) {
-        return web.post().uri(node + "/weights/expect").bodyValue(expectation).retrieve().toBodilessEntity().then();
+        return web.post()
+                .uri(node + "/weights/expect")
+                .bodyValue(expectation)
+                .retrieve()
+                .toBodilessEntity()
+                .then();
     }
 
     /**
@@ -44,7 +49,9 @@ public final class InferenceClient {
      * @return the node's receipt, once the barrier arrived and the tensors were checked
      */
     public Mono<InferenceReceipt> verification(final String node, final long version) {
-        return web.get().uri(node + "/weights/verification?version={version}", version).retrieve()
-            .bodyToMono(InferenceReceipt.class);
+        return web.get()
+                .uri(node + "/weights/verification?version={version}", version)
+                .retrieve()
+                .bodyToMono(InferenceReceipt.class);
     }
 }

@@ -1,5 +1,8 @@
 package dev.transferengine.sample.weights;
 
+import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.Role;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -9,9 +12,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.sample.ConditionalOnRole;
-import dev.transferengine.sample.Role;
 
 /** An inference node's HTTP API: its buffer's descriptor, push notices, and verification. */
 @RestController

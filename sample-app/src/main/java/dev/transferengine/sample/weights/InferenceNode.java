@@ -1,5 +1,11 @@
 package dev.transferengine.sample.weights;
 
+import dev.transferengine.reactive.ReactiveTransferEngine;
+import dev.transferengine.sample.BusyException;
+import dev.transferengine.sample.Checksums;
+import dev.transferengine.sample.HostBuffer;
+import dev.transferengine.sample.Millis;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +15,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-
-import dev.transferengine.reactive.ReactiveTransferEngine;
-import dev.transferengine.sample.BusyException;
-import dev.transferengine.sample.Checksums;
-import dev.transferengine.sample.HostBuffer;
-import dev.transferengine.sample.Millis;
 
 /**
  * An inference node: a registered buffer the trainer scatters its tensors into. The trainer's barrier imm, which it
@@ -40,7 +40,8 @@ public final class InferenceNode implements AutoCloseable {
      * @param layout         the tensors
      * @param receiveTimeout how long a push may take from the trainer's notice to its barrier
      */
-    public InferenceNode(final ReactiveTransferEngine engine, final TensorLayout layout, final Duration receiveTimeout) {
+    public InferenceNode(
+            final ReactiveTransferEngine engine, final TensorLayout layout, final Duration receiveTimeout) {
         this.engine = engine;
         this.layout = layout;
         this.receiveTimeout = receiveTimeout;
@@ -49,8 +50,10 @@ public final class InferenceNode implements AutoCloseable {
 
     /** What the trainer needs to write here. */
     public WeightsDescriptor descriptor() {
-        return new WeightsDescriptor(engine.engine().mainAddress().toString(), buffer.region().descriptor().toText(),
-            layout.tensors());
+        return new WeightsDescriptor(
+                engine.engine().mainAddress().toString(),
+                buffer.region().descriptor().toText(),
+                layout.tensors());
     }
 
     /**
@@ -101,19 +104,21 @@ public final class InferenceNode implements AutoCloseable {
         Pending(final WeightsExpectation expectation) {
             this.expectation = expectation;
             this.barrier = engine.expectImm(BARRIER_IMM, 1, receiveTimeout)
-                .then(Mono.fromSupplier(() -> System.nanoTime() - start))
-                .doFinally(signal -> finished = true)
-                .cache();
+                    .then(Mono.fromSupplier(() -> System.nanoTime() - start))
+                    .doFinally(signal -> finished = true)
+                    .cache();
         }
 
         /** Subscribing arms the expectation before the trainer hears back, so the barrier cannot be missed. */
         void arm() {
-            barrier.subscribe(waited -> { }, error -> LOG.warn("push {} not received: {}", expectation.version(),
-                error.toString()));
+            barrier.subscribe(
+                    waited -> {},
+                    error -> LOG.warn("push {} not received: {}", expectation.version(), error.toString()));
         }
 
         InferenceReceipt receipt(final long waitedNanos) {
-            final List<InferenceReceipt.Tensor> tensors = new ArrayList<>(layout.tensors().size());
+            final List<InferenceReceipt.Tensor> tensors =
+                    new ArrayList<>(layout.tensors().size());
             boolean verified = true;
             for (final TensorLayout.Tensor tensor : layout.tensors()) {
                 final long checksum = Checksums.crc32c(buffer.segment(), tensor.offset(), tensor.length());
@@ -123,8 +128,13 @@ public final class InferenceNode implements AutoCloseable {
                 tensors.add(new InferenceReceipt.Tensor(tensor.name(), checksum, matches));
             }
             final double waited = Millis.of(waitedNanos);
-            LOG.info("received push {}: {} tensors, {} bytes, barrier after {} ms, verified={}", expectation.version(),
-                tensors.size(), layout.bytes(), waited, verified);
+            LOG.info(
+                    "received push {}: {} tensors, {} bytes, barrier after {} ms, verified={}",
+                    expectation.version(),
+                    tensors.size(),
+                    layout.bytes(),
+                    waited,
+                    verified);
             return new InferenceReceipt(expectation.version(), layout.bytes(), waited, tensors, verified);
         }
     }

@@ -20,6 +20,5 @@ public record InferenceReceipt(long version, long bytes, double waitedMillis, Li
      * @param checksum CRC32C of what arrived
      * @param matches  whether it equals the trainer's checksum
      */
-    public record Tensor(String name, long checksum, boolean matches) {
-    }
+    public record Tensor(String name, long checksum, boolean matches) {}
 }

@@ -15,6 +15,13 @@ import java.util.List;
  * @param receipts     each node's receipt, in {@code nodes} order
  * @param verified     whether every node verified every tensor
  */
-public record PushReport(long version, List<String> nodes, int tensors, long bytesPerNode, long totalBytes,
-                         double millis, double gbPerSecond, List<InferenceReceipt> receipts, boolean verified) {
-}
+public record PushReport(
+        long version,
+        List<String> nodes,
+        int tensors,
+        long bytesPerNode,
+        long totalBytes,
+        double millis,
+        double gbPerSecond,
+        List<InferenceReceipt> receipts,
+        boolean verified) {}

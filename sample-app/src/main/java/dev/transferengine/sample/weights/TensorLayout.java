@@ -1,9 +1,9 @@
 package dev.transferengine.sample.weights;
 
+import dev.transferengine.sample.SampleProperties;
+
 import java.util.ArrayList;
 import java.util.List;
-
-import dev.transferengine.sample.SampleProperties;
 
 /**
  * Named tensors laid out back to back in one buffer, the same on the trainer and on every inference node.
@@ -19,8 +19,7 @@ public record TensorLayout(List<Tensor> tensors) {
      * @param offset first byte in the buffer
      * @param length bytes
      */
-    public record Tensor(String name, long offset, long length) {
-    }
+    public record Tensor(String name, long offset, long length) {}
 
     public TensorLayout {
         tensors = List.copyOf(tensors);

@@ -1,15 +1,15 @@
 package dev.transferengine.sample.weights;
 
+import dev.transferengine.sample.ConditionalOnRole;
+import dev.transferengine.sample.NamedPeers;
+import dev.transferengine.sample.Role;
+
 import java.util.List;
 
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import dev.transferengine.sample.ConditionalOnRole;
-import dev.transferengine.sample.NamedPeers;
-import dev.transferengine.sample.Role;
 
 /** The trainer's HTTP API: {@code POST /weights/push?inference=NAME,NAME}, names from {@code sample.peers}. */
 @RestController

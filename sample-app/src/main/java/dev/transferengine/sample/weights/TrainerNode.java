@@ -1,18 +1,5 @@
 package dev.transferengine.sample.weights;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
-
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.MrDesc;
 import dev.transferengine.NetAddr;
@@ -25,6 +12,19 @@ import dev.transferengine.sample.Checksums;
 import dev.transferengine.sample.HostBuffer;
 import dev.transferengine.sample.Millis;
 import dev.transferengine.sample.PseudoRandomFill;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The trainer: named tensors in registered host memory, pushed to inference nodes as one scatter over a peer group,
@@ -49,7 +49,8 @@ public final class TrainerNode implements AutoCloseable {
      * @param layout    the tensors, which every inference node must share
      * @param inference the client of inference nodes' HTTP API
      */
-    public TrainerNode(final ReactiveTransferEngine engine, final TensorLayout layout, final InferenceClient inference) {
+    public TrainerNode(
+            final ReactiveTransferEngine engine, final TensorLayout layout, final InferenceClient inference) {
         this.engine = engine;
         this.layout = layout;
         this.inference = inference;
@@ -71,18 +72,24 @@ public final class TrainerNode implements AutoCloseable {
                 return Mono.error(new BusyException("the trainer is already pushing"));
             }
             final long version = versions.incrementAndGet();
-            return Flux.fromIterable(nodes).flatMapSequential(inference::descriptor).collectList()
-                .map(this::destinations)
-                .flatMap(dsts -> Mono.fromCallable(() -> nextVersion(version)).subscribeOn(Schedulers.boundedElastic())
-                    .flatMap(expectation -> Flux.fromIterable(nodes).flatMap(node -> inference.expect(node, expectation)).then())
-                    .then(peerGroup(dsts))
-                    .flatMap(group -> write(dsts, group)))
-                .flatMap(nanos -> Flux.fromIterable(nodes).flatMapSequential(node -> inference.verification(node, version))
+            return Flux.fromIterable(nodes)
+                    .flatMapSequential(inference::descriptor)
                     .collectList()
-                    .map(receipts -> report(version, nodes, nanos, receipts)))
-                // released before the result goes downstream, so a caller may start the next one from its onNext
-                .doOnTerminate(() -> busy.set(false))
-                .doOnCancel(() -> busy.set(false));
+                    .map(this::destinations)
+                    .flatMap(dsts -> Mono.fromCallable(() -> nextVersion(version))
+                            .subscribeOn(Schedulers.boundedElastic())
+                            .flatMap(expectation -> Flux.fromIterable(nodes)
+                                    .flatMap(node -> inference.expect(node, expectation))
+                                    .then())
+                            .then(peerGroup(dsts))
+                            .flatMap(group -> write(dsts, group)))
+                    .flatMap(nanos -> Flux.fromIterable(nodes)
+                            .flatMapSequential(node -> inference.verification(node, version))
+                            .collectList()
+                            .map(receipts -> report(version, nodes, nanos, receipts)))
+                    // released before the result goes downstream, so a caller may start the next one from its onNext
+                    .doOnTerminate(() -> busy.set(false))
+                    .doOnCancel(() -> busy.set(false));
         });
     }
 
@@ -95,19 +102,27 @@ public final class TrainerNode implements AutoCloseable {
         for (final WeightsDescriptor descriptor : descriptors) {
             if (!descriptor.tensors().equals(layout.tensors())) {
                 throw new IllegalArgumentException("inference node " + descriptor.address()
-                    + " holds other tensors than the trainer: " + descriptor.tensors().size() + " tensors, "
-                    + descriptor.tensors().stream().mapToLong(TensorLayout.Tensor::length).sum() + " bytes");
+                        + " holds other tensors than the trainer: "
+                        + descriptor.tensors().size() + " tensors, "
+                        + descriptor.tensors().stream()
+                                .mapToLong(TensorLayout.Tensor::length)
+                                .sum() + " bytes");
             }
         }
-        return descriptors.stream().map(descriptor -> MrDesc.parse(descriptor.region())).toList();
+        return descriptors.stream()
+                .map(descriptor -> MrDesc.parse(descriptor.region()))
+                .toList();
     }
 
     /** Overwrites every tensor with its next version and returns their checksums. */
     private WeightsExpectation nextVersion(final long version) {
         final Map<String, Long> checksums = new LinkedHashMap<>();
         for (final TensorLayout.Tensor tensor : layout.tensors()) {
-            PseudoRandomFill.fill(tensors.segment(), tensor.offset(), tensor.length(),
-                tensor.name().hashCode() * 1_000_003L + version);
+            PseudoRandomFill.fill(
+                    tensors.segment(),
+                    tensor.offset(),
+                    tensor.length(),
+                    tensor.name().hashCode() * 1_000_003L + version);
             checksums.put(tensor.name(), Checksums.crc32c(tensors.segment(), tensor.offset(), tensor.length()));
         }
         return new WeightsExpectation(version, checksums);
@@ -116,8 +131,8 @@ public final class TrainerNode implements AutoCloseable {
     /** Resolves the nodes' NICs once and reuses the group while the same nodes are pushed to. */
     private Mono<PeerGroup> peerGroup(final List<MrDesc> dsts) {
         final List<List<NetAddr>> peers = dsts.stream()
-            .map(dst -> dst.nics().stream().map(MrDesc.Nic::address).toList())
-            .toList();
+                .map(dst -> dst.nics().stream().map(MrDesc.Nic::address).toList())
+                .toList();
         final ResolvedGroup cached = lastGroup.get();
         if (cached != null && cached.peers.equals(peers)) {
             return Mono.just(cached.group);
@@ -127,28 +142,47 @@ public final class TrainerNode implements AutoCloseable {
 
     /** The scatter, then (once every byte landed) the barrier; returns the nanoseconds both took. */
     private Mono<Long> write(final List<MrDesc> dsts, final PeerGroup group) {
-        final List<ScatterTarget> targets = dsts.stream().map(dst -> new ScatterTarget(dst, layout.bytes(), 0, 0)).toList();
+        final List<ScatterTarget> targets = dsts.stream()
+                .map(dst -> new ScatterTarget(dst, layout.bytes(), 0, 0))
+                .toList();
         final ScatterWrite scatter = ScatterWrite.of(tensors.region(), targets).withGroup(group);
-        final BarrierWrite barrier = BarrierWrite.of(dsts, InferenceNode.BARRIER_IMM).withGroup(group);
+        final BarrierWrite barrier =
+                BarrierWrite.of(dsts, InferenceNode.BARRIER_IMM).withGroup(group);
         return Mono.defer(() -> {
             final long start = System.nanoTime();
-            return engine.write(scatter).then(engine.write(barrier)).then(Mono.fromSupplier(() -> System.nanoTime() - start));
+            return engine.write(scatter)
+                    .then(engine.write(barrier))
+                    .then(Mono.fromSupplier(() -> System.nanoTime() - start));
         });
     }
 
-    private PushReport report(final long version, final List<String> nodes, final long nanos,
-                              final List<InferenceReceipt> receipts) {
+    private PushReport report(
+            final long version, final List<String> nodes, final long nanos, final List<InferenceReceipt> receipts) {
         final long total = layout.bytes() * nodes.size();
         final double millis = Millis.of(nanos);
         final double gbPerSecond = Math.round(total / (double) nanos * 1_000.0) / 1_000.0;
         final boolean verified = receipts.stream().allMatch(InferenceReceipt::verified);
-        LOG.info("weight push {}: {} tensors x {} nodes, {} bytes in {} ms ({} GB/s), verified={}", version,
-            layout.tensors().size(), nodes.size(), total, millis, gbPerSecond, verified);
-        return new PushReport(version, List.copyOf(nodes), layout.tensors().size(), layout.bytes(), total, millis,
-            gbPerSecond, receipts, verified);
+        LOG.info(
+                "weight push {}: {} tensors x {} nodes, {} bytes in {} ms ({} GB/s), verified={}",
+                version,
+                layout.tensors().size(),
+                nodes.size(),
+                total,
+                millis,
+                gbPerSecond,
+                verified);
+        return new PushReport(
+                version,
+                List.copyOf(nodes),
+                layout.tensors().size(),
+                layout.bytes(),
+                total,
+                millis,
+                gbPerSecond,
+                receipts,
+                verified);
     }
 
     /** A peer group and the NICs it was resolved for. */
-    private record ResolvedGroup(List<List<NetAddr>> peers, PeerGroup group) {
-    }
+    private record ResolvedGroup(List<List<NetAddr>> peers, PeerGroup group) {}
 }

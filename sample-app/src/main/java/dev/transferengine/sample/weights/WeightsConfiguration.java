@@ -1,13 +1,13 @@
 package dev.transferengine.sample.weights;
 
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.web.reactive.function.client.WebClient;
-
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.Role;
 import dev.transferengine.sample.SampleProperties;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /** The weight-push nodes on the starter's engine. */
 @Configuration(proxyBeanMethods = false)
@@ -15,14 +15,17 @@ class WeightsConfiguration {
 
     @Bean
     @ConditionalOnRole(Role.TRAINER)
-    TrainerNode trainerNode(final ReactiveTransferEngine engine, final SampleProperties properties,
-                            final WebClient.Builder web) {
+    TrainerNode trainerNode(
+            final ReactiveTransferEngine engine, final SampleProperties properties, final WebClient.Builder web) {
         return new TrainerNode(engine, TensorLayout.of(properties.weights()), new InferenceClient(web.build()));
     }
 
     @Bean
     @ConditionalOnRole(Role.INFERENCE)
     InferenceNode inferenceNode(final ReactiveTransferEngine engine, final SampleProperties properties) {
-        return new InferenceNode(engine, TensorLayout.of(properties.weights()), properties.weights().receiveTimeout());
+        return new InferenceNode(
+                engine,
+                TensorLayout.of(properties.weights()),
+                properties.weights().receiveTimeout());
     }
 }

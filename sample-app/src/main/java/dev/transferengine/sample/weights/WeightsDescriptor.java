@@ -9,5 +9,4 @@ import java.util.List;
  * @param region  the destination buffer's MrDesc, text form
  * @param tensors where each tensor goes in the buffer
  */
-public record WeightsDescriptor(String address, String region, List<TensorLayout.Tensor> tensors) {
-}
+public record WeightsDescriptor(String address, String region, List<TensorLayout.Tensor> tensors) {}

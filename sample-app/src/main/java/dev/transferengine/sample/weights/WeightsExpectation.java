@@ -8,5 +8,4 @@ import java.util.Map;
  * @param version   the push
  * @param checksums tensor name to checksum
  */
-public record WeightsExpectation(long version, Map<String, Long> checksums) {
-}
+public record WeightsExpectation(long version, Map<String, Long> checksums) {}

@@ -1,8 +1,7 @@
 package dev.transferengine.sample.dashboard;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import dev.transferengine.sample.Role;
+import dev.transferengine.sample.SampleNode;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Objects;
 
 import org.awaitility.core.ConditionFactory;
-
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -21,8 +19,9 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
-import dev.transferengine.sample.Role;
-import dev.transferengine.sample.SampleNode;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The dashboard at {@code /} in headless Chromium: it shows both engines of the demo, its numbers move, and it
@@ -38,15 +37,17 @@ class DashboardBrowserTest {
 
     @Test
     void showsBothEnginesOfTheDemoWithLiveNumbers() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
-            "needs headless Chromium and its driver at " + CHROMIUM + " and " + DRIVER
-                + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
+        assumeTrue(
+                Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
+                "needs headless Chromium and its driver at " + CHROMIUM + " and " + DRIVER
+                        + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
         try (SampleNode demo = SampleNode.start(Role.DEMO, "sample.demo.interval=100ms", "sample.demo.tokens=256")) {
             final WebDriver browser = chromium();
             try {
                 browser.get(demo.url() + "/");
                 // the page is redrawn on every snapshot: an element found a moment ago may be gone
-                final ConditionFactory page = await().atMost(Duration.ofMinutes(2)).ignoreExceptions();
+                final ConditionFactory page =
+                        await().atMost(Duration.ofMinutes(2)).ignoreExceptions();
 
                 final long received = page.until(() -> number(browser, "decodeEngine", "imms"), imms -> imms > 0);
                 page.until(() -> number(browser, "decodeEngine", "imms"), imms -> imms > received);
@@ -56,13 +57,19 @@ class DashboardBrowserTest {
                 page.until(() -> points(browser, "decodeEngine", "in"), points -> points >= 60);
 
                 // each read retried as a whole: a redraw between finding an element and reading it makes it stale
-                assertThat(page.until(() -> browser.findElements(By.cssSelector(".engine")).stream()
-                        .map(card -> card.getDomAttribute("data-engine")).toList(), Objects::nonNull))
-                    .containsExactly("transferEngine", "decodeEngine");
+                assertThat(page.until(
+                                () -> browser.findElements(By.cssSelector(".engine")).stream()
+                                        .map(card -> card.getDomAttribute("data-engine"))
+                                        .toList(),
+                                Objects::nonNull))
+                        .containsExactly("transferEngine", "decodeEngine");
                 assertThat(page.until(() -> browser.findElement(By.id("status")).getText(), Objects::nonNull))
-                    .startsWith("live");
-                assertThat(page.until(() -> browser.findElement(By.cssSelector("#latencies tbody")).getText(),
-                    Objects::nonNull)).contains("sample.kv.layer.write");
+                        .startsWith("live");
+                assertThat(page.until(
+                                () -> browser.findElement(By.cssSelector("#latencies tbody"))
+                                        .getText(),
+                                Objects::nonNull))
+                        .contains("sample.kv.layer.write");
                 Files.createDirectories(SCREENSHOT.getParent());
                 Files.write(SCREENSHOT, ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
             } finally {
@@ -73,20 +80,26 @@ class DashboardBrowserTest {
 
     private static WebDriver chromium() {
         final ChromeOptions options = new ChromeOptions()
-            .setBinary(CHROMIUM.toFile())
-            .addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--hide-scrollbars", "--window-size=1300,1150");
+                .setBinary(CHROMIUM.toFile())
+                .addArguments(
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-dev-shm-usage",
+                        "--hide-scrollbars",
+                        "--window-size=1300,1150");
         final ChromeDriverService driver = new ChromeDriverService.Builder()
-            .usingDriverExecutable(DRIVER.toFile())
-            .usingAnyFreePort()
-            .build();
+                .usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         return new ChromeDriver(driver, options);
     }
 
     /** The value of a cell {@code data-metric} of the engine's NIC 0.0, as the page shows it. */
     private static String cell(final WebDriver page, final String engine, final String metric) {
-        return page.findElement(By.cssSelector(".engine[data-engine='" + engine + "'] tr[data-nic='0.0'] td[data-metric='"
-            + metric + "']")).getText();
+        return page.findElement(By.cssSelector(
+                        ".engine[data-engine='" + engine + "'] tr[data-nic='0.0'] td[data-metric='" + metric + "']"))
+                .getText();
     }
 
     private static long number(final WebDriver page, final String engine, final String metric) {
@@ -98,9 +111,11 @@ class DashboardBrowserTest {
     }
 
     private static int points(final WebDriver page, final String engine, final String field) {
-        final String attribute = page.findElement(By.cssSelector(".engine[data-engine='" + engine
-            + "'] polyline[data-nic='0.0'][data-field='" + field + "']")).getDomAttribute("points");
-        final List<String> points = List.of(Objects.requireNonNull(attribute, "the polyline has points").split(" "));
+        final String attribute = page.findElement(By.cssSelector(
+                        ".engine[data-engine='" + engine + "'] polyline[data-nic='0.0'][data-field='" + field + "']"))
+                .getDomAttribute("points");
+        final List<String> points = List.of(
+                Objects.requireNonNull(attribute, "the polyline has points").split(" "));
         return points.size();
     }
 }

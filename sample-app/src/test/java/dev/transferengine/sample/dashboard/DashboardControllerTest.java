@@ -1,7 +1,7 @@
 package dev.transferengine.sample.dashboard;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import dev.transferengine.sample.Role;
+import dev.transferengine.sample.SampleNode;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -12,70 +12,98 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import dev.transferengine.sample.Role;
-import dev.transferengine.sample.SampleNode;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The dashboard's event stream and page, read over HTTP without a browser. */
 class DashboardControllerTest {
 
     private static final ParameterizedTypeReference<ServerSentEvent<DashboardSnapshot>> EVENT =
-        new ParameterizedTypeReference<>() { };
+            new ParameterizedTypeReference<>() {};
 
     @Test
     void streamsBothEnginesOfTheDemoWithTheirCountersMoving() {
-        try (SampleNode demo = SampleNode.start(Role.DEMO, "sample.demo.interval=100ms", "sample.demo.tokens=64",
-            "sample.dashboard.interval=100ms")) {
+        try (SampleNode demo = SampleNode.start(
+                Role.DEMO, "sample.demo.interval=100ms", "sample.demo.tokens=64", "sample.dashboard.interval=100ms")) {
             final DashboardSnapshot first = await().atMost(Duration.ofMinutes(1))
-                .until(() -> snapshot(demo), snapshot -> engine(snapshot, "decodeEngine").nics().getFirst().bytesIn() > 0);
+                    .until(
+                            () -> snapshot(demo),
+                            snapshot -> engine(snapshot, "decodeEngine")
+                                            .nics()
+                                            .getFirst()
+                                            .bytesIn()
+                                    > 0);
             final DashboardSnapshot later = await().atMost(Duration.ofMinutes(1))
-                .until(() -> snapshot(demo), snapshot -> snapshot.timeMillis() > first.timeMillis()
-                    && nic(snapshot, "decodeEngine").bytesIn() > nic(first, "decodeEngine").bytesIn()
-                    && nic(snapshot, "transferEngine").bytesOut() > nic(first, "transferEngine").bytesOut());
+                    .until(
+                            () -> snapshot(demo),
+                            snapshot -> snapshot.timeMillis() > first.timeMillis()
+                                    && nic(snapshot, "decodeEngine").bytesIn()
+                                            > nic(first, "decodeEngine").bytesIn()
+                                    && nic(snapshot, "transferEngine").bytesOut()
+                                            > nic(first, "transferEngine").bytesOut());
 
-            assertThat(later.engines()).extracting(DashboardSnapshot.Engine::name)
-                .containsExactly("transferEngine", "decodeEngine");
+            assertThat(later.engines())
+                    .extracting(DashboardSnapshot.Engine::name)
+                    .containsExactly("transferEngine", "decodeEngine");
             assertThat(nic(later, "decodeEngine").imms()).isPositive();
             // addresses as people read them, not the hex of the wire form
             assertThat(engine(later, "decodeEngine").address()).startsWith("tcp://127.0.0.1:");
             assertThat(nic(later, "transferEngine").address()).startsWith("tcp://127.0.0.1:");
             // prefill's peer is decode's engine, and it is connected
-            assertThat(engine(later, "transferEngine").peers())
-                .anySatisfy(peer -> {
-                    assertThat(peer.address()).isEqualTo(engine(later, "decodeEngine").address());
-                    assertThat(peer.state()).isEqualTo("CONNECTED");
-                });
-            assertThat(later.latencies()).extracting(DashboardSnapshot.Latency::name)
-                .contains("sample.kv.layer.write", "sample.kv.transfer.exposed");
+            assertThat(engine(later, "transferEngine").peers()).anySatisfy(peer -> {
+                assertThat(peer.address())
+                        .isEqualTo(engine(later, "decodeEngine").address());
+                assertThat(peer.state()).isEqualTo("CONNECTED");
+            });
+            assertThat(later.latencies())
+                    .extracting(DashboardSnapshot.Latency::name)
+                    .contains("sample.kv.layer.write", "sample.kv.transfer.exposed");
         }
     }
 
     @Test
     void servesThePageAtTheRoot() {
         try (SampleNode demo = SampleNode.start(Role.DEMO, "sample.demo.tokens=64")) {
-            demo.client().get().uri("/").exchange()
-                .expectStatus().isOk()
-                .expectHeader().contentTypeCompatibleWith(MediaType.TEXT_HTML)
-                .expectBody(String.class).value(page -> assertThat(page).contains("dashboard.js"));
-            demo.client().get().uri("/dashboard.js").exchange()
-                .expectStatus().isOk()
-                .expectBody(String.class).value(script -> assertThat(script).contains("EventSource('dashboard/events')"));
+            demo.client()
+                    .get()
+                    .uri("/")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectHeader()
+                    .contentTypeCompatibleWith(MediaType.TEXT_HTML)
+                    .expectBody(String.class)
+                    .value(page -> assertThat(page).contains("dashboard.js"));
+            demo.client()
+                    .get()
+                    .uri("/dashboard.js")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .value(script -> assertThat(script).contains("EventSource('dashboard/events')"));
         }
     }
 
     private static DashboardSnapshot snapshot(final SampleNode node) {
         // WebClient, not WebTestClient: the stream never ends, and only WebClient cancels it quietly
-        final ServerSentEvent<DashboardSnapshot> event = WebClient.create(node.url()).get().uri("/dashboard/events")
-            .accept(MediaType.TEXT_EVENT_STREAM)
-            .retrieve()
-            .bodyToFlux(EVENT)
-            .blockFirst(Duration.ofMinutes(1));
+        final ServerSentEvent<DashboardSnapshot> event = WebClient.create(node.url())
+                .get()
+                .uri("/dashboard/events")
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(EVENT)
+                .blockFirst(Duration.ofMinutes(1));
         assertThat(event).isNotNull();
         assertThat(Objects.requireNonNull(event).event()).isEqualTo("snapshot");
         return Objects.requireNonNull(event.data(), "a snapshot event carries a snapshot");
     }
 
     private static DashboardSnapshot.Engine engine(final DashboardSnapshot snapshot, final String name) {
-        return snapshot.engines().stream().filter(engine -> engine.name().equals(name)).findFirst().orElseThrow();
+        return snapshot.engines().stream()
+                .filter(engine -> engine.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static DashboardSnapshot.Nic nic(final DashboardSnapshot snapshot, final String engine) {

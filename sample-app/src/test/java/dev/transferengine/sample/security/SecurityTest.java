@@ -1,8 +1,8 @@
 package dev.transferengine.sample.security;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import dev.transferengine.sample.Role;
+import dev.transferengine.sample.SampleNode;
+import dev.transferengine.sample.SampleProperties;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
-import dev.transferengine.sample.Role;
-import dev.transferengine.sample.SampleNode;
-import dev.transferengine.sample.SampleProperties;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The HTTP API and the actuator need the deployment's token; the dashboard is open in the demo role only. One node
@@ -38,35 +38,85 @@ class SecurityTest {
     @Test
     void handsOutTheDescriptorOnlyToCallersWithTheToken() {
         try (SampleNode decode = SampleNode.start(Role.DECODE)) {
-            decode.anonymousClient().get().uri("/kv/descriptor").exchange().expectStatus().isUnauthorized();
-            decode.anonymousClient().get().uri("/kv/descriptor")
-                .headers(headers -> headers.setBearerAuth("not-the-token"))
-                .exchange().expectStatus().isUnauthorized();
-            decode.client().get().uri("/kv/descriptor").exchange()
-                .expectStatus().isOk()
-                .expectBody().jsonPath("$.region").isNotEmpty();
+            decode.anonymousClient()
+                    .get()
+                    .uri("/kv/descriptor")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
+            decode.anonymousClient()
+                    .get()
+                    .uri("/kv/descriptor")
+                    .headers(headers -> headers.setBearerAuth("not-the-token"))
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
+            decode.client()
+                    .get()
+                    .uri("/kv/descriptor")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.region")
+                    .isNotEmpty();
         }
     }
 
     @Test
     void opensNoSessionForCallersWithoutTheToken() {
         try (SampleNode decode = SampleNode.start(Role.DECODE)) {
-            decode.anonymousClient().post().uri("/kv/sessions").bodyValue(Map.of("pages", 1))
-                .exchange().expectStatus().isUnauthorized();
+            decode.anonymousClient()
+                    .post()
+                    .uri("/kv/sessions")
+                    .bodyValue(Map.of("pages", 1))
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
         }
     }
 
     @Test
     void opensOnlyTheConfiguredActuatorEndpoints() {
         try (SampleNode decode = SampleNode.start(Role.DECODE)) {
-            decode.anonymousClient().get().uri("/actuator/health").exchange().expectStatus().isOk();
-            decode.anonymousClient().get().uri("/actuator/prometheus").exchange().expectStatus().isUnauthorized();
-            decode.anonymousClient().get().uri("/actuator/transferengine").exchange().expectStatus().isUnauthorized();
-            decode.client().get().uri("/actuator/prometheus").exchange().expectStatus().isOk();
+            decode.anonymousClient()
+                    .get()
+                    .uri("/actuator/health")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
+            decode.anonymousClient()
+                    .get()
+                    .uri("/actuator/prometheus")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
+            decode.anonymousClient()
+                    .get()
+                    .uri("/actuator/transferengine")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
+            decode.client()
+                    .get()
+                    .uri("/actuator/prometheus")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
         }
         try (SampleNode scraped = SampleNode.start(Role.DECODE, "sample.security.open-endpoints=health,prometheus")) {
-            scraped.anonymousClient().get().uri("/actuator/prometheus").exchange().expectStatus().isOk();
-            scraped.anonymousClient().get().uri("/actuator/transferengine").exchange().expectStatus().isUnauthorized();
+            scraped.anonymousClient()
+                    .get()
+                    .uri("/actuator/prometheus")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
+            scraped.anonymousClient()
+                    .get()
+                    .uri("/actuator/transferengine")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
         }
     }
 
@@ -83,11 +133,25 @@ class SecurityTest {
     void opensTheDashboardButNotTheApiInTheDemo() throws IOException, InterruptedException {
         try (SampleNode demo = SampleNode.start(Role.DEMO, "sample.demo.tokens=64")) {
             demo.anonymousClient().get().uri("/").exchange().expectStatus().isOk();
-            demo.anonymousClient().get().uri("/dashboard.js").exchange().expectStatus().isOk();
+            demo.anonymousClient()
+                    .get()
+                    .uri("/dashboard.js")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
             assertThat(status(demo, "/dashboard/events", false)).isEqualTo(200);
-            demo.anonymousClient().get().uri("/kv/descriptor").exchange().expectStatus().isUnauthorized();
-            demo.anonymousClient().post().uri("/kv/transfer?tokens=16&decode=decode").exchange()
-                .expectStatus().isUnauthorized();
+            demo.anonymousClient()
+                    .get()
+                    .uri("/kv/descriptor")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
+            demo.anonymousClient()
+                    .post()
+                    .uri("/kv/transfer?tokens=16&decode=decode")
+                    .exchange()
+                    .expectStatus()
+                    .isUnauthorized();
         }
     }
 
@@ -95,28 +159,32 @@ class SecurityTest {
     void listensOnLoopbackOnly() throws IOException {
         final Optional<InetAddress> routable = routableAddress();
         assumeTrue(routable.isPresent(), "needs a non-loopback IPv4 address on this machine");
-        try (SampleNode decode = SampleNode.start(Role.DECODE); Socket socket = new Socket()) {
-            final int port = Integer.parseInt(decode.url().substring(decode.url().lastIndexOf(':') + 1));
+        try (SampleNode decode = SampleNode.start(Role.DECODE);
+                Socket socket = new Socket()) {
+            final int port =
+                    Integer.parseInt(decode.url().substring(decode.url().lastIndexOf(':') + 1));
             assertThatThrownBy(() -> socket.connect(new InetSocketAddress(routable.get(), port)))
-                .isInstanceOf(ConnectException.class);
+                    .isInstanceOf(ConnectException.class);
         }
     }
 
     @Test
     void requiresATokenInEveryRoleButTheDemo() {
         assertThatThrownBy(() -> ServiceToken.of(properties(Map.of("sample.role", "decode"))))
-            .isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("sample.security.token is required in role decode");
-        assertThatThrownBy(() -> ServiceToken.of(properties(Map.of("sample.role", "prefill",
-            "sample.security.token", "short"))))
-            .hasMessageContaining("at least 16 characters");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sample.security.token is required in role decode");
+        assertThatThrownBy(() ->
+                        ServiceToken.of(properties(Map.of("sample.role", "prefill", "sample.security.token", "short"))))
+                .hasMessageContaining("at least 16 characters");
         final ServiceToken demo = ServiceToken.of(properties(Map.of("sample.role", "demo")));
-        assertThat(demo.value()).hasSize(64).isNotEqualTo(ServiceToken.of(properties(Map.of())).value());
+        assertThat(demo.value())
+                .hasSize(64)
+                .isNotEqualTo(ServiceToken.of(properties(Map.of())).value());
     }
 
     /** The status of a GET whose body may never end (an event stream), read without reading the body. */
     private static int status(final SampleNode node, final String path, final boolean withToken)
-        throws IOException, InterruptedException {
+            throws IOException, InterruptedException {
         final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(node.url() + path));
         if (withToken) {
             request.header("Authorization", "Bearer " + SampleNode.TOKEN);
@@ -134,15 +202,15 @@ class SecurityTest {
 
     private static Optional<InetAddress> routableAddress() throws SocketException {
         return NetworkInterface.networkInterfaces()
-            .filter(nic -> {
-                try {
-                    return nic.isUp() && !nic.isLoopback();
-                } catch (final SocketException e) {
-                    return false;
-                }
-            })
-            .flatMap(NetworkInterface::inetAddresses)
-            .filter(address -> address instanceof Inet4Address && !address.isLoopbackAddress())
-            .findFirst();
+                .filter(nic -> {
+                    try {
+                        return nic.isUp() && !nic.isLoopback();
+                    } catch (final SocketException e) {
+                        return false;
+                    }
+                })
+                .flatMap(NetworkInterface::inetAddresses)
+                .filter(address -> address instanceof Inet4Address && !address.isLoopbackAddress())
+                .findFirst();
     }
 }

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -69,9 +68,15 @@ public final class TransferEngineEndpoint {
         for (final EngineCounter counter : EngineCounter.values()) {
             counters.put(name(counter), metrics.counter(counter));
         }
-        return new EngineDescriptor(engine.transport(), engine.mainAddress().describe(), engine.isHealthy(),
-            metrics.inFlight(), groups, engine.peers().stream().map(PeerDescriptor::of).toList(),
-            engine.regions().stream().map(RegionDescriptor::of).toList(), counters);
+        return new EngineDescriptor(
+                engine.transport(),
+                engine.mainAddress().describe(),
+                engine.isHealthy(),
+                metrics.inFlight(),
+                groups,
+                engine.peers().stream().map(PeerDescriptor::of).toList(),
+                engine.regions().stream().map(RegionDescriptor::of).toList(),
+                counters);
     }
 
     private static String name(final Enum<?> counter) {
@@ -79,30 +84,33 @@ public final class TransferEngineEndpoint {
     }
 
     /** Every engine, by bean name. */
-    public record EnginesDescriptor(Map<String, EngineDescriptor> engines) {
-    }
+    public record EnginesDescriptor(Map<String, EngineDescriptor> engines) {}
 
     /** The whole engine. */
-    public record EngineDescriptor(String transport, String mainAddress, boolean healthy, long inFlight,
-                                   List<GroupDescriptor> groups, List<PeerDescriptor> peers,
-                                   List<RegionDescriptor> regions, Map<String, Long> counters) {
-    }
+    public record EngineDescriptor(
+            String transport,
+            String mainAddress,
+            boolean healthy,
+            long inFlight,
+            List<GroupDescriptor> groups,
+            List<PeerDescriptor> peers,
+            List<RegionDescriptor> regions,
+            Map<String, Long> counters) {}
 
     /** One domain group and its NICs. */
-    public record GroupDescriptor(int group, List<NicDescriptor> nics) {
-    }
+    public record GroupDescriptor(int group, List<NicDescriptor> nics) {}
 
     /** One NIC: address, health and its counters. */
-    public record NicDescriptor(int nic, String address, String description, boolean healthy, String failure,
-                                Map<String, Long> counters) {
+    public record NicDescriptor(
+            int nic, String address, String description, boolean healthy, String failure, Map<String, Long> counters) {
 
         static NicDescriptor of(final NicInfo nic, final EngineMetrics metrics) {
             final Map<String, Long> counters = new LinkedHashMap<>();
             for (final NicCounter counter : NicCounter.values()) {
                 counters.put(name(counter), metrics.counter(nic.group(), nic.nic(), counter));
             }
-            return new NicDescriptor(nic.nic(), nic.address().describe(), nic.description(), nic.healthy(),
-                nic.failure(), counters);
+            return new NicDescriptor(
+                    nic.nic(), nic.address().describe(), nic.description(), nic.healthy(), nic.failure(), counters);
         }
     }
 
@@ -110,8 +118,8 @@ public final class TransferEngineEndpoint {
     public record PeerDescriptor(String nic, String address, String state, String lastError) {
 
         static PeerDescriptor of(final PeerInfo peer) {
-            return new PeerDescriptor(peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(),
-                peer.lastError());
+            return new PeerDescriptor(
+                    peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(), peer.lastError());
         }
     }
 
@@ -119,8 +127,12 @@ public final class TransferEngineEndpoint {
     public record RegionDescriptor(int group, String device, long length, int nics, boolean registered) {
 
         static RegionDescriptor of(final MemoryRegion region) {
-            return new RegionDescriptor(region.group(), region.device().toString(), region.length(),
-                region.descriptor().nicCount(), region.isRegistered());
+            return new RegionDescriptor(
+                    region.group(),
+                    region.device().toString(),
+                    region.length(),
+                    region.descriptor().nicCount(),
+                    region.isRegistered());
         }
     }
 }

@@ -18,13 +18,12 @@ import org.springframework.context.annotation.Bean;
  * exposed, e.g. {@code management.endpoints.web.exposure.include=transferengine}.
  */
 @AutoConfiguration(after = TransferEngineAutoConfiguration.class)
-@ConditionalOnClass({ TransferEngine.class, Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnClass({TransferEngine.class, Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(TransferEngine.class)
 @ConditionalOnAvailableEndpoint(TransferEngineEndpoint.class)
 public final class TransferEngineEndpointAutoConfiguration {
 
-    TransferEngineEndpointAutoConfiguration() {
-    }
+    TransferEngineEndpointAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean

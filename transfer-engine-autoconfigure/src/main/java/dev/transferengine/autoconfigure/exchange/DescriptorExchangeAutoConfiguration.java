@@ -23,20 +23,22 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * endpoint serving them when {@code transfer-engine.exchange.enabled=true} in a WebFlux application, and a
  * {@link DescriptorFetcher} wherever {@code WebClient} is on the class path.
  */
-@AutoConfiguration(after = TransferEngineAutoConfiguration.class,
-    afterName = "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration")
-@ConditionalOnClass({ TransferEngine.class, WebClient.class })
+@AutoConfiguration(
+        after = TransferEngineAutoConfiguration.class,
+        afterName = "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration")
+@ConditionalOnClass({TransferEngine.class, WebClient.class})
 @EnableConfigurationProperties(TransferEngineProperties.class)
 public final class DescriptorExchangeAutoConfiguration {
 
-    DescriptorExchangeAutoConfiguration() {
-    }
+    DescriptorExchangeAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean
-    DescriptorFetcher descriptorFetcher(final ObjectProvider<WebClient.Builder> builder,
-                                        final TransferEngineProperties properties) {
-        return new DescriptorFetcher(builder.getIfAvailable(WebClient::builder), properties.getExchange().getPath());
+    DescriptorFetcher descriptorFetcher(
+            final ObjectProvider<WebClient.Builder> builder, final TransferEngineProperties properties) {
+        return new DescriptorFetcher(
+                builder.getIfAvailable(WebClient::builder),
+                properties.getExchange().getPath());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -52,8 +54,8 @@ public final class DescriptorExchangeAutoConfiguration {
         @Bean
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
         @ConditionalOnBooleanProperty("transfer-engine.exchange.enabled")
-        RouterFunction<ServerResponse> transferEngineDescriptorRoutes(final PublishedRegions publishedRegions,
-                                                                      final TransferEngineProperties properties) {
+        RouterFunction<ServerResponse> transferEngineDescriptorRoutes(
+                final PublishedRegions publishedRegions, final TransferEngineProperties properties) {
             return DescriptorExchangeRoutes.of(properties.getExchange().getPath(), publishedRegions);
         }
     }

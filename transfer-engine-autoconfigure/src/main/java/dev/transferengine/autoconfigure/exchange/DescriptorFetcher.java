@@ -37,9 +37,13 @@ public final class DescriptorFetcher {
      * {@link NoSuchElementException} when it publishes none by that name.
      */
     public Mono<MrDesc> fetch(final String baseUrl, final String name) {
-        return client.get().uri(baseUrl + path + "/{name}", name).retrieve()
-            .onStatus(status -> status.value() == HttpStatus.NOT_FOUND.value(), response -> Mono.error(
-                new NoSuchElementException("the service at " + baseUrl + " publishes no region '" + name + "'")))
-            .bodyToMono(MrDesc.class);
+        return client.get()
+                .uri(baseUrl + path + "/{name}", name)
+                .retrieve()
+                .onStatus(
+                        status -> status.value() == HttpStatus.NOT_FOUND.value(),
+                        response -> Mono.error(new NoSuchElementException(
+                                "the service at " + baseUrl + " publishes no region '" + name + "'")))
+                .bodyToMono(MrDesc.class);
     }
 }

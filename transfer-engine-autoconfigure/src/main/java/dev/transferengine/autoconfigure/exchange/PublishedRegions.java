@@ -30,8 +30,8 @@ public final class PublishedRegions {
     /** Publishes {@code descriptor} under {@code name}, replacing what was published under it. */
     public void publish(final String name, final MrDesc descriptor) {
         if (name.isBlank() || name.contains("/")) {
-            throw new IllegalArgumentException("a published region's name must be non-blank without '/': '" + name
-                + "'");
+            throw new IllegalArgumentException(
+                    "a published region's name must be non-blank without '/': '" + name + "'");
         }
         regions.put(name, descriptor);
     }

@@ -20,18 +20,18 @@ import org.springframework.context.annotation.Bean;
  * ({@code transferEngine/prefillEngine}).
  */
 @AutoConfiguration(after = TransferEngineAutoConfiguration.class)
-@ConditionalOnClass({ TransferEngine.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnClass({TransferEngine.class, ConditionalOnEnabledHealthIndicator.class})
 @ConditionalOnBean(TransferEngine.class)
 @ConditionalOnEnabledHealthIndicator("transferengine")
 public final class TransferEngineHealthContributorAutoConfiguration
-    extends CompositeHealthContributorConfiguration<TransferEngineHealthIndicator, TransferEngine> {
+        extends CompositeHealthContributorConfiguration<TransferEngineHealthIndicator, TransferEngine> {
 
     TransferEngineHealthContributorAutoConfiguration() {
         super(TransferEngineHealthIndicator::new);
     }
 
     @Bean
-    @ConditionalOnMissingBean(name = { "transferEngineHealthIndicator", "transferEngineHealthContributor" })
+    @ConditionalOnMissingBean(name = {"transferEngineHealthIndicator", "transferEngineHealthContributor"})
     HealthContributor transferEngineHealthContributor(final ConfigurableListableBeanFactory beanFactory) {
         return createContributor(beanFactory, TransferEngine.class);
     }

@@ -35,10 +35,10 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
             builder.down();
         }
         builder.withDetail("transport", engine.transport())
-            .withDetail("mainAddress", engine.mainAddress().describe())
-            .withDetail("inFlight", engine.metrics().inFlight())
-            .withDetail("groups", groups(nics))
-            .withDetail("unreachablePeers", unreachablePeers());
+                .withDetail("mainAddress", engine.mainAddress().describe())
+                .withDetail("inFlight", engine.metrics().inFlight())
+                .withDetail("groups", groups(nics))
+                .withDetail("unreachablePeers", unreachablePeers());
     }
 
     private Map<String, Object> groups(final List<NicInfo> nics) {
@@ -68,9 +68,14 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
 
     private List<Map<String, Object>> unreachablePeers() {
         return engine.peers().stream()
-            .filter(PeerInfo::unreachable)
-            .map(peer -> Map.<String, Object>of("nic", peer.group() + "." + peer.nic(),
-                "address", peer.address().describe(), "lastError", peer.lastError()))
-            .toList();
+                .filter(PeerInfo::unreachable)
+                .map(peer -> Map.<String, Object>of(
+                        "nic",
+                        peer.group() + "." + peer.nic(),
+                        "address",
+                        peer.address().describe(),
+                        "lastError",
+                        peer.lastError()))
+                .toList();
     }
 }

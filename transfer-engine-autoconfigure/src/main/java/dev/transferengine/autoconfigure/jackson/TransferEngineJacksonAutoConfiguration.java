@@ -13,11 +13,10 @@ import tools.jackson.databind.JacksonModule;
  * to its {@code JsonMapper}, so controllers and {@code WebClient}s read and write descriptors as text.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
-@ConditionalOnClass({ MrDesc.class, JacksonModule.class })
+@ConditionalOnClass({MrDesc.class, JacksonModule.class})
 public final class TransferEngineJacksonAutoConfiguration {
 
-    TransferEngineJacksonAutoConfiguration() {
-    }
+    TransferEngineJacksonAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean

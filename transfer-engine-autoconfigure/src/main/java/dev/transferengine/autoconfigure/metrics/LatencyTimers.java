@@ -27,6 +27,7 @@ final class LatencyTimers implements CompletionObserver {
     private static final OperationKind[] KINDS = OperationKind.values();
     /** Shortest latency the histogram resolves: a loopback write takes microseconds. */
     private static final Duration SHORTEST = Duration.ofNanos(1000);
+
     private static final Duration LONGEST = Duration.ofSeconds(60);
 
     private final MeterRegistry registry;
@@ -46,8 +47,12 @@ final class LatencyTimers implements CompletionObserver {
 
     @Override
     @SuppressWarnings("EnumOrdinal") // a flat table of timers indexed by kind: no EnumMap lookup per completion
-    public void onCompletion(final OperationKind kind, final @Nullable NetAddr peer, final long bytes,
-                             final long nanos, final boolean success) {
+    public void onCompletion(
+            final OperationKind kind,
+            final @Nullable NetAddr peer,
+            final long bytes,
+            final long nanos,
+            final boolean success) {
         final int slot = kind.ordinal() * 2 + (success ? 0 : 1);
         final Timer[] timers = timers(peer);
         Timer timer = timers[slot];
@@ -84,15 +89,15 @@ final class LatencyTimers implements CompletionObserver {
 
     private Timer register(final OperationKind kind, final boolean success, final String peer) {
         return Timer.builder(NAME)
-            .description("Time from submission to the end of write requests and sends, by kind, outcome and peer")
-            .tag("engine", engine)
-            .tag("kind", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-            .tag("outcome", success ? "success" : "failure")
-            .tag("peer", peer)
-            .publishPercentileHistogram()
-            .minimumExpectedValue(SHORTEST)
-            .maximumExpectedValue(LONGEST)
-            .serviceLevelObjectives(slo.toArray(Duration[]::new))
-            .register(registry);
+                .description("Time from submission to the end of write requests and sends, by kind, outcome and peer")
+                .tag("engine", engine)
+                .tag("kind", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                .tag("outcome", success ? "success" : "failure")
+                .tag("peer", peer)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(SHORTEST)
+                .maximumExpectedValue(LONGEST)
+                .serviceLevelObjectives(slo.toArray(Duration[]::new))
+                .register(registry);
     }
 }

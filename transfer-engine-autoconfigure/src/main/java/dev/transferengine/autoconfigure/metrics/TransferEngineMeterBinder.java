@@ -30,7 +30,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
     static final String PREFIX = "transfer.engine.";
     private static final String BYTES = "Payload bytes per NIC: out = written and sent, in = placed into local memory";
     private static final String TRANSPORT_EVENTS = "What the transport stopped at a bound or a trust check, by reason: "
-        + "failed handshakes, refused connections and requests, connections it closed, peers it forgot";
+            + "failed handshakes, refused connections and requests, connections it closed, peers it forgot";
     private static final String WORK_REQUESTS = "Work requests each NIC completed, by kind";
 
     private final Map<String, TransferEngine> engines;
@@ -44,9 +44,11 @@ public final class TransferEngineMeterBinder implements MeterBinder {
      * @param latencySlo  extra buckets of the latency histograms
      * @param maxPeerTags most distinct peers tagged on the latency timers of one engine; the rest are {@code other}
      */
-    public TransferEngineMeterBinder(final Map<String, TransferEngine> engines,
-                                     final Map<String, ReactiveTransferEngine> reactives,
-                                     final List<Duration> latencySlo, final int maxPeerTags) {
+    public TransferEngineMeterBinder(
+            final Map<String, TransferEngine> engines,
+            final Map<String, ReactiveTransferEngine> reactives,
+            final List<Duration> latencySlo,
+            final int maxPeerTags) {
         this.engines = Map.copyOf(engines);
         this.reactives = Map.copyOf(reactives);
         this.latencySlo = List.copyOf(latencySlo);
@@ -91,16 +93,16 @@ public final class TransferEngineMeterBinder implements MeterBinder {
                 }
             }
             Gauge.builder(PREFIX + "in.flight", metrics, EngineMetrics::inFlight)
-                .description("Write requests and sends accepted and not yet ended")
-                .tag("engine", name)
-                .register(registry);
+                    .description("Write requests and sends accepted and not yet ended")
+                    .tag("engine", name)
+                    .register(registry);
             peers("reachable", false);
             peers("unreachable", true);
             Gauge.builder(PREFIX + "receive.buffers", this, EngineMeters::postedReceives)
-                .description("Receive buffers posted by reactive subscribers and waiting for a message")
-                .tag("engine", name)
-                .strongReference(true)
-                .register(registry);
+                    .description("Receive buffers posted by reactive subscribers and waiting for a message")
+                    .tag("engine", name)
+                    .strongReference(true)
+                    .register(registry);
             for (final TransportEvent event : engine.transportEvents()) {
                 transportEvent(event.category(), event.reason());
             }
@@ -109,56 +111,69 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
         private void operation(final String kind, final String outcome, final EngineCounter counter) {
             FunctionCounter.builder(PREFIX + "operations", metrics, m -> m.counter(counter))
-                .description("Operations that ended, by kind (write requests of any shape, sends, receives) and"
-                    + " outcome")
-                .tag("engine", name)
-                .tag("kind", kind)
-                .tag("outcome", outcome)
-                .register(registry);
+                    .description("Operations that ended, by kind (write requests of any shape, sends, receives) and"
+                            + " outcome")
+                    .tag("engine", name)
+                    .tag("kind", kind)
+                    .tag("outcome", outcome)
+                    .register(registry);
         }
 
         private void error(final String kind, final EngineCounter counter) {
             FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
-                .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
-                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
-                .tag("engine", name)
-                .tag("kind", kind)
-                .register(registry);
+                    .description(
+                            "Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
+                                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
+                    .tag("engine", name)
+                    .tag("kind", kind)
+                    .register(registry);
         }
 
         private void nic(final int group, final int nic) {
             final Tags tags = Tags.of("engine", name, "nic", group + "." + nic);
             nicCounter(group, nic, NicCounter.BYTES_WRITTEN, "bytes", BYTES, tags.and("direction", "out"))
-                .baseUnit(BaseUnits.BYTES).register(registry);
+                    .baseUnit(BaseUnits.BYTES)
+                    .register(registry);
             nicCounter(group, nic, NicCounter.BYTES_RECEIVED, "bytes", BYTES, tags.and("direction", "in"))
-                .baseUnit(BaseUnits.BYTES).register(registry);
+                    .baseUnit(BaseUnits.BYTES)
+                    .register(registry);
             nicCounter(group, nic, NicCounter.WRITES, "nic.work.requests", WORK_REQUESTS, tags.and("kind", "write"))
-                .register(registry);
+                    .register(registry);
             nicCounter(group, nic, NicCounter.SENDS, "nic.work.requests", WORK_REQUESTS, tags.and("kind", "send"))
-                .register(registry);
-            nicCounter(group, nic, NicCounter.RECEIVES, "nic.work.requests", WORK_REQUESTS,
-                tags.and("kind", "receive")).register(registry);
-            nicCounter(group, nic, NicCounter.WRITE_ERRORS, "nic.errors", "Work requests each NIC reported failed",
-                tags.and("kind", "write")).register(registry);
+                    .register(registry);
+            nicCounter(group, nic, NicCounter.RECEIVES, "nic.work.requests", WORK_REQUESTS, tags.and("kind", "receive"))
+                    .register(registry);
+            nicCounter(
+                            group,
+                            nic,
+                            NicCounter.WRITE_ERRORS,
+                            "nic.errors",
+                            "Work requests each NIC reported failed",
+                            tags.and("kind", "write"))
+                    .register(registry);
             nicCounter(group, nic, NicCounter.IMMS, "imm.events", "Imm events each NIC received", tags)
-                .register(registry);
+                    .register(registry);
         }
 
-        private FunctionCounter.Builder<EngineMetrics> nicCounter(final int group, final int nic,
-                                                                  final NicCounter counter, final String meter,
-                                                                  final String description, final Tags tags) {
+        private FunctionCounter.Builder<EngineMetrics> nicCounter(
+                final int group,
+                final int nic,
+                final NicCounter counter,
+                final String meter,
+                final String description,
+                final Tags tags) {
             return FunctionCounter.builder(PREFIX + meter, metrics, m -> m.counter(group, nic, counter))
-                .description(description)
-                .tags(tags);
+                    .description(description)
+                    .tags(tags);
         }
 
         /** {@code transfer.engine.handshakes.failed}, {@code .refusals}, {@code .connections.closed}, {@code .peers.evicted}. */
         private void transportEvent(final String category, final String reason) {
             FunctionCounter.builder(PREFIX + category, engine, e -> count(e, category, reason))
-                .description(TRANSPORT_EVENTS)
-                .tag("engine", name)
-                .tag("reason", reason)
-                .register(registry);
+                    .description(TRANSPORT_EVENTS)
+                    .tag("engine", name)
+                    .tag("reason", reason)
+                    .register(registry);
         }
 
         private static double count(final TransferEngine engine, final String category, final String reason) {
@@ -172,17 +187,20 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
         private void peers(final String state, final boolean unreachable) {
             Gauge.builder(PREFIX + "peers", engine, e -> e.peers().stream()
-                    .filter(peer -> peer.unreachable() == unreachable).count())
-                .description("Peers the NICs talk to, by reachability")
-                .tag("engine", name)
-                .tag("state", state)
-                .register(registry);
+                            .filter(peer -> peer.unreachable() == unreachable)
+                            .count())
+                    .description("Peers the NICs talk to, by reachability")
+                    .tag("engine", name)
+                    .tag("state", state)
+                    .register(registry);
         }
 
         @SuppressWarnings("ReferenceEquality") // identity on purpose: the facades over this very engine
         private double postedReceives() {
-            return reactives.values().stream().filter(reactive -> reactive.engine() == engine)
-                .mapToInt(ReactiveTransferEngine::postedReceives).sum();
+            return reactives.values().stream()
+                    .filter(reactive -> reactive.engine() == engine)
+                    .mapToInt(ReactiveTransferEngine::postedReceives)
+                    .sum();
         }
     }
 }

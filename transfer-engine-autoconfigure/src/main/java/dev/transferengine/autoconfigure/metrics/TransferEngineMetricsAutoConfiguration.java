@@ -20,23 +20,24 @@ import org.springframework.context.annotation.Bean;
  * Auto-configuration of the {@link TransferEngineMeterBinder} over every engine of the application, present when
  * Micrometer is; Spring Boot binds it to the meter registry.
  */
-@AutoConfiguration(after = { TransferEngineAutoConfiguration.class, ReactiveTransferEngineAutoConfiguration.class },
-    afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass({ TransferEngine.class, MeterBinder.class })
+@AutoConfiguration(
+        after = {TransferEngineAutoConfiguration.class, ReactiveTransferEngineAutoConfiguration.class},
+        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass({TransferEngine.class, MeterBinder.class})
 @ConditionalOnBean(TransferEngine.class)
 @EnableConfigurationProperties(TransferEngineProperties.class)
 public final class TransferEngineMetricsAutoConfiguration {
 
-    TransferEngineMetricsAutoConfiguration() {
-    }
+    TransferEngineMetricsAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean
-    TransferEngineMeterBinder transferEngineMeterBinder(final Map<String, TransferEngine> transferEngines,
-                                                        final Map<String, ReactiveTransferEngine> reactives,
-                                                        final TransferEngineProperties properties) {
+    TransferEngineMeterBinder transferEngineMeterBinder(
+            final Map<String, TransferEngine> transferEngines,
+            final Map<String, ReactiveTransferEngine> reactives,
+            final TransferEngineProperties properties) {
         final TransferEngineProperties.Metrics metrics = properties.getMetrics();
-        return new TransferEngineMeterBinder(transferEngines, reactives, metrics.getLatencySlo(),
-            metrics.getMaxPeerTags());
+        return new TransferEngineMeterBinder(
+                transferEngines, reactives, metrics.getLatencySlo(), metrics.getMaxPeerTags());
     }
 }

@@ -26,15 +26,22 @@ public class DefaultTransferObservationConvention implements TransferObservation
 
     @Override
     public KeyValues getLowCardinalityKeyValues(final TransferObservationContext context) {
-        return KeyValues.of("kind", context.transfer().kind(), "transport", context.transfer().transport(),
-            "routing", context.transfer().routing(), "outcome", context.outcome());
+        return KeyValues.of(
+                "kind",
+                context.transfer().kind(),
+                "transport",
+                context.transfer().transport(),
+                "routing",
+                context.transfer().routing(),
+                "outcome",
+                context.outcome());
     }
 
     @Override
     public KeyValues getHighCardinalityKeyValues(final TransferObservationContext context) {
         final NetAddr peer = context.transfer().peer();
-        final String value = peer != null ? peer.describe()
-            : context.transfer().kind().equals("imm-wait") ? "none" : "group";
+        final String value =
+                peer != null ? peer.describe() : context.transfer().kind().equals("imm-wait") ? "none" : "group";
         return KeyValues.of("peer", value);
     }
 }

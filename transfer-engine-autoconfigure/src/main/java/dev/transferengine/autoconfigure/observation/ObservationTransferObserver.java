@@ -30,8 +30,8 @@ public final class ObservationTransferObserver implements TransferObserver {
      * @param registry   where the observations go
      * @param convention replaces {@link DefaultTransferObservationConvention} when not null
      */
-    public ObservationTransferObserver(final ObservationRegistry registry,
-                                       final @Nullable TransferObservationConvention convention) {
+    public ObservationTransferObserver(
+            final ObservationRegistry registry, final @Nullable TransferObservationConvention convention) {
         this.registry = registry;
         this.convention = convention;
     }
@@ -40,26 +40,26 @@ public final class ObservationTransferObserver implements TransferObserver {
     public Mono<Void> observe(final TransferDescription transfer, final Mono<Void> mono) {
         return Mono.deferContextual(reactorContext -> {
             final Object inContext = reactorContext.getOrDefault(CONTEXT_KEY, null);
-            final Observation parent = inContext instanceof final Observation found ? found
-                : registry.getCurrentObservation();
+            final Observation parent =
+                    inContext instanceof final Observation found ? found : registry.getCurrentObservation();
             final TransferObservationContext context = new TransferObservationContext(transfer);
-            final Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context,
-                registry).parentObservation(parent).start();
+            final Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                    .parentObservation(parent)
+                    .start();
             // stopped before the signal goes on (not in doFinally), so whoever sees the end sees it stopped
-            return mono
-                .doOnSuccess(ignored -> {
-                    context.outcome("success");
-                    observation.stop();
-                })
-                .doOnError(error -> {
-                    context.outcome(error instanceof TransferTimeoutException ? "timeout" : "failure");
-                    observation.error(error).stop();
-                })
-                .doOnCancel(() -> {
-                    context.outcome("cancelled");
-                    observation.stop();
-                })
-                .contextWrite(downstream -> downstream.put(CONTEXT_KEY, observation));
+            return mono.doOnSuccess(ignored -> {
+                        context.outcome("success");
+                        observation.stop();
+                    })
+                    .doOnError(error -> {
+                        context.outcome(error instanceof TransferTimeoutException ? "timeout" : "failure");
+                        observation.error(error).stop();
+                    })
+                    .doOnCancel(() -> {
+                        context.outcome("cancelled");
+                        observation.stop();
+                    })
+                    .contextWrite(downstream -> downstream.put(CONTEXT_KEY, observation));
         });
     }
 }

@@ -17,19 +17,20 @@ import org.springframework.context.annotation.Bean;
  * auto-configured {@link ReactiveTransferEngine}, present when an {@link ObservationRegistry} bean exists. A
  * {@link TransferObservationConvention} bean replaces the default names and tags.
  */
-@AutoConfiguration(before = ReactiveTransferEngineAutoConfiguration.class,
-    afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
-@ConditionalOnClass({ ObservationRegistry.class, ReactiveTransferEngine.class })
+@AutoConfiguration(
+        before = ReactiveTransferEngineAutoConfiguration.class,
+        afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+@ConditionalOnClass({ObservationRegistry.class, ReactiveTransferEngine.class})
 @ConditionalOnBean(ObservationRegistry.class)
 public final class TransferEngineObservationAutoConfiguration {
 
-    TransferEngineObservationAutoConfiguration() {
-    }
+    TransferEngineObservationAutoConfiguration() {}
 
     @Bean
     @ConditionalOnMissingBean
-    TransferObserver transferEngineObserver(final ObservationRegistry observationRegistry,
-                                            final ObjectProvider<TransferObservationConvention> convention) {
+    TransferObserver transferEngineObserver(
+            final ObservationRegistry observationRegistry,
+            final ObjectProvider<TransferObservationConvention> convention) {
         return new ObservationTransferObserver(observationRegistry, convention.getIfAvailable());
     }
 }

@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.exchange;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.MrDesc;
@@ -25,6 +23,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.test.StepVerifier;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Two WebFlux services in one JVM, each its own application context on a random loopback port: the decode service
  * publishes a region, the prefill service fetches its descriptors over HTTP and writes into it through its engine.
@@ -38,23 +38,27 @@ class DescriptorExchangeTests {
     @Test
     void aPeerFetchesPublishedDescriptorsOverHttpAndWritesIntoTheRegion() {
         try (ConfigurableApplicationContext decode = start("transfer-engine.exchange.enabled=true");
-             ConfigurableApplicationContext prefill = start();
-             Arena arena = Arena.ofShared()) {
+                ConfigurableApplicationContext prefill = start();
+                Arena arena = Arena.ofShared()) {
             final MemorySegment pool = arena.allocate(SIZE, 4096);
             final ReactiveTransferEngine decodeEngine = decode.getBean(ReactiveTransferEngine.class);
             decode.getBean(PublishedRegions.class)
-                .publish("kv-pool", decodeEngine.engine().register(pool, Device.host()));
+                    .publish("kv-pool", decodeEngine.engine().register(pool, Device.host()));
             final ReactiveTransferEngine prefillEngine = prefill.getBean(ReactiveTransferEngine.class);
             final MemorySegment source = arena.allocate(SIZE, 4096).fill((byte) 0x5A);
             final MemoryRegion sourceRegion = prefillEngine.engine().register(source, Device.host());
             final DescriptorFetcher fetcher = prefill.getBean(DescriptorFetcher.class);
 
-            final ServiceDescriptors published = Objects.requireNonNull(fetcher.fetch(baseUrl(decode)).block(WAIT));
+            final ServiceDescriptors published =
+                    Objects.requireNonNull(fetcher.fetch(baseUrl(decode)).block(WAIT));
             assertThat(published.mainAddress()).isEqualTo(decodeEngine.engine().mainAddress());
             final MrDesc target = Objects.requireNonNull(published.regions().get("kv-pool"), "kv-pool published");
-            StepVerifier.create(prefillEngine.write(SingleWrite.of(sourceRegion, 0, SIZE, target, 0).withImm(IMM))
-                    .then(decodeEngine.expectImm(IMM, 1)))
-                .expectComplete().verify(WAIT);
+            StepVerifier.create(prefillEngine
+                            .write(SingleWrite.of(sourceRegion, 0, SIZE, target, 0)
+                                    .withImm(IMM))
+                            .then(decodeEngine.expectImm(IMM, 1)))
+                    .expectComplete()
+                    .verify(WAIT);
 
             assertThat(pool.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x5A);
             assertThat(pool.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo((byte) 0x5A);
@@ -66,30 +70,40 @@ class DescriptorExchangeTests {
     void anUnpublishedNameFailsWithTheServiceAndTheName() {
         try (ConfigurableApplicationContext decode = start("transfer-engine.exchange.enabled=true")) {
             StepVerifier.create(decode.getBean(DescriptorFetcher.class).fetch(baseUrl(decode), "nothing"))
-                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(NoSuchElementException.class)
-                    .hasMessage("the service at " + baseUrl(decode) + " publishes no region 'nothing'"))
-                .verify(WAIT);
+                    .expectErrorSatisfies(error -> assertThat(error)
+                            .isInstanceOf(NoSuchElementException.class)
+                            .hasMessage("the service at " + baseUrl(decode) + " publishes no region 'nothing'"))
+                    .verify(WAIT);
         }
     }
 
     @Test
     void theEndpointIsOffUnlessEnabled() {
-        try (ConfigurableApplicationContext service = start(); Arena arena = Arena.ofShared()) {
-            service.getBean(PublishedRegions.class).publish("kv-pool", service.getBean(ReactiveTransferEngine.class)
-                .engine().register(arena.allocate(4096, 4096), Device.host()));
+        try (ConfigurableApplicationContext service = start();
+                Arena arena = Arena.ofShared()) {
+            service.getBean(PublishedRegions.class)
+                    .publish(
+                            "kv-pool",
+                            service.getBean(ReactiveTransferEngine.class)
+                                    .engine()
+                                    .register(arena.allocate(4096, 4096), Device.host()));
 
-            StepVerifier.create(WebClient.create(baseUrl(service)).get().uri("/transfer-engine/descriptors")
-                    .retrieve().toBodilessEntity())
-                .expectError(WebClientResponseException.NotFound.class)
-                .verify(WAIT);
+            StepVerifier.create(WebClient.create(baseUrl(service))
+                            .get()
+                            .uri("/transfer-engine/descriptors")
+                            .retrieve()
+                            .toBodilessEntity())
+                    .expectError(WebClientResponseException.NotFound.class)
+                    .verify(WAIT);
         }
     }
 
     private static ConfigurableApplicationContext start(final String... properties) {
-        return new SpringApplicationBuilder(Service.class).web(WebApplicationType.REACTIVE)
-            .properties("server.port=0", "server.address=127.0.0.1")
-            .properties(properties)
-            .run();
+        return new SpringApplicationBuilder(Service.class)
+                .web(WebApplicationType.REACTIVE)
+                .properties("server.port=0", "server.address=127.0.0.1")
+                .properties(properties)
+                .run();
     }
 
     private static String baseUrl(final ConfigurableApplicationContext context) {
@@ -98,6 +112,5 @@ class DescriptorExchangeTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class Service {
-    }
+    static class Service {}
 }

@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.health;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 
@@ -25,28 +23,36 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 class TransferEngineHealthContributorAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class,
-            TransferEngineHealthContributorAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    TransferEngineAutoConfiguration.class, TransferEngineHealthContributorAutoConfiguration.class));
 
     @Test
     @SuppressWarnings("NullAway") // a missing key in the health details fails the test with an NPE, as it should
     void runReportsUpWithEveryNicOfEveryGroup() {
         runner.withPropertyValues("transfer-engine.groups[0].nics=2", "transfer-engine.groups[1].nics=1")
-            .run(context -> {
-                final Health health = indicator(context).health();
-                assertThat(health.getStatus()).isEqualTo(Status.UP);
-                assertThat(health.getDetails()).containsEntry("transport", "tcp").containsKey("mainAddress")
-                    .containsEntry("inFlight", 0L).containsEntry("unreachablePeers", List.of());
-                @SuppressWarnings("unchecked")
-                final Map<String, Map<String, Map<String, Map<String, Object>>>> groups =
-                    (Map<String, Map<String, Map<String, Map<String, Object>>>>) health.getDetails().get("groups");
-                assertThat(groups).containsOnlyKeys("0", "1");
-                assertThat(groups.get("0").get("nics")).containsOnlyKeys("0", "1");
-                assertThat(groups.get("0").get("nics").get("1")).containsEntry("status", "UP").containsKey("address");
-            });
+                .run(context -> {
+                    final Health health = indicator(context).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.getDetails())
+                            .containsEntry("transport", "tcp")
+                            .containsKey("mainAddress")
+                            .containsEntry("inFlight", 0L)
+                            .containsEntry("unreachablePeers", List.of());
+                    @SuppressWarnings("unchecked")
+                    final Map<String, Map<String, Map<String, Map<String, Object>>>> groups =
+                            (Map<String, Map<String, Map<String, Map<String, Object>>>>)
+                                    health.getDetails().get("groups");
+                    assertThat(groups).containsOnlyKeys("0", "1");
+                    assertThat(groups.get("0").get("nics")).containsOnlyKeys("0", "1");
+                    assertThat(groups.get("0").get("nics").get("1"))
+                            .containsEntry("status", "UP")
+                            .containsKey("address");
+                });
     }
 
     @Test
@@ -54,50 +60,56 @@ class TransferEngineHealthContributorAutoConfigurationTests {
         runner.run(context -> {
             context.getBean(TransferEngine.class).close();
 
-            assertThat(health(context).getStatus())
-                .isEqualTo(Status.DOWN);
+            assertThat(health(context).getStatus()).isEqualTo(Status.DOWN);
         });
     }
 
     @Test
     void runWithTwoEnginesReportsEachByBeanName() {
         runner.withUserConfiguration(TwoEngines.class).run(context -> {
-            final CompositeHealthContributor composite = context.getBean("transferEngineHealthContributor",
-                CompositeHealthContributor.class);
+            final CompositeHealthContributor composite =
+                    context.getBean("transferEngineHealthContributor", CompositeHealthContributor.class);
             assertThat(composite.stream().map(HealthContributors.Entry::name))
-                .containsExactlyInAnyOrder("prefillEngine", "decodeEngine");
-            final HealthIndicator decode = (HealthIndicator) Objects.requireNonNull(
-                composite.getContributor("decodeEngine"));
-            assertThat(Objects.requireNonNull(decode.health()).getDetails()).containsEntry("mainAddress",
-                context.getBean("decodeEngine", TransferEngine.class).mainAddress().describe());
+                    .containsExactlyInAnyOrder("prefillEngine", "decodeEngine");
+            final HealthIndicator decode =
+                    (HealthIndicator) Objects.requireNonNull(composite.getContributor("decodeEngine"));
+            assertThat(Objects.requireNonNull(decode.health()).getDetails())
+                    .containsEntry(
+                            "mainAddress",
+                            context.getBean("decodeEngine", TransferEngine.class)
+                                    .mainAddress()
+                                    .describe());
         });
     }
 
     @Test
     void addressesAreReadable() {
         runner.run(context -> assertThat((String) health(context).getDetails().get("mainAddress"))
-            .matches("tcp://127\\.0\\.0\\.1:\\d+"));
+                .matches("tcp://127\\.0\\.0\\.1:\\d+"));
     }
 
     @Test
     void runWhenDisabledCreatesNoIndicator() {
         runner.withPropertyValues("management.health.transferengine.enabled=false")
-            .run(context -> assertThat(context).doesNotHaveBean(TransferEngineHealthIndicator.class)
-                .doesNotHaveBean(HealthContributor.class));
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(TransferEngineHealthIndicator.class)
+                        .doesNotHaveBean(HealthContributor.class));
     }
 
     @Test
     void runWithoutTheHealthModuleCreatesNoIndicator() {
         runner.withClassLoader(new FilteredClassLoader(ConditionalOnEnabledHealthIndicator.class))
-            .run(context -> assertThat(context).hasSingleBean(TransferEngine.class)
-                .doesNotHaveBean(TransferEngineHealthIndicator.class));
+                .run(context -> assertThat(context)
+                        .hasSingleBean(TransferEngine.class)
+                        .doesNotHaveBean(TransferEngineHealthIndicator.class));
     }
 
     @Test
     void runWithAUserIndicatorBacksOff() {
         runner.withUserConfiguration(OwnIndicator.class).run(context -> assertThat(context)
-            .doesNotHaveBean("transferEngineHealthContributor")
-            .getBean(TransferEngineHealthIndicator.class).isSameAs(context.getBean(OwnIndicator.class).indicator));
+                .doesNotHaveBean("transferEngineHealthContributor")
+                .getBean(TransferEngineHealthIndicator.class)
+                .isSameAs(context.getBean(OwnIndicator.class).indicator));
     }
 
     private static HealthIndicator indicator(final ApplicationContext context) {

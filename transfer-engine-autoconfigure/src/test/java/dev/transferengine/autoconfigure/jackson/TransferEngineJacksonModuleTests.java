@@ -1,8 +1,5 @@
 package dev.transferengine.autoconfigure.jackson;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.MrDesc;
@@ -22,16 +19,20 @@ import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.json.JsonMapper;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** Boot's own {@link JsonMapper} writes descriptors in their text forms and reads them back. */
 class TransferEngineJacksonModuleTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
-            TransferEngineJacksonAutoConfiguration.class, TransferEngineAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    JacksonAutoConfiguration.class,
+                    TransferEngineJacksonAutoConfiguration.class,
+                    TransferEngineAutoConfiguration.class));
 
     /** A controller's response body with descriptors in it. */
-    record Published(NetAddr address, List<MrDesc> regions) {
-    }
+    record Published(NetAddr address, List<MrDesc> regions) {}
 
     @Test
     void descriptorsTravelAsTheirTextFormsAndComeBackEqual() {
@@ -44,8 +45,9 @@ class TransferEngineJacksonModuleTests {
 
                 final String text = json.writeValueAsString(published);
 
-                assertThat(text).isEqualTo("{\"address\":\"" + engine.mainAddress() + "\",\"regions\":[\""
-                    + region.descriptor().toText() + "\"]}");
+                assertThat(text)
+                        .isEqualTo("{\"address\":\"" + engine.mainAddress() + "\",\"regions\":[\""
+                                + region.descriptor().toText() + "\"]}");
                 assertThat(json.readValue(text, Published.class)).isEqualTo(published);
             }
         });
@@ -57,14 +59,19 @@ class TransferEngineJacksonModuleTests {
             final JsonMapper json = context.getBean(JsonMapper.class);
 
             assertThatThrownBy(() -> json.readValue("\"AQID\"", MrDesc.class))
-                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("MrDesc is truncated");
+                    .isInstanceOf(InvalidFormatException.class)
+                    .hasMessageContaining("MrDesc is truncated");
             assertThatThrownBy(() -> json.readValue("\"not hex\"", NetAddr.class))
-                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("NetAddr text is not hex");
+                    .isInstanceOf(InvalidFormatException.class)
+                    .hasMessageContaining("NetAddr text is not hex");
             assertThatThrownBy(() -> json.readValue("{\"address\":42,\"regions\":[]}", Published.class))
-                .isInstanceOf(MismatchedInputException.class).hasMessageContaining("NetAddr");
-            assertThatThrownBy(() -> json.readValue("{\"k\":\"%%%\"}",
-                    json.getTypeFactory().constructMapType(Map.class, String.class, MrDesc.class)))
-                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("not URL-safe base64");
+                    .isInstanceOf(MismatchedInputException.class)
+                    .hasMessageContaining("NetAddr");
+            assertThatThrownBy(() -> json.readValue(
+                            "{\"k\":\"%%%\"}",
+                            json.getTypeFactory().constructMapType(Map.class, String.class, MrDesc.class)))
+                    .isInstanceOf(InvalidFormatException.class)
+                    .hasMessageContaining("not URL-safe base64");
         });
     }
 }

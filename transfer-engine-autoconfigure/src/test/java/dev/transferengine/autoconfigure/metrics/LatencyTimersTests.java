@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.metrics;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.NetAddr;
 import dev.transferengine.OperationKind;
 
@@ -13,6 +11,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The latency timers as the callback thread feeds them: by kind, outcome and a bounded set of peers. */
 class LatencyTimersTests {
@@ -29,17 +29,21 @@ class LatencyTimersTests {
 
         assertThat(timer("write", "success", "tcp://10.0.0.1:7400").count()).isEqualTo(2);
         assertThat(timer("write", "success", "tcp://10.0.0.1:7400").totalTime(TimeUnit.NANOSECONDS))
-            .isEqualTo(5_000);
+                .isEqualTo(5_000);
         assertThat(timer("send", "success", "tcp://10.0.0.1:7400").count()).isEqualTo(1);
-        assertThat(timer("paged-write", "failure", "tcp://10.0.0.1:7400").count()).isEqualTo(1);
+        assertThat(timer("paged-write", "failure", "tcp://10.0.0.1:7400").count())
+                .isEqualTo(1);
     }
 
     @Test
     void histogramHasTheSloBucket() {
         timers.onCompletion(OperationKind.WRITE, peer(1), 4096, 500_000, true);
 
-        assertThat(timer("write", "success", "tcp://10.0.0.1:7400").takeSnapshot().histogramCounts())
-            .extracting(CountAtBucket::bucket).contains((double) TimeUnit.MILLISECONDS.toNanos(1));
+        assertThat(timer("write", "success", "tcp://10.0.0.1:7400")
+                        .takeSnapshot()
+                        .histogramCounts())
+                .extracting(CountAtBucket::bucket)
+                .contains((double) TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     @Test
@@ -50,15 +54,16 @@ class LatencyTimersTests {
         timers.onCompletion(OperationKind.SCATTER, null, 10, 1_000, true);
 
         assertThat(registry.get(LatencyTimers.NAME).tag("kind", "write").timers())
-            .extracting(timer -> timer.getId().getTag("peer"))
-            .containsExactlyInAnyOrder("tcp://10.0.0.1:7400", "tcp://10.0.0.2:7400", "other");
+                .extracting(timer -> timer.getId().getTag("peer"))
+                .containsExactlyInAnyOrder("tcp://10.0.0.1:7400", "tcp://10.0.0.2:7400", "other");
         assertThat(timer("write", "success", "other").count()).isEqualTo(2);
         assertThat(timer("scatter", "success", "group").count()).isEqualTo(1);
     }
 
     private Timer timer(final String kind, final String outcome, final String peer) {
         return registry.get(LatencyTimers.NAME)
-            .tags("engine", "prefill", "kind", kind, "outcome", outcome, "peer", peer).timer();
+                .tags("engine", "prefill", "kind", kind, "outcome", outcome, "peer", peer)
+                .timer();
     }
 
     /** The tcp transport's address of 10.0.0.{last}:7400 (port little-endian). */

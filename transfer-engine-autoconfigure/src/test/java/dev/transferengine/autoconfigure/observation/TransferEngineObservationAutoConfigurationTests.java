@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.observation;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.PagedWrite;
@@ -30,6 +28,8 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.util.context.Context;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * With an ObservationRegistry bean, every write, paged write, send and imm wait of the auto-configured reactive
  * engine is an observation, child of the observation in the Reactor context.
@@ -40,8 +40,10 @@ class TransferEngineObservationAutoConfigurationTests {
     private static final String NAME = DefaultTransferObservationConvention.NAME;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(TransferEngineAutoConfiguration.class,
-            ReactiveTransferEngineAutoConfiguration.class, TransferEngineObservationAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    TransferEngineAutoConfiguration.class,
+                    ReactiveTransferEngineAutoConfiguration.class,
+                    TransferEngineObservationAutoConfiguration.class));
 
     @Test
     void writeIsAChildOfTheObservationInTheReactorContext() {
@@ -54,22 +56,26 @@ class TransferEngineObservationAutoConfigurationTests {
                 final Observation request = Observation.start("http.server.requests", registry);
 
                 StepVerifier.create(reactive.write(SingleWrite.of(src, 0, 4096, dst.descriptor(), 0)
-                        .withRouting(Routing.pinned(0)))
-                        .contextWrite(Context.of(ObservationTransferObserver.CONTEXT_KEY, request)))
-                    .expectComplete().verify(WAIT);
+                                        .withRouting(Routing.pinned(0)))
+                                .contextWrite(Context.of(ObservationTransferObserver.CONTEXT_KEY, request)))
+                        .expectComplete()
+                        .verify(WAIT);
                 request.stop();
 
-                assertThat(registry).hasObservationWithNameEqualTo(NAME).that()
-                    .hasContextualNameEqualTo("transfer-engine write")
-                    .hasLowCardinalityKeyValue("kind", "write")
-                    .hasLowCardinalityKeyValue("transport", "tcp")
-                    .hasLowCardinalityKeyValue("routing", "pinned-0")
-                    .hasLowCardinalityKeyValue("outcome", "success")
-                    .hasHighCardinalityKeyValue("peer", dst.descriptor().nic(0).address().describe())
-                    .hasParentObservationEqualTo(request)
-                    .doesNotHaveError()
-                    .hasBeenStarted()
-                    .hasBeenStopped();
+                assertThat(registry)
+                        .hasObservationWithNameEqualTo(NAME)
+                        .that()
+                        .hasContextualNameEqualTo("transfer-engine write")
+                        .hasLowCardinalityKeyValue("kind", "write")
+                        .hasLowCardinalityKeyValue("transport", "tcp")
+                        .hasLowCardinalityKeyValue("routing", "pinned-0")
+                        .hasLowCardinalityKeyValue("outcome", "success")
+                        .hasHighCardinalityKeyValue(
+                                "peer", dst.descriptor().nic(0).address().describe())
+                        .hasParentObservationEqualTo(request)
+                        .doesNotHaveError()
+                        .hasBeenStarted()
+                        .hasBeenStopped();
             }
         });
     }
@@ -81,28 +87,34 @@ class TransferEngineObservationAutoConfigurationTests {
             final ReactiveTransferEngine reactive = context.getBean(ReactiveTransferEngine.class);
             final TransferEngine engine = reactive.engine();
             try (Arena arena = Arena.ofShared();
-                 ReceivePool receives = engine.postReceives(256, 4, message -> { })) {
+                    ReceivePool receives = engine.postReceives(256, 4, message -> {})) {
                 final MemoryRegion src = engine.register(arena.allocate(16384, 4096), Device.host());
                 final MemoryRegion dst = engine.register(arena.allocate(16384, 4096), Device.host());
 
-                StepVerifier.create(reactive.write(PagedWrite.of(src, dst.descriptor(), 4096, new int[] { 0, 2 })
-                        .withImm(7))
-                        .then(reactive.expectImm(7, 2))
-                        .then(reactive.send(engine.mainAddress(), new byte[] { 1, 2, 3 })))
-                    .expectComplete().verify(WAIT);
+                StepVerifier.create(reactive.write(PagedWrite.of(src, dst.descriptor(), 4096, new int[] {0, 2})
+                                        .withImm(7))
+                                .then(reactive.expectImm(7, 2))
+                                .then(reactive.send(engine.mainAddress(), new byte[] {1, 2, 3})))
+                        .expectComplete()
+                        .verify(WAIT);
                 assertThat(receives).isNotNull();
 
-                assertThat(registry).hasNumberOfObservationsWithNameEqualTo(NAME, 3)
-                    .hasAnObservation(observation -> observation.hasLowCardinalityKeyValue("kind", "paged-write")
-                        .hasLowCardinalityKeyValue("routing", "per-nic-ranges")
-                        .hasLowCardinalityKeyValue("outcome", "success")
-                        .doesNotHaveParentObservation())
-                    .hasAnObservation(observation -> observation.hasLowCardinalityKeyValue("kind", "imm-wait")
-                        .hasLowCardinalityKeyValue("outcome", "success")
-                        .hasHighCardinalityKeyValue("peer", "none"))
-                    .hasAnObservation(observation -> observation.hasLowCardinalityKeyValue("kind", "send")
-                        .hasLowCardinalityKeyValue("outcome", "success")
-                        .hasHighCardinalityKeyValue("peer", engine.mainAddress().describe()));
+                assertThat(registry)
+                        .hasNumberOfObservationsWithNameEqualTo(NAME, 3)
+                        .hasAnObservation(observation -> observation
+                                .hasLowCardinalityKeyValue("kind", "paged-write")
+                                .hasLowCardinalityKeyValue("routing", "per-nic-ranges")
+                                .hasLowCardinalityKeyValue("outcome", "success")
+                                .doesNotHaveParentObservation())
+                        .hasAnObservation(observation -> observation
+                                .hasLowCardinalityKeyValue("kind", "imm-wait")
+                                .hasLowCardinalityKeyValue("outcome", "success")
+                                .hasHighCardinalityKeyValue("peer", "none"))
+                        .hasAnObservation(observation -> observation
+                                .hasLowCardinalityKeyValue("kind", "send")
+                                .hasLowCardinalityKeyValue("outcome", "success")
+                                .hasHighCardinalityKeyValue(
+                                        "peer", engine.mainAddress().describe()));
             }
         });
     }
@@ -117,15 +129,21 @@ class TransferEngineObservationAutoConfigurationTests {
                 final MemoryRegion dst = reactive.engine().register(arena.allocate(4096, 4096), Device.host());
 
                 StepVerifier.create(reactive.write(SingleWrite.of(src, 0, 8192, dst.descriptor(), 0)))
-                    .expectError(RegionBoundsException.class).verify(WAIT);
+                        .expectError(RegionBoundsException.class)
+                        .verify(WAIT);
                 StepVerifier.create(reactive.expectImm(99, 1, Duration.ofMillis(1)))
-                    .expectError(TransferTimeoutException.class).verify(WAIT);
+                        .expectError(TransferTimeoutException.class)
+                        .verify(WAIT);
 
                 assertThat(registry)
-                    .hasAnObservation(observation -> observation.hasLowCardinalityKeyValue("kind", "write")
-                        .hasLowCardinalityKeyValue("outcome", "failure").hasError())
-                    .hasAnObservation(observation -> observation.hasLowCardinalityKeyValue("kind", "imm-wait")
-                        .hasLowCardinalityKeyValue("outcome", "timeout").hasError());
+                        .hasAnObservation(observation -> observation
+                                .hasLowCardinalityKeyValue("kind", "write")
+                                .hasLowCardinalityKeyValue("outcome", "failure")
+                                .hasError())
+                        .hasAnObservation(observation -> observation
+                                .hasLowCardinalityKeyValue("kind", "imm-wait")
+                                .hasLowCardinalityKeyValue("outcome", "timeout")
+                                .hasError());
             }
         });
     }
@@ -162,10 +180,13 @@ class TransferEngineObservationAutoConfigurationTests {
             final ReactiveTransferEngine reactive = context.getBean(ReactiveTransferEngine.class);
 
             StepVerifier.create(reactive.expectImm(5, 1, Duration.ofMillis(1)))
-                .expectError(TransferTimeoutException.class).verify(WAIT);
+                    .expectError(TransferTimeoutException.class)
+                    .verify(WAIT);
 
-            assertThat(registry).hasObservationWithNameEqualTo("kv.transfer").that()
-                .hasLowCardinalityKeyValue("kind", "imm-wait");
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("kv.transfer")
+                    .that()
+                    .hasLowCardinalityKeyValue("kind", "imm-wait");
         });
     }
 

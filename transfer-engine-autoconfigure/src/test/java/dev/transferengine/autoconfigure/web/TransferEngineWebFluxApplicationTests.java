@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.web;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
@@ -27,13 +25,19 @@ import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTest
 import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.test.StepVerifier;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A WebFlux service with the starter's auto-configuration: the auto-configured engine and a second one built here
  * transfer bytes both ways over loopback, then health, Prometheus and the transferengine endpoint are read over HTTP.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-    "management.endpoints.web.exposure.include=health,prometheus,transferengine",
-    "management.endpoint.health.show-details=always", "transfer-engine.groups[0].nics=2" })
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=health,prometheus,transferengine",
+            "management.endpoint.health.show-details=always",
+            "transfer-engine.groups[0].nics=2"
+        })
 @AutoConfigureWebTestClient
 class TransferEngineWebFluxApplicationTests {
 
@@ -58,13 +62,16 @@ class TransferEngineWebFluxApplicationTests {
         final MemoryRegion peerRegion = peer.register(arena.allocate(SIZE, 4096), Device.host());
 
         StepVerifier.create(service.write(SingleWrite.of(serviceRegion, 0, SIZE, peerRegion.descriptor(), 0)
-                .withRouting(Routing.sharded(2)).withImm(1))
-                .then(remote.expectImm(1, 2)))
-            .expectComplete().verify(WAIT);
+                                .withRouting(Routing.sharded(2))
+                                .withImm(1))
+                        .then(remote.expectImm(1, 2)))
+                .expectComplete()
+                .verify(WAIT);
         StepVerifier.create(remote.write(SingleWrite.of(peerRegion, 0, SIZE, serviceRegion.descriptor(), 0))
-                .then(remote.write(ImmWrite.of(serviceRegion.descriptor(), 2)))
-                .then(service.expectImm(2, 1)))
-            .expectComplete().verify(WAIT);
+                        .then(remote.write(ImmWrite.of(serviceRegion.descriptor(), 2)))
+                        .then(service.expectImm(2, 1)))
+                .expectComplete()
+                .verify(WAIT);
     }
 
     @AfterEach
@@ -76,45 +83,72 @@ class TransferEngineWebFluxApplicationTests {
 
     @Test
     void healthIsUpWithTheEnginesNics() {
-        http.get().uri("/actuator/health").exchange()
-            .expectStatus().isOk()
-            .expectBody()
-            .jsonPath("$.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.status").isEqualTo("UP")
-            .jsonPath("$.components.transferEngine.details.transport").isEqualTo("tcp")
-            .jsonPath("$.components.transferEngine.details.groups.0.nics.1.status").isEqualTo("UP");
+        http.get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.transferEngine.details.transport")
+                .isEqualTo("tcp")
+                .jsonPath("$.components.transferEngine.details.groups.0.nics.1.status")
+                .isEqualTo("UP");
     }
 
     @Test
     void prometheusShowsTheTransferEngineMetersWithTheBytesMoved() {
-        final String scrape = http.get().uri("/actuator/prometheus").exchange()
-            .expectStatus().isOk()
-            .expectBody(String.class).returnResult().getResponseBody();
+        final String scrape = http.get()
+                .uri("/actuator/prometheus")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
 
-        assertThat(scrape).contains("transfer_engine_operations_total", "transfer_engine_nic_work_requests_total",
-            "transfer_engine_in_flight{", "transfer_engine_imm_events_total", "transfer_engine_errors_total",
-            "transfer_engine_receive_buffers{", "transfer_engine_latency_seconds_bucket{");
-        assertThat(scrape).doesNotContain("_operations_operations", "_buffers_buffers", "transfer_engine_write_latency");
+        assertThat(scrape)
+                .contains(
+                        "transfer_engine_operations_total",
+                        "transfer_engine_nic_work_requests_total",
+                        "transfer_engine_in_flight{",
+                        "transfer_engine_imm_events_total",
+                        "transfer_engine_errors_total",
+                        "transfer_engine_receive_buffers{",
+                        "transfer_engine_latency_seconds_bucket{");
+        assertThat(scrape)
+                .doesNotContain("_operations_operations", "_buffers_buffers", "transfer_engine_write_latency");
         assertThat(bytes(scrape, "out")).isGreaterThan(0);
         assertThat(bytes(scrape, "in")).isGreaterThan(0);
     }
 
     @Test
     void transferEngineEndpointDescribesTheEngine() {
-        http.get().uri("/actuator/transferengine").exchange()
-            .expectStatus().isOk()
-            .expectBody()
-            .jsonPath("$.engines.transferEngine.transport").isEqualTo("tcp")
-            .jsonPath("$.engines.transferEngine.mainAddress").isEqualTo(service.engine().mainAddress().describe())
-            .jsonPath("$.engines.transferEngine.groups[0].nics.length()").isEqualTo(2)
-            .jsonPath("$.engines.transferEngine.regions[0].length").isEqualTo(SIZE)
-            .jsonPath("$.engines.transferEngine.counters.requests-done").value(done -> assertThat(((Number) done).longValue()).isPositive());
+        http.get()
+                .uri("/actuator/transferengine")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.engines.transferEngine.transport")
+                .isEqualTo("tcp")
+                .jsonPath("$.engines.transferEngine.mainAddress")
+                .isEqualTo(service.engine().mainAddress().describe())
+                .jsonPath("$.engines.transferEngine.groups[0].nics.length()")
+                .isEqualTo(2)
+                .jsonPath("$.engines.transferEngine.regions[0].length")
+                .isEqualTo(SIZE)
+                .jsonPath("$.engines.transferEngine.counters.requests-done")
+                .value(done -> assertThat(((Number) done).longValue()).isPositive());
     }
 
     /** Sum of {@code transfer_engine_bytes_total} over the service's NICs in one direction. */
     private static double bytes(final String scrape, final String direction) {
         final Matcher matcher = Pattern.compile("^transfer_engine_bytes_total\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
-            .matcher(scrape);
+                .matcher(scrape);
         double sum = 0;
         while (matcher.find()) {
             if (matcher.group(1).contains("direction=\"" + direction + "\"")) {
@@ -126,6 +160,5 @@ class TransferEngineWebFluxApplicationTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class Service {
-    }
+    static class Service {}
 }

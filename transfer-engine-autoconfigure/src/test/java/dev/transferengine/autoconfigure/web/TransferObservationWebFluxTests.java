@@ -1,7 +1,5 @@
 package dev.transferengine.autoconfigure.web;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.SingleWrite;
@@ -25,6 +23,8 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A WebFlux request that writes through the auto-configured reactive engine: the write's observation is a child of
  * the HTTP server observation, found through the Reactor context, so a trace shows it inside the request.
@@ -43,11 +43,15 @@ class TransferObservationWebFluxTests {
     void transferObservationIsAChildOfTheHttpServerObservation() {
         http.post().uri("/copy").exchange().expectStatus().isOk();
 
-        assertThat(registry).hasObservationWithNameEqualTo(DefaultTransferObservationConvention.NAME).that()
-            .hasLowCardinalityKeyValue("kind", "write")
-            .hasLowCardinalityKeyValue("outcome", "success")
-            .hasParentObservationContextMatching(parent -> parent instanceof final ServerRequestObservationContext request
-                && request.getCarrier().getPath().value().equals("/copy"), "the HTTP server observation of POST /copy");
+        assertThat(registry)
+                .hasObservationWithNameEqualTo(DefaultTransferObservationConvention.NAME)
+                .that()
+                .hasLowCardinalityKeyValue("kind", "write")
+                .hasLowCardinalityKeyValue("outcome", "success")
+                .hasParentObservationContextMatching(
+                        parent -> parent instanceof final ServerRequestObservationContext request
+                                && request.getCarrier().getPath().value().equals("/copy"),
+                        "the HTTP server observation of POST /copy");
     }
 
     @SpringBootConfiguration
@@ -82,7 +86,8 @@ class TransferObservationWebFluxTests {
 
         @PostMapping("/copy")
         Mono<String> copy() {
-            return engine.write(SingleWrite.of(src, 0, 4096, dst.descriptor(), 0)).thenReturn("copied");
+            return engine.write(SingleWrite.of(src, 0, 4096, dst.descriptor(), 0))
+                    .thenReturn("copied");
         }
     }
 }

@@ -29,8 +29,11 @@ final class InstantDomain implements Domain {
 
     InstantDomain(final DomainContext context) {
         this.listener = context.listener();
-        this.address = NetAddr.of(InstantTransport.NAME,
-            ByteBuffer.allocate(Long.BYTES).putLong(NEXT_ID.incrementAndGet()).array());
+        this.address = NetAddr.of(
+                InstantTransport.NAME,
+                ByteBuffer.allocate(Long.BYTES)
+                        .putLong(NEXT_ID.incrementAndGet())
+                        .array());
     }
 
     @Override
@@ -59,9 +62,18 @@ final class InstantDomain implements Domain {
     }
 
     @Override
-    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
-                      final long length, final long peer, final long remoteBase, final long remoteOffset,
-                      final long rkey, final boolean hasImm, final int imm) {
+    public void write(
+            final long token,
+            final MemorySegment src,
+            final long srcOffset,
+            final long srcKey,
+            final long length,
+            final long peer,
+            final long remoteBase,
+            final long remoteOffset,
+            final long rkey,
+            final boolean hasImm,
+            final int imm) {
         listener.onWriteComplete(token, length);
     }
 

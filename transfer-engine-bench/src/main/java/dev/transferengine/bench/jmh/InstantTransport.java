@@ -18,8 +18,7 @@ public final class InstantTransport implements Transport {
     public static final String NAME = "instant";
 
     /** For {@link java.util.ServiceLoader}. */
-    public InstantTransport() {
-    }
+    public InstantTransport() {}
 
     @Override
     public String name() {

@@ -48,6 +48,7 @@ public class SubmitPathBenchmark {
 
     /** Requests in flight at most; enough to keep the workers busy, far below the queue capacity. */
     static final int WINDOW = 64;
+
     private static final int SLOTS = 64;
     private static final int PAGE = 1024;
     private static final int PAGES = 256;
@@ -80,7 +81,8 @@ public class SubmitPathBenchmark {
         receiver = engine();
         final long region = Math.max(SLOTS * size, (long) SLOTS * PAGES * PAGE);
         final MemoryRegion src = sender.register(arena.allocate(region, 4096), Device.host());
-        final MrDesc dst = receiver.register(arena.allocate(region, 4096), Device.host()).descriptor();
+        final MrDesc dst =
+                receiver.register(arena.allocate(region, 4096), Device.host()).descriptor();
         receiver.immCounter(1);
         singles = new WriteRequest[SLOTS];
         paged = new WriteRequest[SLOTS];
@@ -97,7 +99,11 @@ public class SubmitPathBenchmark {
     }
 
     private TransferEngine engine() {
-        return TransferEngine.builder().transport(transport).group(nics).submitQueueCapacity(1024).build();
+        return TransferEngine.builder()
+                .transport(transport)
+                .group(nics)
+                .submitQueueCapacity(1024)
+                .build();
     }
 
     /** One single write of {@link #size} bytes. */

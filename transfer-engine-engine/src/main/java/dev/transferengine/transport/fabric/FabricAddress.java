@@ -15,8 +15,7 @@ final class FabricAddress {
 
     static final String TRANSPORT = "fabric";
 
-    private FabricAddress() {
-    }
+    private FabricAddress() {}
 
     static NetAddr of(final String provider, final byte[] name) {
         final byte[] providerBytes = provider.getBytes(StandardCharsets.US_ASCII);
@@ -35,18 +34,18 @@ final class FabricAddress {
     static byte[] endpointName(final NetAddr address, final String provider) {
         if (!TRANSPORT.equals(address.transport())) {
             throw new MalformedDescriptorException("address " + address + " belongs to transport '"
-                + address.transport() + "', not '" + TRANSPORT + "'");
+                    + address.transport() + "', not '" + TRANSPORT + "'");
         }
         final byte[] payload = address.payload();
         final int nameLength = payload.length == 0 ? 0 : payload[0] & 0xFF;
         if (payload.length < 2 + nameLength || nameLength == 0) {
-            throw new MalformedDescriptorException("fabric address " + address + " is truncated ("
-                + payload.length + " payload bytes)");
+            throw new MalformedDescriptorException(
+                    "fabric address " + address + " is truncated (" + payload.length + " payload bytes)");
         }
         final String owner = new String(payload, 1, nameLength, StandardCharsets.US_ASCII);
         if (!owner.equals(provider)) {
             throw new MalformedDescriptorException("fabric address " + address + " belongs to provider '" + owner
-                + "', but this domain runs provider '" + provider + "'");
+                    + "', but this domain runs provider '" + provider + "'");
         }
         return Arrays.copyOfRange(payload, 1 + nameLength, payload.length);
     }

@@ -1,15 +1,15 @@
 package dev.transferengine.transport.fabric;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.transferengine.nativeaccess.Errno;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One downcall handle per call shape, linked once and called through a function pointer read from the library's
@@ -28,36 +28,36 @@ final class FabricCalls {
     /** {@code int f(void*, void*, void*)}: fi_fabric, cm getname. */
     private static final MethodHandle INT_PPP = control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     /** {@code int f(void*, void*, void*, void*)}: fi_domain, fi_av_open, fi_cq_open, fi_endpoint. */
-    private static final MethodHandle INT_PPPP = control(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle INT_PPPP =
+            control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     /** {@code int f(void*, void*, uint64_t)}: fi_ep_bind. */
     private static final MethodHandle INT_PPL = control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
     /** {@code int f(void*, int, void*)}: fi_control (fi_enable). */
     private static final MethodHandle INT_PIP = control(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     /** {@code int f(void*, void*, uint64_t, void*)}: fi_mr_regattr. */
-    private static final MethodHandle INT_PPLP = control(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle INT_PPLP =
+            control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
     /** {@code int f(void*, void*, size_t, uint64_t)}: fi_av_remove. */
-    private static final MethodHandle INT_PPLL = control(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle INT_PPLL =
+            control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG));
     /** {@code int f(void*, void*, size_t, void*, uint64_t, void*)}: fi_av_insert. */
-    private static final MethodHandle INT_PPLPLP = control(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle INT_PPLPLP =
+            control(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
     /** {@code int f(void*, int, int, void*, size_t)}: fi_setopt. */
-    private static final MethodHandle INT_PIIPL = control(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle INT_PIIPL =
+            control(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
     /** {@code int f(uint32_t, char*, char*, uint64_t, fi_info*, fi_info**)}: fi_getinfo. */
-    private static final MethodHandle INT_IPPLPP = control(
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    private static final MethodHandle INT_IPPLPP =
+            control(FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     /** {@code ssize_t f(void*, void*, uint64_t)}: fi_cq_readerr. */
-    private static final MethodHandle LONG_PPL = LINKER.downcallHandle(
-        FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle LONG_PPL =
+            LINKER.downcallHandle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
     /** {@code ssize_t f(void*, void*, size_t)} critical: fi_cq_read, fi_writemsg, fi_sendmsg, fi_recvmsg. */
     private static final MethodHandle LONG_PPL_CRITICAL = LINKER.downcallHandle(
-        FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.critical(false));
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.critical(false));
     /** {@code const char *f(void*, int, void*, char*, size_t)}: fi_cq_strerror. */
-    private static final MethodHandle PTR_PIPPL = LINKER.downcallHandle(
-        FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PTR_PIPPL =
+            LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
     /** {@code void *f(void*)}: fi_dupinfo, strdup. */
     private static final MethodHandle PTR_P = LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS));
     /** {@code void f(void*)}: fi_freeinfo. */
@@ -67,8 +67,7 @@ final class FabricCalls {
     /** {@code const char *f(int)}: fi_strerror. */
     private static final MethodHandle PTR_I = LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
-    private FabricCalls() {
-    }
+    private FabricCalls() {}
 
     private static MethodHandle control(final FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(descriptor, Errno.CAPTURE);
@@ -82,8 +81,12 @@ final class FabricCalls {
         }
     }
 
-    static int intPPP(final MemorySegment fn, final MemorySegment errno, final MemorySegment a, final MemorySegment b,
-                      final MemorySegment c) {
+    static int intPPP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final MemorySegment c) {
         try {
             return (int) INT_PPP.invokeExact(fn, errno, a, b, c);
         } catch (final Throwable t) {
@@ -91,8 +94,13 @@ final class FabricCalls {
         }
     }
 
-    static int intPPPP(final MemorySegment fn, final MemorySegment errno, final MemorySegment a,
-                       final MemorySegment b, final MemorySegment c, final MemorySegment d) {
+    static int intPPPP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final MemorySegment c,
+            final MemorySegment d) {
         try {
             return (int) INT_PPPP.invokeExact(fn, errno, a, b, c, d);
         } catch (final Throwable t) {
@@ -100,8 +108,12 @@ final class FabricCalls {
         }
     }
 
-    static int intPPL(final MemorySegment fn, final MemorySegment errno, final MemorySegment a, final MemorySegment b,
-                      final long c) {
+    static int intPPL(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final long c) {
         try {
             return (int) INT_PPL.invokeExact(fn, errno, a, b, c);
         } catch (final Throwable t) {
@@ -109,8 +121,12 @@ final class FabricCalls {
         }
     }
 
-    static int intPIP(final MemorySegment fn, final MemorySegment errno, final MemorySegment a, final int b,
-                      final MemorySegment c) {
+    static int intPIP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final int b,
+            final MemorySegment c) {
         try {
             return (int) INT_PIP.invokeExact(fn, errno, a, b, c);
         } catch (final Throwable t) {
@@ -118,8 +134,13 @@ final class FabricCalls {
         }
     }
 
-    static int intPPLP(final MemorySegment fn, final MemorySegment errno, final MemorySegment a,
-                       final MemorySegment b, final long c, final MemorySegment d) {
+    static int intPPLP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final long c,
+            final MemorySegment d) {
         try {
             return (int) INT_PPLP.invokeExact(fn, errno, a, b, c, d);
         } catch (final Throwable t) {
@@ -127,8 +148,13 @@ final class FabricCalls {
         }
     }
 
-    static int intPPLL(final MemorySegment fn, final MemorySegment errno, final MemorySegment a,
-                       final MemorySegment b, final long c, final long d) {
+    static int intPPLL(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final long c,
+            final long d) {
         try {
             return (int) INT_PPLL.invokeExact(fn, errno, a, b, c, d);
         } catch (final Throwable t) {
@@ -136,9 +162,15 @@ final class FabricCalls {
         }
     }
 
-    static int intPPLPLP(final MemorySegment fn, final MemorySegment errno, final MemorySegment a,
-                         final MemorySegment b, final long c, final MemorySegment d, final long e,
-                         final MemorySegment f) {
+    static int intPPLPLP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final MemorySegment b,
+            final long c,
+            final MemorySegment d,
+            final long e,
+            final MemorySegment f) {
         try {
             return (int) INT_PPLPLP.invokeExact(fn, errno, a, b, c, d, e, f);
         } catch (final Throwable t) {
@@ -146,8 +178,14 @@ final class FabricCalls {
         }
     }
 
-    static int intPIIPL(final MemorySegment fn, final MemorySegment errno, final MemorySegment a, final int b,
-                        final int c, final MemorySegment d, final long e) {
+    static int intPIIPL(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final MemorySegment a,
+            final int b,
+            final int c,
+            final MemorySegment d,
+            final long e) {
         try {
             return (int) INT_PIIPL.invokeExact(fn, errno, a, b, c, d, e);
         } catch (final Throwable t) {
@@ -155,8 +193,15 @@ final class FabricCalls {
         }
     }
 
-    static int intIPPLPP(final MemorySegment fn, final MemorySegment errno, final int a, final MemorySegment b,
-                         final MemorySegment c, final long d, final MemorySegment e, final MemorySegment f) {
+    static int intIPPLPP(
+            final MemorySegment fn,
+            final MemorySegment errno,
+            final int a,
+            final MemorySegment b,
+            final MemorySegment c,
+            final long d,
+            final MemorySegment e,
+            final MemorySegment f) {
         try {
             return (int) INT_IPPLPP.invokeExact(fn, errno, a, b, c, d, e, f);
         } catch (final Throwable t) {
@@ -181,8 +226,13 @@ final class FabricCalls {
         }
     }
 
-    static MemorySegment ptrPIPPL(final MemorySegment fn, final MemorySegment a, final int b, final MemorySegment c,
-                                  final MemorySegment d, final long e) {
+    static MemorySegment ptrPIPPL(
+            final MemorySegment fn,
+            final MemorySegment a,
+            final int b,
+            final MemorySegment c,
+            final MemorySegment d,
+            final long e) {
         try {
             return (MemorySegment) PTR_PIPPL.invokeExact(fn, a, b, c, d, e);
         } catch (final Throwable t) {

@@ -1,5 +1,14 @@
 package dev.transferengine.transport.fabric;
 
+import dev.transferengine.nativeaccess.Errno;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
 import static dev.transferengine.transport.fabric.FabricLayout.DOMAIN_ATTR_AV_TYPE;
 import static dev.transferengine.transport.fabric.FabricLayout.DOMAIN_ATTR_MR_MODE;
 import static dev.transferengine.transport.fabric.FabricLayout.DOMAIN_ATTR_NAME;
@@ -16,15 +25,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dev.transferengine.nativeaccess.Errno;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-
 /**
  * Finds the NICs (fi_info entries) one provider offers: builds the hints (RDM endpoint, messages and RMA, the MR
  * modes this binding handles, AV table), asks fi_getinfo with the negotiated API version and keeps one entry per
@@ -37,6 +37,7 @@ final class FabricDiscovery {
     static final long FI_SOURCE = 1L << 57;
     /** Registers device (heterogeneous) memory, e.g. CUDA, through fi_mr_regattr's iface and device. */
     static final long FI_HMEM = 1L << 47;
+
     static final long FI_CONTEXT = 1L << 59;
     static final long FI_CONTEXT2 = 1L << 52;
     static final int FI_EP_RDM = 3;
@@ -48,8 +49,7 @@ final class FabricDiscovery {
     static final int FI_MR_PROV_KEY = 1 << 6;
     static final int FI_ENODATA = 61;
 
-    private FabricDiscovery() {
-    }
+    private FabricDiscovery() {}
 
     /**
      * The fi_info list for {@code provider}, or null when the provider offers nothing (fi_getinfo's -FI_ENODATA).
@@ -60,8 +60,13 @@ final class FabricDiscovery {
      * @param caps    capabilities to ask for besides messages and RMA, e.g. {@link #FI_HMEM}, or 0
      * @throws dev.transferengine.nativeaccess.NativeCallException when fi_getinfo fails for another reason
      */
-    static MemorySegment query(final FabricLibrary library, final FabricProvider provider, final int apiVersion,
-                               final String node, final int service, final long caps) {
+    static MemorySegment query(
+            final FabricLibrary library,
+            final FabricProvider provider,
+            final int apiVersion,
+            final String node,
+            final int service,
+            final long caps) {
         final MemorySegment hints = library.allocInfo();
         if (hints.address() == 0) {
             throw library.failure("fi_dupinfo", -12, 0);
@@ -73,22 +78,23 @@ final class FabricDiscovery {
             final long ep = info.get(JAVA_LONG, INFO_EP_ATTR);
             FabricLibrary.NATIVE.set(JAVA_INT, ep + EP_ATTR_TYPE, FI_EP_RDM);
             final long domain = info.get(JAVA_LONG, INFO_DOMAIN_ATTR);
-            FabricLibrary.NATIVE.set(JAVA_INT, domain + DOMAIN_ATTR_MR_MODE,
-                FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY);
+            FabricLibrary.NATIVE.set(
+                    JAVA_INT,
+                    domain + DOMAIN_ATTR_MR_MODE,
+                    FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY);
             FabricLibrary.NATIVE.set(JAVA_INT, domain + DOMAIN_ATTR_THREADING, FI_THREAD_DOMAIN);
             FabricLibrary.NATIVE.set(JAVA_INT, domain + DOMAIN_ATTR_AV_TYPE, FI_AV_TABLE);
             final long fabric = info.get(JAVA_LONG, INFO_FABRIC_ATTR);
-            FabricLibrary.NATIVE.set(ADDRESS, fabric + FABRIC_ATTR_PROV_NAME,
-                library.mallocString(provider.libfabricName()));
+            FabricLibrary.NATIVE.set(
+                    ADDRESS, fabric + FABRIC_ATTR_PROV_NAME, library.mallocString(provider.libfabricName()));
 
             final boolean bind = provider.bindsAddress();
             final MemorySegment nodeText = bind ? arena.allocateFrom(node) : MemorySegment.NULL;
-            final MemorySegment serviceText = bind && service != 0
-                ? arena.allocateFrom(Integer.toString(service)) : MemorySegment.NULL;
+            final MemorySegment serviceText =
+                    bind && service != 0 ? arena.allocateFrom(Integer.toString(service)) : MemorySegment.NULL;
             final MemorySegment out = arena.allocate(ADDRESS);
             final MemorySegment errno = Errno.allocate(arena);
-            final int rc = library.getinfo(apiVersion, nodeText, serviceText, bind ? FI_SOURCE : 0, hints, out,
-                errno);
+            final int rc = library.getinfo(apiVersion, nodeText, serviceText, bind ? FI_SOURCE : 0, hints, out, errno);
             if (rc == -FI_ENODATA) {
                 return MemorySegment.NULL;
             }

@@ -1,9 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static dev.transferengine.transport.fabric.FabricLayout.*;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
@@ -22,6 +18,10 @@ import org.agrona.collections.IntArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One NIC on libfabric: an RDM endpoint with its CQ and AV ({@link FabricEndpoint}), its regions
@@ -69,9 +69,16 @@ final class FabricDomain implements Domain {
     private boolean closed;
     private volatile @Nullable String failure;
 
-    FabricDomain(final FabricEndpoint endpoint, final DomainListener listener, final int group, final int nic,
-                 final long caps, final int postsPerPoll, final int maxOps, final boolean deliveryComplete,
-                 final boolean zeroByteDeliveryComplete) {
+    FabricDomain(
+            final FabricEndpoint endpoint,
+            final DomainListener listener,
+            final int group,
+            final int nic,
+            final long caps,
+            final int postsPerPoll,
+            final int maxOps,
+            final boolean deliveryComplete,
+            final boolean zeroByteDeliveryComplete) {
         this.endpoint = endpoint;
         this.listener = listener;
         this.regions = new FabricRegions(endpoint, arena, caps);
@@ -79,12 +86,13 @@ final class FabricDomain implements Domain {
         this.ops = new FabricOps(arena, maxOps);
         this.postsPerPoll = postsPerPoll;
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
-        this.zeroByteWriteFlags = FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete
-            ? FI_DELIVERY_COMPLETE : 0);
+        this.zeroByteWriteFlags =
+                FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
-            + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x" + Integer.toHexString(endpoint.mrMode())
-            + ", group " + group + " nic " + nic + ")";
+                + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
+                + Integer.toHexString(endpoint.mrMode())
+                + ", group " + group + " nic " + nic + ")";
     }
 
     @Override
@@ -117,17 +125,27 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
-                      final long length, final long peer, final long remoteBase, final long remoteOffset,
-                      final long rkey, final boolean hasImm, final int imm) {
+    public void write(
+            final long token,
+            final MemorySegment src,
+            final long srcOffset,
+            final long srcKey,
+            final long length,
+            final long peer,
+            final long remoteBase,
+            final long remoteOffset,
+            final long rkey,
+            final boolean hasImm,
+            final int imm) {
         final TransferEngineException refused = refusal();
         if (refused != null) {
             listener.onWriteFailed(token, refused);
             return;
         }
         if (length > 0 && !regions.isRegistered(srcKey)) {
-            listener.onWriteFailed(token, new InvalidRequestException("source key " + srcKey
-                + " is not registered on " + description));
+            listener.onWriteFailed(
+                    token,
+                    new InvalidRequestException("source key " + srcKey + " is not registered on " + description));
             return;
         }
         final int slot = ops.acquire(FabricOps.WRITE, token, length, peer);
@@ -135,8 +153,15 @@ final class FabricDomain implements Domain {
             listener.onWriteFailed(token, saturated());
             return;
         }
-        ops.prepareWrite(slot, src.address() + srcOffset, length, regions.desc(srcKey), peer,
-            regions.remoteAddress(remoteBase, remoteOffset), rkey, hasImm ? imm & 0xFFFF_FFFFL : 0);
+        ops.prepareWrite(
+                slot,
+                src.address() + srcOffset,
+                length,
+                regions.desc(srcKey),
+                peer,
+                regions.remoteAddress(remoteBase, remoteOffset),
+                rkey,
+                hasImm ? imm & 0xFFFF_FFFFL : 0);
         final long postFlags = length == 0 ? zeroByteWriteFlags : writeFlags;
         submit(slot, hasImm ? postFlags | FI_REMOTE_CQ_DATA : postFlags);
     }
@@ -195,7 +220,7 @@ final class FabricDomain implements Domain {
 
     private TransferEngineException saturated() {
         return new BackPressureException(description + " has " + ops.capacity()
-            + " operations outstanding (fabric.maxOps); retry when some complete");
+                + " operations outstanding (fabric.maxOps); retry when some complete");
     }
 
     private void submit(final int slot, final long postFlags) {
@@ -225,11 +250,12 @@ final class FabricDomain implements Domain {
     }
 
     private void failPost(final int slot, final long rc) {
-        final String function = switch (ops.kind[slot]) {
-            case FabricOps.WRITE -> "fi_writemsg";
-            case FabricOps.SEND -> "fi_sendmsg";
-            default -> "fi_recvmsg";
-        };
+        final String function =
+                switch (ops.kind[slot]) {
+                    case FabricOps.WRITE -> "fi_writemsg";
+                    case FabricOps.SEND -> "fi_sendmsg";
+                    default -> "fi_recvmsg";
+                };
         final int err = (int) -rc;
         final String text = function + ": " + endpoint.library().describe(err);
         finishWithError(slot, err, 0, text);
@@ -329,8 +355,8 @@ final class FabricDomain implements Domain {
         final int provErrno = errEntry.get(JAVA_INT, ERR_PROV_ERRNO);
         final String providerText = endpoint.cqStrerror(provErrno, errEntry.get(JAVA_LONG, ERR_ERR_DATA), errText);
         final String text = endpoint.library().describe(err)
-            + (providerText.isEmpty() ? "" : "; provider: " + providerText)
-            + " (prov_errno " + provErrno + ")";
+                + (providerText.isEmpty() ? "" : "; provider: " + providerText)
+                + " (prov_errno " + provErrno + ")";
         final int slot = ops.slotOf(errEntry.get(JAVA_LONG, ERR_OP_CONTEXT));
         if (slot < 0) {
             LOG.warn("{}: completion error without an operation of ours: {}", description, text);
@@ -345,8 +371,8 @@ final class FabricDomain implements Domain {
         final long peer = ops.peer[slot];
         release(slot);
         final NetAddr peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
-        final TransferEngineException error = FabricFailures.translate(err, provErrno, text, kind == FabricOps.WRITE,
-            peerAddress, endpoint.provider());
+        final TransferEngineException error = FabricFailures.translate(
+                err, provErrno, text, kind == FabricOps.WRITE, peerAddress, endpoint.provider());
         if (FabricFailures.isUnreachable(err, provErrno) && peerAddress != null) {
             peers.markUnreachable(peer, text);
         }

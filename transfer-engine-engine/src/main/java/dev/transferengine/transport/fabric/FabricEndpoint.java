@@ -1,12 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static dev.transferengine.transport.fabric.FabricLayout.*;
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.transferengine.nativeaccess.Errno;
 import dev.transferengine.nativeaccess.NativeCallException;
 
@@ -18,6 +11,13 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The libfabric object graph of one NIC: fabric, domain, completion queue (FI_CQ_FORMAT_DATA), address vector
@@ -100,25 +100,52 @@ final class FabricEndpoint implements AutoCloseable {
             final MemorySegment out = arena.allocate(ADDRESS);
             check("fi_fabric", library.openFabric(MemorySegment.ofAddress(fabricAttr), out, errno));
             final MemorySegment fabric = track(out.get(ADDRESS, 0));
-            check("fi_domain", FabricCalls.intPPPP(slot(fabric, OBJ_OPS, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain"),
-                errno, fabric, info, out, MemorySegment.NULL));
+            check(
+                    "fi_domain",
+                    FabricCalls.intPPPP(
+                            slot(fabric, OBJ_OPS, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain"),
+                            errno,
+                            fabric,
+                            info,
+                            out,
+                            MemorySegment.NULL));
             this.domain = track(out.get(ADDRESS, 0));
 
             final MemorySegment cqAttr = arena.allocate(FI_CQ_ATTR);
             cqAttr.set(JAVA_INT, FI_CQ_ATTR.byteOffset(groupElement("format")), FI_CQ_FORMAT_DATA);
-            check("fi_cq_open", FabricCalls.intPPPP(slot(domain, OBJ_OPS, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open"),
-                errno, domain, cqAttr, out, MemorySegment.NULL));
+            check(
+                    "fi_cq_open",
+                    FabricCalls.intPPPP(
+                            slot(domain, OBJ_OPS, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open"),
+                            errno,
+                            domain,
+                            cqAttr,
+                            out,
+                            MemorySegment.NULL));
             this.cq = track(out.get(ADDRESS, 0));
 
             final MemorySegment avAttr = arena.allocate(FI_AV_ATTR);
             avAttr.set(JAVA_INT, FI_AV_ATTR.byteOffset(groupElement("type")), FabricDiscovery.FI_AV_TABLE);
-            check("fi_av_open", FabricCalls.intPPPP(slot(domain, OBJ_OPS, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open"),
-                errno, domain, avAttr, out, MemorySegment.NULL));
+            check(
+                    "fi_av_open",
+                    FabricCalls.intPPPP(
+                            slot(domain, OBJ_OPS, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open"),
+                            errno,
+                            domain,
+                            avAttr,
+                            out,
+                            MemorySegment.NULL));
             this.av = track(out.get(ADDRESS, 0));
 
-            check("fi_endpoint", FabricCalls.intPPPP(
-                slot(domain, OBJ_OPS, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint"), errno, domain, info, out,
-                MemorySegment.NULL));
+            check(
+                    "fi_endpoint",
+                    FabricCalls.intPPPP(
+                            slot(domain, OBJ_OPS, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint"),
+                            errno,
+                            domain,
+                            info,
+                            out,
+                            MemorySegment.NULL));
             this.ep = track(out.get(ADDRESS, 0));
 
             final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
@@ -128,8 +155,14 @@ final class FabricEndpoint implements AutoCloseable {
                 disallow(FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
                 disallow(FI_OPT_CUDA_API_PERMITTED, "FI_OPT_CUDA_API_PERMITTED");
             }
-            check("fi_enable", FabricCalls.intPIP(slot(ep, FID_OPS, FI_OPS_CONTROL, "fi_ops.control"), errno, ep,
-                FI_ENABLE, MemorySegment.NULL));
+            check(
+                    "fi_enable",
+                    FabricCalls.intPIP(
+                            slot(ep, FID_OPS, FI_OPS_CONTROL, "fi_ops.control"),
+                            errno,
+                            ep,
+                            FI_ENABLE,
+                            MemorySegment.NULL));
             this.name = readName();
 
             this.regattrFn = slot(domain, DOMAIN_MR_OPS, MR_OPS_REGATTR, "fi_ops_mr.regattr");
@@ -171,16 +204,19 @@ final class FabricEndpoint implements AutoCloseable {
         final long size = FabricLibrary.pointer(ops + OPS_SIZE);
         final long fn = FabricLibrary.pointer(ops + slot);
         if (size < slot + ADDRESS.byteSize() || fn == 0) {
-            throw new NativeCallException(what, -FI_EOPNOTSUPP, "provider " + provider + " does not implement it"
-                + " (ops table size " + size + ")", 0);
+            throw new NativeCallException(
+                    what,
+                    -FI_EOPNOTSUPP,
+                    "provider " + provider + " does not implement it" + " (ops table size " + size + ")",
+                    0);
         }
         return MemorySegment.ofAddress(fn);
     }
 
     private void disallow(final int option, final String optionName) {
         final MemorySegment off = arena.allocate(JAVA_BYTE);
-        final int rc = FabricCalls.intPIIPL(slot(ep, OBJ_OPS, EP_OPS_SETOPT, "fi_ops_ep.setopt"), errno, ep,
-            FI_OPT_ENDPOINT, option, off, 1);
+        final int rc = FabricCalls.intPIIPL(
+                slot(ep, OBJ_OPS, EP_OPS_SETOPT, "fi_ops_ep.setopt"), errno, ep, FI_OPT_ENDPOINT, option, off, 1);
         if (rc == -FI_ENOPROTOOPT || rc == -FI_EOPNOTSUPP || rc == -FI_EINVAL) {
             // Older libraries lack the option; without CUDA the provider refuses the CUDA one. Both are harmless.
             LOG.debug("fi_setopt({}=false) on {}: {}", optionName, provider, library.describe(rc));
@@ -289,8 +325,8 @@ final class FabricEndpoint implements AutoCloseable {
 
     /** The provider's text for a completion error (fi_cq_strerror). Allocates. */
     String cqStrerror(final int provErrno, final long errData, final MemorySegment buffer) {
-        final MemorySegment text = FabricCalls.ptrPIPPL(cqStrerrorFn, cq, provErrno, MemorySegment.ofAddress(errData),
-            buffer, buffer.byteSize());
+        final MemorySegment text = FabricCalls.ptrPIPPL(
+                cqStrerrorFn, cq, provErrno, MemorySegment.ofAddress(errData), buffer, buffer.byteSize());
         return text.address() == 0 ? "" : FabricLibrary.string(text.address());
     }
 

@@ -40,8 +40,7 @@ final class FabricFailures {
     static final int FI_ENOKEY = 266;
     static final int FI_EREMOTEIO = 121;
 
-    private FabricFailures() {
-    }
+    private FabricFailures() {}
 
     /**
      * Whether a failure means the peer cannot be reached (connection lost, refused, timed out). tcp;ofi_rxm cancels
@@ -53,8 +52,18 @@ final class FabricFailures {
 
     private static boolean isConnectionError(final int err) {
         return switch (err) {
-            case FI_EIO, FI_EPIPE, FI_ENETDOWN, FI_ENETUNREACH, FI_ECONNABORTED, FI_ECONNRESET, FI_ENOTCONN,
-                 FI_ESHUTDOWN, FI_ETIMEDOUT, FI_ECONNREFUSED, FI_EHOSTDOWN, FI_EHOSTUNREACH -> true;
+            case FI_EIO,
+                    FI_EPIPE,
+                    FI_ENETDOWN,
+                    FI_ENETUNREACH,
+                    FI_ECONNABORTED,
+                    FI_ECONNRESET,
+                    FI_ENOTCONN,
+                    FI_ESHUTDOWN,
+                    FI_ETIMEDOUT,
+                    FI_ECONNREFUSED,
+                    FI_EHOSTDOWN,
+                    FI_EHOSTUNREACH -> true;
             default -> false;
         };
     }
@@ -69,23 +78,40 @@ final class FabricFailures {
      * @param peer      the peer's address, or null when unknown
      * @param provider  the provider's name, for the message
      */
-    static TransferEngineException translate(final int err, final int provErrno, final String text,
-                                             final boolean write, final @Nullable NetAddr peer, final String provider) {
+    static TransferEngineException translate(
+            final int err,
+            final int provErrno,
+            final String text,
+            final boolean write,
+            final @Nullable NetAddr peer,
+            final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
-        if (write && (err == FI_EKEYREJECTED || err == FI_ENOKEY
-            || (err == FI_ECANCELED && provErrno != 0 && !isConnectionError(provErrno)))) {
+        if (write
+                && (err == FI_EKEYREJECTED
+                        || err == FI_ENOKEY
+                        || (err == FI_ECANCELED && provErrno != 0 && !isConnectionError(provErrno)))) {
             // tcp;ofi_rxm cancels a write the target refused and passes ENOENT along (1.17), both for a key it does
             // not know and for an access outside the region (ofi_mr_map_verify does not tell them apart). 2.1's
             // tcp drops the connection of a refused write instead, and the cancelled write carries whatever errno
             // was left (EINPROGRESS for unknown and stale keys, ENOMEM out of bounds, seen here); a lost peer
             // carries the socket's error (ECONNRESET, ECONNREFUSED...) and stays "unreachable".
-            return new RemoteAccessException(RemoteAccessException.Reason.UNKNOWN_KEY, "the peer refused the "
-                + "write: unknown or stale key, or an access outside the region; " + detail);
+            return new RemoteAccessException(
+                    RemoteAccessException.Reason.UNKNOWN_KEY,
+                    "the peer refused the " + "write: unknown or stale key, or an access outside the region; "
+                            + detail);
         }
-        if (write && (err == FI_EACCES || err == FI_EINVAL || err == FI_EFAULT || err == FI_EREMOTEIO
-            || err == FI_EOVERFLOW || err == FI_ETRUNC || err == FI_EMSGSIZE)) {
-            return new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "the peer refused the "
-                + "write: an access outside the region, or a key it does not know; " + detail);
+        if (write
+                && (err == FI_EACCES
+                        || err == FI_EINVAL
+                        || err == FI_EFAULT
+                        || err == FI_EREMOTEIO
+                        || err == FI_EOVERFLOW
+                        || err == FI_ETRUNC
+                        || err == FI_EMSGSIZE)) {
+            return new RemoteAccessException(
+                    RemoteAccessException.Reason.OUT_OF_BOUNDS,
+                    "the peer refused the " + "write: an access outside the region, or a key it does not know; "
+                            + detail);
         }
         if (isUnreachable(err, provErrno) && peer != null) {
             return new PeerUnreachableException(peer, detail);

@@ -1,15 +1,15 @@
 package dev.transferengine.transport.fabric;
 
+import java.lang.foreign.StructLayout;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.MemoryLayout.paddingLayout;
 import static java.lang.foreign.MemoryLayout.structLayout;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import java.lang.foreign.StructLayout;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The libfabric structs and ops tables this binding touches, written by hand from the 1.17 headers for LP64
@@ -21,70 +21,139 @@ import java.util.Map;
 final class FabricLayout {
 
     static final StructLayout FID = structLayout(
-        JAVA_LONG.withName("fclass"), ADDRESS.withName("context"), ADDRESS.withName("ops")).withName("fid");
+                    JAVA_LONG.withName("fclass"), ADDRESS.withName("context"), ADDRESS.withName("ops"))
+            .withName("fid");
 
     static final StructLayout FI_INFO = structLayout(
-        ADDRESS.withName("next"), JAVA_LONG.withName("caps"), JAVA_LONG.withName("mode"),
-        JAVA_INT.withName("addr_format"), paddingLayout(4), JAVA_LONG.withName("src_addrlen"),
-        JAVA_LONG.withName("dest_addrlen"), ADDRESS.withName("src_addr"), ADDRESS.withName("dest_addr"),
-        ADDRESS.withName("handle"), ADDRESS.withName("tx_attr"), ADDRESS.withName("rx_attr"),
-        ADDRESS.withName("ep_attr"), ADDRESS.withName("domain_attr"), ADDRESS.withName("fabric_attr"),
-        ADDRESS.withName("nic")).withName("fi_info");
+                    ADDRESS.withName("next"),
+                    JAVA_LONG.withName("caps"),
+                    JAVA_LONG.withName("mode"),
+                    JAVA_INT.withName("addr_format"),
+                    paddingLayout(4),
+                    JAVA_LONG.withName("src_addrlen"),
+                    JAVA_LONG.withName("dest_addrlen"),
+                    ADDRESS.withName("src_addr"),
+                    ADDRESS.withName("dest_addr"),
+                    ADDRESS.withName("handle"),
+                    ADDRESS.withName("tx_attr"),
+                    ADDRESS.withName("rx_attr"),
+                    ADDRESS.withName("ep_attr"),
+                    ADDRESS.withName("domain_attr"),
+                    ADDRESS.withName("fabric_attr"),
+                    ADDRESS.withName("nic"))
+            .withName("fi_info");
 
     static final StructLayout FI_EP_ATTR = structLayout(
-        JAVA_INT.withName("type"), JAVA_INT.withName("protocol"), JAVA_INT.withName("protocol_version"),
-        paddingLayout(4), JAVA_LONG.withName("max_msg_size")).withName("fi_ep_attr");
+                    JAVA_INT.withName("type"),
+                    JAVA_INT.withName("protocol"),
+                    JAVA_INT.withName("protocol_version"),
+                    paddingLayout(4),
+                    JAVA_LONG.withName("max_msg_size"))
+            .withName("fi_ep_attr");
 
     static final StructLayout FI_DOMAIN_ATTR = structLayout(
-        ADDRESS.withName("domain"), ADDRESS.withName("name"), JAVA_INT.withName("threading"),
-        JAVA_INT.withName("control_progress"), JAVA_INT.withName("data_progress"),
-        JAVA_INT.withName("resource_mgmt"), JAVA_INT.withName("av_type"), JAVA_INT.withName("mr_mode"),
-        JAVA_LONG.withName("mr_key_size"), JAVA_LONG.withName("cq_data_size")).withName("fi_domain_attr");
+                    ADDRESS.withName("domain"),
+                    ADDRESS.withName("name"),
+                    JAVA_INT.withName("threading"),
+                    JAVA_INT.withName("control_progress"),
+                    JAVA_INT.withName("data_progress"),
+                    JAVA_INT.withName("resource_mgmt"),
+                    JAVA_INT.withName("av_type"),
+                    JAVA_INT.withName("mr_mode"),
+                    JAVA_LONG.withName("mr_key_size"),
+                    JAVA_LONG.withName("cq_data_size"))
+            .withName("fi_domain_attr");
 
     static final StructLayout FI_FABRIC_ATTR = structLayout(
-        ADDRESS.withName("fabric"), ADDRESS.withName("name"), ADDRESS.withName("prov_name"),
-        JAVA_INT.withName("prov_version"), JAVA_INT.withName("api_version")).withName("fi_fabric_attr");
+                    ADDRESS.withName("fabric"),
+                    ADDRESS.withName("name"),
+                    ADDRESS.withName("prov_name"),
+                    JAVA_INT.withName("prov_version"),
+                    JAVA_INT.withName("api_version"))
+            .withName("fi_fabric_attr");
 
     static final StructLayout FI_CQ_ATTR = structLayout(
-        JAVA_LONG.withName("size"), JAVA_LONG.withName("flags"), JAVA_INT.withName("format"),
-        JAVA_INT.withName("wait_obj"), JAVA_INT.withName("signaling_vector"), JAVA_INT.withName("wait_cond"),
-        ADDRESS.withName("wait_set")).withName("fi_cq_attr");
+                    JAVA_LONG.withName("size"),
+                    JAVA_LONG.withName("flags"),
+                    JAVA_INT.withName("format"),
+                    JAVA_INT.withName("wait_obj"),
+                    JAVA_INT.withName("signaling_vector"),
+                    JAVA_INT.withName("wait_cond"),
+                    ADDRESS.withName("wait_set"))
+            .withName("fi_cq_attr");
 
     static final StructLayout FI_AV_ATTR = structLayout(
-        JAVA_INT.withName("type"), JAVA_INT.withName("rx_ctx_bits"), JAVA_LONG.withName("count"),
-        JAVA_LONG.withName("ep_per_node"), ADDRESS.withName("name"), ADDRESS.withName("map_addr"),
-        JAVA_LONG.withName("flags")).withName("fi_av_attr");
+                    JAVA_INT.withName("type"),
+                    JAVA_INT.withName("rx_ctx_bits"),
+                    JAVA_LONG.withName("count"),
+                    JAVA_LONG.withName("ep_per_node"),
+                    ADDRESS.withName("name"),
+                    ADDRESS.withName("map_addr"),
+                    JAVA_LONG.withName("flags"))
+            .withName("fi_av_attr");
 
     static final StructLayout FI_CQ_DATA_ENTRY = structLayout(
-        ADDRESS.withName("op_context"), JAVA_LONG.withName("flags"), JAVA_LONG.withName("len"),
-        ADDRESS.withName("buf"), JAVA_LONG.withName("data")).withName("fi_cq_data_entry");
+                    ADDRESS.withName("op_context"),
+                    JAVA_LONG.withName("flags"),
+                    JAVA_LONG.withName("len"),
+                    ADDRESS.withName("buf"),
+                    JAVA_LONG.withName("data"))
+            .withName("fi_cq_data_entry");
 
     static final StructLayout FI_CQ_ERR_ENTRY = structLayout(
-        ADDRESS.withName("op_context"), JAVA_LONG.withName("flags"), JAVA_LONG.withName("len"),
-        ADDRESS.withName("buf"), JAVA_LONG.withName("data"), JAVA_LONG.withName("tag"), JAVA_LONG.withName("olen"),
-        JAVA_INT.withName("err"), JAVA_INT.withName("prov_errno"), ADDRESS.withName("err_data"),
-        JAVA_LONG.withName("err_data_size")).withName("fi_cq_err_entry");
+                    ADDRESS.withName("op_context"),
+                    JAVA_LONG.withName("flags"),
+                    JAVA_LONG.withName("len"),
+                    ADDRESS.withName("buf"),
+                    JAVA_LONG.withName("data"),
+                    JAVA_LONG.withName("tag"),
+                    JAVA_LONG.withName("olen"),
+                    JAVA_INT.withName("err"),
+                    JAVA_INT.withName("prov_errno"),
+                    ADDRESS.withName("err_data"),
+                    JAVA_LONG.withName("err_data_size"))
+            .withName("fi_cq_err_entry");
 
-    static final StructLayout IOVEC = structLayout(
-        ADDRESS.withName("iov_base"), JAVA_LONG.withName("iov_len")).withName("iovec");
+    static final StructLayout IOVEC = structLayout(ADDRESS.withName("iov_base"), JAVA_LONG.withName("iov_len"))
+            .withName("iovec");
 
     static final StructLayout FI_RMA_IOV = structLayout(
-        JAVA_LONG.withName("addr"), JAVA_LONG.withName("len"), JAVA_LONG.withName("key")).withName("fi_rma_iov");
+                    JAVA_LONG.withName("addr"), JAVA_LONG.withName("len"), JAVA_LONG.withName("key"))
+            .withName("fi_rma_iov");
 
     static final StructLayout FI_MSG_RMA = structLayout(
-        ADDRESS.withName("msg_iov"), ADDRESS.withName("desc"), JAVA_LONG.withName("iov_count"),
-        JAVA_LONG.withName("addr"), ADDRESS.withName("rma_iov"), JAVA_LONG.withName("rma_iov_count"),
-        ADDRESS.withName("context"), JAVA_LONG.withName("data")).withName("fi_msg_rma");
+                    ADDRESS.withName("msg_iov"),
+                    ADDRESS.withName("desc"),
+                    JAVA_LONG.withName("iov_count"),
+                    JAVA_LONG.withName("addr"),
+                    ADDRESS.withName("rma_iov"),
+                    JAVA_LONG.withName("rma_iov_count"),
+                    ADDRESS.withName("context"),
+                    JAVA_LONG.withName("data"))
+            .withName("fi_msg_rma");
 
     static final StructLayout FI_MSG = structLayout(
-        ADDRESS.withName("msg_iov"), ADDRESS.withName("desc"), JAVA_LONG.withName("iov_count"),
-        JAVA_LONG.withName("addr"), ADDRESS.withName("context"), JAVA_LONG.withName("data")).withName("fi_msg");
+                    ADDRESS.withName("msg_iov"),
+                    ADDRESS.withName("desc"),
+                    JAVA_LONG.withName("iov_count"),
+                    JAVA_LONG.withName("addr"),
+                    ADDRESS.withName("context"),
+                    JAVA_LONG.withName("data"))
+            .withName("fi_msg");
 
     static final StructLayout FI_MR_ATTR = structLayout(
-        ADDRESS.withName("mr_iov"), JAVA_LONG.withName("iov_count"), JAVA_LONG.withName("access"),
-        JAVA_LONG.withName("offset"), JAVA_LONG.withName("requested_key"), ADDRESS.withName("context"),
-        JAVA_LONG.withName("auth_key_size"), ADDRESS.withName("auth_key"), JAVA_INT.withName("iface"),
-        paddingLayout(4), JAVA_LONG.withName("device")).withName("fi_mr_attr");
+                    ADDRESS.withName("mr_iov"),
+                    JAVA_LONG.withName("iov_count"),
+                    JAVA_LONG.withName("access"),
+                    JAVA_LONG.withName("offset"),
+                    JAVA_LONG.withName("requested_key"),
+                    ADDRESS.withName("context"),
+                    JAVA_LONG.withName("auth_key_size"),
+                    ADDRESS.withName("auth_key"),
+                    JAVA_INT.withName("iface"),
+                    paddingLayout(4),
+                    JAVA_LONG.withName("device"))
+            .withName("fi_mr_attr");
 
     // fi_info
     static final long INFO_CAPS = off(FI_INFO, "caps");
@@ -171,6 +240,7 @@ final class FabricLayout {
     static final long ERR_ERR_DATA = off(FI_CQ_ERR_ENTRY, "err_data");
     /** Newer libraries append fields (e.g. src_addr in 1.20), so the entry is read into a larger buffer. */
     static final long ERR_ENTRY_BYTES = 256;
+
     static final long MR_ATTR_IOV = off(FI_MR_ATTR, "mr_iov");
     static final long MR_ATTR_IOV_COUNT = off(FI_MR_ATTR, "iov_count");
     static final long MR_ATTR_ACCESS = off(FI_MR_ATTR, "access");
@@ -182,8 +252,7 @@ final class FabricLayout {
     /** struct fi_context2: eight pointers the provider may use while the operation is outstanding. */
     static final long CONTEXT2_BYTES = 64;
 
-    private FabricLayout() {
-    }
+    private FabricLayout() {}
 
     private static long off(final StructLayout layout, final String field) {
         return layout.byteOffset(groupElement(field));
@@ -192,13 +261,38 @@ final class FabricLayout {
     /** Every size and offset above, named as {@code src/test/c/fabric_layout.c} prints them. */
     static Map<String, Long> entries() {
         final Map<String, Long> out = new LinkedHashMap<>();
-        for (final StructLayout s : new StructLayout[] {FID, FI_INFO, FI_CQ_ATTR, FI_AV_ATTR, FI_CQ_DATA_ENTRY,
-            FI_CQ_ERR_ENTRY, IOVEC, FI_RMA_IOV, FI_MSG_RMA, FI_MSG, FI_MR_ATTR, FI_FABRIC_ATTR}) {
+        for (final StructLayout s : new StructLayout[] {
+            FID,
+            FI_INFO,
+            FI_CQ_ATTR,
+            FI_AV_ATTR,
+            FI_CQ_DATA_ENTRY,
+            FI_CQ_ERR_ENTRY,
+            IOVEC,
+            FI_RMA_IOV,
+            FI_MSG_RMA,
+            FI_MSG,
+            FI_MR_ATTR,
+            FI_FABRIC_ATTR
+        }) {
             out.put("sizeof " + s.name().orElseThrow(), s.byteSize());
         }
-        for (final StructLayout s : new StructLayout[] {FID, FI_INFO, FI_EP_ATTR, FI_DOMAIN_ATTR, FI_FABRIC_ATTR,
-            FI_CQ_ATTR, FI_AV_ATTR, FI_CQ_DATA_ENTRY, FI_CQ_ERR_ENTRY, IOVEC, FI_RMA_IOV, FI_MSG_RMA, FI_MSG,
-            FI_MR_ATTR}) {
+        for (final StructLayout s : new StructLayout[] {
+            FID,
+            FI_INFO,
+            FI_EP_ATTR,
+            FI_DOMAIN_ATTR,
+            FI_FABRIC_ATTR,
+            FI_CQ_ATTR,
+            FI_AV_ATTR,
+            FI_CQ_DATA_ENTRY,
+            FI_CQ_ERR_ENTRY,
+            IOVEC,
+            FI_RMA_IOV,
+            FI_MSG_RMA,
+            FI_MSG,
+            FI_MR_ATTR
+        }) {
             for (final var member : s.memberLayouts()) {
                 member.name().ifPresent(n -> out.put(s.name().orElseThrow() + "." + n, off(s, n)));
             }

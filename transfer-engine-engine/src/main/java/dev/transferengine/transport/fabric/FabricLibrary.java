@@ -29,8 +29,9 @@ final class FabricLibrary {
     static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static final Map<String, FabricLibrary> OPENED = new ConcurrentHashMap<>();
-    private static final String[] EXPORTS = {"fi_getinfo", "fi_freeinfo", "fi_dupinfo", "fi_fabric", "fi_version",
-        "fi_strerror"};
+    private static final String[] EXPORTS = {
+        "fi_getinfo", "fi_freeinfo", "fi_dupinfo", "fi_fabric", "fi_version", "fi_strerror"
+    };
 
     private final String path;
     private final @Nullable String cause;
@@ -42,8 +43,8 @@ final class FabricLibrary {
     private final MemorySegment strdup;
     private final int version;
 
-    private FabricLibrary(final String path, final @Nullable String cause, final MemorySegment[] symbols,
-                          final int version) {
+    private FabricLibrary(
+            final String path, final @Nullable String cause, final MemorySegment[] symbols, final int version) {
         this.path = path;
         this.cause = cause;
         this.getinfo = symbols[0];
@@ -76,8 +77,8 @@ final class FabricLibrary {
         for (int i = 0; i < EXPORTS.length; i++) {
             final var symbol = library.find(EXPORTS[i]);
             if (symbol.isEmpty()) {
-                return new FabricLibrary(path, path + " does not export " + EXPORTS[i] + "; is it libfabric?",
-                    symbols, 0);
+                return new FabricLibrary(
+                        path, path + " does not export " + EXPORTS[i] + "; is it libfabric?", symbols, 0);
             }
             symbols[i] = symbol.get();
         }
@@ -132,8 +133,14 @@ final class FabricLibrary {
         }
     }
 
-    int getinfo(final int apiVersion, final MemorySegment node, final MemorySegment service, final long flags,
-                final MemorySegment hints, final MemorySegment out, final MemorySegment errno) {
+    int getinfo(
+            final int apiVersion,
+            final MemorySegment node,
+            final MemorySegment service,
+            final long flags,
+            final MemorySegment hints,
+            final MemorySegment out,
+            final MemorySegment errno) {
         return FabricCalls.intIPPLPP(getinfo, errno, apiVersion, node, service, flags, hints, out);
     }
 

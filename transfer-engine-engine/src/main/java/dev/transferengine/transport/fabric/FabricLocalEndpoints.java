@@ -38,8 +38,7 @@ final class FabricLocalEndpoints {
     /** Bumped whenever an endpoint starts closing, so that domains look for gone peers only then. */
     private static final AtomicInteger CLOSINGS = new AtomicInteger();
 
-    private FabricLocalEndpoints() {
-    }
+    private FabricLocalEndpoints() {}
 
     /** An open (or closing) endpoint of this process. */
     static final class Entry {
@@ -78,8 +77,8 @@ final class FabricLocalEndpoints {
      * @return the handle {@code insert} returned
      * @throws PeerUnreachableException if {@code name} is an endpoint of this process that is closing or closed
      */
-    static long insert(final NetAddr peer, final byte[] name, final Insert insert,
-                       final Long2ObjectHashMap<Entry> holder) {
+    static long insert(
+            final NetAddr peer, final byte[] name, final Insert insert, final Long2ObjectHashMap<Entry> holder) {
         synchronized (OPEN) {
             final String key = key(name);
             final Entry entry = OPEN.get(key);

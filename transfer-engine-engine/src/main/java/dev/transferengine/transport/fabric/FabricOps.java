@@ -1,12 +1,12 @@
 package dev.transferengine.transport.fabric;
 
-import static dev.transferengine.transport.fabric.FabricLayout.*;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A pool of operation slots in native memory. Each slot holds what one posted operation needs while the provider
@@ -113,8 +113,15 @@ final class FabricOps {
      * Fills a slot's fi_msg_rma for a write of {@code bytes} from {@code localAddress} to {@code remoteAddress}.
      * A zero-byte write still carries one rma_iov with a valid address and key (EFA requires it).
      */
-    void prepareWrite(final int slot, final long localAddress, final long bytes, final long desc, final long fiAddr,
-                      final long remoteAddress, final long rkey, final long data) {
+    void prepareWrite(
+            final int slot,
+            final long localAddress,
+            final long bytes,
+            final long desc,
+            final long fiAddr,
+            final long remoteAddress,
+            final long rkey,
+            final long data) {
         final long base = address(slot);
         final MemorySegment m = FabricLibrary.NATIVE;
         m.set(JAVA_LONG, base + SLOT_IOV + IOV_BASE, localAddress);

@@ -1,8 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerInfo;
@@ -18,6 +15,9 @@ import org.agrona.collections.LongHashSet;
 import org.agrona.collections.Object2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The peers one endpoint knows: each address is inserted into the AV once (fi_av_insert) and its fi_addr_t is the
@@ -42,6 +42,7 @@ final class FabricPeers {
     private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
+
     private int seenClosings = FabricLocalEndpoints.closings();
     private volatile List<PeerInfo> snapshot = List.of();
 
@@ -81,8 +82,8 @@ final class FabricPeers {
         final int inserted = endpoint.avInsert(bytes, fiAddr);
         if (inserted != 1) {
             throw new MalformedDescriptorException("fi_av_insert refused fabric address " + peer + " on provider "
-                + endpoint.provider() + ": " + (inserted < 0 ? endpoint.library().describe(inserted)
-                : "inserted " + inserted));
+                    + endpoint.provider() + ": "
+                    + (inserted < 0 ? endpoint.library().describe(inserted) : "inserted " + inserted));
         }
         final long handle = fiAddr.get(JAVA_LONG, 0);
         handles.put(peer, handle);
@@ -133,7 +134,10 @@ final class FabricPeers {
             fiAddr.set(JAVA_LONG, 0, handle);
             final int rc = endpoint.avRemove(fiAddr);
             if (rc < 0) {
-                LOG.warn("fi_av_remove of {} failed: {}", addresses.get(handle), endpoint.library().describe(rc));
+                LOG.warn(
+                        "fi_av_remove of {} failed: {}",
+                        addresses.get(handle),
+                        endpoint.library().describe(rc));
             }
             released.add(handle);
             FabricLocalEndpoints.release(local);
@@ -171,8 +175,12 @@ final class FabricPeers {
         final List<PeerInfo> out = new ArrayList<>(addresses.size());
         addresses.forEach((handle, address) -> {
             final String failure = failures.get(handle);
-            out.add(new PeerInfo(group, nic, address, failure == null ? "CONNECTED" : "UNREACHABLE",
-                failure == null ? "" : failure));
+            out.add(new PeerInfo(
+                    group,
+                    nic,
+                    address,
+                    failure == null ? "CONNECTED" : "UNREACHABLE",
+                    failure == null ? "" : failure));
         });
         snapshot = List.copyOf(out);
     }

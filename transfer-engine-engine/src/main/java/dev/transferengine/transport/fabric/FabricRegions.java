@@ -1,10 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static dev.transferengine.transport.fabric.FabricLayout.*;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.InvalidRequestException;
@@ -15,6 +10,11 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 
 import org.agrona.collections.Long2LongHashMap;
+
+import static dev.transferengine.transport.fabric.FabricLayout.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The memory regions registered on one endpoint, following the MR mode the provider returned:
@@ -95,7 +95,7 @@ final class FabricRegions {
     long register(final MemorySegment segment, final Device device) {
         if (!segment.isNative()) {
             throw new InvalidRequestException("fabric can only register native memory (Arena-allocated "
-                + "MemorySegments), not a heap segment of " + segment.byteSize() + " bytes");
+                    + "MemorySegments), not a heap segment of " + segment.byteSize() + " bytes");
         }
         final long access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
         return switch (device) {
@@ -105,10 +105,11 @@ final class FabricRegions {
                     // Staging through host memory cannot work here: a remote write lands in the registered
                     // memory without this side learning of it, so nothing would know to copy it to the device.
                     throw new DeviceUnavailableException("fabric provider " + endpoint.provider()
-                        + " offers no FI_HMEM, so it cannot register " + device + " memory (libfabric 1.17's tcp and"
-                        + " shm providers have none; efa and verbs ask for it, and " + FabricTransport.HMEM_OPTION
-                        + "=true asks any provider); use the tcp transport, which stages device memory through"
-                        + " pinned host memory");
+                            + " offers no FI_HMEM, so it cannot register " + device
+                            + " memory (libfabric 1.17's tcp and"
+                            + " shm providers have none; efa and verbs ask for it, and " + FabricTransport.HMEM_OPTION
+                            + "=true asks any provider); use the tcp transport, which stages device memory through"
+                            + " pinned host memory");
                 }
                 yield add(segment.address(), segment.byteSize(), access, FI_HMEM_CUDA, cuda.ordinal());
             }
@@ -130,8 +131,8 @@ final class FabricRegions {
         attr.set(JAVA_LONG, MR_ATTR_REQUESTED_KEY, providerKeys ? 0 : freshKey());
         attr.set(JAVA_INT, MR_ATTR_IFACE, iface);
         attr.set(JAVA_INT, MR_ATTR_DEVICE, device);
-        endpoint.library().check("fi_mr_regattr(" + length + " bytes)", endpoint.regAttr(attr, out),
-            endpoint.errnoState());
+        endpoint.library()
+                .check("fi_mr_regattr(" + length + " bytes)", endpoint.regAttr(attr, out), endpoint.errnoState());
         final long mr = out.get(JAVA_LONG, 0);
         final long key = FabricLibrary.pointer(mr + MR_KEY);
         mrByKey.put(key, mr);
@@ -195,8 +196,8 @@ final class FabricRegions {
                 break;
             }
         }
-        endpoint.library().check("fi_close(mr)", endpoint.closeObject(MemorySegment.ofAddress(mr)),
-            endpoint.errnoState());
+        endpoint.library()
+                .check("fi_close(mr)", endpoint.closeObject(MemorySegment.ofAddress(mr)), endpoint.errnoState());
     }
 
     /** Closes every region (before the endpoint closes). */

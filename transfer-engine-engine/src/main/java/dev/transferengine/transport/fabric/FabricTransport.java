@@ -49,6 +49,7 @@ public final class FabricTransport implements Transport {
     static final String LIBRARY_OPTION = "fabric.library";
     /** The library loaded when {@link #LIBRARY_OPTION} is not set. */
     static final String DEFAULT_LIBRARY = "libfabric.so.1";
+
     static final String PROVIDER_OPTION = "fabric.provider";
     static final String POSTS_PER_POLL_OPTION = "fabric.postsPerPoll";
     static final String MAX_OPS_OPTION = "fabric.maxOps";
@@ -114,14 +115,20 @@ public final class FabricTransport implements Transport {
         try {
             final List<Long> nics = FabricDiscovery.distinctDomains(list);
             final long entry = nics.get(context.nic() % nics.size());
-            final FabricEndpoint endpoint = new FabricEndpoint(selection.usableLibrary(), entry,
-                selection.provider == FabricProvider.EFA);
+            final FabricEndpoint endpoint =
+                    new FabricEndpoint(selection.usableLibrary(), entry, selection.provider == FabricProvider.EFA);
             try {
                 final long caps = FabricLibrary.pointer(entry + FabricLayout.INFO_CAPS);
-                return new FabricDomain(endpoint, context.listener(), context.group(), context.nic(), caps,
-                    intOption(config, POSTS_PER_POLL_OPTION, 32), intOption(config, MAX_OPS_OPTION, 262_144),
-                    Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
-                    selection.provider != FabricProvider.SHM);
+                return new FabricDomain(
+                        endpoint,
+                        context.listener(),
+                        context.group(),
+                        context.nic(),
+                        caps,
+                        intOption(config, POSTS_PER_POLL_OPTION, 32),
+                        intOption(config, MAX_OPS_OPTION, 262_144),
+                        Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
+                        selection.provider != FabricProvider.SHM);
             } catch (final RuntimeException e) {
                 endpoint.close();
                 throw e;
@@ -135,16 +142,27 @@ public final class FabricTransport implements Transport {
     private static MemorySegment query(final Selection selection, final EngineConfig config, final int port) {
         final String hmem = config.option(HMEM_OPTION, "auto").strip();
         final boolean required = hmem.equals("true");
-        if (required || (hmem.equals("auto")
-            && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS))) {
-            final MemorySegment list = FabricDiscovery.query(selection.usableLibrary(), selection.usableProvider(),
-                selection.apiVersion, config.bindAddress(), port, FabricDiscovery.FI_HMEM);
+        if (required
+                || (hmem.equals("auto")
+                        && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS))) {
+            final MemorySegment list = FabricDiscovery.query(
+                    selection.usableLibrary(),
+                    selection.usableProvider(),
+                    selection.apiVersion,
+                    config.bindAddress(),
+                    port,
+                    FabricDiscovery.FI_HMEM);
             if (list.address() != 0 || required) {
                 return list;
             }
         }
-        return FabricDiscovery.query(selection.usableLibrary(), selection.usableProvider(), selection.apiVersion,
-            config.bindAddress(), port, 0);
+        return FabricDiscovery.query(
+                selection.usableLibrary(),
+                selection.usableProvider(),
+                selection.apiVersion,
+                config.bindAddress(),
+                port,
+                0);
     }
 
     private static int intOption(final EngineConfig config, final String key, final int fallback) {
@@ -164,11 +182,11 @@ public final class FabricTransport implements Transport {
         final FabricLibrary library = selection.usableLibrary();
         final FabricProvider provider = selection.usableProvider();
         return "libfabric " + FabricLibrary.versionText(library.version()) + " (" + library.path()
-            + ") has no provider '" + provider.libfabricName() + "' offering an RDM endpoint with messages"
-            + " and RMA" + (config.option(HMEM_OPTION, "auto").strip().equals("true") ? " and FI_HMEM" : "")
-            + (provider.bindsAddress() ? " on " + config.bindAddress() : "")
-            + " (fi_getinfo found nothing; `fi_info -p " + provider.libfabricName()
-            + "` lists what it offers)";
+                + ") has no provider '" + provider.libfabricName() + "' offering an RDM endpoint with messages"
+                + " and RMA" + (config.option(HMEM_OPTION, "auto").strip().equals("true") ? " and FI_HMEM" : "")
+                + (provider.bindsAddress() ? " on " + config.bindAddress() : "")
+                + " (fi_getinfo found nothing; `fi_info -p " + provider.libfabricName()
+                + "` lists what it offers)";
     }
 
     private static Selection select(final EngineConfig config) {
@@ -198,39 +216,58 @@ public final class FabricTransport implements Transport {
                 return selection;
             }
         }
-        return new Selection(null, null, 0, "transport=auto uses libfabric only for EFA or verbs devices and found"
-            + " none here; set " + PROVIDER_OPTION + " (e.g. tcp or shm) to use libfabric anyway");
+        return new Selection(
+                null,
+                null,
+                0,
+                "transport=auto uses libfabric only for EFA or verbs devices and found" + " none here; set "
+                        + PROVIDER_OPTION + " (e.g. tcp or shm) to use libfabric anyway");
     }
 
     private static Selection select(final EngineConfig config, final String providerOption) {
         final FabricProvider provider = FabricProvider.byOption(providerOption);
         if (provider == null) {
-            return new Selection(null, null, 0, "unknown libfabric provider '" + providerOption + "' ("
-                + PROVIDER_OPTION + "); choose one of " + FabricProvider.choices());
+            return new Selection(
+                    null,
+                    null,
+                    0,
+                    "unknown libfabric provider '" + providerOption + "' (" + PROVIDER_OPTION + "); choose one of "
+                            + FabricProvider.choices());
         }
         final FabricLibrary library = FabricLibrary.open(config.option(LIBRARY_OPTION, DEFAULT_LIBRARY));
         final String missing = library.unavailabilityCause();
         if (missing != null) {
-            return new Selection(provider, library, 0, "libfabric unavailable (" + LIBRARY_OPTION + "="
-                + library.path() + "): " + missing);
+            return new Selection(
+                    provider,
+                    library,
+                    0,
+                    "libfabric unavailable (" + LIBRARY_OPTION + "=" + library.path() + "): " + missing);
         }
         final String hmem = config.option(HMEM_OPTION, "auto").strip();
         if (!hmem.equals("auto") && !hmem.equals("true") && !hmem.equals("false")) {
-            return new Selection(provider, library, 0, HMEM_OPTION + " must be auto, true or false, not '" + hmem
-                + "'");
+            return new Selection(
+                    provider, library, 0, HMEM_OPTION + " must be auto, true or false, not '" + hmem + "'");
         }
         final int apiVersion = provider.negotiate(library.version());
         if (apiVersion < 0) {
-            return new Selection(provider, library, 0, "libfabric " + FabricLibrary.versionText(library.version())
-                + " at " + library.path() + " is too old for provider " + provider.option() + ", which needs API "
-                + FabricLibrary.versionText(provider.minimumApi()) + " or newer");
+            return new Selection(
+                    provider,
+                    library,
+                    0,
+                    "libfabric " + FabricLibrary.versionText(library.version())
+                            + " at " + library.path() + " is too old for provider " + provider.option()
+                            + ", which needs API "
+                            + FabricLibrary.versionText(provider.minimumApi()) + " or newer");
         }
         return new Selection(provider, library, apiVersion, null);
     }
 
     /** A provider and its library when {@code cause} is null; otherwise why libfabric cannot be used. */
-    private record Selection(@Nullable FabricProvider provider, @Nullable FabricLibrary library, int apiVersion,
-                             @Nullable String cause) {
+    private record Selection(
+            @Nullable FabricProvider provider,
+            @Nullable FabricLibrary library,
+            int apiVersion,
+            @Nullable String cause) {
 
         /** The provider of a selection without a cause. */
         FabricProvider usableProvider() {

@@ -25,8 +25,7 @@ final class TcpAddress {
     private static final byte FAMILY_V4 = 4;
     private static final byte FAMILY_V6 = 6;
 
-    private TcpAddress() {
-    }
+    private TcpAddress() {}
 
     /** Encodes a bound socket address. */
     static NetAddr toNetAddr(final InetSocketAddress socketAddress) {
@@ -47,22 +46,24 @@ final class TcpAddress {
     static InetSocketAddress toSocketAddress(final NetAddr address) {
         if (!TcpTransport.NAME.equals(address.transport())) {
             throw new MalformedDescriptorException(
-                "tcp transport cannot reach a '" + address.transport() + "' address: " + address);
+                    "tcp transport cannot reach a '" + address.transport() + "' address: " + address);
         }
         final int length = address.payloadLength();
         if (length < 1) {
             throw new MalformedDescriptorException("tcp address has an empty payload: " + address);
         }
         final byte family = address.payloadByte(0);
-        final int ipLength = switch (family) {
-            case FAMILY_V4 -> 4;
-            case FAMILY_V6 -> 16;
-            default -> throw new MalformedDescriptorException(
-                "tcp address family " + family + " is neither 4 nor 6: " + address);
-        };
+        final int ipLength =
+                switch (family) {
+                    case FAMILY_V4 -> 4;
+                    case FAMILY_V6 -> 16;
+                    default ->
+                        throw new MalformedDescriptorException(
+                                "tcp address family " + family + " is neither 4 nor 6: " + address);
+                };
         if (length != 3 + ipLength) {
             throw new MalformedDescriptorException("tcp address of family " + family + " needs " + (3 + ipLength)
-                + " payload bytes, got " + length + ": " + address);
+                    + " payload bytes, got " + length + ": " + address);
         }
         final int port = (address.payloadByte(1) & 0xFF) | (address.payloadByte(2) & 0xFF) << 8;
         if (port == 0) {

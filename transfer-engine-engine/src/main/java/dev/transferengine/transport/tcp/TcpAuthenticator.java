@@ -5,7 +5,6 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.List;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -100,7 +99,11 @@ final class TcpAuthenticator {
 
     /** What both sides of one connection said in its handshake. */
     @SuppressWarnings("ArrayRecordComponent") // only read field by field into the MAC: never compared nor hashed
-    record Handshake(byte[] connectorNonce, long connectorIncarnation, byte[] connectorAddress,
-                     byte[] acceptorNonce, long acceptorIncarnation, byte[] acceptorAddress) {
-    }
+    record Handshake(
+            byte[] connectorNonce,
+            long connectorIncarnation,
+            byte[] connectorAddress,
+            byte[] acceptorNonce,
+            long acceptorIncarnation,
+            byte[] acceptorAddress) {}
 }

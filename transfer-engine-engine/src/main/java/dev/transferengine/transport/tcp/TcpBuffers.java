@@ -17,6 +17,7 @@ final class TcpBuffers {
 
     /** The sizes connections use: the large side of each direction and the small one. */
     static final int LARGE = 256 * 1024;
+
     static final int SMALL = 64 * 1024;
 
     private final ArrayDeque<ByteBuffer> large = new ArrayDeque<>();

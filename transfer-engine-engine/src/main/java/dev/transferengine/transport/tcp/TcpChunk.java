@@ -18,10 +18,13 @@ final class TcpChunk {
     final MemorySegment segment;
     /** Made once, so a socket read into the chunk allocates nothing. */
     final ByteBuffer view;
+
     @Nullable DeviceCopyStream stream;
+
     long ticket;
     /** Sending side: the write this chunk carries a piece of, and the op that sends it. */
     TcpStaging.@Nullable StagedWrite owner;
+
     @Nullable TcpOp op;
 
     TcpChunk(final StagingBuffer buffer) {

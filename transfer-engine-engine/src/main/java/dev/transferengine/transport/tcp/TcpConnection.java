@@ -24,16 +24,19 @@ abstract class TcpConnection {
     final SocketChannel channel;
     /** TLS over {@link #channel}, or null for plain bytes; {@link #read} and {@link #flush} go through it. */
     final @Nullable TcpTls tls;
+
     final SelectionKey key;
 
     /** Encoded bytes: {@code [out.position(), encoded)} wait to be written; the limit stays at the capacity. */
     final ByteBuffer out;
+
     final MemorySegment outMemory;
     final TcpFrame outFrame;
     int encoded;
 
     /** Received bytes: {@code [inHead, in.position())} wait to be parsed; the limit stays at the capacity. */
     final ByteBuffer in;
+
     final MemorySegment inMemory;
     final TcpFrame inFrame;
     int inHead;
@@ -43,6 +46,7 @@ abstract class TcpConnection {
     private MemorySegment largeSource = MemorySegment.NULL;
     /** A view over all of the last large source: payloads from the same region re-aim it instead of a new one. */
     private MemorySegment viewed = MemorySegment.NULL;
+
     private @Nullable ByteBuffer view;
     private long largeNext;
     private long largeEnd;
@@ -51,11 +55,18 @@ abstract class TcpConnection {
     private boolean closed;
     /** Readiness was reported since the last {@link #quietNanos} check: bytes moved, or the socket closed. */
     private boolean active = true;
+
     private long quietSince;
 
     /** Takes its buffers from the domain's pool; registers (or re-attaches) the channel with the selector. */
-    TcpConnection(final TcpConnectionContext context, final SocketChannel channel, final @Nullable TcpTls tls,
-                  final int interestOps, final int outCapacity, final int inCapacity) throws IOException {
+    TcpConnection(
+            final TcpConnectionContext context,
+            final SocketChannel channel,
+            final @Nullable TcpTls tls,
+            final int interestOps,
+            final int outCapacity,
+            final int inCapacity)
+            throws IOException {
         this.context = context;
         this.channel = channel;
         this.tls = tls;
@@ -145,8 +156,7 @@ abstract class TcpConnection {
     abstract boolean writable();
 
     /** Encodes queued frames into {@link #out}, possibly starting a large payload; called when all was sent. */
-    void refill() {
-    }
+    void refill() {}
 
     /** Called after a flush made room in {@link #out}. */
     int afterFlush() throws IOException {

@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -80,8 +79,12 @@ interface TcpConnectionContext {
      * The peer proved the cluster key: the handshake's socket becomes an inbound connection, with {@code pipelined}
      * holding the bytes that already followed the AUTH.
      */
-    void onAuthenticated(TcpHandshake handshake, SocketChannel channel, NetAddr announced, long peerIncarnation,
-                         ByteBuffer pipelined);
+    void onAuthenticated(
+            TcpHandshake handshake,
+            SocketChannel channel,
+            NetAddr announced,
+            long peerIncarnation,
+            ByteBuffer pipelined);
 
     /** The handshake failed or was refused, and its socket is closed next. */
     void onHandshakeEnded(TcpHandshake handshake);
@@ -97,7 +100,6 @@ interface TcpConnectionContext {
 
     /** Where placed payloads, imms and receives are reported. */
     DomainListener listener();
-
 
     /** A connection a peer opened closed for {@code reason}. */
     void onInboundClosed(TcpInbound connection, String remote, String reason);

@@ -6,37 +6,59 @@ package dev.transferengine.transport.tcp;
  * reasons are stable: metrics publish them ({@link dev.transferengine.TransportEvent}).
  */
 enum TcpCounter {
-    CONNECTIONS_REFUSED("refusals", "connection_limit", true,
-        "inbound connections closed at once: the NIC held tcp.maxInboundConnections already"),
-    HANDSHAKE_VERSION("handshakes.failed", "version", true,
-        "handshakes refused: the peer speaks another wire protocol version"),
-    HANDSHAKE_AUTH_FAILED("handshakes.failed", "auth", true,
-        "handshakes refused: the peer's proof did not match any accepted cluster key"),
-    HANDSHAKE_MALFORMED("handshakes.failed", "malformed", true,
-        "handshakes refused: malformed or unexpected frames before authentication"),
+    CONNECTIONS_REFUSED(
+            "refusals",
+            "connection_limit",
+            true,
+            "inbound connections closed at once: the NIC held tcp.maxInboundConnections already"),
+    HANDSHAKE_VERSION(
+            "handshakes.failed", "version", true, "handshakes refused: the peer speaks another wire protocol version"),
+    HANDSHAKE_AUTH_FAILED(
+            "handshakes.failed",
+            "auth",
+            true,
+            "handshakes refused: the peer's proof did not match any accepted cluster key"),
+    HANDSHAKE_MALFORMED(
+            "handshakes.failed",
+            "malformed",
+            true,
+            "handshakes refused: malformed or unexpected frames before authentication"),
     HANDSHAKE_TIMEOUT("handshakes.failed", "timeout", true, "handshakes not finished within tcp.handshakeTimeoutMs"),
-    HANDSHAKE_TLS("handshakes.failed", "tls", true, "handshakes refused: TLS failed (the peer does not speak TLS, "
-        + "or one side does not trust the other's certificate)"),
-    HANDSHAKE_CLOSED("handshakes.failed", "closed", true,
-        "connections closed by the peer before the handshake finished"),
-    FRAME_TIMEOUT("connections.closed", "frame_timeout", true,
-        "connections closed: a frame stalled half-read, or answers stopped, for tcp.frameTimeoutMs"),
+    HANDSHAKE_TLS(
+            "handshakes.failed",
+            "tls",
+            true,
+            "handshakes refused: TLS failed (the peer does not speak TLS, "
+                    + "or one side does not trust the other's certificate)"),
+    HANDSHAKE_CLOSED(
+            "handshakes.failed", "closed", true, "connections closed by the peer before the handshake finished"),
+    FRAME_TIMEOUT(
+            "connections.closed",
+            "frame_timeout",
+            true,
+            "connections closed: a frame stalled half-read, or answers stopped, for tcp.frameTimeoutMs"),
     IDLE_CLOSED("connections.closed", "idle", false, "connections closed after carrying nothing for tcp.idleTimeoutMs"),
-    MALFORMED_FRAMES("connections.closed", "malformed", true,
-        "authenticated connections closed for breaking the protocol"),
+    MALFORMED_FRAMES(
+            "connections.closed", "malformed", true, "authenticated connections closed for breaking the protocol"),
     REFUSED_UNKNOWN_KEY("refusals", "unknown_key", true, "requests refused: unknown remote key"),
     REFUSED_OUT_OF_BOUNDS("refusals", "out_of_bounds", true, "requests refused: outside the region"),
-    REFUSED_DEREGISTERED("refusals", "region_deregistered", true,
-        "requests refused: region deregistered while the payload arrived"),
-    REFUSED_NO_RECEIVE_BUFFER("refusals", "no_receive_buffer", true,
-        "sends refused: no posted receive buffer large enough"),
+    REFUSED_DEREGISTERED(
+            "refusals", "region_deregistered", true, "requests refused: region deregistered while the payload arrived"),
+    REFUSED_NO_RECEIVE_BUFFER(
+            "refusals", "no_receive_buffer", true, "sends refused: no posted receive buffer large enough"),
     REFUSED_MALFORMED("refusals", "malformed", true, "requests refused: flags this version does not know"),
-    REFUSED_IMM_NOT_ADMITTED("refusals", "imm_not_admitted", true,
-        "writes refused: the engine credits its bound of distinct unexpected imms"),
-    PEERS_EVICTED("peers.evicted", "max_peers", false,
-        "idle, disconnected peers forgotten to stay within tcp.maxPeers"),
-    BACK_PRESSURE("refusals", "back_pressure", false,
-        "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered");
+    REFUSED_IMM_NOT_ADMITTED(
+            "refusals",
+            "imm_not_admitted",
+            true,
+            "writes refused: the engine credits its bound of distinct unexpected imms"),
+    PEERS_EVICTED(
+            "peers.evicted", "max_peers", false, "idle, disconnected peers forgotten to stay within tcp.maxPeers"),
+    BACK_PRESSURE(
+            "refusals",
+            "back_pressure",
+            false,
+            "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered");
 
     private final String category;
     private final String reason;

@@ -50,8 +50,13 @@ final class TcpCounters {
             unlogged[i]++;
             return;
         }
-        LOG.warn("{}: {} {}: {}{}", description, counter, remote, what,
-            unlogged[i] == 0 ? "" : " (and " + unlogged[i] + " more since the last line)");
+        LOG.warn(
+                "{}: {} {}: {}{}",
+                description,
+                counter,
+                remote,
+                what,
+                unlogged[i] == 0 ? "" : " (and " + unlogged[i] + " more since the last line)");
         everLogged[i] = true;
         loggedAt[i] = now;
         unlogged[i] = 0;
@@ -71,8 +76,8 @@ final class TcpCounters {
     List<TransportEvent> events() {
         final ArrayList<TransportEvent> events = new ArrayList<>(ALL.length);
         for (final TcpCounter counter : ALL) {
-            events.add(new TransportEvent(counter.category(), counter.reason(), counter.description(),
-                counts.get(counter.ordinal())));
+            events.add(new TransportEvent(
+                    counter.category(), counter.reason(), counter.description(), counts.get(counter.ordinal())));
         }
         return events;
     }

@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
@@ -83,16 +82,19 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final TcpReceives receives = new TcpReceives();
     /** Peers by the low 32 bits of their handle; a slot freed by eviction is reused with a new generation. */
     private final ArrayList<@Nullable TcpPeer> peerSlots = new ArrayList<>();
+
     private final HashMap<NetAddr, TcpPeer> peersByAddress = new HashMap<>();
     private final ArrayList<TcpHandshake> handshakes = new ArrayList<>();
     private final ArrayList<TcpInbound> inbound = new ArrayList<>();
     private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
     /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
     private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
+
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     /** Keys whose TLS holds decrypted bytes after their readiness was handled: read again this poll step. */
     private ArrayList<SelectionKey> readAgain = new ArrayList<>();
+
     private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
     private final @Nullable TransportTls tls;
     private volatile List<PeerInfo> peerSnapshot = List.of();
@@ -103,8 +105,13 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private long lastSweep;
     private boolean closed;
 
-    private TcpDomain(final DomainContext context, final TcpSettings settings, final LongSupplier nanoClock,
-                      final Selector selector, final ServerSocketChannel server, final InetSocketAddress bound) {
+    private TcpDomain(
+            final DomainContext context,
+            final TcpSettings settings,
+            final LongSupplier nanoClock,
+            final Selector selector,
+            final ServerSocketChannel server,
+            final InetSocketAddress bound) {
         this.context = context;
         this.listener = context.listener();
         this.staging = new TcpStaging(context.config());
@@ -118,8 +125,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         this.selector = selector;
         this.server = server;
         final InetSocketAddress advertised = bound.getAddress().isAnyLocalAddress()
-            ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort())
-            : bound;
+                ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort())
+                : bound;
         this.address = TcpAddress.toNetAddr(advertised);
         this.addressBytes = address.toBytes();
         this.description = "tcp " + TcpAddress.describe(advertised);
@@ -155,13 +162,16 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             server.bind(new InetSocketAddress(bindTo, context.port()), BACKLOG);
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
-            return new TcpDomain(context, settings, nanoClock, selector, server,
-                (InetSocketAddress) server.getLocalAddress());
+            return new TcpDomain(
+                    context, settings, nanoClock, selector, server, (InetSocketAddress) server.getLocalAddress());
         } catch (final IOException e) {
             closeQuietly(server);
             closeQuietly(selector);
-            throw new TransportUnavailableException(TcpTransport.NAME, "cannot listen on " + host + ":"
-                + context.port() + " for group " + context.group() + " NIC " + context.nic() + ": " + e, e);
+            throw new TransportUnavailableException(
+                    TcpTransport.NAME,
+                    "cannot listen on " + host + ":" + context.port() + " for group " + context.group() + " NIC "
+                            + context.nic() + ": " + e,
+                    e);
         }
     }
 
@@ -170,15 +180,20 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             return;
         }
         if (!bindTo.isLoopbackAddress() && !settings.insecure()) {
-            throw new TransportUnavailableException(TcpTransport.NAME, "refusing to listen on " + host + " without a "
-                + "cluster key: anyone who reaches it could write into registered memory. Set "
-                + TcpSettings.CLUSTER_KEY + " or " + TcpSettings.CLUSTER_KEY_FILE + " (the same on every engine), "
-                + "or " + TcpSettings.INSECURE + "=true on a network you trust completely");
+            throw new TransportUnavailableException(
+                    TcpTransport.NAME,
+                    "refusing to listen on " + host + " without a "
+                            + "cluster key: anyone who reaches it could write into registered memory. Set "
+                            + TcpSettings.CLUSTER_KEY + " or " + TcpSettings.CLUSTER_KEY_FILE
+                            + " (the same on every engine), "
+                            + "or " + TcpSettings.INSECURE + "=true on a network you trust completely");
         }
         if (!bindTo.isLoopbackAddress()) {
-            LOG.warn("INSECURE: tcp transport listening on {} without a cluster key ({}=true): any host that "
-                + "reaches this port can write into registered memory and disturb transfers", host,
-                TcpSettings.INSECURE);
+            LOG.warn(
+                    "INSECURE: tcp transport listening on {} without a cluster key ({}=true): any host that "
+                            + "reaches this port can write into registered memory and disturb transfers",
+                    host,
+                    TcpSettings.INSECURE);
         }
     }
 
@@ -239,14 +254,15 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         TcpPeer oldest = null;
         for (final TcpPeer candidate : peerSlots) {
-            if (candidate != null && candidate.outbound() == null
-                && (oldest == null || candidate.lastUsed() - oldest.lastUsed() < 0)) {
+            if (candidate != null
+                    && candidate.outbound() == null
+                    && (oldest == null || candidate.lastUsed() - oldest.lastUsed() < 0)) {
                 oldest = candidate;
             }
         }
         if (oldest == null) {
             throw new BackPressureException(description + ": all " + settings.maxPeers() + " peers ("
-                + TcpSettings.MAX_PEERS + ") have a connection open; none can be forgotten for a new one");
+                    + TcpSettings.MAX_PEERS + ") have a connection open; none can be forgotten for a new one");
         }
         final int slot = (int) oldest.handle();
         peerSlots.set(slot, null);
@@ -257,9 +273,18 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
-    public void write(final long token, final MemorySegment src, final long srcOffset, final long srcKey,
-                      final long length, final long peer, final long remoteBase, final long remoteOffset,
-                      final long rkey, final boolean hasImm, final int imm) {
+    public void write(
+            final long token,
+            final MemorySegment src,
+            final long srcOffset,
+            final long srcKey,
+            final long length,
+            final long peer,
+            final long remoteBase,
+            final long remoteOffset,
+            final long rkey,
+            final boolean hasImm,
+            final int imm) {
         if (closed) {
             listener.onWriteFailed(token, new EngineClosedException("domain closed"));
             return;
@@ -270,8 +295,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
-            listener.onWriteFailed(token, new RegionBoundsException(description + ": write of " + length
-                + " bytes at offset " + srcOffset + " falls outside the source of " + src.byteSize() + " bytes"));
+            listener.onWriteFailed(
+                    token,
+                    new RegionBoundsException(description + ": write of " + length + " bytes at offset " + srcOffset
+                            + " falls outside the source of " + src.byteSize() + " bytes"));
             return;
         }
         final byte type = !hasImm ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
@@ -296,8 +323,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             return;
         }
         if (message.byteSize() > Integer.MAX_VALUE) {
-            listener.onSendFailed(token, new InvalidRequestException(description + ": a send carries at most "
-                + Integer.MAX_VALUE + " bytes, not " + message.byteSize()));
+            listener.onSendFailed(
+                    token,
+                    new InvalidRequestException(description + ": a send carries at most " + Integer.MAX_VALUE
+                            + " bytes, not " + message.byteSize()));
             return;
         }
         post(target, acquire().set(TcpFrame.SEND, token, message, 0, message.byteSize(), 0, 0, 0));
@@ -491,12 +520,13 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public @Nullable TcpTls tls(final SocketChannel channel, final @Nullable InetSocketAddress peer)
-        throws SSLException {
+            throws SSLException {
         if (tls == null) {
             return null;
         }
-        final SSLEngine engine = peer == null ? tls.context().createSSLEngine()
-            : tls.context().createSSLEngine(peer.getHostString(), peer.getPort());
+        final SSLEngine engine = peer == null
+                ? tls.context().createSSLEngine()
+                : tls.context().createSSLEngine(peer.getHostString(), peer.getPort());
         engine.setUseClientMode(peer != null);
         if (peer == null) {
             engine.setNeedClientAuth(tls.needClientAuth());
@@ -606,14 +636,18 @@ final class TcpDomain implements Domain, TcpConnectionContext {
      * {@link #peers()}, or tear down our connection to a previous incarnation of itself.
      */
     @Override
-    public void onAuthenticated(final TcpHandshake handshake, final SocketChannel channel, final NetAddr announced,
-                                final long peerIncarnation, final ByteBuffer pipelined) {
+    public void onAuthenticated(
+            final TcpHandshake handshake,
+            final SocketChannel channel,
+            final NetAddr announced,
+            final long peerIncarnation,
+            final ByteBuffer pipelined) {
         handshakes.remove(handshake);
-        final String remote = TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from "
-            + handshake.remote() + ")";
+        final String remote =
+                TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from " + handshake.remote() + ")";
         final TcpTls connectionTls = handshake.tls();
-        final boolean requestsFollowed = pipelined.hasRemaining()
-            || (connectionTls != null && connectionTls.pendingInput());
+        final boolean requestsFollowed =
+                pipelined.hasRemaining() || (connectionTls != null && connectionTls.pendingInput());
         final TcpInbound connection;
         try {
             connection = new TcpInbound(this, channel, connectionTls, announced, remote, pipelined);
@@ -627,8 +661,9 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (peer != null) {
             recordIncarnation(peer, peerIncarnation);
             final TcpOutbound outbound = peer.outbound();
-            if (outbound != null && outbound.remoteIncarnation() != 0
-                && outbound.remoteIncarnation() != peerIncarnation) {
+            if (outbound != null
+                    && outbound.remoteIncarnation() != 0
+                    && outbound.remoteIncarnation() != peerIncarnation) {
                 // Our connection still talks to the previous incarnation, which is gone: its requests cannot succeed.
                 outbound.lost("peer restarted", null);
             }
@@ -659,8 +694,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     private void recordIncarnation(final TcpPeer peer, final long peerIncarnation) {
         if (peer.recordIncarnation(peerIncarnation)) {
-            LOG.info("{}: peer {} restarted (incarnation {} seen, restart #{})", description, peer,
-                Long.toHexString(peerIncarnation), peer.restarts());
+            LOG.info(
+                    "{}: peer {} restarted (incarnation {} seen, restart #{})",
+                    description,
+                    peer,
+                    Long.toHexString(peerIncarnation),
+                    peer.restarts());
         }
     }
 
@@ -673,14 +712,16 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         peer.touch(now);
         if (outbound != null && outbound.outstanding() >= settings.maxQueuedPerPeer()) {
             counters.count(TcpCounter.BACK_PRESSURE);
-            end(op, new BackPressureException(description + ": " + outbound.outstanding() + " requests to " + peer
-                + " are queued or unanswered (" + TcpSettings.MAX_QUEUED_PER_PEER + "); retry later"));
+            end(
+                    op,
+                    new BackPressureException(description + ": " + outbound.outstanding() + " requests to " + peer
+                            + " are queued or unanswered (" + TcpSettings.MAX_QUEUED_PER_PEER + "); retry later"));
             return;
         }
         if (outbound == null) {
             try {
-                outbound = TcpOutbound.connect(this, peer, settings.socketBufferBytes(),
-                    now + settings.handshakeTimeoutNanos());
+                outbound = TcpOutbound.connect(
+                        this, peer, settings.socketBufferBytes(), now + settings.handshakeTimeoutNanos());
             } catch (final IOException e) {
                 final String reason = "cannot connect: " + e;
                 peer.state(TcpPeer.UNREACHABLE, reason);
@@ -808,16 +849,20 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             }
             accepted++;
             if (handshakes.size() + inbound.size() >= settings.maxInboundConnections()) {
-                counters.count(TcpCounter.CONNECTIONS_REFUSED, describeRemote(channel), "already "
-                    + settings.maxInboundConnections() + " inbound connections (" + TcpSettings.MAX_INBOUND_CONNECTIONS
-                    + ")");
+                counters.count(
+                        TcpCounter.CONNECTIONS_REFUSED,
+                        describeRemote(channel),
+                        "already "
+                                + settings.maxInboundConnections() + " inbound connections ("
+                                + TcpSettings.MAX_INBOUND_CONNECTIONS
+                                + ")");
                 closeQuietly(channel);
                 continue;
             }
             try {
                 TcpConnection.configure(channel, settings.socketBufferBytes());
-                handshakes.add(new TcpHandshake(this, channel, tls(channel, null),
-                    now + settings.handshakeTimeoutNanos()));
+                handshakes.add(
+                        new TcpHandshake(this, channel, tls(channel, null), now + settings.handshakeTimeoutNanos()));
             } catch (final IOException e) {
                 LOG.debug("{}: dropping an accepted connection: {}", description, e.toString());
                 closeQuietly(channel);
@@ -843,8 +888,9 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         for (int i = handshakes.size() - 1; i >= 0; i--) {
             final TcpHandshake handshake = handshakes.get(i);
             if (handshake.expired(now)) {
-                handshake.fail(TcpCounter.HANDSHAKE_TIMEOUT, "no handshake within "
-                    + settings.handshakeTimeoutNanos() / 1_000_000 + " ms");
+                handshake.fail(
+                        TcpCounter.HANDSHAKE_TIMEOUT,
+                        "no handshake within " + settings.handshakeTimeoutNanos() / 1_000_000 + " ms");
                 expired++;
             }
         }

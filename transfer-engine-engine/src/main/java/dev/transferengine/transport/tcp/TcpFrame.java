@@ -169,18 +169,24 @@ final class TcpFrame {
     }
 
     /** Writes a whole header at the wrapped position. */
-    void encode(final byte type, final int imm, final int aux, final long token, final long rkey, final long offset,
-                final long length) {
+    void encode(
+            final byte type,
+            final int imm,
+            final int aux,
+            final long token,
+            final long rkey,
+            final long offset,
+            final long length) {
         buffer.putInt(base + MAGIC_OFFSET, MAGIC)
-            .put(base + VERSION_OFFSET, VERSION)
-            .put(base + TYPE_OFFSET, type)
-            .putShort(base + FLAGS_OFFSET, (short) 0)
-            .putInt(base + IMM_OFFSET, imm)
-            .putInt(base + AUX_OFFSET, aux)
-            .putLong(base + TOKEN_OFFSET, token)
-            .putLong(base + RKEY_OFFSET, rkey)
-            .putLong(base + OFFSET_OFFSET, offset)
-            .putLong(base + LENGTH_OFFSET, length);
+                .put(base + VERSION_OFFSET, VERSION)
+                .put(base + TYPE_OFFSET, type)
+                .putShort(base + FLAGS_OFFSET, (short) 0)
+                .putInt(base + IMM_OFFSET, imm)
+                .putInt(base + AUX_OFFSET, aux)
+                .putLong(base + TOKEN_OFFSET, token)
+                .putLong(base + RKEY_OFFSET, rkey)
+                .putLong(base + OFFSET_OFFSET, offset)
+                .putLong(base + LENGTH_OFFSET, length);
     }
 
     /** The NACK {@code aux} code of {@code reason}: its ordinal, as the frame layout above documents. */

@@ -35,7 +35,7 @@ final class TcpHandshake {
     private final String remote;
     private final ByteBuffer in = ByteBuffer.allocate(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer out = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD)
-        .order(ByteOrder.LITTLE_ENDIAN);
+            .order(ByteOrder.LITTLE_ENDIAN);
     private final TcpFrame frame = new TcpFrame(in);
     private byte @Nullable [] connectorNonce;
     private long connectorIncarnation;
@@ -45,8 +45,12 @@ final class TcpHandshake {
     private boolean closeAfterWrite;
     private boolean done;
 
-    TcpHandshake(final TcpConnectionContext domain, final SocketChannel channel, final @Nullable TcpTls tls,
-                 final long deadlineNanos) throws IOException {
+    TcpHandshake(
+            final TcpConnectionContext domain,
+            final SocketChannel channel,
+            final @Nullable TcpTls tls,
+            final long deadlineNanos)
+            throws IOException {
         this.domain = domain;
         this.channel = channel;
         this.tls = tls;
@@ -115,13 +119,17 @@ final class TcpHandshake {
             // Judge the header before waiting for its payload: a wrong one must not hold the socket until timeout.
             final byte type = frame.type();
             final long length = frame.length();
-            final boolean hello = type == TcpFrame.HELLO && connectorNonce == null
-                && length >= TcpFrame.NONCE_LENGTH + 3 && length <= TcpFrame.NONCE_LENGTH + TcpFrame.MAX_ADDRESS;
-            final boolean auth = type == TcpFrame.AUTH && connectorNonce != null
-                && length == TcpAuthenticator.PROOF_LENGTH;
+            final boolean hello = type == TcpFrame.HELLO
+                    && connectorNonce == null
+                    && length >= TcpFrame.NONCE_LENGTH + 3
+                    && length <= TcpFrame.NONCE_LENGTH + TcpFrame.MAX_ADDRESS;
+            final boolean auth =
+                    type == TcpFrame.AUTH && connectorNonce != null && length == TcpAuthenticator.PROOF_LENGTH;
             if (!hello && !auth) {
-                fail(TcpCounter.HANDSHAKE_MALFORMED, TcpFrame.typeName(type) + " of " + length + " bytes "
-                    + (connectorNonce == null ? "instead of HELLO" : "instead of AUTH"));
+                fail(
+                        TcpCounter.HANDSHAKE_MALFORMED,
+                        TcpFrame.typeName(type) + " of " + length + " bytes "
+                                + (connectorNonce == null ? "instead of HELLO" : "instead of AUTH"));
                 return 1;
             }
             final int frameLength = TcpFrame.HEADER_LENGTH + (int) length;
@@ -141,8 +149,8 @@ final class TcpHandshake {
             in.compact();
             if (done) {
                 in.flip();
-                domain.onAuthenticated(this, channel, Objects.requireNonNull(announced, "HELLO was read"),
-                    connectorIncarnation, in);
+                domain.onAuthenticated(
+                        this, channel, Objects.requireNonNull(announced, "HELLO was read"), connectorIncarnation, in);
             }
         }
         return 1;
@@ -170,7 +178,11 @@ final class TcpHandshake {
         final int payload = TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH + self.length;
         out.clear();
         new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, 0, domain.incarnation(), 0, 0, payload);
-        out.position(TcpFrame.HEADER_LENGTH).put(acceptorNonce).put(proof).put(self).flip();
+        out.position(TcpFrame.HEADER_LENGTH)
+                .put(acceptorNonce)
+                .put(proof)
+                .put(self)
+                .flip();
         writeOutQuietly();
     }
 
@@ -185,14 +197,20 @@ final class TcpHandshake {
     }
 
     private TcpAuthenticator.Handshake handshake() {
-        return new TcpAuthenticator.Handshake(Objects.requireNonNull(connectorNonce, "HELLO was read"),
-            connectorIncarnation, connectorAddress, acceptorNonce, domain.incarnation(), domain.addressBytes());
+        return new TcpAuthenticator.Handshake(
+                Objects.requireNonNull(connectorNonce, "HELLO was read"),
+                connectorIncarnation,
+                connectorAddress,
+                acceptorNonce,
+                domain.incarnation(),
+                domain.addressBytes());
     }
 
     /** Tells a peer of another version which one we speak, then closes: the one thing said before authentication. */
     private void refuseVersion(final byte theirs) {
         final byte[] message = ("transfer-engine wire protocol v" + (theirs & 0xFF) + " is not supported: this "
-            + "engine speaks v" + TcpFrame.VERSION).getBytes(StandardCharsets.US_ASCII);
+                        + "engine speaks v" + TcpFrame.VERSION)
+                .getBytes(StandardCharsets.US_ASCII);
         out.clear();
         new TcpFrame(out).encode(TcpFrame.ERROR, TcpFrame.VERSION, TcpFrame.ERROR_VERSION, 0, 0, 0, message.length);
         out.position(TcpFrame.HEADER_LENGTH).put(message).flip();

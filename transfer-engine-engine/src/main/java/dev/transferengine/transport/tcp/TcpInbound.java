@@ -50,11 +50,19 @@ final class TcpInbound extends TcpConnection {
         final long receiveToken;
         /** The stream and ticket of the payload's last copy to the device; null for a host target. */
         final @Nullable DeviceCopyStream stream;
+
         final long ticket;
 
-        StagedAnswer(final byte type, final long id, final int imm, final long rkey, final long offset,
-                     final long length, final long receiveToken, final @Nullable DeviceCopyStream stream,
-                     final long ticket) {
+        StagedAnswer(
+                final byte type,
+                final long id,
+                final int imm,
+                final long rkey,
+                final long offset,
+                final long length,
+                final long receiveToken,
+                final @Nullable DeviceCopyStream stream,
+                final long ticket) {
             this.type = type;
             this.id = id;
             this.imm = imm;
@@ -76,6 +84,7 @@ final class TcpInbound extends TcpConnection {
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
     private boolean starved;
+
     private boolean lastPayloadLarge;
 
     private byte type;
@@ -97,8 +106,14 @@ final class TcpInbound extends TcpConnection {
      *
      * @throws IOException if the buffers cannot be had
      */
-    TcpInbound(final TcpConnectionContext context, final SocketChannel channel, final @Nullable TcpTls tls,
-               final NetAddr peerAddress, final String remote, final ByteBuffer pipelined) throws IOException {
+    TcpInbound(
+            final TcpConnectionContext context,
+            final SocketChannel channel,
+            final @Nullable TcpTls tls,
+            final NetAddr peerAddress,
+            final String remote,
+            final ByteBuffer pipelined)
+            throws IOException {
         super(context, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
         this.peerAddress = peerAddress;
         this.remote = remote;
@@ -123,8 +138,8 @@ final class TcpInbound extends TcpConnection {
         final long quiet = quietNanos(nowNanos);
         final boolean midFrame = state != AT_HEADER || buffered() > 0;
         if (midFrame && quiet >= settings.frameTimeoutNanos()) {
-            context.count(TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for "
-                + quiet / 1_000_000 + " ms");
+            context.count(
+                    TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for " + quiet / 1_000_000 + " ms");
             lost("frame stalled", null);
             return 1;
         }
@@ -289,8 +304,9 @@ final class TcpInbound extends TcpConnection {
         final long frameLength = inFrame.length();
         switch (frameType) {
             case TcpFrame.WRITE, TcpFrame.WRITE_IMM, TcpFrame.IMM -> {
-                if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD
-                    || (frameType == TcpFrame.IMM && frameLength != 0)) {
+                if (frameLength < 0
+                        || frameLength > TcpFrame.MAX_WRITE_PAYLOAD
+                        || (frameType == TcpFrame.IMM && frameLength != 0)) {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
@@ -313,7 +329,8 @@ final class TcpInbound extends TcpConnection {
                     return malformed("SEND with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
-                final TcpReceives.Posted posted = flagged ? null : context.receives().takeFitting(length);
+                final TcpReceives.Posted posted =
+                        flagged ? null : context.receives().takeFitting(length);
                 if (flagged) {
                     refuse(TcpRefusal.MALFORMED, -1);
                 } else if (posted == null) {
@@ -354,8 +371,11 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void refuse(final TcpRefusal reason, final long size) {
-        context.count(TcpCounter.of(reason), remote, TcpFrame.typeName(type) + " of " + length
-            + " bytes to rkey 0x" + Long.toHexString(rkey) + " at offset " + offset);
+        context.count(
+                TcpCounter.of(reason),
+                remote,
+                TcpFrame.typeName(type) + " of " + length + " bytes to rkey 0x" + Long.toHexString(rkey) + " at offset "
+                        + offset);
         target = null;
         refusal = reason;
         refusalSize = size;
@@ -382,8 +402,7 @@ final class TcpInbound extends TcpConnection {
         if (staged.isEmpty()) {
             answer(TcpFrame.NACK, refusal.code(), refusalSize);
         } else {
-            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.code(), rkey, offset, refusalSize, 0, null,
-                0));
+            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.code(), rkey, offset, refusalSize, 0, null, 0));
         }
     }
 
@@ -401,8 +420,16 @@ final class TcpInbound extends TcpConnection {
         target = null;
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         if (device || !staged.isEmpty()) {
-            staged.addLast(new StagedAnswer(type, id, imm, rkey, offset, length, receiveToken,
-                device ? landing.stream() : null, device ? landing.ticket() : 0));
+            staged.addLast(new StagedAnswer(
+                    type,
+                    id,
+                    imm,
+                    rkey,
+                    offset,
+                    length,
+                    receiveToken,
+                    device ? landing.stream() : null,
+                    device ? landing.ticket() : 0));
             return;
         }
         report(type, imm, length, receiveToken);
@@ -454,12 +481,11 @@ final class TcpInbound extends TcpConnection {
             }
             staged.pollFirst();
             if (answer.type == TcpFrame.NACK) {
-                outFrame.at(encoded).encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset,
-                    answer.length);
+                outFrame.at(encoded)
+                        .encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset, answer.length);
             } else {
                 report(answer.type, answer.imm, answer.length, answer.receiveToken);
-                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset,
-                    answer.length);
+                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset, answer.length);
             }
             encoded += TcpFrame.HEADER_LENGTH;
             markDirty();

@@ -23,6 +23,7 @@ final class TcpLanding {
     private long address;
     /** Payload bytes not yet in a chunk. */
     private long remaining;
+
     private int fill;
     private long ticket;
 

@@ -13,6 +13,7 @@ final class TcpMemory {
 
     /** Views cover at most 1 GiB each, so regions larger than a ByteBuffer can address still work. */
     private static final int VIEW_SHIFT = 30;
+
     private static final long VIEW_SIZE = 1L << VIEW_SHIFT;
 
     private final MemorySegment segment;

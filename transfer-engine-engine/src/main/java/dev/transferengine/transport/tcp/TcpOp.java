@@ -12,9 +12,11 @@ final class TcpOp {
 
     /** WRITE, WRITE_IMM, IMM or SEND ({@link TcpFrame} types). */
     byte type;
+
     long token;
     /** The connection's request id, carried in the frame's token field and echoed by the ACK or NACK. */
     long id;
+
     MemorySegment source = MemorySegment.NULL;
     long sourceOffset;
     long length;
@@ -28,8 +30,15 @@ final class TcpOp {
         return type == TcpFrame.SEND;
     }
 
-    TcpOp set(final byte type, final long token, final MemorySegment source, final long sourceOffset,
-              final long length, final long rkey, final long remoteOffset, final int imm) {
+    TcpOp set(
+            final byte type,
+            final long token,
+            final MemorySegment source,
+            final long sourceOffset,
+            final long length,
+            final long rkey,
+            final long remoteOffset,
+            final int imm) {
         this.type = type;
         this.token = token;
         this.source = source;

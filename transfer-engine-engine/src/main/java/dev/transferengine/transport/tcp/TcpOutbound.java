@@ -37,11 +37,21 @@ final class TcpOutbound extends TcpConnection {
     private long remoteIncarnation;
     private long nextId = 1;
 
-    private TcpOutbound(final TcpConnectionContext context, final TcpPeer peer, final SocketChannel channel,
-                        final @Nullable TcpTls tls, final boolean connected, final long handshakeDeadlineNanos)
-        throws IOException {
-        super(context, channel, tls, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT, TcpBuffers.LARGE,
-            TcpBuffers.SMALL);
+    private TcpOutbound(
+            final TcpConnectionContext context,
+            final TcpPeer peer,
+            final SocketChannel channel,
+            final @Nullable TcpTls tls,
+            final boolean connected,
+            final long handshakeDeadlineNanos)
+            throws IOException {
+        super(
+                context,
+                channel,
+                tls,
+                connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT,
+                TcpBuffers.LARGE,
+                TcpBuffers.SMALL);
         this.peer = peer;
         this.connected = connected;
         this.handshakeDeadlineNanos = handshakeDeadlineNanos;
@@ -58,8 +68,9 @@ final class TcpOutbound extends TcpConnection {
      *
      * @throws IOException if the socket cannot be opened or the connect is refused at once
      */
-    static TcpOutbound connect(final TcpConnectionContext context, final TcpPeer peer, final int bufferBytes,
-                               final long deadlineNanos) throws IOException {
+    static TcpOutbound connect(
+            final TcpConnectionContext context, final TcpPeer peer, final int bufferBytes, final long deadlineNanos)
+            throws IOException {
         final SocketChannel channel = SocketChannel.open();
         try {
             configure(channel, bufferBytes);
@@ -103,8 +114,10 @@ final class TcpOutbound extends TcpConnection {
     int expire(final long nowNanos, final TcpSettings settings) {
         if (!authenticated) {
             if (nowNanos - handshakeDeadlineNanos >= 0) {
-                lost((connected ? "handshake" : "connect") + " did not finish within "
-                    + settings.handshakeTimeoutNanos() / 1_000_000 + " ms", null);
+                lost(
+                        (connected ? "handshake" : "connect") + " did not finish within "
+                                + settings.handshakeTimeoutNanos() / 1_000_000 + " ms",
+                        null);
                 return 1;
             }
             return 0;
@@ -114,8 +127,10 @@ final class TcpOutbound extends TcpConnection {
             if (quiet < settings.frameTimeoutNanos()) {
                 return 0;
             }
-            context.count(TcpCounter.FRAME_TIMEOUT, peer.toString(), outstanding()
-                + " requests got no answer for " + quiet / 1_000_000 + " ms");
+            context.count(
+                    TcpCounter.FRAME_TIMEOUT,
+                    peer.toString(),
+                    outstanding() + " requests got no answer for " + quiet / 1_000_000 + " ms");
             lost("no answer for " + quiet / 1_000_000 + " ms", null);
             return 1;
         }
@@ -200,11 +215,16 @@ final class TcpOutbound extends TcpConnection {
             compactIn(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
             final int read = read(in);
             if (read < 0) {
-                lost(authenticated ? "connection closed by peer" : (tls != null && tls.handshaking())
-                    ? "connection closed by the peer during the TLS handshake: it may not use TLS (tcp TLS is set "
-                    + "on this side), or may not trust this side's certificate"
-                    : "connection closed by the peer during the handshake: it may speak another wire protocol "
-                    + "version than v" + TcpFrame.VERSION + ", hold another cluster key, or require TLS", null);
+                lost(
+                        authenticated
+                                ? "connection closed by peer"
+                                : (tls != null && tls.handshaking())
+                                        ? "connection closed by the peer during the TLS handshake: it may not use TLS (tcp TLS is set "
+                                                + "on this side), or may not trust this side's certificate"
+                                        : "connection closed by the peer during the handshake: it may speak another wire protocol "
+                                                + "version than v" + TcpFrame.VERSION
+                                                + ", hold another cluster key, or require TLS",
+                        null);
                 return frames + 1;
             }
             if (read == 0) {
@@ -220,8 +240,9 @@ final class TcpOutbound extends TcpConnection {
         while (!closed() && buffered() >= TcpFrame.HEADER_LENGTH) {
             inFrame.at(inHead);
             if (inFrame.hasOtherVersion()) {
-                return frames + protocolError("the peer speaks wire protocol v" + (inFrame.version() & 0xFF)
-                    + ", this engine v" + TcpFrame.VERSION);
+                return frames
+                        + protocolError("the peer speaks wire protocol v" + (inFrame.version() & 0xFF)
+                                + ", this engine v" + TcpFrame.VERSION);
             }
             if (!inFrame.hasValidPreamble()) {
                 return frames + protocolError("bad magic in a frame header");
@@ -240,8 +261,9 @@ final class TcpOutbound extends TcpConnection {
             } else if (type == TcpFrame.ACK || type == TcpFrame.NACK) {
                 final TcpOp op = awaiting.peekFirst();
                 if (op == null || op.id != inFrame.token()) {
-                    return frames + protocolError(TcpFrame.typeName(type) + " for request " + inFrame.token()
-                        + ", expected " + (op == null ? "none" : Long.toString(op.id)));
+                    return frames
+                            + protocolError(TcpFrame.typeName(type) + " for request " + inFrame.token() + ", expected "
+                                    + (op == null ? "none" : Long.toString(op.id)));
                 }
                 final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(inFrame.aux()) : null;
                 if (type == TcpFrame.NACK && refusal == null) {
@@ -278,11 +300,13 @@ final class TcpOutbound extends TcpConnection {
         final byte[] address = new byte[(int) length - fixed];
         in.get(at, peerNonce).get(at + TcpFrame.NONCE_LENGTH, proof).get(at + fixed, address);
         final long incarnation = inFrame.token();
-        final TcpAuthenticator.Handshake handshake = new TcpAuthenticator.Handshake(nonce, context.incarnation(),
-            context.addressBytes(), peerNonce, incarnation, address);
+        final TcpAuthenticator.Handshake handshake = new TcpAuthenticator.Handshake(
+                nonce, context.incarnation(), context.addressBytes(), peerNonce, incarnation, address);
         if (!context.authenticator().verify(true, handshake, proof)) {
-            context.count(TcpCounter.HANDSHAKE_AUTH_FAILED, peer.toString(), "the peer's proof matches no "
-                + "accepted cluster key");
+            context.count(
+                    TcpCounter.HANDSHAKE_AUTH_FAILED,
+                    peer.toString(),
+                    "the peer's proof matches no " + "accepted cluster key");
             lost("the peer could not prove the cluster key (configure the same tcp.clusterKey on both)", null);
             return false;
         }
@@ -329,11 +353,11 @@ final class TcpOutbound extends TcpConnection {
     private String describeRefusal(final TcpOp op, final TcpRefusal refusal, final long size) {
         if (op.isSend()) {
             return "peer " + peer + " refused a send of " + op.length + " bytes; largest posted receive buffer: "
-                + (size < 0 ? "none" : size + " bytes");
+                    + (size < 0 ? "none" : size + " bytes");
         }
         return "peer " + peer + " refused a " + TcpFrame.typeName(op.type) + " to rkey 0x"
-            + Long.toHexString(op.rkey) + " at offset " + op.remoteOffset + " of length " + op.length
-            + (refusal == TcpRefusal.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
+                + Long.toHexString(op.rkey) + " at offset " + op.remoteOffset + " of length " + op.length
+                + (refusal == TcpRefusal.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
     }
 
     private int protocolError(final String what) {
@@ -367,10 +391,10 @@ final class TcpOutbound extends TcpConnection {
         }
         // One cause for every request of the connection: building one exception each would cost a stack trace each.
         final TransferEngineException error = shutdown
-            ? new EngineClosedException(reason)
-            : cause == null
-                ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
-                : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
+                ? new EngineClosedException(reason)
+                : cause == null
+                        ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
+                        : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
         TcpOp op;
         while ((op = awaiting.pollFirst()) != null || (op = queued.pollFirst()) != null) {
             context.end(op, error);

@@ -15,6 +15,7 @@ final class TcpPeer {
 
     /** Known, no connection opened from this side yet (it may have connected to us). */
     static final String IDLE = "IDLE";
+
     static final String CONNECTING = "CONNECTING";
     static final String CONNECTED = "CONNECTED";
     /** The last connection failed ({@link #lastError()} says why); the next post connects again. */

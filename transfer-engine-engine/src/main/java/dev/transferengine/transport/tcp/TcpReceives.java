@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 final class TcpReceives {
 
     /** One posted buffer. */
-    record Posted(long token, TcpMemory memory) {
-    }
+    record Posted(long token, TcpMemory memory) {}
 
     private final ArrayDeque<Posted> fifo = new ArrayDeque<>();
 

@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
  * protocol and never change meaning; a new reason gets a new code. Declaration order means nothing.
  */
 enum TcpRefusal {
-
     UNKNOWN_KEY(1, Reason.UNKNOWN_KEY),
     OUT_OF_BOUNDS(2, Reason.OUT_OF_BOUNDS),
     REGION_DEREGISTERED(3, Reason.REGION_DEREGISTERED),

@@ -32,7 +32,7 @@ final class TcpRegions {
     long register(final MemorySegment segment, final Device device) {
         if (segment.isReadOnly()) {
             throw new InvalidRequestException("tcp transport: cannot register a read-only segment of "
-                + segment.byteSize() + " bytes: remote writes could not land in it");
+                    + segment.byteSize() + " bytes: remote writes could not land in it");
         }
         long key;
         do {

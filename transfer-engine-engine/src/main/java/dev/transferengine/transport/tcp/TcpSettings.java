@@ -23,9 +23,16 @@ import java.util.List;
  * @param keys                   accepted cluster keys, the first proving this side; empty for none
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
  */
-record TcpSettings(int socketBufferBytes, int maxInboundConnections, int maxPeers, int maxQueuedPerPeer,
-                   long handshakeTimeoutNanos, long frameTimeoutNanos, long idleTimeoutNanos, List<byte[]> keys,
-                   boolean insecure) {
+record TcpSettings(
+        int socketBufferBytes,
+        int maxInboundConnections,
+        int maxPeers,
+        int maxQueuedPerPeer,
+        long handshakeTimeoutNanos,
+        long frameTimeoutNanos,
+        long idleTimeoutNanos,
+        List<byte[]> keys,
+        boolean insecure) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -50,15 +57,15 @@ record TcpSettings(int socketBufferBytes, int maxInboundConnections, int maxPeer
      */
     static TcpSettings of(final EngineConfig config) {
         return new TcpSettings(
-            (int) number(config, SOCKET_BUFFER, 4 << 20, 0),
-            (int) number(config, MAX_INBOUND_CONNECTIONS, 1024, 1),
-            (int) number(config, MAX_PEERS, 4096, 1),
-            (int) number(config, MAX_QUEUED_PER_PEER, 16_384, 1),
-            number(config, HANDSHAKE_TIMEOUT, 10_000, 1) * MILLIS,
-            number(config, FRAME_TIMEOUT, 30_000, 1) * MILLIS,
-            number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
-            keys(config),
-            Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
+                (int) number(config, SOCKET_BUFFER, 4 << 20, 0),
+                (int) number(config, MAX_INBOUND_CONNECTIONS, 1024, 1),
+                (int) number(config, MAX_PEERS, 4096, 1),
+                (int) number(config, MAX_QUEUED_PER_PEER, 16_384, 1),
+                number(config, HANDSHAKE_TIMEOUT, 10_000, 1) * MILLIS,
+                number(config, FRAME_TIMEOUT, 30_000, 1) * MILLIS,
+                number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
+                keys(config),
+                Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
     }
 
     private static long number(final EngineConfig config, final String option, final long fallback, final long min) {
@@ -70,8 +77,8 @@ record TcpSettings(int socketBufferBytes, int maxInboundConnections, int maxPeer
             throw new IllegalArgumentException(option + " is not a whole number: '" + value + "'", e);
         }
         if (parsed < min || parsed > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(option + " must be between " + min + " and " + Integer.MAX_VALUE
-                + ": " + value);
+            throw new IllegalArgumentException(
+                    option + " must be between " + min + " and " + Integer.MAX_VALUE + ": " + value);
         }
         return parsed;
     }
@@ -101,13 +108,13 @@ record TcpSettings(int socketBufferBytes, int maxInboundConnections, int maxPeer
             }
             if (key.length < MIN_KEY_BYTES) {
                 throw new IllegalArgumentException("a cluster key needs at least " + MIN_KEY_BYTES + " bytes, got "
-                    + key.length + " (from " + (file.isEmpty() ? CLUSTER_KEY : file) + ")");
+                        + key.length + " (from " + (file.isEmpty() ? CLUSTER_KEY : file) + ")");
             }
             keys.add(key);
         }
         if (keys.size() > 2) {
             throw new IllegalArgumentException("at most two cluster keys (the current one first, then the one being "
-                + "rotated out), got " + keys.size());
+                    + "rotated out), got " + keys.size());
         }
         return List.copyOf(keys);
     }

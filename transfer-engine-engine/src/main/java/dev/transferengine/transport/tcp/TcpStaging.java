@@ -38,6 +38,7 @@ final class TcpStaging {
     static final String CHUNK_BYTES_OPTION = "tcp.stagingChunkBytes";
     /** Engine option: staging chunks per direction and domain. */
     static final String CHUNKS_OPTION = "tcp.stagingChunks";
+
     private static final int DEFAULT_CHUNK_BYTES = 4 << 20;
     private static final int DEFAULT_CHUNKS = 4;
 
@@ -56,8 +57,16 @@ final class TcpStaging {
         int outstanding;
         boolean failed;
 
-        StagedWrite(final TcpPeer peer, final byte type, final long token, final int device, final long deviceAddress,
-                    final long length, final long rkey, final long remoteOffset, final int imm) {
+        StagedWrite(
+                final TcpPeer peer,
+                final byte type,
+                final long token,
+                final int device,
+                final long deviceAddress,
+                final long length,
+                final long rkey,
+                final long remoteOffset,
+                final int imm) {
             this.peer = peer;
             this.type = type;
             this.token = token;
@@ -86,8 +95,10 @@ final class TcpStaging {
     /** Reads the options; {@link #optionProblem} must have accepted them. */
     TcpStaging(final EngineConfig config) {
         this.provider = config.option(DeviceMemory.OPTION, DeviceMemory.DEFAULT);
-        this.chunkBytes = Integer.parseInt(config.option(CHUNK_BYTES_OPTION, "" + DEFAULT_CHUNK_BYTES).strip());
-        this.chunks = Integer.parseInt(config.option(CHUNKS_OPTION, "" + DEFAULT_CHUNKS).strip());
+        this.chunkBytes = Integer.parseInt(
+                config.option(CHUNK_BYTES_OPTION, "" + DEFAULT_CHUNK_BYTES).strip());
+        this.chunks = Integer.parseInt(
+                config.option(CHUNKS_OPTION, "" + DEFAULT_CHUNKS).strip());
     }
 
     /** Null if the staging options are valid; otherwise what is wrong with them. */
@@ -101,8 +112,8 @@ final class TcpStaging {
             // Two chunks per direction at least, or copy and network could not overlap.
             return Integer.parseInt(count.strip()) >= 2 ? null : CHUNKS_OPTION + " must be >= 2: " + count;
         } catch (final NumberFormatException e) {
-            return "staging options must be whole numbers: " + CHUNK_BYTES_OPTION + "='" + bytes + "', "
-                + CHUNKS_OPTION + "='" + count + "'";
+            return "staging options must be whole numbers: " + CHUNK_BYTES_OPTION + "='" + bytes + "', " + CHUNKS_OPTION
+                    + "='" + count + "'";
         }
     }
 
@@ -136,11 +147,27 @@ final class TcpStaging {
     // ---- sending ----
 
     /** Queues a device write; its pieces are copied off the device and posted to {@code peer} as chunks free up. */
-    void stageOut(final TcpDomain domain, final TcpPeer peer, final byte type, final long token,
-                  final TcpMemory source, final long sourceOffset, final long length, final long rkey,
-                  final long remoteOffset, final int imm) {
-        writes.addLast(new StagedWrite(peer, type, token, source.device(), source.segment().address() + sourceOffset,
-            length, rkey, remoteOffset, imm));
+    void stageOut(
+            final TcpDomain domain,
+            final TcpPeer peer,
+            final byte type,
+            final long token,
+            final TcpMemory source,
+            final long sourceOffset,
+            final long length,
+            final long rkey,
+            final long remoteOffset,
+            final int imm) {
+        writes.addLast(new StagedWrite(
+                peer,
+                type,
+                token,
+                source.device(),
+                source.segment().address() + sourceOffset,
+                length,
+                rkey,
+                remoteOffset,
+                imm));
         issueOut(domain);
     }
 
@@ -244,16 +271,25 @@ final class TcpStaging {
             final TcpChunk chunk = freeOut.pollFirst();
             final long piece = Math.min(chunkBytes, write.length - write.issued);
             try {
-                chunk.copying(toHost.get(write.device),
-                    toHost.get(write.device).copyToHost(write.deviceAddress + write.issued, chunk.segment, piece));
+                chunk.copying(
+                        toHost.get(write.device),
+                        toHost.get(write.device).copyToHost(write.deviceAddress + write.issued, chunk.segment, piece));
             } catch (final DeviceUnavailableException e) {
                 freeOut.addFirst(chunk);
                 fail(domain, write, e);
                 continue;
             }
             final boolean last = write.issued + piece == write.length;
-            final TcpOp op = domain.acquire().set(last ? write.type : TcpFrame.WRITE, write.token, chunk.segment, 0,
-                piece, write.rkey, write.remoteOffset + write.issued, write.imm);
+            final TcpOp op = domain.acquire()
+                    .set(
+                            last ? write.type : TcpFrame.WRITE,
+                            write.token,
+                            chunk.segment,
+                            0,
+                            piece,
+                            write.rkey,
+                            write.remoteOffset + write.issued,
+                            write.imm);
             op.chunk = chunk;
             chunk.op = op;
             chunk.owner = write;
@@ -286,8 +322,8 @@ final class TcpStaging {
         }
     }
 
-    private void stream(final Int2ObjectHashMap<DeviceCopyStream> streams, final DeviceMemory memory,
-                        final int device) {
+    private void stream(
+            final Int2ObjectHashMap<DeviceCopyStream> streams, final DeviceMemory memory, final int device) {
         if (streams.containsKey(device)) {
             return;
         }
@@ -295,7 +331,7 @@ final class TcpStaging {
         streams.put(device, stream);
         if (stream.capacity() < chunks) {
             throw new DeviceUnavailableException(CHUNKS_OPTION + "=" + chunks + " exceeds the " + stream.capacity()
-                + " copies a '" + provider + "' copy stream takes");
+                    + " copies a '" + provider + "' copy stream takes");
         }
     }
 

@@ -3,7 +3,6 @@ package dev.transferengine.transport.tcp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
@@ -32,10 +31,12 @@ final class TcpTls {
     private final ByteBuffer netOut;
     /** Decrypted bytes not handed out yet: {@code [position, limit)}. */
     private ByteBuffer appIn;
+
     private boolean handshaking = true;
     private boolean finishedSinceAsked;
     /** The last unwrap wanted more bytes than netIn holds, and none came since: netIn alone cannot progress. */
     private boolean underflow;
+
     private boolean eof;
 
     TcpTls(final SocketChannel channel, final SSLEngine engine) throws SSLException {
@@ -44,7 +45,8 @@ final class TcpTls {
         final int packet = engine.getSession().getPacketBufferSize();
         this.netIn = ByteBuffer.allocate(packet);
         this.netOut = ByteBuffer.allocate(packet).limit(0);
-        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()).limit(0);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize())
+                .limit(0);
         engine.beginHandshake();
     }
 

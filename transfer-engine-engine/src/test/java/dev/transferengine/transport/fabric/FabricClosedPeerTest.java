@@ -1,7 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
@@ -12,6 +10,8 @@ import java.lang.foreign.MemorySegment;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A peer endpoint of this process closes first: shm reaches it through its own mapping, which its close unmaps, so
@@ -56,8 +56,9 @@ class FabricClosedPeerTest {
         }
 
         assertThat(events.writesFailed).containsOnlyKeys(2L, 3L, 4L);
-        assertThat(events.writesFailed.values()).allSatisfy(error ->
-            assertThat(error).isInstanceOf(PeerUnreachableException.class));
-        assertThat(writer.peers()).anySatisfy(info -> assertThat(info.unreachable()).isTrue());
+        assertThat(events.writesFailed.values())
+                .allSatisfy(error -> assertThat(error).isInstanceOf(PeerUnreachableException.class));
+        assertThat(writer.peers())
+                .anySatisfy(info -> assertThat(info.unreachable()).isTrue());
     }
 }

@@ -1,8 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
@@ -17,6 +14,9 @@ import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /**
  * Device memory on providers without FI_HMEM (libfabric 1.17's tcp and shm): registration is refused with the
  * reason, even with a device memory provider at hand, since a one-sided write into a host mirror would land
@@ -30,16 +30,17 @@ class FabricDeviceMemoryTest {
     @ValueSource(strings = {"tcp", "shm"})
     void shouldRefuseDeviceMemoryNamingTheMissingHmemCapability(final String provider) {
         FabricFixture.assumeAvailable(provider);
-        try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofConfined()) {
-            final Domain domain = fixture.open(FabricFixture.config(provider, 1, HOST_TEST), 0,
-                new RecordingDomainListener());
+        try (FabricFixture fixture = new FabricFixture();
+                Arena arena = Arena.ofConfined()) {
+            final Domain domain =
+                    fixture.open(FabricFixture.config(provider, 1, HOST_TEST), 0, new RecordingDomainListener());
             final MemorySegment memory = arena.allocate(4096, 4096);
 
             assertThatThrownBy(() -> domain.register(memory, Device.cuda(0)))
-                .isInstanceOf(DeviceUnavailableException.class)
-                .hasMessageContaining("offers no FI_HMEM")
-                .hasMessageContaining("fabric.hmem=true")
-                .hasMessageContaining("use the tcp transport");
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("offers no FI_HMEM")
+                    .hasMessageContaining("fabric.hmem=true")
+                    .hasMessageContaining("use the tcp transport");
             assertThat(domain.register(memory, Device.host())).isNotZero();
         }
     }
@@ -49,8 +50,10 @@ class FabricDeviceMemoryTest {
     void shouldReportAProviderWithoutHmemUnavailableWhenHmemIsRequired(final String provider) {
         FabricFixture.assumeAvailable(provider);
 
-        assertThat(new FabricTransport().unavailabilityCause(FabricFixture.config(provider, 1,
-            Map.of(FabricTransport.HMEM_OPTION, "true")))).contains("and FI_HMEM");
+        assertThat(new FabricTransport()
+                        .unavailabilityCause(
+                                FabricFixture.config(provider, 1, Map.of(FabricTransport.HMEM_OPTION, "true"))))
+                .contains("and FI_HMEM");
     }
 
     @ParameterizedTest
@@ -58,8 +61,9 @@ class FabricDeviceMemoryTest {
     void shouldOpenWithoutHmemUnlessItIsRequired(final String hmem) {
         FabricFixture.assumeAvailable("tcp");
 
-        assertThat(new FabricTransport().unavailabilityCause(FabricFixture.config("tcp", 1,
-            Map.of(FabricTransport.HMEM_OPTION, hmem)))).isNull();
+        assertThat(new FabricTransport()
+                        .unavailabilityCause(FabricFixture.config("tcp", 1, Map.of(FabricTransport.HMEM_OPTION, hmem))))
+                .isNull();
     }
 
     @ParameterizedTest
@@ -67,7 +71,8 @@ class FabricDeviceMemoryTest {
     void shouldRejectAnInvalidHmemOption(final String hmem) {
         FabricFixture.assumeAvailable("tcp");
 
-        assertThat(new FabricTransport().unavailabilityCause(FabricFixture.config("tcp", 1,
-            Map.of(FabricTransport.HMEM_OPTION, hmem)))).contains("fabric.hmem must be auto, true or false");
+        assertThat(new FabricTransport()
+                        .unavailabilityCause(FabricFixture.config("tcp", 1, Map.of(FabricTransport.HMEM_OPTION, hmem))))
+                .contains("fabric.hmem must be auto, true or false");
     }
 }

@@ -18,18 +18,18 @@ public final class FabricDomainBench {
     private static final long SIZE = 1 << 20;
     private static final int WINDOW = 64;
 
-    private FabricDomainBench() {
-    }
+    private FabricDomainBench() {}
 
     public static void main(final String[] args) {
         final String provider = args.length > 0 ? args[0] : "shm";
         final int writes = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         final int pingPongs = args.length > 2 ? Integer.parseInt(args[2]) : 20000;
-        final Map<String, String> options = Map.of(FabricTransport.DELIVERY_COMPLETE_OPTION,
-            args.length > 3 ? args[3] : "true");
+        final Map<String, String> options =
+                Map.of(FabricTransport.DELIVERY_COMPLETE_OPTION, args.length > 3 ? args[3] : "true");
         final Counting a = new Counting();
         final Counting b = new Counting();
-        try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofShared()) {
+        try (FabricFixture fixture = new FabricFixture();
+                Arena arena = Arena.ofShared()) {
             final Domain left = fixture.open(FabricFixture.config(provider, 1, options), 0, a);
             final Domain right = fixture.open(FabricFixture.config(provider, 1, options), 0, b);
             final MemorySegment src = arena.allocate(SIZE, 4096);
@@ -55,8 +55,15 @@ public final class FabricDomainBench {
                     right.poll();
                 }
                 final double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("%s dc=%s round %d: %d x 1 MiB writes with imm, window %d: %.2f GB/s (%d failed)%n",
-                    provider, options.values(), round, writes, WINDOW, writes * (double) SIZE / seconds / 1e9, a.failed);
+                System.out.printf(
+                        "%s dc=%s round %d: %d x 1 MiB writes with imm, window %d: %.2f GB/s (%d failed)%n",
+                        provider,
+                        options.values(),
+                        round,
+                        writes,
+                        WINDOW,
+                        writes * (double) SIZE / seconds / 1e9,
+                        a.failed);
             }
 
             for (int round = 0; round < 2; round++) {
@@ -76,8 +83,9 @@ public final class FabricDomainBench {
                     }
                 }
                 final double micros = (System.nanoTime() - start) / 1e3 / pingPongs;
-                System.out.printf("%s dc=%s round %d: 8-byte imm ping-pong: %.2f us round trip, %.2f us one way%n",
-                    provider, options.values(), round, micros, micros / 2);
+                System.out.printf(
+                        "%s dc=%s round %d: 8-byte imm ping-pong: %.2f us round trip, %.2f us one way%n",
+                        provider, options.values(), round, micros, micros / 2);
             }
         }
     }

@@ -1,8 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.EngineClosedException;
 import dev.transferengine.InvalidRequestException;
@@ -26,6 +23,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** Domain-level behaviour on the providers that run anywhere (tcp;ofi_rxm and shm), with one and two NICs. */
 class FabricDomainTest {
 
@@ -41,8 +41,8 @@ class FabricDomainTest {
     }
 
     static Stream<Arguments> providersAndNics() {
-        return Stream.of(Arguments.of("tcp", 1), Arguments.of("tcp", 2), Arguments.of("shm", 1),
-            Arguments.of("shm", 2));
+        return Stream.of(
+                Arguments.of("tcp", 1), Arguments.of("tcp", 2), Arguments.of("shm", 1), Arguments.of("shm", 2));
     }
 
     private MemorySegment pattern(final long size, final int seed) {
@@ -64,8 +64,8 @@ class FabricDomainTest {
         Pair(final String provider, final int nics) {
             FabricFixture.assumeAvailable(provider);
             for (int nic = 0; nic < nics; nic++) {
-                initiators.add(fixture.open(FabricFixture.config(provider, nics, java.util.Map.of()), nic,
-                    initiatorEvents));
+                initiators.add(
+                        fixture.open(FabricFixture.config(provider, nics, java.util.Map.of()), nic, initiatorEvents));
                 targets.add(fixture.open(FabricFixture.config(provider, nics, java.util.Map.of()), nic, targetEvents));
             }
             peers = new long[nics];
@@ -85,8 +85,7 @@ class FabricDomainTest {
 
     @ParameterizedTest(name = "{0} with {1} NIC(s)")
     @MethodSource("providersAndNics")
-    void writesWithImmShardedOverTheNicsPlaceEveryByteAndDeliverOneImmPerShard(final String provider,
-                                                                               final int nics) {
+    void writesWithImmShardedOverTheNicsPlaceEveryByteAndDeliverOneImmPerShard(final String provider, final int nics) {
         final Pair pair = new Pair(provider, nics);
         final MemorySegment src = pattern(REGION, 7);
         final MemorySegment dst = arena.allocate(REGION, 4096);
@@ -95,11 +94,24 @@ class FabricDomainTest {
         final long shard = REGION / nics;
 
         for (int nic = 0; nic < nics; nic++) {
-            pair.initiators.get(nic).write(nic, src, nic * shard, srcKeys[nic], shard, pair.peers[nic],
-                dst.address(), nic * shard, dstKeys[nic], true, 0x1000 + nic);
+            pair.initiators
+                    .get(nic)
+                    .write(
+                            nic,
+                            src,
+                            nic * shard,
+                            srcKeys[nic],
+                            shard,
+                            pair.peers[nic],
+                            dst.address(),
+                            nic * shard,
+                            dstKeys[nic],
+                            true,
+                            0x1000 + nic);
         }
-        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
-            == nics && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(
+                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
+                        && pair.targetEvents.imms.size() == nics);
 
         assertThat(pair.initiatorEvents.writesFailed).isEmpty();
         assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(shard);
@@ -109,8 +121,9 @@ class FabricDomainTest {
         }
         assertThat(pair.targetEvents.imms).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(dst.mismatch(src)).isEqualTo(-1);
-        assertThat(pair.initiators).allSatisfy(domain ->
-            assertThat(((FabricDomain) domain).outstanding()).as("operation slots still held").isZero());
+        assertThat(pair.initiators).allSatisfy(domain -> assertThat(((FabricDomain) domain).outstanding())
+                .as("operation slots still held")
+                .isZero());
     }
 
     @ParameterizedTest(name = "{0} with {1} NIC(s)")
@@ -123,14 +136,27 @@ class FabricDomainTest {
         final long[] dstKeys = pair.register(pair.targets, dst);
 
         for (int nic = 0; nic < nics; nic++) {
-            pair.initiators.get(nic).write(10 + nic, src, 4096L * nic, srcKeys[nic], 4096, pair.peers[nic],
-                dst.address(), 65536L + 4096L * nic, dstKeys[nic], false, 0);
+            pair.initiators
+                    .get(nic)
+                    .write(
+                            10 + nic,
+                            src,
+                            4096L * nic,
+                            srcKeys[nic],
+                            4096,
+                            pair.peers[nic],
+                            dst.address(),
+                            65536L + 4096L * nic,
+                            dstKeys[nic],
+                            false,
+                            0);
         }
-        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
-            == nics);
+        fixture.pollUntil(
+                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics);
 
         assertThat(pair.initiatorEvents.writesFailed).isEmpty();
-        assertThat(dst.asSlice(65536, 4096L * nics).mismatch(src.asSlice(0, 4096L * nics))).isEqualTo(-1);
+        assertThat(dst.asSlice(65536, 4096L * nics).mismatch(src.asSlice(0, 4096L * nics)))
+                .isEqualTo(-1);
         fixture.pollAll();
         assertThat(pair.targetEvents.imms).isEmpty();
     }
@@ -145,11 +171,24 @@ class FabricDomainTest {
         final long[] dstKeys = pair.register(pair.targets, dst);
 
         for (int nic = 0; nic < nics; nic++) {
-            pair.initiators.get(nic).write(20 + nic, src, 0, srcKeys[nic], 0, pair.peers[nic], dst.address(), 0,
-                dstKeys[nic], true, -7 - nic);
+            pair.initiators
+                    .get(nic)
+                    .write(
+                            20 + nic,
+                            src,
+                            0,
+                            srcKeys[nic],
+                            0,
+                            pair.peers[nic],
+                            dst.address(),
+                            0,
+                            dstKeys[nic],
+                            true,
+                            -7 - nic);
         }
-        fixture.pollUntil(() -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size()
-            == nics && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(
+                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
+                        && pair.targetEvents.imms.size() == nics);
 
         assertThat(pair.initiatorEvents.writesFailed).isEmpty();
         assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(0L);
@@ -171,7 +210,7 @@ class FabricDomainTest {
             pair.initiators.get(nic).send(200 + nic, pair.peers[nic], message);
         }
         fixture.pollUntil(() -> pair.targetEvents.receives.size() == nics
-            && pair.initiatorEvents.sendsDone.size() + pair.initiatorEvents.sendsFailed.size() == nics);
+                && pair.initiatorEvents.sendsDone.size() + pair.initiatorEvents.sendsFailed.size() == nics);
 
         assertThat(pair.initiatorEvents.sendsFailed).isEmpty();
         for (int nic = 0; nic < nics; nic++) {
@@ -190,8 +229,8 @@ class FabricDomainTest {
      */
     @ParameterizedTest(name = "{0}, {1}")
     @MethodSource("refusedWrites")
-    void writesTheTargetRefusesAreNeverReportedDoneAndLeaveTheTargetUntouched(final String provider,
-                                                                             final String kind) {
+    void writesTheTargetRefusesAreNeverReportedDoneAndLeaveTheTargetUntouched(
+            final String provider, final String kind) {
         final Pair pair = new Pair(provider, 1);
         final MemorySegment src = pattern(8192, 5);
         final MemorySegment dst = arena.allocate(8192, 4096);
@@ -199,16 +238,29 @@ class FabricDomainTest {
         final long dstKey = pair.register(pair.targets, dst)[0];
         final boolean badKey = kind.equals("unknown key");
 
-        pair.initiators.get(0).write(1, src, 0, srcKey, badKey ? 4096 : 8192, pair.peers[0], dst.address(),
-            badKey ? 0 : 4096, badKey ? dstKey ^ 0x5A5A_5A5AL : dstKey, true, 1);
+        pair.initiators
+                .get(0)
+                .write(
+                        1,
+                        src,
+                        0,
+                        srcKey,
+                        badKey ? 4096 : 8192,
+                        pair.peers[0],
+                        dst.address(),
+                        badKey ? 0 : 4096,
+                        badKey ? dstKey ^ 0x5A5A_5A5AL : dstKey,
+                        true,
+                        1);
         for (int i = 0; i < 5000 && !pair.initiatorEvents.writeEnded(1); i++) {
             fixture.pollAll();
         }
 
         assertThat(pair.initiatorEvents.writesDone).doesNotContainKey(1L);
         if (pair.initiatorEvents.writesFailed.containsKey(1L)) {
-            assertThat(pair.initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class)
-                .hasMessageContaining(provider);
+            assertThat(pair.initiatorEvents.writesFailed.get(1L))
+                    .isInstanceOf(RemoteAccessException.class)
+                    .hasMessageContaining(provider);
         }
         assertThat(pair.targetEvents.imms).isEmpty();
         assertThat(dst.mismatch(arena.allocate(8192))).isEqualTo(-1);
@@ -216,8 +268,18 @@ class FabricDomainTest {
         final RecordingDomainListener otherEvents = new RecordingDomainListener();
         final Domain other = fixture.open(provider, 0, otherEvents);
         final long otherKey = other.register(src, Device.host());
-        other.write(2, src, 0, otherKey, 4096, other.resolve(pair.targets.get(0).address()), dst.address(), 0,
-            dstKey, true, 2);
+        other.write(
+                2,
+                src,
+                0,
+                otherKey,
+                4096,
+                other.resolve(pair.targets.get(0).address()),
+                dst.address(),
+                0,
+                dstKey,
+                true,
+                2);
         fixture.pollUntil(() -> otherEvents.writeEnded(2) && pair.targetEvents.imms.contains(2));
         assertThat(otherEvents.writesDone).containsKey(2L);
         assertThat(dst.asSlice(0, 4096).mismatch(src.asSlice(0, 4096))).isEqualTo(-1);
@@ -226,8 +288,11 @@ class FabricDomainTest {
     }
 
     static Stream<Arguments> refusedWrites() {
-        return Stream.of(Arguments.of("tcp", "unknown key"), Arguments.of("tcp", "out of bounds"),
-            Arguments.of("shm", "unknown key"), Arguments.of("shm", "out of bounds"));
+        return Stream.of(
+                Arguments.of("tcp", "unknown key"),
+                Arguments.of("tcp", "out of bounds"),
+                Arguments.of("shm", "unknown key"),
+                Arguments.of("shm", "out of bounds"));
     }
 
     @Test
@@ -241,8 +306,10 @@ class FabricDomainTest {
         pair.initiators.get(0).write(1, src, 0, srcKey, 4096, pair.peers[0], dst.address(), 0, dstKey + 1, false, 0);
         fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(1));
 
-        assertThat(pair.initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class)
-            .hasMessageContaining("tcp;ofi_rxm").hasMessageContaining("key");
+        assertThat(pair.initiatorEvents.writesFailed.get(1L))
+                .isInstanceOf(RemoteAccessException.class)
+                .hasMessageContaining("tcp;ofi_rxm")
+                .hasMessageContaining("key");
     }
 
     @ParameterizedTest
@@ -267,9 +334,11 @@ class FabricDomainTest {
         final String other = provider.equals("tcp") ? "shm" : "tcp;ofi_rxm";
 
         assertThatThrownBy(() -> initiator.resolve(FabricAddress.of(other, new byte[] {1, 2, 3, 4})))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining(other);
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining(other);
         assertThatThrownBy(() -> initiator.resolve(NetAddr.of("tcp", new byte[] {127, 0, 0, 1, 0, 80})))
-            .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("transport 'tcp'");
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("transport 'tcp'");
     }
 
     @ParameterizedTest
@@ -277,7 +346,8 @@ class FabricDomainTest {
     void heapSegmentsCannotBeRegistered(final String provider) {
         final Pair pair = new Pair(provider, 1);
         assertThatThrownBy(() -> pair.initiators.get(0).register(MemorySegment.ofArray(new byte[64]), Device.host()))
-            .isInstanceOf(InvalidRequestException.class).hasMessageContaining("native memory");
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("native memory");
     }
 
     @ParameterizedTest

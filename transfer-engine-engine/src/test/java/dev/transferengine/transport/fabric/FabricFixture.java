@@ -1,14 +1,10 @@
 package dev.transferengine.transport.fabric;
 
-import static org.awaitility.Awaitility.await;
-
 import dev.transferengine.EngineConfig;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
-import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.time.Duration;
@@ -16,13 +12,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 import org.assertj.core.api.Assertions;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
+
+import static org.awaitility.Awaitility.await;
 
 /** Opens fabric domains outside an engine and drives them from the test thread, as a worker would. */
 final class FabricFixture implements AutoCloseable {
@@ -57,24 +53,40 @@ final class FabricFixture implements AutoCloseable {
         if (library != null) {
             options.putIfAbsent(FabricTransport.LIBRARY_OPTION, library);
         }
-        return new EngineConfig("fabric", List.of(GroupSpec.of(nics)), "127.0.0.1", 0, IdleStrategyKind.BACKOFF,
-            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, 1024, options);
+        return new EngineConfig(
+                "fabric",
+                List.of(GroupSpec.of(nics)),
+                "127.0.0.1",
+                0,
+                IdleStrategyKind.BACKOFF,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1),
+                1024,
+                1024,
+                1024,
+                options);
     }
 
     /** Skips the calling test unless {@code provider} can run here, naming why not. */
     static void assumeAvailable(final String provider) {
         final String version = System.getProperty(VERSION_PROPERTY, "");
         final String library = library();
-        Assumptions.assumeTrue(library != null, () -> "the libfabric " + version + " run needs " + LIBRARY_ENV
-            + "=<prefix>/lib/libfabric.so.1: build it with `bash .ci/libfabric-2.1.sh` (as root; it prints the"
-            + " prefix) and export the variable, as .ci/run does");
+        Assumptions.assumeTrue(
+                library != null,
+                () -> "the libfabric " + version + " run needs " + LIBRARY_ENV
+                        + "=<prefix>/lib/libfabric.so.1: build it with `bash .ci/libfabric-2.1.sh` (as root; it prints the"
+                        + " prefix) and export the variable, as .ci/run does");
         if (!version.isBlank()) {
-            Assertions.assertThat(java.nio.file.Path.of(library)).as(LIBRARY_ENV).isRegularFile();
+            Assertions.assertThat(java.nio.file.Path.of(library))
+                    .as(LIBRARY_ENV)
+                    .isRegularFile();
             final FabricLibrary loaded = FabricLibrary.open(library);
-            Assertions.assertThat(loaded.unavailabilityCause()).as("%s=%s", LIBRARY_ENV, library).isNull();
+            Assertions.assertThat(loaded.unavailabilityCause())
+                    .as("%s=%s", LIBRARY_ENV, library)
+                    .isNull();
             Assertions.assertThat(FabricLibrary.versionText(loaded.version()))
-                .as("the API version of %s=%s in the libfabric %s run", LIBRARY_ENV, library, version)
-                .isEqualTo(version);
+                    .as("the API version of %s=%s in the libfabric %s run", LIBRARY_ENV, library, version)
+                    .isEqualTo(version);
         }
         final String cause = new FabricTransport().unavailabilityCause(config(provider, 1, Map.of()));
         Assumptions.assumeTrue(cause == null, () -> "needs libfabric provider " + provider + ": " + cause);
@@ -83,8 +95,9 @@ final class FabricFixture implements AutoCloseable {
     /** {@code fabric.library=...} for engines in other processes, or nothing for the system's library. */
     static List<String> libraryOptions() {
         final String library = library();
-        return library == null || library.equals(FabricTransport.DEFAULT_LIBRARY) ? List.of()
-            : List.of(FabricTransport.LIBRARY_OPTION + "=" + library);
+        return library == null || library.equals(FabricTransport.DEFAULT_LIBRARY)
+                ? List.of()
+                : List.of(FabricTransport.LIBRARY_OPTION + "=" + library);
     }
 
     Domain open(final String provider, final int nic, final RecordingDomainListener listener) {
@@ -99,18 +112,21 @@ final class FabricFixture implements AutoCloseable {
 
     /** Polls every open domain until {@code condition} holds (bounded, so a lost completion fails the test). */
     void pollUntil(final BooleanSupplier condition) {
-        await().atMost(Duration.ofSeconds(30)).pollInSameThread().pollDelay(Duration.ZERO)
-            .pollInterval(Duration.ofMillis(1)).until(() -> {
-                for (int i = 0; i < 200; i++) {
-                    for (final Domain domain : domains) {
-                        domain.poll();
+        await().atMost(Duration.ofSeconds(30))
+                .pollInSameThread()
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        for (final Domain domain : domains) {
+                            domain.poll();
+                        }
+                        if (condition.getAsBoolean()) {
+                            return true;
+                        }
                     }
-                    if (condition.getAsBoolean()) {
-                        return true;
-                    }
-                }
-                return false;
-            });
+                    return false;
+                });
     }
 
     void pollAll() {
@@ -126,5 +142,4 @@ final class FabricFixture implements AutoCloseable {
         }
         domains.clear();
     }
-
 }

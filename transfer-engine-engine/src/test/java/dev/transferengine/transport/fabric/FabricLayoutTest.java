@@ -1,8 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +12,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 /** The hand-written layouts match offsetof/sizeof from the installed libfabric headers. */
 class FabricLayoutTest {
 
@@ -22,8 +22,9 @@ class FabricLayoutTest {
 
     @Test
     void everyStructFieldAndOpsSlotMatchesTheCHeaders(@TempDir final Path dir) throws Exception {
-        assumeTrue(Files.exists(Path.of("/usr/include/rdma/fabric.h")),
-            "needs the libfabric headers (Debian package libfabric-dev)");
+        assumeTrue(
+                Files.exists(Path.of("/usr/include/rdma/fabric.h")),
+                "needs the libfabric headers (Debian package libfabric-dev)");
         assumeTrue(onPath("gcc"), "needs gcc on the PATH");
         final Path binary = dir.resolve("fabric_layout");
         run(List.of("gcc", "-o", binary.toString(), SOURCE.toAbsolutePath().toString()), dir);
@@ -47,10 +48,17 @@ class FabricLayoutTest {
     }
 
     private static String run(final List<String> command, final Path dir) throws IOException, InterruptedException {
-        final Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        final Process process = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        assertThat(process.exitValue()).as("%s exit status; output:%n%s", command, output).isZero();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS))
+                .as("%s finished", command)
+                .isTrue();
+        assertThat(process.exitValue())
+                .as("%s exit status; output:%n%s", command, output)
+                .isZero();
         return output.strip();
     }
 }

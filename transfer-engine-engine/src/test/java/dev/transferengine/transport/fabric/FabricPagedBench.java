@@ -20,23 +20,23 @@ public final class FabricPagedBench {
     private static final int PAGES = 256;
     private static final int WINDOW = 16;
 
-    private FabricPagedBench() {
-    }
+    private FabricPagedBench() {}
 
     public static void main(final String[] args) {
         final String provider = args.length > 0 ? args[0] : "shm";
         final long targetEveryNanos = (args.length > 1 ? Long.parseLong(args[1]) : 0) * 1000;
         final String postsPerPoll = args.length > 2 ? args[2] : "32";
         final double seconds = args.length > 3 ? Double.parseDouble(args[3]) : 3;
-        final Map<String, String> options = new java.util.HashMap<>(Map.of(FabricTransport.POSTS_PER_POLL_OPTION,
-            postsPerPoll));
+        final Map<String, String> options =
+                new java.util.HashMap<>(Map.of(FabricTransport.POSTS_PER_POLL_OPTION, postsPerPoll));
         for (int i = 4; i < args.length; i++) {
             final String[] kv = args[i].split("=", 2);
             options.put(kv[0], kv[1]);
         }
         final Counting a = new Counting();
         final Counting b = new Counting();
-        try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofShared()) {
+        try (FabricFixture fixture = new FabricFixture();
+                Arena arena = Arena.ofShared()) {
             final Domain left = fixture.open(FabricFixture.config(provider, 1, options), 0, a);
             final Domain right = fixture.open(FabricFixture.config(provider, 1, options), 0, b);
             final long bytes = PAGE * PAGES * WINDOW;
@@ -60,8 +60,18 @@ public final class FabricPagedBench {
                         final long slot = (posted / perRequest) % WINDOW;
                         for (int k = 0; k < PAGES; k++) {
                             final long offset = (slot * PAGES + k) * PAGE;
-                            left.write(posted + k, src, offset, srcKey, PAGE, toRight, dst.address(), offset, dstKey,
-                                true, 7);
+                            left.write(
+                                    posted + k,
+                                    src,
+                                    offset,
+                                    srcKey,
+                                    PAGE,
+                                    toRight,
+                                    dst.address(),
+                                    offset,
+                                    dstKey,
+                                    true,
+                                    7);
                         }
                         posted += PAGES;
                     }
@@ -75,9 +85,19 @@ public final class FabricPagedBench {
                     }
                 }
                 final double elapsed = (System.nanoTime() - start) / 1e9;
-                System.out.printf("%s %s target every %d us, postsPerPoll %s, round %d: %.3f M pages/s (%d failed,"
-                        + " %d initiator polls, %d target polls, %d imms)%n", provider, options, targetEveryNanos / 1000,
-                    postsPerPoll, round, a.done / elapsed / 1e6, a.failed, polls, targetPolls, b.immCount);
+                System.out.printf(
+                        "%s %s target every %d us, postsPerPoll %s, round %d: %.3f M pages/s (%d failed,"
+                                + " %d initiator polls, %d target polls, %d imms)%n",
+                        provider,
+                        options,
+                        targetEveryNanos / 1000,
+                        postsPerPoll,
+                        round,
+                        a.done / elapsed / 1e6,
+                        a.failed,
+                        polls,
+                        targetPolls,
+                        b.immCount);
                 while (a.done < posted) {
                     left.poll();
                     right.poll();

@@ -1,7 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.transferengine.Device;
 import dev.transferengine.NetAddr;
 import dev.transferengine.PeerUnreachableException;
@@ -20,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A peer process dies while writes to it are in flight: they end (failed), and the domain lives on. */
 class FabricPeerFailureTest {
@@ -44,12 +44,20 @@ class FabricPeerFailureTest {
     @Test
     void writesInFlightToAKilledPeerFailAndTheDomainKeepsServingOthers() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        peer = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-            System.getProperty("java.class.path"), FabricPeerProcess.class.getName(), "tcp", Long.toString(REGION))
-            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        final BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(),
-            StandardCharsets.UTF_8));
+        final String java =
+                Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        peer = new ProcessBuilder(
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        FabricPeerProcess.class.getName(),
+                        "tcp",
+                        Long.toString(REGION))
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        final BufferedReader out =
+                new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
         String line;
         do {
             line = out.readLine();
@@ -76,8 +84,9 @@ class FabricPeerFailureTest {
         fixture.pollUntil(() -> events.writesDone.size() + events.writesFailed.size() == WRITES);
 
         assertThat(events.writesFailed).isNotEmpty();
-        assertThat(events.writesFailed.values()).allSatisfy(error ->
-            assertThat(error).isInstanceOf(PeerUnreachableException.class).hasMessageContaining("tcp;ofi_rxm"));
+        assertThat(events.writesFailed.values()).allSatisfy(error -> assertThat(error)
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("tcp;ofi_rxm"));
         assertThat(domain.peers()).anySatisfy(info -> {
             assertThat(info.address()).isEqualTo(remote);
             assertThat(info.unreachable()).isTrue();

@@ -13,12 +13,12 @@ import java.lang.foreign.MemorySegment;
  */
 public final class FabricPeerProcess {
 
-    private FabricPeerProcess() {
-    }
+    private FabricPeerProcess() {}
 
     public static void main(final String[] args) {
         final RecordingDomainListener events = new RecordingDomainListener();
-        try (FabricFixture fixture = new FabricFixture(); Arena arena = Arena.ofShared()) {
+        try (FabricFixture fixture = new FabricFixture();
+                Arena arena = Arena.ofShared()) {
             final Domain domain = fixture.open(args[0], 0, events);
             final MemorySegment region = arena.allocate(Long.parseLong(args[1]), 4096);
             final long rkey = domain.register(region, Device.host());

@@ -3,8 +3,7 @@ package dev.transferengine.transport.fabric;
 /** Lets tests in other packages (the contract suite) skip when a provider cannot run here. */
 public final class FabricTestAccess {
 
-    private FabricTestAccess() {
-    }
+    private FabricTestAccess() {}
 
     /** Skips the calling test unless {@code provider} can run here, naming why not. */
     public static void assumeAvailable(final String provider) {
@@ -14,7 +13,9 @@ public final class FabricTestAccess {
     /** The API version ({@code major.minor}) of the libfabric this run loads, e.g. {@code 1.17}; 0.0 if none. */
     public static String libraryVersion() {
         final String library = FabricFixture.library();
-        return library == null ? "0.0" : FabricLibrary.versionText(FabricLibrary.open(library).version());
+        return library == null
+                ? "0.0"
+                : FabricLibrary.versionText(FabricLibrary.open(library).version());
     }
 
     /**

@@ -1,8 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.EngineConfig;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
@@ -16,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** Availability: clear reasons when the library or provider is missing, and the service registration. */
 class FabricTransportTest {
 
@@ -24,25 +24,26 @@ class FabricTransportTest {
     @Test
     void isRegisteredAsATransportService() {
         assertThat(ServiceLoader.load(Transport.class).stream().map(ServiceLoader.Provider::type))
-            .contains(FabricTransport.class);
+                .contains(FabricTransport.class);
         assertThat(transport.name()).isEqualTo("fabric");
     }
 
     @Test
     void aMissingLibraryIsNamedAsTheReason() {
-        final EngineConfig config = FabricFixture.config("tcp", 1,
-            Map.of(FabricTransport.LIBRARY_OPTION, "/nonexistent/libfabric.so.1"));
+        final EngineConfig config =
+                FabricFixture.config("tcp", 1, Map.of(FabricTransport.LIBRARY_OPTION, "/nonexistent/libfabric.so.1"));
 
-        assertThat(transport.unavailabilityCause(config)).contains("/nonexistent/libfabric.so.1")
-            .contains("fabric.library");
+        assertThat(transport.unavailabilityCause(config))
+                .contains("/nonexistent/libfabric.so.1")
+                .contains("fabric.library");
         assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new RecordingDomainListener())))
-            .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("/nonexistent/libfabric.so.1");
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("/nonexistent/libfabric.so.1");
     }
 
     @Test
     void aLibraryThatIsNotLibfabricIsRefused() {
-        final EngineConfig config = FabricFixture.config("tcp", 1, Map.of(FabricTransport.LIBRARY_OPTION,
-            "libc.so.6"));
+        final EngineConfig config = FabricFixture.config("tcp", 1, Map.of(FabricTransport.LIBRARY_OPTION, "libc.so.6"));
 
         assertThat(transport.unavailabilityCause(config)).contains("does not export fi_getinfo");
     }
@@ -51,9 +52,12 @@ class FabricTransportTest {
     void anUnknownProviderNameListsTheChoices() {
         final EngineConfig config = FabricFixture.config("nonexistent", 1, Map.of());
 
-        assertThat(transport.unavailabilityCause(config)).contains("'nonexistent'").contains("efa, tcp, shm, verbs");
+        assertThat(transport.unavailabilityCause(config))
+                .contains("'nonexistent'")
+                .contains("efa, tcp, shm, verbs");
         assertThatThrownBy(() -> transport.openDomain(new DomainContext(config, 0, 0, new RecordingDomainListener())))
-            .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("nonexistent");
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("nonexistent");
     }
 
     @ParameterizedTest
@@ -63,17 +67,21 @@ class FabricTransportTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(cause != null, "this machine has " + provider + " hardware");
 
         assertThat(cause).containsAnyOf(provider, "too old");
-        assertThatThrownBy(() -> transport.openDomain(new DomainContext(FabricFixture.config(provider, 1, Map.of()),
-            0, 0, new RecordingDomainListener()))).isInstanceOf(TransportUnavailableException.class);
+        assertThatThrownBy(() -> transport.openDomain(new DomainContext(
+                        FabricFixture.config(provider, 1, Map.of()), 0, 0, new RecordingDomainListener())))
+                .isInstanceOf(TransportUnavailableException.class);
     }
 
     @Test
     void tcpAndShmAreAvailableWhereLibfabricIsInstalled() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(
-            java.nio.file.Path.of("/usr/include/rdma/fabric.h")), "needs libfabric installed (libfabric-dev)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                java.nio.file.Files.exists(java.nio.file.Path.of("/usr/include/rdma/fabric.h")),
+                "needs libfabric installed (libfabric-dev)");
 
-        assertThat(transport.unavailabilityCause(FabricFixture.config("tcp", 1, Map.of()))).isNull();
-        assertThat(transport.unavailabilityCause(FabricFixture.config("shm", 1, Map.of()))).isNull();
+        assertThat(transport.unavailabilityCause(FabricFixture.config("tcp", 1, Map.of())))
+                .isNull();
+        assertThat(transport.unavailabilityCause(FabricFixture.config("shm", 1, Map.of())))
+                .isNull();
     }
 
     @Test

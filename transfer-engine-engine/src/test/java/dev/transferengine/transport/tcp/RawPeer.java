@@ -39,15 +39,16 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** A frame header as {@link TcpFrame} lays it out. */
-    static ByteBuffer header(final byte type, final int imm, final long token, final long rkey, final long offset,
-                             final long length) {
+    static ByteBuffer header(
+            final byte type, final int imm, final long token, final long rkey, final long offset, final long length) {
         final ByteBuffer header = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         new TcpFrame(header).encode(type, imm, 0, token, rkey, offset, length);
         return header;
     }
 
     /** The address a raw peer announces: nobody listens on it. */
-    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)).toBytes();
+    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9))
+            .toBytes();
     /** The incarnation a raw peer announces. */
     static final long INCARNATION = 0x1234;
 
@@ -59,8 +60,11 @@ final class RawPeer implements AutoCloseable {
     /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}. */
     static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation) {
         final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
-        return ByteBuffer.allocate(header.capacity() + nonce.length + address.length).put(header).put(nonce)
-            .put(address).flip();
+        return ByteBuffer.allocate(header.capacity() + nonce.length + address.length)
+                .put(header)
+                .put(nonce)
+                .put(address)
+                .flip();
     }
 
     /** Runs the handshake with the public key (no cluster key); see {@link #authenticate(TcpDomain, List)}. */
@@ -81,8 +85,10 @@ final class RawPeer implements AutoCloseable {
         final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
         final byte[] nonce = authenticator.newNonce();
         send(hello(nonce));
-        final int challengeLength = TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH
-            + target.toBytes().length;
+        final int challengeLength = TcpFrame.HEADER_LENGTH
+                + TcpFrame.NONCE_LENGTH
+                + TcpAuthenticator.PROOF_LENGTH
+                + target.toBytes().length;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (receivedBytes() < challengeLength) {
             if (System.nanoTime() - deadline > 0) {
@@ -96,12 +102,16 @@ final class RawPeer implements AutoCloseable {
         }
         final byte[] peerNonce = new byte[TcpFrame.NONCE_LENGTH];
         received.get(TcpFrame.HEADER_LENGTH, peerNonce);
-        final byte[] proof = authenticator.prove(false, new TcpAuthenticator.Handshake(nonce, INCARNATION, ADDRESS,
-            peerNonce, challenge.token(), target.toBytes()));
+        final byte[] proof = authenticator.prove(
+                false,
+                new TcpAuthenticator.Handshake(
+                        nonce, INCARNATION, ADDRESS, peerNonce, challenge.token(), target.toBytes()));
         received.flip().position(challengeLength);
         received.compact();
         return send(ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + proof.length)
-            .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length)).put(proof).flip());
+                .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length))
+                .put(proof)
+                .flip());
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {

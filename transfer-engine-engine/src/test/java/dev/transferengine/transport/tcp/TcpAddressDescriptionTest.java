@@ -1,12 +1,12 @@
 package dev.transferengine.transport.tcp;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code NetAddr.describe()} reads the payload {@link TcpAddress} writes: the two layouts stay in step. */
 class TcpAddressDescriptionTest {
@@ -16,7 +16,8 @@ class TcpAddressDescriptionTest {
         for (final InetSocketAddress socket : new InetSocketAddress[] {
             new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 0, 0, 5}), 7400),
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 258),
-            new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535) }) {
+            new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535)
+        }) {
             assertThat(TcpAddress.toNetAddr(socket).describe()).isEqualTo("tcp://" + TcpAddress.describe(socket));
         }
     }

@@ -21,8 +21,10 @@ class TcpAddressTest {
         final NetAddr address = TcpAddress.toNetAddr(socket);
 
         assertThat(address.transport()).isEqualTo("tcp");
-        assertThat(TcpAddress.toSocketAddress(NetAddr.fromBytes(address.toBytes()))).isEqualTo(socket);
-        assertThat(TcpAddress.toSocketAddress(NetAddr.parse(address.toString()))).isEqualTo(socket);
+        assertThat(TcpAddress.toSocketAddress(NetAddr.fromBytes(address.toBytes())))
+                .isEqualTo(socket);
+        assertThat(TcpAddress.toSocketAddress(NetAddr.parse(address.toString())))
+                .isEqualTo(socket);
         assertThat(TcpAddress.describe(socket)).isEqualTo("127.0.0.1:40123");
     }
 
@@ -40,7 +42,7 @@ class TcpAddressTest {
     void domainAdvertisesItsBoundAddressAndPort() {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThat(TcpAddress.toSocketAddress(domain.address()))
-                .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), domain.port()));
+                    .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), domain.port()));
             assertThat(domain.description()).isEqualTo("tcp 127.0.0.1:" + domain.port());
         }
     }
@@ -49,17 +51,23 @@ class TcpAddressTest {
     void addressesOfOtherTransportsOrWithBadPayloadsAreRefused() {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("fabric", new byte[] {4, 1, 0, 127, 0, 0, 1})))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("'fabric'");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("'fabric'");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[0])))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("empty");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("empty");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {5, 1, 0, 127, 0, 0, 1})))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("family 5");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("family 5");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 1, 0, 127, 0, 0})))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("needs 7");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("needs 7");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {6, 1, 0, 127, 0, 0, 1})))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("needs 19");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("needs 19");
             assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 0, 0, 127, 0, 0, 1})))
-                .isInstanceOf(MalformedDescriptorException.class).hasMessageContaining("port 0");
+                    .isInstanceOf(MalformedDescriptorException.class)
+                    .hasMessageContaining("port 0");
             assertThat(domain.peers()).isEmpty();
         }
     }

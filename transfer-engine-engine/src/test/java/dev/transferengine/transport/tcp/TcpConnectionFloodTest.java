@@ -37,10 +37,14 @@ class TcpConnectionFloodTest {
 
     @Test
     void anIdleConnectionFloodAtASmallHeapLeavesALegitimateWriterWithZeroFailures() throws Exception {
-        try (PeerProcesses target = PeerProcesses.start(List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"), "tcp", "1",
-                Integer.toString(SIZE), "tcp.maxInboundConnections=" + MAX_INBOUND);
-             TransferEngine writer = TransferEngine.builder().build();
-             Arena arena = Arena.ofShared()) {
+        try (PeerProcesses target = PeerProcesses.start(
+                        List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"),
+                        "tcp",
+                        "1",
+                        Integer.toString(SIZE),
+                        "tcp.maxInboundConnections=" + MAX_INBOUND);
+                TransferEngine writer = TransferEngine.builder().build();
+                Arena arena = Arena.ofShared()) {
             final MemorySegment data = arena.allocate(SIZE);
             for (int i = 0; i < SIZE; i++) {
                 data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));

@@ -31,27 +31,32 @@ public final class TcpDomainBenchmark {
     private static final long REGION = 64L << 20;
     /** {@code -Dbench.socketBufferBytes=N} passes the transport option through; unset keeps its default. */
     private static final Map<String, String> OPTIONS = System.getProperty("bench.socketBufferBytes") == null
-        ? Map.of()
-        : Map.of(TcpTransport.SOCKET_BUFFER_OPTION, System.getProperty("bench.socketBufferBytes"));
+            ? Map.of()
+            : Map.of(TcpTransport.SOCKET_BUFFER_OPTION, System.getProperty("bench.socketBufferBytes"));
 
-    private TcpDomainBenchmark() {
-    }
+    private TcpDomainBenchmark() {}
 
     public static void main(final String[] args) {
         switch (args[0]) {
             case "target" -> target(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
-            case "bw" -> bandwidth(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
-                Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]),
-                args.length > 6 ? Long.parseLong(args[6]) : REGION);
-            case "imm" -> immLatency(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16),
-                Integer.parseInt(args[3]));
+            case "bw" ->
+                bandwidth(
+                        Integer.parseInt(args[1]),
+                        Long.parseUnsignedLong(args[2], 16),
+                        Integer.parseInt(args[3]),
+                        Integer.parseInt(args[4]),
+                        Integer.parseInt(args[5]),
+                        args.length > 6 ? Long.parseLong(args[6]) : REGION);
+            case "imm" ->
+                immLatency(Integer.parseInt(args[1]), Long.parseUnsignedLong(args[2], 16), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("mode target|bw|imm, not " + args[0]);
         }
     }
 
     private static void target(final int port, final int seconds) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, port, 0, OPTIONS)) {
+        try (Arena arena = Arena.ofShared();
+                TcpDomain domain = TcpDomains.open(events, port, 0, OPTIONS)) {
             final long rkey = domain.register(arena.allocate(REGION, 4096), Device.host());
             System.out.println("READY " + Long.toHexString(rkey));
             System.out.flush();
@@ -63,10 +68,11 @@ public final class TcpDomainBenchmark {
         }
     }
 
-    private static void bandwidth(final int port, final long rkey, final int size, final int window,
-                                  final int seconds, final long span) {
+    private static void bandwidth(
+            final int port, final long rkey, final int size, final int window, final int seconds, final long span) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
+        try (Arena arena = Arena.ofShared();
+                TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
             final MemorySegment source = arena.allocate(REGION, 4096).fill((byte) 7);
             final long sourceKey = domain.register(source, Device.host());
             final long peer = domain.resolve(peerAddress(port));
@@ -94,14 +100,16 @@ public final class TcpDomainBenchmark {
             }
             final double elapsed = (now - start) / 1e9;
             final long ops = events.done - startDone;
-            System.out.printf("bw size=%d window=%d: %.3f GB/s, %.0f op/s, failures=%d%n", size, window,
-                ops * (double) size / elapsed / 1e9, ops / elapsed, events.failed);
+            System.out.printf(
+                    "bw size=%d window=%d: %.3f GB/s, %.0f op/s, failures=%d%n",
+                    size, window, ops * (double) size / elapsed / 1e9, ops / elapsed, events.failed);
         }
     }
 
     private static void immLatency(final int port, final long rkey, final int count) {
         final Counting events = new Counting();
-        try (Arena arena = Arena.ofShared(); TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
+        try (Arena arena = Arena.ofShared();
+                TcpDomain domain = TcpDomains.open(events, 0, 1, OPTIONS)) {
             final MemorySegment source = arena.allocate(64);
             final long sourceKey = domain.register(source, Device.host());
             final long peer = domain.resolve(peerAddress(port));
@@ -118,9 +126,13 @@ public final class TcpDomainBenchmark {
                 }
             }
             Arrays.sort(rounds);
-            System.out.printf("imm round trip over %d: p50 %.1f us, p90 %.1f us, p99 %.1f us, failures=%d%n",
-                count, rounds[count / 2] / 1e3, rounds[count * 9 / 10] / 1e3, rounds[count * 99 / 100] / 1e3,
-                events.failed);
+            System.out.printf(
+                    "imm round trip over %d: p50 %.1f us, p90 %.1f us, p99 %.1f us, failures=%d%n",
+                    count,
+                    rounds[count / 2] / 1e3,
+                    rounds[count * 9 / 10] / 1e3,
+                    rounds[count * 99 / 100] / 1e3,
+                    events.failed);
         }
     }
 
@@ -139,8 +151,15 @@ public final class TcpDomainBenchmark {
         }
     }
 
-    private static void post(final TcpDomain domain, final MemorySegment source, final long sourceKey,
-                             final long peer, final long rkey, final int size, final int slots, final long index) {
+    private static void post(
+            final TcpDomain domain,
+            final MemorySegment source,
+            final long sourceKey,
+            final long peer,
+            final long rkey,
+            final int size,
+            final int slots,
+            final long index) {
         final long offset = (index % slots) * size;
         domain.write(index, source, offset, sourceKey, size, peer, 0, offset, rkey, true, (int) index);
     }
@@ -179,8 +198,7 @@ public final class TcpDomainBenchmark {
         }
 
         @Override
-        public void onReceive(final long token, final int length) {
-        }
+        public void onReceive(final long token, final int length) {}
 
         @Override
         public void onImm(final int imm) {

@@ -62,9 +62,9 @@ class TcpDomainFaultTest {
 
         for (long token = 10; token < 20; token++) {
             assertThat(initiatorEvents.writesFailed.get(token))
-                .isInstanceOfSatisfying(PeerUnreachableException.class, e ->
-                    assertThat(e.peer()).isEqualTo(target.address()))
-                .hasMessageContaining("127.0.0.1:" + targetPort);
+                    .isInstanceOfSatisfying(PeerUnreachableException.class, e -> assertThat(e.peer())
+                            .isEqualTo(target.address()))
+                    .hasMessageContaining("127.0.0.1:" + targetPort);
         }
         assertThat(state(target.address())).isEqualTo("UNREACHABLE");
 
@@ -99,7 +99,8 @@ class TcpDomainFaultTest {
         try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             freePort = probe.getLocalPort();
         }
-        final NetAddr nobody = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), freePort));
+        final NetAddr nobody =
+                TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), freePort));
         final long peer = initiator.resolve(nobody);
         final MemorySegment source = arena.allocate(64);
         final long sourceKey = initiator.register(source, Device.host());
@@ -108,8 +109,9 @@ class TcpDomainFaultTest {
         initiator.send(2, peer, source);
         pollUntil(() -> initiatorEvents.writesEnded() == 1 && initiatorEvents.sendsEnded() == 1, initiator);
 
-        assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(PeerUnreachableException.class)
-            .hasMessageContaining("127.0.0.1:" + freePort);
+        assertThat(initiatorEvents.writesFailed.get(1L))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("127.0.0.1:" + freePort);
         assertThat(initiatorEvents.sendsFailed.get(2L)).isInstanceOf(PeerUnreachableException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> {
             assertThat(p.unreachable()).isTrue();
@@ -135,8 +137,9 @@ class TcpDomainFaultTest {
             initiator.close();
 
             assertThat(initiatorEvents.writesFailed).hasSize(5);
-            assertThat(initiatorEvents.writesFailed.values()).allSatisfy(e ->
-                assertThat(e).isInstanceOf(EngineClosedException.class).hasMessageContaining("domain closed"));
+            assertThat(initiatorEvents.writesFailed.values()).allSatisfy(e -> assertThat(e)
+                    .isInstanceOf(EngineClosedException.class)
+                    .hasMessageContaining("domain closed"));
             assertThat(initiatorEvents.sendsFailed.get(9L)).isInstanceOf(EngineClosedException.class);
 
             initiator.write(20, source, 0, sourceKey, 8, peer, 0, 0, rkey, false, 0);
@@ -153,8 +156,8 @@ class TcpDomainFaultTest {
         final TcpDomain first = TcpDomains.open(targetEvents);
         try {
             assertThatThrownBy(() -> TcpDomains.open(targetEvents, first.port(), 0, Map.of()))
-                .isInstanceOf(TransportUnavailableException.class)
-                .hasMessageContaining("cannot listen on 127.0.0.1:" + first.port());
+                    .isInstanceOf(TransportUnavailableException.class)
+                    .hasMessageContaining("cannot listen on 127.0.0.1:" + first.port());
         } finally {
             first.close();
         }
@@ -168,7 +171,8 @@ class TcpDomainFaultTest {
             final long sourceKey = initiator.register(source, Device.host());
             final long rkey = target.register(arena.allocate(8), Device.host());
             initiator.write(1, source, 0, sourceKey, 8, initiator.resolve(target.address()), 0, 0, rkey, false, 0);
-            pollUntil(() -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
+            pollUntil(
+                    () -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
 
             assertThat(initiator.peers()).singleElement().satisfies(p -> {
                 assertThat(p.address()).isEqualTo(target.address());
@@ -182,7 +186,10 @@ class TcpDomainFaultTest {
     }
 
     private String state(final NetAddr peer) {
-        return initiator.peers().stream().filter(p -> p.address().equals(peer)).findFirst()
-            .map(PeerInfo::state).orElseThrow();
+        return initiator.peers().stream()
+                .filter(p -> p.address().equals(peer))
+                .findFirst()
+                .map(PeerInfo::state)
+                .orElseThrow();
     }
 }

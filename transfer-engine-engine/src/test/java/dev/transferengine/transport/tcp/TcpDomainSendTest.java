@@ -65,8 +65,8 @@ class TcpDomainSendTest {
         pollUntil(() -> senderEvents.sendsEnded() == 3, sender, receiver);
 
         assertThat(senderEvents.sendsFailed).isEmpty();
-        assertThat(receiverEvents.receives).containsExactly(
-            java.util.Map.entry(2L, 31), java.util.Map.entry(1L, 4), java.util.Map.entry(3L, 5));
+        assertThat(receiverEvents.receives)
+                .containsExactly(java.util.Map.entry(2L, 31), java.util.Map.entry(1L, 4), java.util.Map.entry(3L, 5));
         assertThat(text(large, 31)).isEqualTo("a message of 31 bytes in total.");
         assertThat(text(small, 4)).isEqualTo("tiny");
         assertThat(text(second, 5)).isEqualTo("third");
@@ -79,8 +79,10 @@ class TcpDomainSendTest {
             receiver.postReceive(round, buffer);
             sender.send(round, peer, message("round " + round));
             final int expected = round + 1;
-            pollUntil(() -> receiverEvents.receives.size() == expected && senderEvents.sendsEnded() == expected,
-                sender, receiver);
+            pollUntil(
+                    () -> receiverEvents.receives.size() == expected && senderEvents.sendsEnded() == expected,
+                    sender,
+                    receiver);
             assertThat(text(buffer, 7)).isEqualTo("round " + round);
         }
         assertThat(senderEvents.sendsDone).hasSize(5);
@@ -96,10 +98,10 @@ class TcpDomainSendTest {
         pollUntil(() -> senderEvents.sendsEnded() == 2, sender, receiver);
 
         assertThat(senderEvents.sendsFailed.get(1L))
-            .isInstanceOfSatisfying(RemoteAccessException.class, e ->
-                assertThat(e.reason()).isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
-            .hasMessageContaining("23 bytes")
-            .hasMessageContaining("largest posted receive buffer: 4 bytes");
+                .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
+                        .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
+                .hasMessageContaining("23 bytes")
+                .hasMessageContaining("largest posted receive buffer: 4 bytes");
         assertThat(senderEvents.sendsDone).containsOnlyKeys(2L);
         assertThat(receiverEvents.receives).containsExactly(java.util.Map.entry(1L, 2));
     }
@@ -110,9 +112,9 @@ class TcpDomainSendTest {
         pollUntil(() -> senderEvents.sendsEnded() == 1, sender, receiver);
 
         assertThat(senderEvents.sendsFailed.get(1L))
-            .isInstanceOfSatisfying(RemoteAccessException.class, e ->
-                assertThat(e.reason()).isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
-            .hasMessageContaining("none");
+                .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
+                        .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
+                .hasMessageContaining("none");
     }
 
     @Test
@@ -136,7 +138,7 @@ class TcpDomainSendTest {
     }
 
     private static String text(final MemorySegment buffer, final int length) {
-        return new String(buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE),
-            java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(
+                buffer.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

@@ -52,8 +52,10 @@ class TcpDomainWriteTest {
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(7L, 50_000L);
-        assertThat(destination.asSlice(3000, 50_000).mismatch(source.asSlice(1000, 50_000))).isEqualTo(-1);
-        assertThat(destination.asSlice(0, 3000).mismatch(filled(3000, (byte) 0))).isEqualTo(-1);
+        assertThat(destination.asSlice(3000, 50_000).mismatch(source.asSlice(1000, 50_000)))
+                .isEqualTo(-1);
+        assertThat(destination.asSlice(0, 3000).mismatch(filled(3000, (byte) 0)))
+                .isEqualTo(-1);
         assertThat(targetEvents.bytesReceived).isEqualTo(50_000);
         assertThat(targetEvents.imms).isEmpty();
     }
@@ -112,8 +114,8 @@ class TcpDomainWriteTest {
             };
             expectedBytes += lengths[page];
             final long offset = (long) (pages - 1 - page) * pageSize;
-            initiator.write(page, source, (long) page * pageSize, sourceKey, lengths[page], peer, 0, offset, rkey,
-                true, page);
+            initiator.write(
+                    page, source, (long) page * pageSize, sourceKey, lengths[page], peer, 0, offset, rkey, true, page);
         }
         pollUntil(() -> initiatorEvents.writesEnded() == pages, initiator, target);
 
@@ -122,17 +124,20 @@ class TcpDomainWriteTest {
         assertThat(targetEvents.bytesReceived).isEqualTo(expectedBytes);
         for (int page = 0; page < pages; page++) {
             final long offset = (long) (pages - 1 - page) * pageSize;
-            assertThat(destination.asSlice(offset, lengths[page]).mismatch(
-                source.asSlice((long) page * pageSize, lengths[page]))).as("page %d", page).isEqualTo(-1);
+            assertThat(destination
+                            .asSlice(offset, lengths[page])
+                            .mismatch(source.asSlice((long) page * pageSize, lengths[page])))
+                    .as("page %d", page)
+                    .isEqualTo(-1);
         }
     }
 
     @Test
     void largeWritesSurviveTinySocketBuffersAndPartialReadsAndWrites() {
-        final TcpDomain smallInitiator = TcpDomains.open(initiatorEvents, 0, 1,
-            Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
-        final TcpDomain smallTarget = TcpDomains.open(targetEvents, 0, 2,
-            Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
+        final TcpDomain smallInitiator =
+                TcpDomains.open(initiatorEvents, 0, 1, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
+        final TcpDomain smallTarget =
+                TcpDomains.open(targetEvents, 0, 2, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "4096"));
         try {
             final MemorySegment source = pattern(3 * 1024 * 1024 + 17, 5);
             final long sourceKey = smallInitiator.register(source, Device.host());
@@ -140,8 +145,18 @@ class TcpDomainWriteTest {
             final long rkey = smallTarget.register(destination, Device.host());
             final long peer = smallInitiator.resolve(smallTarget.address());
             for (int i = 0; i < 3; i++) {
-                smallInitiator.write(i, source, i * 1024L * 1024, sourceKey, 1024 * 1024 + (i == 2 ? 17 : 0), peer, 0,
-                    i * 1024L * 1024, rkey, true, i);
+                smallInitiator.write(
+                        i,
+                        source,
+                        i * 1024L * 1024,
+                        sourceKey,
+                        1024 * 1024 + (i == 2 ? 17 : 0),
+                        peer,
+                        0,
+                        i * 1024L * 1024,
+                        rkey,
+                        true,
+                        i);
             }
             pollUntil(() -> initiatorEvents.writesEnded() == 3, smallInitiator, smallTarget);
 
@@ -172,17 +187,19 @@ class TcpDomainWriteTest {
 
         for (long token = 1; token <= 4; token++) {
             assertThat(initiatorEvents.writesFailed.get(token))
-                .isInstanceOfSatisfying(RemoteAccessException.class, e ->
-                    assertThat(e.reason()).isEqualTo(RemoteAccessException.Reason.OUT_OF_BOUNDS))
-                .hasMessageContaining(Long.toHexString(rkey))
-                .hasMessageContaining("region size 4096");
+                    .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
+                            .isEqualTo(RemoteAccessException.Reason.OUT_OF_BOUNDS))
+                    .hasMessageContaining(Long.toHexString(rkey))
+                    .hasMessageContaining("region size 4096");
         }
         assertThat(initiatorEvents.writesFailed.get(1L)).hasMessageContaining("offset 4000 of length 100");
         // The refused payloads were skipped exactly, so the write after them still lands.
         assertThat(initiatorEvents.writesDone).containsOnlyKeys(5L);
         assertThat(targetEvents.imms).containsExactly(5);
-        assertThat(destination.asSlice(0, 4000).mismatch(before.asSlice(0, 4000))).isEqualTo(-1);
-        assertThat(destination.asSlice(4000, 96).mismatch(source.asSlice(0, 96))).isEqualTo(-1);
+        assertThat(destination.asSlice(0, 4000).mismatch(before.asSlice(0, 4000)))
+                .isEqualTo(-1);
+        assertThat(destination.asSlice(4000, 96).mismatch(source.asSlice(0, 96)))
+                .isEqualTo(-1);
     }
 
     @Test
@@ -199,9 +216,9 @@ class TcpDomainWriteTest {
         initiator.write(2, source, 0, sourceKey, 0, peer, 0, 0, rkey ^ 0x5555, true, 2);
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed.values()).hasSize(2).allSatisfy(e ->
-            assertThat(e).isInstanceOfSatisfying(RemoteAccessException.class, r ->
-                assertThat(r.reason()).isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY)));
+        assertThat(initiatorEvents.writesFailed.values()).hasSize(2).allSatisfy(e -> assertThat(e)
+                .isInstanceOfSatisfying(RemoteAccessException.class, r -> assertThat(r.reason())
+                        .isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY)));
         assertThat(targetEvents.imms).isEmpty();
         assertThat(destination.mismatch(before)).isEqualTo(-1);
     }
@@ -218,8 +235,8 @@ class TcpDomainWriteTest {
     @Test
     void deviceMemoryWithoutAUsableProviderIsRefusedWithADeviceUnavailableError() {
         assertThatThrownBy(() -> target.register(arena.allocate(64), Device.cuda(7)))
-            .isInstanceOf(DeviceUnavailableException.class)
-            .hasMessageMatching("(?s).*(device memory 'cuda' is unavailable|no cuda device 7).*");
+                .isInstanceOf(DeviceUnavailableException.class)
+                .hasMessageMatching("(?s).*(device memory 'cuda' is unavailable|no cuda device 7).*");
     }
 
     @Test
@@ -231,7 +248,8 @@ class TcpDomainWriteTest {
         initiator.write(1, source, 50, sourceKey, 51, peer, 0, 0, 1, false, 0);
 
         assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(dev.transferengine.RegionBoundsException.class);
-        assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state()).isEqualTo("IDLE"));
+        assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state())
+                .isEqualTo("IDLE"));
     }
 
     private MemorySegment pattern(final long size, final int seed) {

@@ -18,12 +18,21 @@ final class TcpDomains {
     /** Generous: only there so a broken transport fails the test instead of hanging it. */
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-    private TcpDomains() {
-    }
+    private TcpDomains() {}
 
     static EngineConfig config(final int basePort, final Map<String, String> options) {
-        return new EngineConfig("tcp", List.of(GroupSpec.of(4)), "127.0.0.1", basePort, IdleStrategyKind.BACKOFF,
-            Duration.ofSeconds(10), Duration.ofSeconds(1), 1024, 1024, 1024, options);
+        return new EngineConfig(
+                "tcp",
+                List.of(GroupSpec.of(4)),
+                "127.0.0.1",
+                basePort,
+                IdleStrategyKind.BACKOFF,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1),
+                1024,
+                1024,
+                1024,
+                options);
     }
 
     static TcpDomain open(final DomainListener listener) {
@@ -34,15 +43,15 @@ final class TcpDomains {
         return open(listener, 0, nic, Map.of());
     }
 
-    static TcpDomain open(final DomainListener listener, final int basePort, final int nic,
-                          final Map<String, String> options) {
-        return (TcpDomain) new TcpTransport().openDomain(
-            new DomainContext(config(basePort, options), 0, nic, listener));
+    static TcpDomain open(
+            final DomainListener listener, final int basePort, final int nic, final Map<String, String> options) {
+        return (TcpDomain)
+                new TcpTransport().openDomain(new DomainContext(config(basePort, options), 0, nic, listener));
     }
 
     /** Opens NIC 0 on an ephemeral port whose poll step reads {@code nanoClock}, e.g. a manual one. */
-    static TcpDomain open(final DomainListener listener, final Map<String, String> options,
-                          final LongSupplier nanoClock) {
+    static TcpDomain open(
+            final DomainListener listener, final Map<String, String> options, final LongSupplier nanoClock) {
         final EngineConfig config = config(0, options);
         return TcpDomain.open(new DomainContext(config, 0, 0, listener), TcpSettings.of(config), nanoClock);
     }

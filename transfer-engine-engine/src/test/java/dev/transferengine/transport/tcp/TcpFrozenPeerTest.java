@@ -33,8 +33,10 @@ class TcpFrozenPeerTest {
     private final RecordingDomainListener senderEvents = new RecordingDomainListener();
     private final RecordingDomainListener receiverEvents = new RecordingDomainListener();
     private long time = 1_000 * SECOND;
-    private final TcpDomain sender = TcpDomains.open(senderEvents, Map.of(TcpSettings.MAX_QUEUED_PER_PEER,
-        Integer.toString(QUEUE_BOUND), TcpSettings.FRAME_TIMEOUT, "1000"), () -> time);
+    private final TcpDomain sender = TcpDomains.open(
+            senderEvents,
+            Map.of(TcpSettings.MAX_QUEUED_PER_PEER, Integer.toString(QUEUE_BOUND), TcpSettings.FRAME_TIMEOUT, "1000"),
+            () -> time);
     private final TcpDomain receiver = TcpDomains.open(receiverEvents);
 
     @AfterEach
@@ -60,8 +62,9 @@ class TcpFrozenPeerTest {
         for (int i = 1; i <= WRITES; i++) {
             sender.write(i, source, 0, sourceKey, SIZE, peer, 0, 0, oldKey, false, 0);
         }
-        assertThat(senderEvents.writesFailed).hasSize(WRITES - QUEUE_BOUND).allSatisfy((token, error) ->
-            assertThat(error).isInstanceOf(BackPressureException.class));
+        assertThat(senderEvents.writesFailed)
+                .hasSize(WRITES - QUEUE_BOUND)
+                .allSatisfy((token, error) -> assertThat(error).isInstanceOf(BackPressureException.class));
         for (int i = 0; i < 100; i++) {
             sender.poll(); // pushes what the sockets take
         }
@@ -73,8 +76,9 @@ class TcpFrozenPeerTest {
 
         assertThat(senderEvents.writesDone).containsOnlyKeys(0L);
         assertThat(senderEvents.writesFailed).hasSize(WRITES);
-        assertThat(senderEvents.writesFailed.values()).filteredOn(PeerUnreachableException.class::isInstance)
-            .hasSize(QUEUE_BOUND);
+        assertThat(senderEvents.writesFailed.values())
+                .filteredOn(PeerUnreachableException.class::isInstance)
+                .hasSize(QUEUE_BOUND);
         assertThat(sender.count(TcpCounter.FRAME_TIMEOUT)).isEqualTo(1);
 
         // The application fences before it reuses the memory; then the receiver wakes up.
@@ -84,7 +88,9 @@ class TcpFrozenPeerTest {
 
         assertThat(newKey).isNotEqualTo(oldKey);
         assertThat(receiver.count(TcpCounter.REFUSED_UNKNOWN_KEY)).isPositive();
-        assertThat(target.mismatch(arena.allocate(SIZE))).as("nothing landed after the fence").isEqualTo(-1);
+        assertThat(target.mismatch(arena.allocate(SIZE)))
+                .as("nothing landed after the fence")
+                .isEqualTo(-1);
         assertThat(receiverEvents.bytesReceived).isEqualTo(SIZE);
     }
 }

@@ -87,7 +87,9 @@ class TcpHardeningTest {
         assertThat(error.imm()).isEqualTo(TcpFrame.VERSION);
         final byte[] message = new byte[(int) error.length()];
         raw.receivedAt(TcpFrame.HEADER_LENGTH, message);
-        assertThat(new String(message, StandardCharsets.US_ASCII)).contains("v1").contains("v2");
+        assertThat(new String(message, StandardCharsets.US_ASCII))
+                .contains("v1")
+                .contains("v2");
         assertThat(target.count(TcpCounter.HANDSHAKE_VERSION)).isEqualTo(1);
     }
 
@@ -99,24 +101,27 @@ class TcpHardeningTest {
 
         final RawPeer wrongKey = raw(target);
         wrongKey.authenticate(target, List.of("another-cluster-key-0123456789".getBytes(StandardCharsets.UTF_8)))
-            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0))
-            .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 0));
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0))
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 0));
         pollUntil(wrongKey::closedByPeer, target);
 
         // No AUTH at all: requests straight after HELLO.
         final RawPeer noProof = raw(target);
         noProof.send(RawPeer.hello(new byte[TcpFrame.NONCE_LENGTH]))
-            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0));
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0));
         pollUntil(noProof::closedByPeer, target);
 
         // After the CHALLENGE (dropped by authenticate) not one byte: no NACK, no reason, no region size.
         assertThat(wrongKey.receivedBytes()).isZero();
-        assertThat(noProof.receivedBytes()).isEqualTo(TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH
-            + TcpAuthenticator.PROOF_LENGTH + target.address().toBytes().length);
+        assertThat(noProof.receivedBytes())
+                .isEqualTo(TcpFrame.HEADER_LENGTH
+                        + TcpFrame.NONCE_LENGTH
+                        + TcpAuthenticator.PROOF_LENGTH
+                        + target.address().toBytes().length);
         assertThat(target.count(TcpCounter.HANDSHAKE_AUTH_FAILED)).isEqualTo(1);
         assertThat(target.count(TcpCounter.HANDSHAKE_MALFORMED)).isEqualTo(1);
         assertThat(target.count(TcpCounter.REFUSED_UNKNOWN_KEY) + target.count(TcpCounter.REFUSED_OUT_OF_BOUNDS))
-            .isZero();
+                .isZero();
         assertThat(target.peers()).isEmpty();
         assertThat(target.pooledBuffers()).isZero();
     }
@@ -127,7 +132,8 @@ class TcpHardeningTest {
         final long rkey = target.register(arena.allocate(4096), Device.host());
         final RawPeer raw = raw(target);
         raw.authenticate(target, List.of(KEY.getBytes(StandardCharsets.UTF_8)))
-            .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 4000, 200)).send(new byte[200]);
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 4000, 200))
+                .send(new byte[200]);
         pollUntil(() -> raw.receivedBytes() >= TcpFrame.HEADER_LENGTH, target);
 
         assertThat(raw.answer(0).type()).isEqualTo(TcpFrame.NACK);
@@ -171,10 +177,11 @@ class TcpHardeningTest {
         for (int i = 1; i <= spoofs; i++) {
             // The spoofer claims the target's address with a new incarnation, as a restarted target would.
             final RawPeer spoofer = raw(initiator);
-            spoofer.send(RawPeer.hello(new byte[TcpFrame.NONCE_LENGTH], target.address().toBytes(), 0xBAD0 + i));
+            spoofer.send(RawPeer.hello(
+                    new byte[TcpFrame.NONCE_LENGTH], target.address().toBytes(), 0xBAD0 + i));
             pollUntil(() -> spoofer.receivedBytes() > 0, initiator);
             spoofer.send(RawPeer.header(TcpFrame.AUTH, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH))
-                .send(new byte[TcpAuthenticator.PROOF_LENGTH]);
+                    .send(new byte[TcpAuthenticator.PROOF_LENGTH]);
             initiator.write(i, source, 0, sourceKey, 1024, peer, 0, 0, rkey, false, 0);
             final long token = i;
             pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
@@ -189,15 +196,14 @@ class TcpHardeningTest {
     @Test
     void aConnectionFloodIsBoundedAndAllocatesNoConnectionBuffers() throws IOException {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
-        final TcpDomain target = open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY,
-            TcpSettings.MAX_INBOUND_CONNECTIONS, "8"));
+        final TcpDomain target =
+                open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY, TcpSettings.MAX_INBOUND_CONNECTIONS, "8"));
         final long directBefore = directMemoryUsed();
         final int flood = 64;
         for (int i = 0; i < flood; i++) {
             raw(target);
         }
-        pollUntil(() -> target.inboundConnections() + target.count(TcpCounter.CONNECTIONS_REFUSED) == flood,
-            target);
+        pollUntil(() -> target.inboundConnections() + target.count(TcpCounter.CONNECTIONS_REFUSED) == flood, target);
 
         assertThat(target.inboundConnections()).isEqualTo(8);
         assertThat(target.count(TcpCounter.CONNECTIONS_REFUSED)).isEqualTo(flood - 8);
@@ -223,10 +229,14 @@ class TcpHardeningTest {
         final TcpDomain target = open(new RecordingDomainListener(), Map.of());
         final long rkey = target.register(arena.allocate(4096), Device.host());
         final RawPeer halfHeader = raw(target);
-        halfHeader.authenticate(target).send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 16).limit(20));
+        halfHeader
+                .authenticate(target)
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 16).limit(20));
         final RawPeer hugeClaim = raw(target);
-        hugeClaim.authenticate(target).send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 1L << 40))
-            .send(new byte[1000]);
+        hugeClaim
+                .authenticate(target)
+                .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 1L << 40))
+                .send(new byte[1000]);
         final RawPeer idle = raw(target);
         idle.authenticate(target);
         pollUntil(() -> target.handshaking() == 0 && target.count(TcpCounter.REFUSED_OUT_OF_BOUNDS) == 1, target);
@@ -291,8 +301,9 @@ class TcpHardeningTest {
         pollUntil(() -> events.writeEnded(100), initiator, healthy);
 
         assertThat(events.writesDone).containsOnlyKeys(100L);
-        assertThat(events.writesFailed).hasSize(6).allSatisfy((token, error) ->
-            assertThat(error).isInstanceOf(BackPressureException.class).hasMessageContaining("maxQueuedPerPeer"));
+        assertThat(events.writesFailed).hasSize(6).allSatisfy((token, error) -> assertThat(error)
+                .isInstanceOf(BackPressureException.class)
+                .hasMessageContaining("maxQueuedPerPeer"));
         assertThat(initiator.count(TcpCounter.BACK_PRESSURE)).isEqualTo(6);
     }
 
@@ -309,7 +320,8 @@ class TcpHardeningTest {
         }
         assertThat(domain.peers()).isEmpty();
 
-        final long first = domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1001)));
+        final long first =
+                domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1001)));
         domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1002)));
         advance(SECOND, domain);
         domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1003)));
@@ -323,35 +335,73 @@ class TcpHardeningTest {
 
     @Test
     void withoutAKeyOnlyLoopbackIsBoundUnlessInsecureIsSet() {
-        final EngineConfig wildcard = new EngineConfig("tcp", TcpDomains.config(0, Map.of()).groups(), "0.0.0.0", 0,
-            TcpDomains.config(0, Map.of()).idleStrategy(), TcpDomains.config(0, Map.of()).operationTimeout(),
-            TcpDomains.config(0, Map.of()).drainTimeout(), 1024, 1024, 1024, Map.of());
-        assertThatThrownBy(() -> new TcpTransport().openDomain(
-            new DomainContext(wildcard, 0, 0, new RecordingDomainListener())))
-            .isInstanceOf(TransportUnavailableException.class)
-            .hasMessageContaining("without a cluster key").hasMessageContaining(TcpSettings.INSECURE);
+        final EngineConfig wildcard = new EngineConfig(
+                "tcp",
+                TcpDomains.config(0, Map.of()).groups(),
+                "0.0.0.0",
+                0,
+                TcpDomains.config(0, Map.of()).idleStrategy(),
+                TcpDomains.config(0, Map.of()).operationTimeout(),
+                TcpDomains.config(0, Map.of()).drainTimeout(),
+                1024,
+                1024,
+                1024,
+                Map.of());
+        assertThatThrownBy(() ->
+                        new TcpTransport().openDomain(new DomainContext(wildcard, 0, 0, new RecordingDomainListener())))
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("without a cluster key")
+                .hasMessageContaining(TcpSettings.INSECURE);
 
-        final EngineConfig insecure = new EngineConfig("tcp", wildcard.groups(), "0.0.0.0", 0, wildcard.idleStrategy(),
-            wildcard.operationTimeout(), wildcard.drainTimeout(), 1024, 1024, 1024, Map.of(TcpSettings.INSECURE, "true"));
-        new TcpTransport().openDomain(new DomainContext(insecure, 0, 0, new RecordingDomainListener())).close();
-        final EngineConfig keyed = new EngineConfig("tcp", wildcard.groups(), "0.0.0.0", 0, wildcard.idleStrategy(),
-            wildcard.operationTimeout(), wildcard.drainTimeout(), 1024, 1024, 1024, KEYED);
-        new TcpTransport().openDomain(new DomainContext(keyed, 0, 0, new RecordingDomainListener())).close();
+        final EngineConfig insecure = new EngineConfig(
+                "tcp",
+                wildcard.groups(),
+                "0.0.0.0",
+                0,
+                wildcard.idleStrategy(),
+                wildcard.operationTimeout(),
+                wildcard.drainTimeout(),
+                1024,
+                1024,
+                1024,
+                Map.of(TcpSettings.INSECURE, "true"));
+        new TcpTransport()
+                .openDomain(new DomainContext(insecure, 0, 0, new RecordingDomainListener()))
+                .close();
+        final EngineConfig keyed = new EngineConfig(
+                "tcp",
+                wildcard.groups(),
+                "0.0.0.0",
+                0,
+                wildcard.idleStrategy(),
+                wildcard.operationTimeout(),
+                wildcard.drainTimeout(),
+                1024,
+                1024,
+                1024,
+                KEYED);
+        new TcpTransport()
+                .openDomain(new DomainContext(keyed, 0, 0, new RecordingDomainListener()))
+                .close();
     }
 
     @Test
     void badKeyOptionsAreReportedByName() {
         final TcpTransport tcp = new TcpTransport();
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "short"))))
-            .contains("at least 16 bytes");
-        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, KEY,
-            TcpSettings.CLUSTER_KEY_FILE, "/nonexistent")))).contains("not both");
-        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY_FILE,
-            "/nonexistent/key")))).contains("cannot read");
+                .contains("at least 16 bytes");
+        assertThat(tcp.unavailabilityCause(TcpDomains.config(
+                        0, Map.of(TcpSettings.CLUSTER_KEY, KEY, TcpSettings.CLUSTER_KEY_FILE, "/nonexistent"))))
+                .contains("not both");
+        assertThat(tcp.unavailabilityCause(
+                        TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY_FILE, "/nonexistent/key"))))
+                .contains("cannot read");
     }
 
     private static long directMemoryUsed() {
         return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-            .filter(pool -> pool.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+                .filter(pool -> pool.getName().equals("direct"))
+                .mapToLong(BufferPoolMXBean::getMemoryUsed)
+                .sum();
     }
 }

@@ -22,12 +22,16 @@ class TcpImmFloodTest {
         final int bound = 100;
         final int batches = 20;
         final int perBatch = 500;
-        try (TransferEngine engine = TransferEngine.builder().transport("tcp").maxUnexpectedImms(bound).build();
-             Arena arena = Arena.ofShared()) {
-            final MrDesc region = engine.register(arena.allocate(4096), Device.host()).descriptor();
+        try (TransferEngine engine = TransferEngine.builder()
+                        .transport("tcp")
+                        .maxUnexpectedImms(bound)
+                        .build();
+                Arena arena = Arena.ofShared()) {
+            final MrDesc region =
+                    engine.register(arena.allocate(4096), Device.host()).descriptor();
             final long rkey = region.nic(0).rkey();
             try (RawPeer raw = new RawPeer(TcpAddress.toSocketAddress(engine.mainAddress()), 0)) {
-                raw.authenticate(engine.mainAddress(), List.of(), () -> { });
+                raw.authenticate(engine.mainAddress(), List.of(), () -> {});
                 int imm = 0;
                 for (int batch = 1; batch <= batches; batch++) {
                     final ByteBuffer frames = ByteBuffer.allocate(perBatch * TcpFrame.HEADER_LENGTH);

@@ -41,7 +41,9 @@ class TcpInboundTest {
         try (RawPeer raw = new RawPeer(target)) {
             final byte[] firstPart = new byte[100];
             java.util.Arrays.fill(firstPart, (byte) 1);
-            raw.authenticate(target).send(RawPeer.header(TcpFrame.WRITE_IMM, 5, 1, rkey, 0, 1000)).send(firstPart);
+            raw.authenticate(target)
+                    .send(RawPeer.header(TcpFrame.WRITE_IMM, 5, 1, rkey, 0, 1000))
+                    .send(firstPart);
             pollUntil(() -> region.get(ValueLayout.JAVA_BYTE, 99) == 1, target);
 
             target.deregister(rkey);

@@ -46,16 +46,16 @@ class TcpMalformedFrameTest {
     @Test
     void corruptFramesCloseTheirConnectionOnly() throws IOException {
         final List<Supplier<ByteBuffer>> corruptions = List.of(
-            () -> withInt(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 0, 0xDEADBEEF),
-            () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) 3),
-            () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 5, (byte) 99),
-            () -> RawPeer.header(TcpFrame.ACK, 0, 1, 0, 0, 0),
-            () -> RawPeer.header(TcpFrame.NACK, 0, 1, 0, 0, 0),
-            () -> RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 7),
-            () -> RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, -5),
-            () -> RawPeer.header(TcpFrame.WRITE_IMM, 0, 1, rkey, 0, Long.MAX_VALUE),
-            () -> RawPeer.header(TcpFrame.IMM, 0, 1, rkey, 0, 5),
-            () -> RawPeer.header(TcpFrame.SEND, 0, 1, 0, 0, 1L << 33));
+                () -> withInt(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 0, 0xDEADBEEF),
+                () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) 3),
+                () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 5, (byte) 99),
+                () -> RawPeer.header(TcpFrame.ACK, 0, 1, 0, 0, 0),
+                () -> RawPeer.header(TcpFrame.NACK, 0, 1, 0, 0, 0),
+                () -> RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 7),
+                () -> RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, -5),
+                () -> RawPeer.header(TcpFrame.WRITE_IMM, 0, 1, rkey, 0, Long.MAX_VALUE),
+                () -> RawPeer.header(TcpFrame.IMM, 0, 1, rkey, 0, 5),
+                () -> RawPeer.header(TcpFrame.SEND, 0, 1, 0, 0, 1L << 33));
         for (final Supplier<ByteBuffer> corruption : corruptions) {
             try (RawPeer raw = new RawPeer(target)) {
                 raw.authenticate(target).send(corruption.get());
@@ -63,13 +63,15 @@ class TcpMalformedFrameTest {
             }
         }
         final List<ByteBuffer> beforeHello = List.of(
-            RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0),
-            RawPeer.header(TcpFrame.AUTH, 0, 1, 0, 0, 32),
-            withByte(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 40), 6, (byte) 1),
-            RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 1000),
-            RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 2),
-            ByteBuffer.allocate(56).put(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8))
-                .put(new byte[] {9, 9, 9, 9, 9, 9, 9, 9}).flip());
+                RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0),
+                RawPeer.header(TcpFrame.AUTH, 0, 1, 0, 0, 32),
+                withByte(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 40), 6, (byte) 1),
+                RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 1000),
+                RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 2),
+                ByteBuffer.allocate(56)
+                        .put(RawPeer.header(TcpFrame.HELLO, 0, 1, 0, 0, 8))
+                        .put(new byte[] {9, 9, 9, 9, 9, 9, 9, 9})
+                        .flip());
         for (final ByteBuffer bytes : beforeHello) {
             try (RawPeer raw = new RawPeer(target)) {
                 raw.send(bytes);
@@ -102,8 +104,8 @@ class TcpMalformedFrameTest {
                     default -> {
                         // A plausible write to a wrong key with one random byte flipped: refused or dropped,
                         // never placed.
-                        final ByteBuffer header = RawPeer.header(TcpFrame.WRITE_IMM, 1, 1, rkey ^ (1L << 40),
-                            random.nextInt(1024), random.nextInt(256));
+                        final ByteBuffer header = RawPeer.header(
+                                TcpFrame.WRITE_IMM, 1, 1, rkey ^ (1L << 40), random.nextInt(1024), random.nextInt(256));
                         final int at = random.nextInt(TcpFrame.HEADER_LENGTH);
                         header.put(at, (byte) (header.get(at) ^ (1 + random.nextInt(255))));
                         raw.authenticate(target).send(header).send(randomBytes(random, random.nextInt(300)));
@@ -116,7 +118,7 @@ class TcpMalformedFrameTest {
         }
 
         assertThat(target.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.HANDSHAKE_MALFORMED))
-            .isGreaterThanOrEqualTo(expectedDrops);
+                .isGreaterThanOrEqualTo(expectedDrops);
         assertDomainStillServesAGoodPeer();
     }
 
@@ -126,9 +128,12 @@ class TcpMalformedFrameTest {
             final ByteBuffer flagged = RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 16);
             flagged.putShort(6, (short) 1);
             raw.authenticate(target)
-                .send(flagged).send(new byte[16])
-                .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 1000)).send(new byte[1000])
-                .send(RawPeer.header(TcpFrame.WRITE_IMM, 77, 3, rkey, 100, 4)).send(new byte[] {1, 2, 3, 4});
+                    .send(flagged)
+                    .send(new byte[16])
+                    .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 1000))
+                    .send(new byte[1000])
+                    .send(RawPeer.header(TcpFrame.WRITE_IMM, 77, 3, rkey, 100, 4))
+                    .send(new byte[] {1, 2, 3, 4});
             pollUntil(() -> raw.receivedBytes() >= 3 * TcpFrame.HEADER_LENGTH, target);
 
             final TcpFrame first = raw.answer(0);
@@ -144,7 +149,7 @@ class TcpMalformedFrameTest {
             assertThat(third.token()).isEqualTo(3);
             assertThat(third.length()).isEqualTo(4);
             assertThat(region.asSlice(100, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
-                .containsExactly(1, 2, 3, 4);
+                    .containsExactly(1, 2, 3, 4);
             assertThat(targetEvents.imms).containsExactly(77);
             assertThat(raw.closedByPeer()).isFalse();
         }

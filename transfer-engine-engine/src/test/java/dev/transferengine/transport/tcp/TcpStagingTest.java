@@ -1,9 +1,5 @@
 package dev.transferengine.transport.tcp;
 
-import static dev.transferengine.transport.tcp.TcpDomains.pollUntil;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.RemoteAccessException;
@@ -20,6 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import static dev.transferengine.transport.tcp.TcpDomains.pollUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /**
  * Device memory staged through pooled pinned chunks, with a host-backed device memory whose copies run only when
  * polled (and not at all while held), so the deferred paths are exercised deterministically. Most tests use small
@@ -29,8 +29,13 @@ class TcpStagingTest {
 
     private static final Map<String, String> HOST_TEST = Map.of(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME);
     private static final int CHUNK = 4096;
-    private static final Map<String, String> SMALL_CHUNKS = Map.of(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME,
-        TcpStaging.CHUNK_BYTES_OPTION, Integer.toString(CHUNK), TcpStaging.CHUNKS_OPTION, "2");
+    private static final Map<String, String> SMALL_CHUNKS = Map.of(
+            DeviceMemory.OPTION,
+            HostBackedDeviceMemory.NAME,
+            TcpStaging.CHUNK_BYTES_OPTION,
+            Integer.toString(CHUNK),
+            TcpStaging.CHUNKS_OPTION,
+            "2");
 
     private final Arena arena = Arena.ofShared();
     private final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
@@ -75,7 +80,8 @@ class TcpStagingTest {
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, 250_000L);
-        assertThat(destination.asSlice(5000, 250_000).mismatch(source.asSlice(1000, 250_000))).isEqualTo(-1);
+        assertThat(destination.asSlice(5000, 250_000).mismatch(source.asSlice(1000, 250_000)))
+                .isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(42);
         assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isEqualTo(1);
         assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isEqualTo(1);
@@ -139,8 +145,8 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
 
         for (int i = 0; i < writes; i++) {
-            initiator.write(i, source, i * 4096L, sourceKey, 4096, peer, destination.address(), i * 4096L, rkey,
-                true, i);
+            initiator.write(
+                    i, source, i * 4096L, sourceKey, 4096, peer, destination.address(), i * 4096L, rkey, true, i);
         }
         pollUntil(() -> initiatorEvents.writesEnded() == writes, initiator, target);
 
@@ -165,12 +171,12 @@ class TcpStagingTest {
 
     @Test
     void shouldRefuseDeviceMemoryNamingTheMissingProvider() {
-        final TcpDomain domain = TcpDomains.open(new RecordingDomainListener(), 0, 1,
-            Map.of(DeviceMemory.OPTION, "absent-memory"));
+        final TcpDomain domain =
+                TcpDomains.open(new RecordingDomainListener(), 0, 1, Map.of(DeviceMemory.OPTION, "absent-memory"));
         try {
             assertThatThrownBy(() -> domain.register(arena.allocate(64), Device.cuda(0)))
-                .isInstanceOf(DeviceUnavailableException.class)
-                .hasMessageContaining("no device memory provider 'absent-memory'");
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("no device memory provider 'absent-memory'");
         } finally {
             domain.close();
         }
@@ -190,7 +196,8 @@ class TcpStagingTest {
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
-        assertThat(destination.asSlice(100, size).mismatch(source.asSlice(7, size))).isEqualTo(-1);
+        assertThat(destination.asSlice(100, size).mismatch(source.asSlice(7, size)))
+                .isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(33);
         assertThat(targetEvents.bytesReceived).isEqualTo(size);
         assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isEqualTo(11);
@@ -316,7 +323,8 @@ class TcpStagingTest {
 
         assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L);
         assertThat(initiatorEvents.writesFailed.get(2L)).isInstanceOf(RemoteAccessException.class);
-        assertThat(initiator.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.MALFORMED_FRAMES)).isZero();
+        assertThat(initiator.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.MALFORMED_FRAMES))
+                .isZero();
     }
 
     @Test
@@ -357,10 +365,11 @@ class TcpStagingTest {
 
     @Test
     void shouldRejectInvalidStagingOptions() {
-        assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0,
-            Map.of(TcpStaging.CHUNKS_OPTION, "1")))).contains("tcp.stagingChunks must be >= 2");
-        assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0,
-            Map.of(TcpStaging.CHUNK_BYTES_OPTION, "4MiB")))).contains("whole numbers");
+        assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0, Map.of(TcpStaging.CHUNKS_OPTION, "1"))))
+                .contains("tcp.stagingChunks must be >= 2");
+        assertThat(new TcpTransport()
+                        .unavailabilityCause(TcpDomains.config(0, Map.of(TcpStaging.CHUNK_BYTES_OPTION, "4MiB"))))
+                .contains("whole numbers");
     }
 
     private boolean pollBoth(final int times) {

@@ -18,29 +18,37 @@ class TcpTransportTest {
     @Test
     void isFoundByTheServiceLoaderAndRanksBehindNativeTransports() {
         assertThat(ServiceLoader.load(Transport.class).stream().map(ServiceLoader.Provider::get))
-            .filteredOn(t -> t.name().equals("tcp")).singleElement().satisfies(tcp -> {
-                assertThat(tcp).isInstanceOf(TcpTransport.class);
-                assertThat(tcp.autoPreference()).isEqualTo(100);
-                assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of()))).isNull();
-            });
+                .filteredOn(t -> t.name().equals("tcp"))
+                .singleElement()
+                .satisfies(tcp -> {
+                    assertThat(tcp).isInstanceOf(TcpTransport.class);
+                    assertThat(tcp.autoPreference()).isEqualTo(100);
+                    assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of())))
+                            .isNull();
+                });
     }
 
     @Test
     void aBadSocketBufferOptionIsReportedAsTheCause() {
         final TcpTransport tcp = new TcpTransport();
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots"))))
-            .contains("tcp.socketBufferBytes").contains("'lots'");
+                .contains("tcp.socketBufferBytes")
+                .contains("'lots'");
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "-1"))))
-            .contains("between 0 and");
+                .contains("between 0 and");
         assertThatThrownBy(() -> tcp.openDomain(new DomainContext(
-            TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots")), 0, 0, new RecordingDomainListener())))
-            .isInstanceOf(TransportUnavailableException.class).hasMessageContaining("'lots'");
+                        TcpDomains.config(0, Map.of(TcpTransport.SOCKET_BUFFER_OPTION, "lots")),
+                        0,
+                        0,
+                        new RecordingDomainListener())))
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("'lots'");
     }
 
     @Test
     void eachNicOfAGroupListensOnItsOwnPort() {
         try (TcpDomain nic0 = TcpDomains.open(new RecordingDomainListener(), 0);
-             TcpDomain nic1 = TcpDomains.open(new RecordingDomainListener(), 1)) {
+                TcpDomain nic1 = TcpDomains.open(new RecordingDomainListener(), 1)) {
             assertThat(nic0.port()).isNotEqualTo(nic1.port());
             assertThat(nic0.address()).isNotEqualTo(nic1.address());
             assertThat(nic0.failure()).isNull();
