@@ -19,8 +19,9 @@ cp -r transfer-engine-engine/target/test-classes "$OUT/test-classes"
 mkdir -p "$OUT/launcher"
 "$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
 
-# carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, and libjvm.so sheds 5 MB unstripped.
-rm -f "$OUT"/lib/byte-buddy-*.jar
+# carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, archunit only the layering tests
+# (no GPU needed), and libjvm.so sheds 5 MB unstripped.
+rm -f "$OUT"/lib/byte-buddy-*.jar "$OUT"/lib/archunit-*.jar
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml \
   --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$OUT/jre"
 strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"
