@@ -21,6 +21,8 @@ import static dev.transferengine.transport.fabric.FabricLayout.INFO_EP_ATTR;
 import static dev.transferengine.transport.fabric.FabricLayout.INFO_FABRIC_ATTR;
 import static dev.transferengine.transport.fabric.FabricLayout.INFO_MODE;
 import static dev.transferengine.transport.fabric.FabricLayout.INFO_NEXT;
+import static dev.transferengine.transport.fabric.FabricLayout.INFO_TX_ATTR;
+import static dev.transferengine.transport.fabric.FabricLayout.TX_ATTR_MSG_ORDER;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -48,11 +50,18 @@ final class FabricDiscovery {
     static final int FI_MR_ALLOCATED = 1 << 5;
     static final int FI_MR_PROV_KEY = 1 << 6;
     static final int FI_ENODATA = 61;
+    /**
+     * tx_attr.msg_order: RMA writes are processed at the target in the order they were posted. Asked of shm only
+     * (see {@link FabricDomain}'s write chains); asking it also turns off shm's "fast RMA" path, which copies a
+     * write into the target process at once (process_vm_writev) without checking the target's key.
+     */
+    static final long FI_ORDER_WAW = 1L << 4;
 
     private FabricDiscovery() {}
 
     /**
      * The fi_info list for {@code provider}, or null when the provider offers nothing (fi_getinfo's -FI_ENODATA).
+     * shm is asked for {@link #FI_ORDER_WAW} first and without it where it offers nothing with it.
      * The caller frees the list with {@link FabricLibrary#freeInfo}.
      *
      * @param node    the address to bind to, for providers that bind one; ignored by the others
@@ -67,6 +76,23 @@ final class FabricDiscovery {
             final String node,
             final int service,
             final long caps) {
+        if (provider == FabricProvider.SHM) {
+            final MemorySegment ordered = query(library, provider, apiVersion, node, service, caps, FI_ORDER_WAW);
+            if (ordered.address() != 0) {
+                return ordered;
+            }
+        }
+        return query(library, provider, apiVersion, node, service, caps, 0);
+    }
+
+    private static MemorySegment query(
+            final FabricLibrary library,
+            final FabricProvider provider,
+            final int apiVersion,
+            final String node,
+            final int service,
+            final long caps,
+            final long msgOrder) {
         final MemorySegment hints = library.allocInfo();
         if (hints.address() == 0) {
             throw library.failure("fi_dupinfo", -12, 0);
@@ -77,6 +103,7 @@ final class FabricDiscovery {
             info.set(JAVA_LONG, INFO_MODE, FI_CONTEXT | FI_CONTEXT2);
             final long ep = info.get(JAVA_LONG, INFO_EP_ATTR);
             FabricLibrary.NATIVE.set(JAVA_INT, ep + EP_ATTR_TYPE, FI_EP_RDM);
+            FabricLibrary.NATIVE.set(JAVA_LONG, info.get(JAVA_LONG, INFO_TX_ATTR) + TX_ATTR_MSG_ORDER, msgOrder);
             final long domain = info.get(JAVA_LONG, INFO_DOMAIN_ATTR);
             FabricLibrary.NATIVE.set(
                     JAVA_INT,

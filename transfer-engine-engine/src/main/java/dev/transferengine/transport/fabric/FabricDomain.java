@@ -36,6 +36,36 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * operation, and errors are read with fi_cq_readerr and reported as typed exceptions. Progress is manual on
  * tcp/shm, so the target must keep polling for writes to land.
  *
+ * <p><b>Write chains (shm).</b> shm moves every delivery-complete write of at most 4 KiB by its SAR protocol and,
+ * while one is in flight to a peer, turns away every other operation to that peer with -FI_EAGAIN, so a paged write
+ * posted delivery-complete page by page moves one page per target progress round trip. Where the provider is shm,
+ * {@code fabric.deliveryComplete} is on and the endpoint's msg_order has FI_ORDER_WAW (asked for in
+ * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
+ * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
+ * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
+ * delivery-complete after all the others. The request still completes only once all its bytes are at the target,
+ * and a write the target refuses still fails it:
+ * <ul>
+ *   <li>shm's target handles a peer's commands in the order they were queued (FI_ORDER_WAW) and places an inline
+ *       or inject write's bytes while it handles the command (a larger write completes at the initiator only after
+ *       the target copied it anyway). So when a delivery-complete write posted after them completes, every earlier
+ *       write of the chain has been handled and its bytes placed.</li>
+ *   <li>Every write of a chain was checked against the same key, and a key does not come back once its region is
+ *       closed (shm asks the keys of us, and {@link FabricRegions} picks random 63-bit ones: odds of 2^-63 per
+ *       registration). So a key that was gone when an earlier write was handled is still gone for the
+ *       delivery-complete ones handled after it, and they do not complete: shm reports a refusal by never
+ *       completing the write, and the engine's operation timeout fails the request, as for any refused write on
+ *       shm.</li>
+ *   <li>Every write's remote range lies within [lowest start, highest end], and the target checked both ends
+ *       against the key's one region through the delivery-complete writes, so no write of the chain was out of
+ *       its bounds. This holds whatever the descriptor said, without relying on the engine's bounds check.</li>
+ *   <li>Each write carries its own imm, which shm raises at the target only after it placed that write's bytes,
+ *       whatever completion the initiator asked for: what the receiver counts is unchanged.</li>
+ * </ul>
+ * A chain of one write (a single write, a scatter target) is posted delivery-complete as before; zero-byte writes
+ * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
+ * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
+ *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.
  */
@@ -47,6 +77,7 @@ final class FabricDomain implements Domain {
     private static final long FI_RECV = 1L << 10;
     private static final long FI_REMOTE_CQ_DATA = 1L << 17;
     private static final long FI_COMPLETION = 1L << 24;
+    private static final long FI_TRANSMIT_COMPLETE = 1L << 27;
     private static final long FI_DELIVERY_COMPLETE = 1L << 28;
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
@@ -64,6 +95,10 @@ final class FabricDomain implements Domain {
     private final int postsPerPoll;
     private final long writeFlags;
     private final long zeroByteWriteFlags;
+    /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
+    private final boolean chained;
+
+    private final FabricWriteChain chain = new FabricWriteChain();
     private final NetAddr address;
     private final String description;
     private boolean closed;
@@ -88,11 +123,13 @@ final class FabricDomain implements Domain {
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.zeroByteWriteFlags =
                 FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete ? FI_DELIVERY_COMPLETE : 0);
+        this.chained =
+                deliveryComplete && endpoint.isShm() && (endpoint.msgOrder() & FabricDiscovery.FI_ORDER_WAW) != 0;
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
                 + Integer.toHexString(endpoint.mrMode())
-                + ", group " + group + " nic " + nic + ")";
+                + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
     }
 
     @Override
@@ -153,17 +190,53 @@ final class FabricDomain implements Domain {
             listener.onWriteFailed(token, saturated());
             return;
         }
+        final long remoteAddress = regions.remoteAddress(remoteBase, remoteOffset);
         ops.prepareWrite(
                 slot,
                 src.address() + srcOffset,
                 length,
                 regions.desc(srcKey),
                 peer,
-                regions.remoteAddress(remoteBase, remoteOffset),
+                remoteAddress,
                 rkey,
                 hasImm ? imm & 0xFFFF_FFFFL : 0);
-        final long postFlags = length == 0 ? zeroByteWriteFlags : writeFlags;
-        submit(slot, hasImm ? postFlags | FI_REMOTE_CQ_DATA : postFlags);
+        final long immFlag = hasImm ? FI_REMOTE_CQ_DATA : 0;
+        if (chained) {
+            if (length > 0) {
+                if (!chain.accepts(token, peer, rkey)) {
+                    flushChain();
+                }
+                ops.flags[slot] = immFlag;
+                chain.add(slot, token, peer, rkey, remoteAddress, length);
+                return;
+            }
+            flushChain();
+        }
+        submit(slot, (length == 0 ? zeroByteWriteFlags : writeFlags) | immFlag);
+    }
+
+    /**
+     * Posts the held writes (see the class comment): transmit-complete first, then the ones that bound the chain's
+     * remote range delivery-complete.
+     */
+    private void flushChain() {
+        final int held = chain.size();
+        if (held == 0) {
+            return;
+        }
+        for (int i = 0; i < held; i++) {
+            if (!chain.bounds(i)) {
+                final int slot = chain.slot(i);
+                submit(slot, ops.flags[slot] | FI_COMPLETION | FI_TRANSMIT_COMPLETE);
+            }
+        }
+        for (int i = 0; i < held; i++) {
+            if (chain.bounds(i)) {
+                final int slot = chain.slot(i);
+                submit(slot, ops.flags[slot] | writeFlags);
+            }
+        }
+        chain.clear();
     }
 
     @Override
@@ -266,7 +339,8 @@ final class FabricDomain implements Domain {
         if (closed) {
             return 0;
         }
-        int work = 0;
+        int work = chain.size();
+        flushChain();
         work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n = endpoint.cqRead(entries, CQ_BATCH);
@@ -400,6 +474,7 @@ final class FabricDomain implements Domain {
 
     private void failOutstanding(final TransferEngineException error) {
         pending.clear();
+        chain.clear();
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             if (kind == 0) {
@@ -428,6 +503,12 @@ final class FabricDomain implements Domain {
     /** Worker thread: drops the operation's queued posts; one already handed to the provider completes as usual. */
     @Override
     public void cancel(final long token) {
+        if (chain.size() > 0 && chain.token() == token) {
+            for (int i = 0; i < chain.size(); i++) {
+                release(chain.slot(i));
+            }
+            chain.clear();
+        }
         for (int n = pending.size(); n > 0; n--) {
             final int slot = pending.pollInt();
             if (ops.token[slot] == token && ops.kind[slot] != FabricOps.RECV) {
@@ -436,6 +517,11 @@ final class FabricDomain implements Domain {
                 pending.offerInt(slot);
             }
         }
+    }
+
+    /** Whether writes are posted in chains (see the class comment). */
+    boolean chainsWrites() {
+        return chained;
     }
 
     /** Operations posted or queued and not yet completed. */

@@ -56,6 +56,7 @@ final class FabricEndpoint implements AutoCloseable {
     private final int mrMode;
     private final long mrKeySize;
     private final long cqDataSize;
+    private final long msgOrder;
     private final int apiVersion;
 
     private final MemorySegment domain;
@@ -96,6 +97,8 @@ final class FabricEndpoint implements AutoCloseable {
         this.mrKeySize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_MR_KEY_SIZE);
         this.cqDataSize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_CQ_DATA_SIZE);
         this.apiVersion = FabricLibrary.NATIVE.get(JAVA_INT, fabricAttr + FABRIC_ATTR_API_VERSION);
+        this.msgOrder = FabricLibrary.NATIVE.get(
+                JAVA_LONG, FabricLibrary.pointer(info.address() + INFO_TX_ATTR) + TX_ATTR_MSG_ORDER);
         try {
             final MemorySegment out = arena.allocate(ADDRESS);
             check("fi_fabric", library.openFabric(MemorySegment.ofAddress(fabricAttr), out, errno));
@@ -266,6 +269,11 @@ final class FabricEndpoint implements AutoCloseable {
 
     int apiVersion() {
         return apiVersion;
+    }
+
+    /** The tx_attr.msg_order of the fi_info the endpoint was opened with: the orderings the provider keeps. */
+    long msgOrder() {
+        return msgOrder;
     }
 
     /** The endpoint's own address bytes (fi_getname). */

@@ -51,6 +51,14 @@ final class FabricLayout {
                     JAVA_LONG.withName("max_msg_size"))
             .withName("fi_ep_attr");
 
+    /** The prefix of fi_tx_attr up to msg_order (read from the fi_info a domain is opened with). */
+    static final StructLayout FI_TX_ATTR = structLayout(
+                    JAVA_LONG.withName("caps"),
+                    JAVA_LONG.withName("mode"),
+                    JAVA_LONG.withName("op_flags"),
+                    JAVA_LONG.withName("msg_order"))
+            .withName("fi_tx_attr");
+
     static final StructLayout FI_DOMAIN_ATTR = structLayout(
                     ADDRESS.withName("domain"),
                     ADDRESS.withName("name"),
@@ -164,6 +172,8 @@ final class FabricLayout {
     static final long INFO_FABRIC_ATTR = off(FI_INFO, "fabric_attr");
     static final long INFO_NEXT = off(FI_INFO, "next");
     static final long EP_ATTR_TYPE = off(FI_EP_ATTR, "type");
+    static final long INFO_TX_ATTR = off(FI_INFO, "tx_attr");
+    static final long TX_ATTR_MSG_ORDER = off(FI_TX_ATTR, "msg_order");
     static final long DOMAIN_ATTR_NAME = off(FI_DOMAIN_ATTR, "name");
     static final long DOMAIN_ATTR_THREADING = off(FI_DOMAIN_ATTR, "threading");
     static final long DOMAIN_ATTR_DATA_PROGRESS = off(FI_DOMAIN_ATTR, "data_progress");
@@ -281,6 +291,7 @@ final class FabricLayout {
             FID,
             FI_INFO,
             FI_EP_ATTR,
+            FI_TX_ATTR,
             FI_DOMAIN_ATTR,
             FI_FABRIC_ATTR,
             FI_CQ_ATTR,

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Domain-level figures for paged writes, not a test: requests of {@code pages} 1 KiB writes with imm each (as the
- * engine plans a paged write), {@code window} requests in flight, between two domains of one process driven by one
+ * engine plans a paged write: one token per request), {@code window} requests in flight, between two domains of one process driven by one
  * thread. The target is polled every pass, or only every {@code targetEveryMicros} (a target whose worker parks).
  * Usage: {@code FabricPagedBench <provider> [targetEveryMicros] [postsPerPoll] [seconds] [option=value...]}.
  */
@@ -60,7 +60,7 @@ public final class FabricPagedBench {
                         for (int k = 0; k < PAGES; k++) {
                             final long offset = (slot * PAGES + k) * PAGE;
                             left.write(
-                                    posted + k,
+                                    posted / perRequest,
                                     src,
                                     offset,
                                     srcKey,

@@ -1,0 +1,314 @@
+package dev.transferengine.transport.fabric;
+
+import dev.transferengine.Device;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.RecordingDomainListener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * shm's write chains (see {@link FabricDomain}): the pages of one paged write go transmit-complete but for the ones
+ * bounding their remote range, and the request still completes only once every page is at the target and never
+ * when the target refused one. A request here is what the engine makes of a paged write on one NIC: one
+ * {@link Domain#write} per page, all with the request's token, done once every page reported done.
+ */
+class FabricWriteChainTest {
+
+    private static final int PAGE = 1024;
+    private static final int PAGES = 64;
+    private static final long TOKEN = 42;
+    private static final int IMM = 9;
+    /** Passes over both domains after which a write the target refused is taken as never completing. */
+    private static final int SETTLE_POLLS = 5000;
+
+    private final FabricFixture fixture = new FabricFixture();
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void close() {
+        fixture.close();
+        arena.close();
+    }
+
+    /** Counts each token's successful completions, as the engine counts a request's pieces. */
+    private static final class PieceListener extends RecordingDomainListener {
+        final Map<Long, Integer> completed = new HashMap<>();
+
+        @Override
+        public void onWriteComplete(final long token, final long bytes) {
+            super.onWriteComplete(token, bytes);
+            completed.merge(token, 1, Integer::sum);
+        }
+
+        int completed(final long token) {
+            return completed.getOrDefault(token, 0);
+        }
+    }
+
+    /** An initiator and a target NIC on shm, a source of {@link #PAGES} patterned pages and a zeroed target. */
+    private final class Pair {
+        final PieceListener initiatorEvents = new PieceListener();
+        final FabricDomain initiator;
+        final FabricDomain target;
+        final long peer;
+        final MemorySegment src = arena.allocate((long) PAGES * PAGE, 4096);
+        final MemorySegment dst = arena.allocate((long) PAGES * PAGE, 4096);
+        final long srcKey;
+
+        Pair(final RecordingDomainListener targetEvents) {
+            FabricFixture.assumeAvailable("shm");
+            initiator = (FabricDomain) fixture.open(FabricFixture.config("shm", 1, Map.of()), 0, initiatorEvents);
+            target = (FabricDomain) fixture.open(FabricFixture.config("shm", 1, Map.of()), 0, targetEvents);
+            peer = initiator.resolve(target.address());
+            for (long i = 0; i < src.byteSize(); i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            srcKey = initiator.register(src, Device.host());
+        }
+
+        /** Writes page {@code page} of the source to the same page of the target region {@code dstKey}, with imm. */
+        void writePage(final int page, final long dstKey) {
+            initiator.write(
+                    TOKEN,
+                    src,
+                    (long) page * PAGE,
+                    srcKey,
+                    PAGE,
+                    peer,
+                    dst.address(),
+                    (long) page * PAGE,
+                    dstKey,
+                    true,
+                    IMM);
+        }
+
+        void writePages(final long dstKey) {
+            for (int page = 0; page < PAGES; page++) {
+                writePage(page, dstKey);
+            }
+        }
+
+        boolean placed(final int page) {
+            return dst.asSlice((long) page * PAGE, PAGE).mismatch(src.asSlice((long) page * PAGE, PAGE)) == -1;
+        }
+
+        int pagesPlaced() {
+            int placed = 0;
+            for (int page = 0; page < PAGES; page++) {
+                if (placed(page)) {
+                    placed++;
+                }
+            }
+            return placed;
+        }
+
+        boolean untouched(final int page) {
+            return dst.asSlice((long) page * PAGE, PAGE).mismatch(arena.allocate(PAGE)) == -1;
+        }
+
+        void settle() {
+            for (int i = 0; i < SETTLE_POLLS && initiatorEvents.completed(TOKEN) < PAGES; i++) {
+                fixture.pollAll();
+            }
+        }
+    }
+
+    @Test
+    void onlyShmWithDeliveryCompleteWritesChainsWrites() {
+        FabricFixture.assumeAvailable("shm");
+        final RecordingDomainListener events = new RecordingDomainListener();
+        assertThat(((FabricDomain) fixture.open("shm", 0, events)).chainsWrites())
+                .as("shm asks for FI_ORDER_WAW and gets it")
+                .isTrue();
+        assertThat(((FabricDomain) fixture.open(
+                                FabricFixture.config(
+                                        "shm", 1, Map.of(FabricTransport.DELIVERY_COMPLETE_OPTION, "false")),
+                                0,
+                                events))
+                        .chainsWrites())
+                .as("every write is transmit-complete anyway")
+                .isFalse();
+        FabricFixture.assumeAvailable("tcp");
+        assertThat(((FabricDomain) fixture.open("tcp", 0, events)).chainsWrites())
+                .isFalse();
+    }
+
+    @Test
+    void aPagedWriteWithImmCompletesWithEveryPageInPlaceAndRaisesEachImmOnlyAfterItsPage() {
+        final int[] immsBeforeTheirPage = new int[1];
+        final Pair[] self = new Pair[1];
+        final RecordingDomainListener targetEvents = new RecordingDomainListener() {
+            @Override
+            public void onImm(final int imm) {
+                super.onImm(imm);
+                // The n-th imm of the request may only be seen once at least n of its pages are in place.
+                if (self[0].pagesPlaced() < imms.size()) {
+                    immsBeforeTheirPage[0]++;
+                }
+            }
+        };
+        final Pair pair = new Pair(targetEvents);
+        self[0] = pair;
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+
+        pair.writePages(dstKey);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed(TOKEN) == PAGES && targetEvents.imms.size() == PAGES);
+
+        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(immsBeforeTheirPage[0])
+                .as("imms seen before their page was in place")
+                .isZero();
+        assertThat(pair.dst.mismatch(pair.src)).isEqualTo(-1);
+        assertThat(targetEvents.imms).containsOnly(IMM);
+        assertThat(pair.initiator.outstanding()).isZero();
+    }
+
+    /**
+     * The target closes its region (or registers the same memory again, under a new key) after the request was
+     * posted and before it handled any page: every page is refused, so the request must not be reported done, though
+     * most pages went transmit-complete and reported done at once.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"closed", "re-keyed"})
+    void aPagedWriteIntoARegionClosedBeforeTheTargetHandledItIsNeverReportedDone(final String change) {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+
+        pair.writePages(dstKey);
+        pair.initiator.poll();
+        pair.target.deregister(dstKey);
+        if (change.equals("re-keyed")) {
+            assertThat(pair.target.register(pair.dst, Device.host())).isNotEqualTo(dstKey);
+        }
+        pair.settle();
+
+        assertThat(pair.initiatorEvents.completed(TOKEN))
+                .as("pages reported done")
+                .isLessThan(PAGES);
+        assertThat(targetEvents.imms).isEmpty();
+        assertThat(pair.dst.mismatch(arena.allocate(pair.dst.byteSize()))).isEqualTo(-1);
+    }
+
+    /**
+     * The target handles what reached it, then closes its region while the request's last delivery-complete page is
+     * still held back at the initiator (shm sends nothing to a peer while a delivery-complete write to it is in
+     * flight): that page is refused, so the request must not be reported done; every imm that arrived is a placed
+     * page's.
+     */
+    @Test
+    void aPagedWriteIntoARegionClosedWhileItsLastPageIsOnItsWayIsNeverReportedDone() {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+
+        pair.writePages(dstKey);
+        pair.initiator.poll();
+        pair.target.poll();
+        pair.target.deregister(dstKey);
+        pair.settle();
+
+        final int placed = pair.pagesPlaced();
+        assertThat(placed).as("pages placed before the region closed").isLessThan(PAGES);
+        assertThat(pair.initiatorEvents.completed(TOKEN))
+                .as("pages reported done")
+                .isLessThan(PAGES);
+        assertThat(targetEvents.imms).hasSize(placed);
+        for (int page = 0; page < PAGES; page++) {
+            assertThat(pair.placed(page) || pair.untouched(page))
+                    .as("page %d is either placed or untouched", page)
+                    .isTrue();
+        }
+    }
+
+    /**
+     * One page of the request reaches past the target's region (the target registered one page less than the
+     * descriptor would say), posted in the middle of the others: the target refuses it, so the request must not be
+     * reported done, whichever page was posted last.
+     */
+    @ParameterizedTest(name = "stray page posted at {0}")
+    @ValueSource(ints = {0, PAGES / 2, PAGES - 1})
+    void aPagedWriteWithAPageOutsideTheRegionIsNeverReportedDone(final int position) {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst.asSlice(0, (long) (PAGES - 1) * PAGE), Device.host());
+        final int stray = PAGES - 1;
+
+        int next = 0;
+        for (int i = 0; i < PAGES; i++) {
+            pair.writePage(i == position ? stray : next++, dstKey);
+        }
+        pair.settle();
+
+        assertThat(pair.initiatorEvents.completed(TOKEN))
+                .as("pages reported done")
+                .isLessThan(PAGES);
+        assertThat(pair.untouched(stray)).isTrue();
+    }
+
+    @Test
+    void cancellingARequestDropsItsHeldPagesUnposted() {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+
+        pair.writePages(dstKey);
+        assertThat(pair.initiator.outstanding()).isEqualTo(PAGES);
+        pair.initiator.cancel(TOKEN);
+        assertThat(pair.initiator.outstanding()).isZero();
+        for (int i = 0; i < 100; i++) {
+            fixture.pollAll();
+        }
+
+        assertThat(pair.initiatorEvents.writesEnded()).isZero();
+        assertThat(targetEvents.imms).isEmpty();
+        assertThat(pair.dst.mismatch(arena.allocate(pair.dst.byteSize()))).isEqualTo(-1);
+    }
+
+    @Test
+    void theChainBoundsItsRemoteRangeByTheFirstLowestAndFirstHighestWrite() {
+        final FabricWriteChain chain = new FabricWriteChain();
+        assertThat(chain.accepts(1, 2, 3)).isTrue();
+        final List<long[]> writes = List.of(
+                new long[] {4096, 1024}, // 0
+                new long[] {1024, 1024}, // 1: lowest start
+                new long[] {1024, 512}, // 2: ties the lowest start
+                new long[] {8192, 1024}, // 3: highest end
+                new long[] {8704, 512}); // 4: ties the highest end
+        for (int i = 0; i < writes.size(); i++) {
+            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1]);
+        }
+
+        assertThat(chain.size()).isEqualTo(5);
+        assertThat(chain.slot(3)).isEqualTo(103);
+        assertThat(List.of(chain.bounds(0), chain.bounds(1), chain.bounds(2), chain.bounds(3), chain.bounds(4)))
+                .containsExactly(false, true, false, true, false);
+        assertThat(chain.accepts(1, 2, 3)).isTrue();
+        assertThat(chain.accepts(9, 2, 3)).as("another request").isFalse();
+        assertThat(chain.accepts(1, 9, 3)).as("another peer").isFalse();
+        assertThat(chain.accepts(1, 2, 9)).as("another key").isFalse();
+
+        chain.clear();
+        assertThat(chain.accepts(9, 9, 9)).isTrue();
+        chain.add(7, 9, 9, 9, 0, 1);
+        assertThat(chain.bounds(0)).as("a chain of one").isTrue();
+        for (int i = 1; i < FabricWriteChain.LIMIT; i++) {
+            chain.add(7 + i, 9, 9, 9, i, 1);
+        }
+        assertThat(chain.accepts(9, 9, 9))
+                .as("full at %d", FabricWriteChain.LIMIT)
+                .isFalse();
+    }
+}
