@@ -10,6 +10,7 @@ import dev.transferengine.spi.Transport;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -48,6 +49,27 @@ final class Domains {
             throw new IllegalStateException("transport " + transport + " " + options + " cannot run here: " + cause);
         }
         return found.openDomain(new DomainContext(config, 0, 0, listener));
+    }
+
+    /**
+     * {@code base} plus the {@code key=value} pairs of {@code extra}, separated by {@code ;} (JMH splits a
+     * parameter's values at commas), e.g. {@code fabric.library=/opt/libfabric-2.1/lib/libfabric.so.1}.
+     *
+     * @throws IllegalArgumentException naming a pair without {@code =}
+     */
+    static Map<String, String> options(final Map<String, String> base, final String extra) {
+        final Map<String, String> options = new HashMap<>(base);
+        for (final String pair : extra.split(";", -1)) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            final int eq = pair.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("transport option '" + pair + "' is not key=value");
+            }
+            options.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
+        }
+        return options;
     }
 
     private static Transport find(final String name) {

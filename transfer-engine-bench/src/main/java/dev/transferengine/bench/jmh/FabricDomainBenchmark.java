@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       (one way is half).
  * </ul>
  *
- * {@code -p provider=shm,tcp} picks the libfabric provider, {@code -p deliveryComplete=false} the completion level.
+ * {@code -p provider=shm,tcp} picks the libfabric provider, {@code -p deliveryComplete=false} the completion level,
+ * {@code -p options=fabric.library=PATH} another libfabric build.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -57,6 +58,10 @@ public class FabricDomainBenchmark {
         @Param({"true"})
         public String deliveryComplete;
 
+        /** More transport options, {@code key=value;key=value}, e.g. {@code fabric.library=PATH} for another build. */
+        @Param({""})
+        public String options;
+
         final CountingListener a = new CountingListener();
         final CountingListener b = new CountingListener();
         Arena arena;
@@ -78,11 +83,11 @@ public class FabricDomainBenchmark {
         @Setup(Level.Trial)
         @SuppressWarnings("MustBeClosedChecker") // the state owns the arena; the trial's tear-down closes it
         public void open() {
-            final Map<String, String> options =
-                    Map.of("fabric.provider", provider, "fabric.deliveryComplete", deliveryComplete);
+            final Map<String, String> all = Domains.options(
+                    Map.of("fabric.provider", provider, "fabric.deliveryComplete", deliveryComplete), options);
             arena = Arena.ofShared();
-            left = Domains.open("fabric", options, a);
-            right = Domains.open("fabric", options, b);
+            left = Domains.open("fabric", all, a);
+            right = Domains.open("fabric", all, b);
             src = arena.allocate(REGION, 4096);
             dst = arena.allocate(REGION, 4096);
             srcKey = left.register(src, Device.host());

@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * thread: each invocation posts one request of {@code pages} 1 KiB writes with imm (as the engine plans a paged
  * write) once fewer than 16 requests are in flight. The score is requests/s, the {@code pages} row pages/s. The
  * initiator is polled on every pass, the target on every pass or only every {@code targetEveryMicros} (a target whose
- * worker parks). {@code postsPerPoll} is the transport's {@code fabric.postsPerPoll}.
+ * worker parks). {@code postsPerPoll} is the transport's {@code fabric.postsPerPoll}; {@code options} adds others.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -56,6 +56,10 @@ public class FabricPagedBenchmark {
     @Param({"32"})
     public String postsPerPoll;
 
+    /** More transport options, {@code key=value;key=value}, e.g. {@code fabric.library=PATH} for another build. */
+    @Param({""})
+    public String options;
+
     private final CountingListener a = new CountingListener();
     private final CountingListener b = new CountingListener();
     private Arena arena;
@@ -76,10 +80,11 @@ public class FabricPagedBenchmark {
         if (pages < 1) {
             throw new IllegalArgumentException("pages must be >= 1, was " + pages);
         }
-        final Map<String, String> options = Map.of("fabric.provider", provider, "fabric.postsPerPoll", postsPerPoll);
+        final Map<String, String> all =
+                Domains.options(Map.of("fabric.provider", provider, "fabric.postsPerPoll", postsPerPoll), options);
         arena = Arena.ofShared();
-        left = Domains.open("fabric", options, a);
-        right = Domains.open("fabric", options, b);
+        left = Domains.open("fabric", all, a);
+        right = Domains.open("fabric", all, b);
         final long bytes = PAGE * pages * WINDOW;
         src = arena.allocate(bytes, 4096);
         dst = arena.allocate(bytes, 4096);

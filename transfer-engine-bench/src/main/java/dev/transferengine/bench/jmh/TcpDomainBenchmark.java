@@ -35,7 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code immRoundTrip}: one imm-only write at a time, post to completion (the target's ACK), sampled.
  * </ul>
  *
- * {@code -p socketBufferBytes=N} passes the tcp option {@code tcp.socketBufferBytes}; empty keeps its default.
+ * {@code -p socketBufferBytes=N} passes the tcp option {@code tcp.socketBufferBytes} (empty keeps its default),
+ * {@code -p options=key=value;key=value} any others.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -54,6 +55,10 @@ public class TcpDomainBenchmark {
         @Param({""})
         public String socketBufferBytes;
 
+        /** More transport options, {@code key=value;key=value}. */
+        @Param({""})
+        public String options;
+
         final CountingListener events = new CountingListener();
         Arena arena;
         Target target;
@@ -66,11 +71,12 @@ public class TcpDomainBenchmark {
         @Setup(Level.Trial)
         @SuppressWarnings("MustBeClosedChecker") // the state owns the arena; the trial's tear-down closes it
         public void open() throws Exception {
-            final Map<String, String> options =
-                    socketBufferBytes.isEmpty() ? Map.of() : Map.of("tcp.socketBufferBytes", socketBufferBytes);
-            target = Target.start(options);
+            final Map<String, String> all = Domains.options(
+                    socketBufferBytes.isEmpty() ? Map.of() : Map.of("tcp.socketBufferBytes", socketBufferBytes),
+                    options);
+            target = Target.start(all);
             arena = Arena.ofShared();
-            domain = Domains.open("tcp", options, events);
+            domain = Domains.open("tcp", all, events);
             source = arena.allocate(REGION, 4096).fill((byte) 7);
             sourceKey = domain.register(source, Device.host());
             peer = domain.resolve(target.address);
