@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,7 +48,11 @@ public final class FabricDomainBench {
                 final long start = System.nanoTime();
                 while (a.done < writes) {
                     while (posted < writes && posted - a.done < WINDOW) {
-                        left.write(posted, src, 0, srcKey, SIZE, toRight, dst.address(), 0, dstKey, true, posted);
+                        left.write(new WriteDescriptor()
+                                .token(posted)
+                                .source(src, 0, srcKey, SIZE)
+                                .target(toRight, dst.address(), 0, dstKey)
+                                .imm(true, posted));
                         posted++;
                     }
                     left.poll();
@@ -70,12 +75,20 @@ public final class FabricDomainBench {
                 b.immCount = 0;
                 final long start = System.nanoTime();
                 for (int i = 0; i < pingPongs; i++) {
-                    left.write(i, src, 0, srcKey, 8, toRight, dst.address(), 0, dstKey, true, i);
+                    left.write(new WriteDescriptor()
+                            .token(i)
+                            .source(src, 0, srcKey, 8)
+                            .target(toRight, dst.address(), 0, dstKey)
+                            .imm(true, i));
                     while (b.immCount == i) {
                         left.poll();
                         right.poll();
                     }
-                    right.write(i, src, 0, rightKey, 8, toLeft, dst.address(), 0, leftKey, true, i);
+                    right.write(new WriteDescriptor()
+                            .token(i)
+                            .source(src, 0, rightKey, 8)
+                            .target(toLeft, dst.address(), 0, leftKey)
+                            .imm(true, i));
                     while (a.immCount == i) {
                         right.poll();
                         left.poll();

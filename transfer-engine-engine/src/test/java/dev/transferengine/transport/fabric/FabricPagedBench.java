@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,18 +60,11 @@ public final class FabricPagedBench {
                         final long slot = (posted / perRequest) % WINDOW;
                         for (int k = 0; k < PAGES; k++) {
                             final long offset = (slot * PAGES + k) * PAGE;
-                            left.write(
-                                    posted + k,
-                                    src,
-                                    offset,
-                                    srcKey,
-                                    PAGE,
-                                    toRight,
-                                    dst.address(),
-                                    offset,
-                                    dstKey,
-                                    true,
-                                    7);
+                            left.write(new WriteDescriptor()
+                                    .token(posted + k)
+                                    .source(src, offset, srcKey, PAGE)
+                                    .target(toRight, dst.address(), offset, dstKey)
+                                    .imm(true, 7));
                         }
                         posted += PAGES;
                     }

@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetAddr;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -117,7 +118,11 @@ public final class TcpDomainBenchmark {
             for (int i = -count / 10; i < count; i++) {
                 final long before = events.done;
                 final long start = System.nanoTime();
-                domain.write(i, source, 0, sourceKey, 0, peer, 0, 0, rkey, true, i);
+                domain.write(new WriteDescriptor()
+                        .token(i)
+                        .source(source, 0, sourceKey, 0)
+                        .target(peer, 0, 0, rkey)
+                        .imm(true, i));
                 while (events.done == before) {
                     domain.poll();
                 }
@@ -161,7 +166,11 @@ public final class TcpDomainBenchmark {
             final int slots,
             final long index) {
         final long offset = (index % slots) * size;
-        domain.write(index, source, offset, sourceKey, size, peer, 0, offset, rkey, true, (int) index);
+        domain.write(new WriteDescriptor()
+                .token(index)
+                .source(source, offset, sourceKey, size)
+                .target(peer, 0, offset, rkey)
+                .imm(true, (int) index));
     }
 
     private static NetAddr peerAddress(final int port) {
