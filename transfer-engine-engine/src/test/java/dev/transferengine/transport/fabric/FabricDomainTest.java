@@ -135,8 +135,7 @@ class FabricDomainTest {
                     .write(new WriteDescriptor()
                             .token(10 + nic)
                             .source(src, 4096L * nic, srcKeys[nic], 4096)
-                            .target(pair.peers[nic], dst.address(), 65536L + 4096L * nic, dstKeys[nic])
-                            .imm(false, 0));
+                            .target(pair.peers[nic], dst.address(), 65536L + 4096L * nic, dstKeys[nic]));
         }
         fixture.pollUntil(
                 () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics);
@@ -278,8 +277,7 @@ class FabricDomainTest {
                 .write(new WriteDescriptor()
                         .token(1)
                         .source(src, 0, srcKey, 4096)
-                        .target(pair.peers[0], dst.address(), 0, dstKey + 1)
-                        .imm(false, 0));
+                        .target(pair.peers[0], dst.address(), 0, dstKey + 1));
         fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(1));
 
         assertThat(pair.initiatorEvents.writesFailed.get(1L))
@@ -335,17 +333,11 @@ class FabricDomainTest {
         final long dstKey = pair.register(pair.targets, arena.allocate(4096, 4096))[0];
         final Domain initiator = pair.initiators.get(0);
 
-        initiator.write(new WriteDescriptor()
-                .token(5)
-                .source(src, 0, srcKey, 4096)
-                .target(pair.peers[0], 0, 0, dstKey)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(5).source(src, 0, srcKey, 4096).target(pair.peers[0], 0, 0, dstKey));
         initiator.close();
-        initiator.write(new WriteDescriptor()
-                .token(6)
-                .source(src, 0, srcKey, 4096)
-                .target(pair.peers[0], 0, 0, dstKey)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(6).source(src, 0, srcKey, 4096).target(pair.peers[0], 0, 0, dstKey));
 
         assertThat(pair.initiatorEvents.writesFailed.get(5L)).isInstanceOf(EngineClosedException.class);
         assertThat(pair.initiatorEvents.writesFailed.get(6L)).isInstanceOf(EngineClosedException.class);

@@ -126,11 +126,8 @@ class TcpDomainFaultTest {
         final MemorySegment source = arena.allocate(64);
         final long sourceKey = initiator.register(source, Device.host());
 
-        initiator.write(new WriteDescriptor()
-                .token(1)
-                .source(source, 0, sourceKey, 64)
-                .target(peer, 0, 0, 1)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, 1));
         initiator.send(2, peer, source);
         pollUntil(() -> initiatorEvents.writesEnded() == 1 && initiatorEvents.sendsEnded() == 1, initiator);
 
@@ -174,8 +171,7 @@ class TcpDomainFaultTest {
             initiator.write(new WriteDescriptor()
                     .token(20)
                     .source(source, 0, sourceKey, 8)
-                    .target(peer, 0, 0, rkey)
-                    .imm(false, 0));
+                    .target(peer, 0, 0, rkey));
             assertThat(initiatorEvents.writesFailed.get(20L)).isInstanceOf(EngineClosedException.class);
             assertThat(initiator.poll()).isZero();
             assertThat(targetEvents.imms).isEmpty();
@@ -206,8 +202,7 @@ class TcpDomainFaultTest {
             initiator.write(new WriteDescriptor()
                     .token(1)
                     .source(source, 0, sourceKey, 8)
-                    .target(initiator.resolve(target.address()), 0, 0, rkey)
-                    .imm(false, 0));
+                    .target(initiator.resolve(target.address()), 0, 0, rkey));
             pollUntil(
                     () -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
 

@@ -52,8 +52,7 @@ class TcpDomainWriteTest {
         initiator.write(new WriteDescriptor()
                 .token(7)
                 .source(source, 1000, sourceKey, 50_000)
-                .target(peer, destination.address(), 3000, rkey)
-                .imm(false, 0));
+                .target(peer, destination.address(), 3000, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(7L, 50_000L);
@@ -195,8 +194,7 @@ class TcpDomainWriteTest {
         initiator.write(new WriteDescriptor()
                 .token(2)
                 .source(source, 0, sourceKey, 8192)
-                .target(peer, 0, 0, rkey)
-                .imm(false, 0));
+                .target(peer, 0, 0, rkey));
         initiator.write(new WriteDescriptor()
                 .token(3)
                 .source(source, 0, sourceKey, 0)
@@ -205,8 +203,7 @@ class TcpDomainWriteTest {
         initiator.write(new WriteDescriptor()
                 .token(4)
                 .source(source, 0, sourceKey, 16)
-                .target(peer, 0, Long.MAX_VALUE - 8, rkey)
-                .imm(false, 0));
+                .target(peer, 0, Long.MAX_VALUE - 8, rkey));
         initiator.write(new WriteDescriptor()
                 .token(5)
                 .source(source, 0, sourceKey, 96)
@@ -282,11 +279,8 @@ class TcpDomainWriteTest {
         final long sourceKey = initiator.register(source, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(new WriteDescriptor()
-                .token(1)
-                .source(source, 50, sourceKey, 51)
-                .target(peer, 0, 0, 1)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 50, sourceKey, 51).target(peer, 0, 0, 1));
 
         assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(dev.transferengine.RegionBoundsException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state())

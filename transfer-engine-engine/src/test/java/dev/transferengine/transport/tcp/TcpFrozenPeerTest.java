@@ -58,8 +58,7 @@ class TcpFrozenPeerTest {
         sender.write(new WriteDescriptor()
                 .token(0)
                 .source(source, 0, sourceKey, SIZE)
-                .target(peer, 0, 0, oldKey)
-                .imm(false, 0));
+                .target(peer, 0, 0, oldKey));
         pollUntil(() -> senderEvents.writeEnded(0), sender, receiver);
         target.fill((byte) 0);
 
@@ -68,8 +67,7 @@ class TcpFrozenPeerTest {
             sender.write(new WriteDescriptor()
                     .token(i)
                     .source(source, 0, sourceKey, SIZE)
-                    .target(peer, 0, 0, oldKey)
-                    .imm(false, 0));
+                    .target(peer, 0, 0, oldKey));
         }
         assertThat(senderEvents.writesFailed)
                 .hasSize(WRITES - QUEUE_BOUND)

@@ -178,8 +178,7 @@ class TcpHardeningTest {
         initiator.write(new WriteDescriptor()
                 .token(0)
                 .source(source, 0, sourceKey, 1024)
-                .target(peer, 0, 0, rkey)
-                .imm(false, 0));
+                .target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         final int spoofs = 20;
@@ -194,8 +193,7 @@ class TcpHardeningTest {
             initiator.write(new WriteDescriptor()
                     .token(i)
                     .source(source, 0, sourceKey, 1024)
-                    .target(peer, 0, 0, rkey)
-                    .imm(false, 0));
+                    .target(peer, 0, 0, rkey));
             final long token = i;
             pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
         }
@@ -280,11 +278,8 @@ class TcpHardeningTest {
         final long sourceKey = initiator.register(source, Device.host());
         final long rkey = target.register(arena.allocate(64), Device.host());
         final long peer = initiator.resolve(target.address());
-        initiator.write(new WriteDescriptor()
-                .token(1)
-                .source(source, 0, sourceKey, 64)
-                .target(peer, 0, 0, rkey)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         advance(SECOND, initiator, target);
@@ -294,11 +289,8 @@ class TcpHardeningTest {
         assertThat(initiator.pooledBuffers()).isEqualTo(2);
         assertThat(target.pooledBuffers()).isEqualTo(2);
 
-        initiator.write(new WriteDescriptor()
-                .token(2)
-                .source(source, 0, sourceKey, 64)
-                .target(peer, 0, 0, rkey)
-                .imm(false, 0));
+        initiator.write(
+                new WriteDescriptor().token(2).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
         assertThat(initiatorEvents.writesFailed).isEmpty();
         assertThat(initiator.pooledBuffers()).isZero();
@@ -323,14 +315,12 @@ class TcpHardeningTest {
             initiator.write(new WriteDescriptor()
                     .token(i)
                     .source(source, 0, sourceKey, 64)
-                    .target(toFrozen, 0, 0, frozenKey)
-                    .imm(false, 0));
+                    .target(toFrozen, 0, 0, frozenKey));
         }
         initiator.write(new WriteDescriptor()
                 .token(100)
                 .source(source, 0, sourceKey, 64)
-                .target(toHealthy, 0, 0, healthyKey)
-                .imm(false, 0));
+                .target(toHealthy, 0, 0, healthyKey));
         pollUntil(() -> events.writeEnded(100), initiator, healthy);
 
         assertThat(events.writesDone).containsOnlyKeys(100L);
@@ -365,8 +355,7 @@ class TcpHardeningTest {
         domain.write(new WriteDescriptor()
                 .token(1)
                 .source(source, 0, domain.register(source, Device.host()), 8)
-                .target(first, 0, 0, 1)
-                .imm(false, 0));
+                .target(first, 0, 0, 1));
         assertThat(events.writesFailed.get(1L)).isInstanceOf(InvalidRequestException.class);
     }
 

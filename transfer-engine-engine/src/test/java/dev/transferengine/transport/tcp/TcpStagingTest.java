@@ -186,8 +186,7 @@ class TcpStagingTest {
         initiator.write(new WriteDescriptor()
                 .token(5)
                 .source(source, 0, sourceKey, 4096)
-                .target(peer, 0, 0, rkey)
-                .imm(false, 0));
+                .target(peer, 0, 0, rkey));
         initiator.close();
 
         assertThat(initiatorEvents.writesFailed).containsOnlyKeys(5L);
@@ -378,13 +377,11 @@ class TcpStagingTest {
         initiator.write(new WriteDescriptor()
                 .token(1)
                 .source(source, 0, sourceKey, 4096)
-                .target(peer, 0, 0, deviceKey)
-                .imm(false, 0));
+                .target(peer, 0, 0, deviceKey));
         initiator.write(new WriteDescriptor()
                 .token(2)
                 .source(source, 0, sourceKey, 4096)
-                .target(peer, 0, 0, deviceKey + 1)
-                .imm(false, 0));
+                .target(peer, 0, 0, deviceKey + 1));
         pollBoth(500);
         HostBackedDeviceMemory.HOLD.set(false);
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
