@@ -2,6 +2,7 @@ package dev.transferengine.bench.jmh;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -64,6 +65,9 @@ public class FabricDomainBenchmark {
 
         final CountingListener a = new CountingListener();
         final CountingListener b = new CountingListener();
+        /** Reused for every post, as a worker does: the domain copies what it keeps. */
+        final WriteDescriptor op = new WriteDescriptor();
+
         Arena arena;
         Domain left;
         Domain right;
@@ -138,8 +142,10 @@ public class FabricDomainBenchmark {
             p.left.poll();
             p.right.poll();
         }
-        final int imm = (int) p.posted;
-        p.left.write(p.posted, p.src, 0, p.srcKey, w.size, p.toRight, p.dst.address(), 0, p.dstKey, true, imm);
+        p.left.write(p.op.token(p.posted)
+                .source(p.src, 0, p.srcKey, w.size)
+                .target(p.toRight, p.dst.address(), 0, p.dstKey)
+                .imm(true, (int) p.posted));
         p.posted++;
         moved.bytes += w.size;
     }
@@ -152,13 +158,19 @@ public class FabricDomainBenchmark {
         final long token = p.posted;
         final long leftImms = p.a.imms;
         final long rightImms = p.b.imms;
-        p.left.write(token, p.src, 0, p.srcKey, 8, p.toRight, p.dst.address(), 0, p.dstKey, true, (int) token);
+        p.left.write(p.op.token(token)
+                .source(p.src, 0, p.srcKey, 8)
+                .target(p.toRight, p.dst.address(), 0, p.dstKey)
+                .imm(true, (int) token));
         p.posted++;
         while (p.b.imms == rightImms) {
             p.left.poll();
             p.right.poll();
         }
-        p.right.write(token, p.src, 0, p.rightKey, 8, p.toLeft, p.dst.address(), 0, p.leftKey, true, (int) token);
+        p.right.write(p.op.token(token)
+                .source(p.src, 0, p.rightKey, 8)
+                .target(p.toLeft, p.dst.address(), 0, p.leftKey)
+                .imm(true, (int) token));
         p.rightPosted++;
         while (p.a.imms == leftImms) {
             p.right.poll();

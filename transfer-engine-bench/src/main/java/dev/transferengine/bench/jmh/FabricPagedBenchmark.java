@@ -2,6 +2,7 @@ package dev.transferengine.bench.jmh;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -62,6 +63,9 @@ public class FabricPagedBenchmark {
 
     private final CountingListener a = new CountingListener();
     private final CountingListener b = new CountingListener();
+    /** Reused for every post, as a worker does: the domain copies what it keeps. */
+    private final WriteDescriptor op = new WriteDescriptor();
+
     private Arena arena;
     private Domain left;
     private Domain right;
@@ -109,7 +113,10 @@ public class FabricPagedBenchmark {
         final long slot = (posted / pages) % WINDOW;
         for (int k = 0; k < pages; k++) {
             final long offset = (slot * pages + k) * PAGE;
-            left.write(posted + k, src, offset, srcKey, PAGE, toRight, dst.address(), offset, dstKey, true, 7);
+            left.write(op.token(posted + k)
+                    .source(src, offset, srcKey, PAGE)
+                    .target(toRight, dst.address(), offset, dstKey)
+                    .imm(true, 7));
         }
         posted += pages;
         written.pages += pages;

@@ -3,6 +3,7 @@ package dev.transferengine.bench.jmh;
 import dev.transferengine.Device;
 import dev.transferengine.NetAddr;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -60,6 +61,9 @@ public class TcpDomainBenchmark {
         public String options;
 
         final CountingListener events = new CountingListener();
+        /** Reused for every post, as a worker does: the domain copies what it keeps. */
+        final WriteDescriptor op = new WriteDescriptor();
+
         Arena arena;
         Target target;
         Domain domain;
@@ -83,7 +87,10 @@ public class TcpDomainBenchmark {
         }
 
         void post(final long offset, final long length) {
-            domain.write(posted, source, offset, sourceKey, length, peer, 0, offset, target.rkey, true, (int) posted);
+            domain.write(op.token(posted)
+                    .source(source, offset, sourceKey, length)
+                    .target(peer, 0, offset, target.rkey)
+                    .imm(true, (int) posted));
             posted++;
         }
 
