@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * then prints {@code RECEIVED <count> <bytes>}), {@code HEALTH} (prints {@code HEALTH <healthy> <events>}, the
  * transport events that are not zero as {@code category/reason=count,...} or {@code -}).
  *
- * <p>Arguments: {@code transport nics regionBytes [key=value options...]}.
+ * <p>Arguments: {@code transport nics regionBytes [key=value options...]}; the option {@code bindAddress=ADDR} sets
+ * the engine's bind address, every other one goes to {@link TransferEngineBuilder#option}.
  */
 public final class PeerProcess {
 
@@ -43,7 +44,11 @@ public final class PeerProcess {
                 TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
         for (int i = 3; i < args.length; i++) {
             final String[] option = args[i].split("=", 2);
-            builder.option(option[0], option[1]);
+            if (option[0].equals("bindAddress")) {
+                builder.bindAddress(option[1]);
+            } else {
+                builder.option(option[0], option[1]);
+            }
         }
         try (TransferEngine engine = builder.build();
                 Arena arena = Arena.ofShared()) {

@@ -40,22 +40,8 @@ public interface Domain extends AutoCloseable {
      */
     long resolve(NetAddr peer);
 
-    /**
-     * Posts a write of {@code length} bytes from {@code src + srcOffset} (registered here as {@code srcKey}) to the
-     * peer's region {@code rkey} at {@code remoteBase + remoteOffset}. {@code length} may be 0 (an imm-only write).
-     */
-    void write(
-            long token,
-            MemorySegment src,
-            long srcOffset,
-            long srcKey,
-            long length,
-            long peer,
-            long remoteBase,
-            long remoteOffset,
-            long rkey,
-            boolean hasImm,
-            int imm);
+    /** Posts {@code write}, which is reused after the call: a domain copies what it keeps. */
+    void write(WriteDescriptor write);
 
     /** Posts a two-sided send of the whole {@code message}, which stays untouched until completion. */
     void send(long token, long peer, MemorySegment message);

@@ -9,6 +9,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -162,18 +163,11 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public void write(
-            final long token,
-            final MemorySegment src,
-            final long srcOffset,
-            final long srcKey,
-            final long length,
-            final long peer,
-            final long remoteBase,
-            final long remoteOffset,
-            final long rkey,
-            final boolean hasImm,
-            final int imm) {
+    public void write(final WriteDescriptor write) {
+        final long token = write.token();
+        final long length = write.length();
+        final long srcKey = write.srcKey();
+        final long peer = write.peer();
         final TransferEngineException refused = refusal();
         if (refused != null) {
             listener.onWriteFailed(token, refused);
@@ -190,17 +184,18 @@ final class FabricDomain implements Domain {
             listener.onWriteFailed(token, saturated());
             return;
         }
-        final long remoteAddress = regions.remoteAddress(remoteBase, remoteOffset);
+        final long rkey = write.rkey();
+        final long remoteAddress = regions.remoteAddress(write.remoteBase(), write.remoteOffset());
         ops.prepareWrite(
                 slot,
-                src.address() + srcOffset,
+                write.src().address() + write.srcOffset(),
                 length,
                 regions.desc(srcKey),
                 peer,
                 remoteAddress,
                 rkey,
-                hasImm ? imm & 0xFFFF_FFFFL : 0);
-        final long immFlag = hasImm ? FI_REMOTE_CQ_DATA : 0;
+                write.hasImm() ? write.imm() & 0xFFFF_FFFFL : 0);
+        final long immFlag = write.hasImm() ? FI_REMOTE_CQ_DATA : 0;
         if (chained) {
             if (length > 0) {
                 if (!chain.accepts(token, peer, rkey)) {

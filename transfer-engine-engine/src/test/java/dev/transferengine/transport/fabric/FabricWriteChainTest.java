@@ -3,6 +3,7 @@ package dev.transferengine.transport.fabric;
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -80,18 +81,11 @@ class FabricWriteChainTest {
 
         /** Writes page {@code page} of the source to the same page of the target region {@code dstKey}, with imm. */
         void writePage(final int page, final long dstKey) {
-            initiator.write(
-                    TOKEN,
-                    src,
-                    (long) page * PAGE,
-                    srcKey,
-                    PAGE,
-                    peer,
-                    dst.address(),
-                    (long) page * PAGE,
-                    dstKey,
-                    true,
-                    IMM);
+            initiator.write(new WriteDescriptor()
+                    .token(TOKEN)
+                    .source(src, (long) page * PAGE, srcKey, PAGE)
+                    .target(peer, dst.address(), (long) page * PAGE, dstKey)
+                    .imm(true, IMM));
         }
 
         void writePages(final long dstKey) {
