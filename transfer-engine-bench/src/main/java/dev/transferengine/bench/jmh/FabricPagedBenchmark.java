@@ -25,8 +25,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Paged writes between two libfabric domains of one process, below the engine (SPI only), driven by the benchmark
- * thread: each invocation posts one request of {@code pages} 1 KiB writes with imm (as the engine plans a paged
- * write) once fewer than 16 requests are in flight. The score is requests/s, the {@code pages} row pages/s. The
+ * thread: each invocation posts one request of {@code pages} 1 KiB writes with imm, all with the request's token
+ * (as the engine plans a paged write; shm chains a request's writes, see the fabric transport), once fewer than 16
+ * requests are in flight. The score is requests/s, the {@code pages} row pages/s. The
  * initiator is polled on every pass, the target on every pass or only every {@code targetEveryMicros} (a target whose
  * worker parks). {@code postsPerPoll} is the transport's {@code fabric.postsPerPoll}; {@code options} adds others.
  */

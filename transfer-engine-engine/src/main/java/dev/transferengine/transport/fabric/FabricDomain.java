@@ -13,6 +13,7 @@ import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.List;
 
 import org.agrona.collections.IntArrayQueue;
@@ -44,8 +45,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
  * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
  * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
- * delivery-complete after all the others. The request still completes only once all its bytes are at the target,
- * and a write the target refuses still fails it:
+ * delivery-complete after all the others. A chain is posted strictly in that order: where the provider turns a post
+ * away, the chain waits and goes on from there, never through {@link #pending}, which rotates turned-away posts to
+ * its back. The request still completes only once all its bytes are at the target, and a write the target refuses
+ * still fails it:
  * <ul>
  *   <li>shm's target handles a peer's commands in the order they were queued (FI_ORDER_WAW) and places an inline
  *       or inject write's bytes while it handles the command (a larger write completes at the initiator only after
@@ -99,7 +102,12 @@ final class FabricDomain implements Domain {
     /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
     private final boolean chained;
 
-    private final FabricWriteChain chain = new FabricWriteChain();
+    /** The chain being built from the writes that arrive; it is sealed and posted by {@link #flushChain()}. */
+    private FabricWriteChain chain = new FabricWriteChain();
+    /** Sealed chains the provider turned a post of away: each is posted on in its own order by {@link #poll()}. */
+    private final ArrayDeque<FabricWriteChain> postingChains = new ArrayDeque<>();
+
+    private final ArrayDeque<FabricWriteChain> spareChains = new ArrayDeque<>();
     private final NetAddr address;
     private final String description;
     private boolean closed;
@@ -211,27 +219,57 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Posts the held writes (see the class comment): transmit-complete first, then the ones that bound the chain's
-     * remote range delivery-complete.
+     * Seals the chain being built and posts it: transmit-complete first, then the writes that bound its remote range
+     * delivery-complete (see the class comment). Its posts never go through {@link #pending}, whose rotation could
+     * put a delivery-complete write ahead of a transmit-complete one: a chain the provider turns away waits in
+     * {@link #postingChains} and goes on from where it stopped.
      */
     private void flushChain() {
         final int held = chain.size();
         if (held == 0) {
             return;
         }
+        chain.seal();
         for (int i = 0; i < held; i++) {
-            if (!chain.bounds(i)) {
-                final int slot = chain.slot(i);
-                submit(slot, ops.flags[slot] | FI_COMPLETION | FI_TRANSMIT_COMPLETE);
+            final int slot = chain.slot(i);
+            ops.flags[slot] |= chain.deliveryComplete(i) ? writeFlags : FI_COMPLETION | FI_TRANSMIT_COMPLETE;
+        }
+        if (!postChain(chain)) {
+            postingChains.offerLast(chain);
+            final FabricWriteChain spare = spareChains.pollFirst();
+            chain = spare == null ? new FabricWriteChain() : spare;
+        }
+    }
+
+    /** Posts a sealed chain on from where it stopped; true (and the chain cleared) once every write was handed over. */
+    private boolean postChain(final FabricWriteChain sealed) {
+        while (sealed.next() < sealed.size()) {
+            final int slot = sealed.slot(sealed.next());
+            final long rc = post(slot);
+            if (rc == -FabricFailures.FI_EAGAIN) {
+                return false;
+            }
+            sealed.advance();
+            if (rc < 0) {
+                failPost(slot, rc);
             }
         }
-        for (int i = 0; i < held; i++) {
-            if (chain.bounds(i)) {
-                final int slot = chain.slot(i);
-                submit(slot, ops.flags[slot] | writeFlags);
+        sealed.clear();
+        return true;
+    }
+
+    private int drainChains() {
+        int done = 0;
+        for (int n = postingChains.size(); n > 0; n--) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            if (postChain(sealed)) {
+                spareChains.offerLast(sealed);
+                done++;
+            } else {
+                postingChains.offerLast(sealed);
             }
         }
-        chain.clear();
+        return done;
     }
 
     @Override
@@ -336,6 +374,7 @@ final class FabricDomain implements Domain {
         }
         int work = chain.size();
         flushChain();
+        work += drainChains();
         work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n = endpoint.cqRead(entries, CQ_BATCH);
@@ -470,6 +509,11 @@ final class FabricDomain implements Domain {
     private void failOutstanding(final TransferEngineException error) {
         pending.clear();
         chain.clear();
+        while (!postingChains.isEmpty()) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            sealed.clear();
+            spareChains.offerLast(sealed);
+        }
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             if (kind == 0) {
@@ -503,6 +547,18 @@ final class FabricDomain implements Domain {
                 release(chain.slot(i));
             }
             chain.clear();
+        }
+        for (int n = postingChains.size(); n > 0; n--) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            if (sealed.token() == token) {
+                for (int i = sealed.next(); i < sealed.size(); i++) {
+                    release(sealed.slot(i));
+                }
+                sealed.clear();
+                spareChains.offerLast(sealed);
+            } else {
+                postingChains.offerLast(sealed);
+            }
         }
         for (int n = pending.size(); n > 0; n--) {
             final int slot = pending.pollInt();

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fabric.deliveryComplete}: ask for FI_DELIVERY_COMPLETE on writes (default true), so a write
  *       completes only once the target placed it, and a write the target refuses (stale key, out of bounds) fails
  *       instead of completing; on shm zero-byte writes go without it, as libfabric 1.17's shm never completes
- *       them with it;</li>
+ *       them with it, and the writes of one request to one peer and key go transmit-complete but the two that
+ *       bound their remote range, delivery-complete after them, which keeps the guarantee (see
+ *       {@code FabricDomain});</li>
  *   <li>{@code fabric.hmem}: ask for FI_HMEM, so CUDA memory registers with {@code iface = FI_HMEM_CUDA}:
  *       {@code auto} (the default) asks efa and verbs and falls back to a provider without it, {@code true} asks
  *       any provider and requires it, {@code false} never asks. Without FI_HMEM, registering device memory fails

@@ -5,9 +5,10 @@ import java.util.Arrays;
 /**
  * The writes of one request to one peer and one remote key that a {@link FabricDomain} holds back until the
  * request's pieces on this NIC are all there (the next write belongs elsewhere, or the worker polls), so that it
- * can post all but a few of them transmit-complete. It remembers which held write reaches lowest and which
- * reaches highest in the remote region: those two (one when they coincide) are the writes that must go
- * delivery-complete, after the others; the domain's class comment gives the argument.
+ * can post all but two of them transmit-complete. While writes are added it remembers which one starts lowest and
+ * which one ends highest in the remote region; {@link #seal()} moves those two (one when they coincide) to the end,
+ * as the writes to post delivery-complete, and the chain is then posted strictly in that order from
+ * {@link #next()} on, however often the provider turns a post away. The domain's class comment gives the argument.
  *
  * <p>Single-threaded (the domain's worker). Allocation-free once its slot array has grown to the longest chain.
  */
@@ -25,10 +26,15 @@ final class FabricWriteChain {
     private long highestEnd;
     private int lowest;
     private int highest;
+    /** After {@link #seal()}: the index of the first write to post delivery-complete; -1 before. */
+    private int firstBound = -1;
+
+    private int next;
 
     /** Whether a write of {@code writeToken} to {@code writePeer}'s {@code writeKey} may join this chain. */
     boolean accepts(final long writeToken, final long writePeer, final long writeKey) {
-        return size == 0 || (size < LIMIT && token == writeToken && peer == writePeer && rkey == writeKey);
+        return size == 0
+                || (firstBound < 0 && size < LIMIT && token == writeToken && peer == writePeer && rkey == writeKey);
     }
 
     /**
@@ -67,6 +73,28 @@ final class FabricWriteChain {
         slots[size++] = slot;
     }
 
+    /**
+     * Ends the chain: the other writes keep the order they were added in, then come the one that starts lowest and
+     * the one that ends highest in the remote region (the first added of each where several tie). Posting starts at
+     * the first write.
+     */
+    void seal() {
+        final int lowSlot = slots[lowest];
+        final int highSlot = slots[highest];
+        int to = 0;
+        for (int i = 0; i < size; i++) {
+            if (i != lowest && i != highest) {
+                slots[to++] = slots[i];
+            }
+        }
+        firstBound = to;
+        slots[to++] = lowSlot;
+        if (highest != lowest) {
+            slots[to] = highSlot;
+        }
+        next = 0;
+    }
+
     int size() {
         return size;
     }
@@ -76,21 +104,30 @@ final class FabricWriteChain {
         return token;
     }
 
-    /** The slot of the {@code i}-th held write, in the order they were added. */
+    /** The slot of the {@code i}-th write: in the order added, or after {@link #seal()} in the order to post. */
     int slot(final int i) {
         return slots[i];
     }
 
-    /**
-     * Whether the {@code i}-th held write is one that must go delivery-complete: the one starting lowest or the one
-     * ending highest in the remote region (the first added of each when several tie).
-     */
-    boolean bounds(final int i) {
-        return i == lowest || i == highest;
+    /** After {@link #seal()}: whether the {@code i}-th write is one that bounds the range, to post delivery-complete. */
+    boolean deliveryComplete(final int i) {
+        return i >= firstBound;
     }
 
-    /** Forgets the held writes (their slots stay with the caller). */
+    /** After {@link #seal()}: the index of the next write to post; {@link #size()} when all are posted. */
+    int next() {
+        return next;
+    }
+
+    /** The write at {@link #next()} was handed to the provider (or failed at once). */
+    void advance() {
+        next++;
+    }
+
+    /** Forgets the writes (their slots stay with the caller); the chain takes new ones. */
     void clear() {
         size = 0;
+        next = 0;
+        firstBound = -1;
     }
 }

@@ -8,6 +8,7 @@ import dev.transferengine.spi.WriteDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,9 @@ class FabricWriteChainTest {
 
     private static final int PAGE = 1024;
     private static final int PAGES = 64;
+    /** Requests in flight at once in the test that keeps a window of them. */
+    private static final int REQUESTS = 16;
+
     private static final long TOKEN = 42;
     private static final int IMM = 9;
     /** Passes over both domains after which a write the target refused is taken as never completing. */
@@ -64,8 +68,8 @@ class FabricWriteChainTest {
         final FabricDomain initiator;
         final FabricDomain target;
         final long peer;
-        final MemorySegment src = arena.allocate((long) PAGES * PAGE, 4096);
-        final MemorySegment dst = arena.allocate((long) PAGES * PAGE, 4096);
+        final MemorySegment src = arena.allocate((long) REQUESTS * PAGES * PAGE, 4096);
+        final MemorySegment dst = arena.allocate((long) REQUESTS * PAGES * PAGE, 4096);
         final long srcKey;
 
         Pair(final RecordingDomainListener targetEvents) {
@@ -81,8 +85,12 @@ class FabricWriteChainTest {
 
         /** Writes page {@code page} of the source to the same page of the target region {@code dstKey}, with imm. */
         void writePage(final int page, final long dstKey) {
+            writePage(TOKEN, page, dstKey);
+        }
+
+        void writePage(final long token, final int page, final long dstKey) {
             initiator.write(new WriteDescriptor()
-                    .token(TOKEN)
+                    .token(token)
                     .source(src, (long) page * PAGE, srcKey, PAGE)
                     .target(peer, dst.address(), (long) page * PAGE, dstKey)
                     .imm(true, IMM));
@@ -164,7 +172,7 @@ class FabricWriteChainTest {
         assertThat(immsBeforeTheirPage[0])
                 .as("imms seen before their page was in place")
                 .isZero();
-        assertThat(pair.dst.mismatch(pair.src)).isEqualTo(-1);
+        assertThat(pair.pagesPlaced()).isEqualTo(PAGES);
         assertThat(targetEvents.imms).containsOnly(IMM);
         assertThat(pair.initiator.outstanding()).isZero();
     }
@@ -252,6 +260,60 @@ class FabricWriteChainTest {
         assertThat(pair.untouched(stray)).isTrue();
     }
 
+    /**
+     * Sixteen requests to one peer at once, so that shm turns posts away while a delivery-complete write is in flight
+     * and chains wait part-posted; with the target closing its region after a few passes, or never. A request counts
+     * as done once all its pages reported done, and then every one of its pages is in place.
+     */
+    @ParameterizedTest(name = "region closed after {0} passes (0: never)")
+    @ValueSource(ints = {0, 8})
+    void requestsWhosePostsTheProviderTurnsAwayCompleteOnlyWithEveryPageInPlace(final int passes) {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+
+        for (int request = 0; request < REQUESTS; request++) {
+            for (int page = 0; page < PAGES; page++) {
+                pair.writePage(request, request * PAGES + page, dstKey);
+            }
+        }
+        if (passes > 0) {
+            for (int i = 0; i < passes; i++) {
+                pair.initiator.poll();
+                pair.target.poll();
+            }
+            pair.target.deregister(dstKey);
+        }
+        if (passes == 0) {
+            fixture.pollUntil(
+                    () -> pair.initiatorEvents.completed.values().stream().allMatch(pieces -> pieces == PAGES)
+                            && pair.initiatorEvents.completed.size() == REQUESTS);
+        } else {
+            for (int i = 0; i < SETTLE_POLLS; i++) {
+                fixture.pollAll();
+            }
+        }
+
+        int done = 0;
+        for (int request = 0; request < REQUESTS; request++) {
+            if (pair.initiatorEvents.completed(request) == PAGES) {
+                done++;
+                for (int page = request * PAGES; page < (request + 1) * PAGES; page++) {
+                    assertThat(pair.placed(page))
+                            .as("page %d of request %d, which completed", page, request)
+                            .isTrue();
+                }
+            }
+        }
+        if (passes == 0) {
+            assertThat(done).isEqualTo(REQUESTS);
+            assertThat(pair.dst.mismatch(pair.src)).isEqualTo(-1);
+        } else {
+            assertThat(done).as("requests done before the region closed").isBetween(1, REQUESTS - 1);
+        }
+        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+    }
+
     @Test
     void cancellingARequestDropsItsHeldPagesUnposted() {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
@@ -272,34 +334,47 @@ class FabricWriteChainTest {
     }
 
     @Test
-    void theChainBoundsItsRemoteRangeByTheFirstLowestAndFirstHighestWrite() {
+    void aSealedChainPostsTheWritesBoundingItsRangeLastAndTakesNoMoreWrites() {
         final FabricWriteChain chain = new FabricWriteChain();
         assertThat(chain.accepts(1, 2, 3)).isTrue();
         final List<long[]> writes = List.of(
-                new long[] {4096, 1024}, // 0
-                new long[] {1024, 1024}, // 1: lowest start
-                new long[] {1024, 512}, // 2: ties the lowest start
-                new long[] {8192, 1024}, // 3: highest end
-                new long[] {8704, 512}); // 4: ties the highest end
+                new long[] {4096, 1024}, // slot 100
+                new long[] {1024, 1024}, // slot 101: lowest start
+                new long[] {1024, 512}, // slot 102: ties the lowest start
+                new long[] {8192, 1024}, // slot 103: highest end
+                new long[] {8704, 512}); // slot 104: ties the highest end
         for (int i = 0; i < writes.size(); i++) {
             chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1]);
         }
-
-        assertThat(chain.size()).isEqualTo(5);
-        assertThat(chain.slot(3)).isEqualTo(103);
-        assertThat(List.of(chain.bounds(0), chain.bounds(1), chain.bounds(2), chain.bounds(3), chain.bounds(4)))
-                .containsExactly(false, true, false, true, false);
         assertThat(chain.accepts(1, 2, 3)).isTrue();
         assertThat(chain.accepts(9, 2, 3)).as("another request").isFalse();
         assertThat(chain.accepts(1, 9, 3)).as("another peer").isFalse();
         assertThat(chain.accepts(1, 2, 9)).as("another key").isFalse();
 
+        chain.seal();
+        final List<Integer> order = new ArrayList<>();
+        final List<Boolean> deliveryComplete = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            order.add(chain.slot(i));
+            deliveryComplete.add(chain.deliveryComplete(i));
+        }
+        assertThat(order).containsExactly(100, 102, 104, 101, 103);
+        assertThat(deliveryComplete).containsExactly(false, false, false, true, true);
+        assertThat(chain.accepts(1, 2, 3)).as("sealed").isFalse();
+        assertThat(chain.next()).isZero();
+        chain.advance();
+        assertThat(chain.next()).isEqualTo(1);
+
         chain.clear();
         assertThat(chain.accepts(9, 9, 9)).isTrue();
         chain.add(7, 9, 9, 9, 0, 1);
-        assertThat(chain.bounds(0)).as("a chain of one").isTrue();
-        for (int i = 1; i < FabricWriteChain.LIMIT; i++) {
-            chain.add(7 + i, 9, 9, 9, i, 1);
+        chain.seal();
+        assertThat(chain.size()).isEqualTo(1);
+        assertThat(chain.deliveryComplete(0)).as("a chain of one").isTrue();
+
+        chain.clear();
+        for (int i = 0; i < FabricWriteChain.LIMIT; i++) {
+            chain.add(i, 9, 9, 9, i, 1);
         }
         assertThat(chain.accepts(9, 9, 9))
                 .as("full at %d", FabricWriteChain.LIMIT)
