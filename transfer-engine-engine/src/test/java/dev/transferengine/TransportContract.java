@@ -63,14 +63,6 @@ public abstract class TransportContract {
         return true;
     }
 
-    /**
-     * Whether each send lands in a posted buffer large enough for it when pools of different sizes are posted
-     * (otherwise the transport may pick a smaller buffer and lose the message).
-     */
-    protected boolean sendsFindABufferThatFits() {
-        return true;
-    }
-
     /** Whether the receiver sees writes without imm land, so it can count their bytes. */
     protected boolean countsReceivedBytesOfEveryWrite() {
         return true;
@@ -557,8 +549,6 @@ public abstract class TransportContract {
 
         @Test
         void twoPoolsOfDifferentSizesTakeEveryMessageInABufferThatFits() {
-            Assumptions.assumeTrue(
-                    sendsFindABufferThatFits(), "the transport may land a send in a smaller buffer of another pool");
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final List<String> small = new CopyOnWriteArrayList<>();
@@ -578,6 +568,27 @@ public abstract class TransportContract {
             final List<String> all = new ArrayList<>(small);
             all.addAll(large);
             assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
+        void oversizedSendIsHeldUntilABufferThatFitsIsPosted() {
+            Assumptions.assumeFalse(refusesOversizedSends(), "the transport refuses an oversized send");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            receiver.postReceives(16, 2, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            final String oversized = "seventeen bytes!!";
+            // its completion may wait for the match: the later send that fits must not wait behind it
+            final CompletableFuture<Void> held = sender.send(receiver.mainAddress(), oversized.getBytes());
+            done(sender.send(receiver.mainAddress(), "fits".getBytes()));
+            await().atMost(WAIT).until(() -> small.size() == 1);
+
+            receiver.postReceives(64, 2, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            await().atMost(WAIT).until(() -> large.size() == 1);
+            done(held);
+            assertThat(small).containsExactly("fits");
+            assertThat(large).containsExactly(oversized);
         }
 
         @Test

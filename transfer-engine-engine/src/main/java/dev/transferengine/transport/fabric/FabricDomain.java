@@ -178,7 +178,7 @@ final class FabricDomain implements Domain {
             listener.onSendFailed(token, saturated());
             return;
         }
-        ops.prepareMessage(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
         submit(slot, FI_COMPLETION);
     }
 
@@ -192,7 +192,7 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: no operation slot left for a receive buffer; it is not posted", description);
             return;
         }
-        ops.prepareMessage(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
+        ops.prepareReceive(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
     }
 
@@ -253,8 +253,8 @@ final class FabricDomain implements Domain {
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
-                    case FabricOps.SEND -> "fi_sendmsg";
-                    default -> "fi_recvmsg";
+                    case FabricOps.SEND -> "fi_tsendmsg";
+                    default -> "fi_trecvmsg";
                 };
         final int err = (int) -rc;
         final String text = function + ": " + endpoint.library().describe(err);

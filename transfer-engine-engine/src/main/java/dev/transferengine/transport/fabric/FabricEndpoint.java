@@ -171,8 +171,8 @@ final class FabricEndpoint implements AutoCloseable {
             this.cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
             this.cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
             this.cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
-            this.sendMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
-            this.recvMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
+            this.sendMsgFn = slot(ep, EP_TAGGED_OPS, TAGGED_OPS_SENDMSG, "fi_ops_tagged.sendmsg");
+            this.recvMsgFn = slot(ep, EP_TAGGED_OPS, TAGGED_OPS_RECVMSG, "fi_ops_tagged.recvmsg");
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
             if (isShm()) {
                 FabricLocalEndpoints.opened(this);
