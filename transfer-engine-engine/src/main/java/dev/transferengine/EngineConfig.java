@@ -65,34 +65,6 @@ public record EngineConfig(
         options = Map.copyOf(options);
     }
 
-    /** Without TLS. */
-    public EngineConfig(
-            final String transport,
-            final List<GroupSpec> groups,
-            final String bindAddress,
-            final int basePort,
-            final IdleStrategyKind idleStrategy,
-            final Duration operationTimeout,
-            final Duration drainTimeout,
-            final int submitQueueCapacity,
-            final int maxInFlight,
-            final int maxUnexpectedImms,
-            final Map<String, String> options) {
-        this(
-                transport,
-                groups,
-                bindAddress,
-                basePort,
-                idleStrategy,
-                operationTimeout,
-                drainTimeout,
-                submitQueueCapacity,
-                maxInFlight,
-                maxUnexpectedImms,
-                options,
-                null);
-    }
-
     /** A transport option, or {@code fallback}. */
     public String option(final String key, final String fallback) {
         return options.getOrDefault(key, fallback);

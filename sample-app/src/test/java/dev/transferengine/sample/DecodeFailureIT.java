@@ -41,9 +41,18 @@ class DecodeFailureIT {
     @Container
     private static final SampleContainer DECODE = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
 
+    /**
+     * How prefill learns that decode died depends on the kernel: a reset on the open connection, or silence, or a
+     * reconnect to an address that no longer answers. The two tcp deadlines that catch silence and a dead reconnect
+     * are short and the operation timeout long, so that every path ends in PeerUnreachableException.
+     */
     @Container
     private static final SampleContainer PREFILL = slow(new SampleContainer(Role.PREFILL, "prefill", NETWORK))
-            .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "5s")
+            .withEnv("TRANSFER_ENGINE_TIMEOUTS_OPERATION", "90s")
+            .withEnv(
+                    "SPRING_APPLICATION_JSON",
+                    "{\"transfer-engine.options.[tcp.frameTimeoutMs]\":\"5000\","
+                            + "\"transfer-engine.options.[tcp.handshakeTimeoutMs]\":\"3000\"}")
             .withPeer("decode", DECODE);
 
     private static SampleContainer replacement;

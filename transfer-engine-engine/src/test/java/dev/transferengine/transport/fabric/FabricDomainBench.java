@@ -2,7 +2,6 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
-import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,8 +25,8 @@ public final class FabricDomainBench {
         final int pingPongs = args.length > 2 ? Integer.parseInt(args[2]) : 20000;
         final Map<String, String> options =
                 Map.of(FabricTransport.DELIVERY_COMPLETE_OPTION, args.length > 3 ? args[3] : "true");
-        final Counting a = new Counting();
-        final Counting b = new Counting();
+        final CountingDomainListener a = new CountingDomainListener();
+        final CountingDomainListener b = new CountingDomainListener();
         try (FabricFixture fixture = new FabricFixture();
                 Arena arena = Arena.ofShared()) {
             final Domain left = fixture.open(FabricFixture.config(provider, 1, options), 0, a);
@@ -87,29 +86,6 @@ public final class FabricDomainBench {
                         "%s dc=%s round %d: 8-byte imm ping-pong: %.2f us round trip, %.2f us one way%n",
                         provider, options.values(), round, micros, micros / 2);
             }
-        }
-    }
-
-    /** Counts completions and imms without allocating. */
-    private static final class Counting extends RecordingDomainListener {
-        int done;
-        int failed;
-        int immCount;
-
-        @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            done++;
-        }
-
-        @Override
-        public void onWriteFailed(final long token, final dev.transferengine.TransferEngineException error) {
-            done++;
-            failed++;
-        }
-
-        @Override
-        public void onImm(final int imm) {
-            immCount++;
         }
     }
 }

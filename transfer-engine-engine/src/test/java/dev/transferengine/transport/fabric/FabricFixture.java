@@ -64,7 +64,8 @@ final class FabricFixture implements AutoCloseable {
                 1024,
                 1024,
                 1024,
-                options);
+                options,
+                null);
     }
 
     /** Skips the calling test unless {@code provider} can run here, naming why not. */

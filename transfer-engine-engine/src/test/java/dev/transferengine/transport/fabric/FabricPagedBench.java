@@ -2,7 +2,6 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
-import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,8 +32,8 @@ public final class FabricPagedBench {
             final String[] kv = args[i].split("=", 2);
             options.put(kv[0], kv[1]);
         }
-        final Counting a = new Counting();
-        final Counting b = new Counting();
+        final CountingDomainListener a = new CountingDomainListener();
+        final CountingDomainListener b = new CountingDomainListener();
         try (FabricFixture fixture = new FabricFixture();
                 Arena arena = Arena.ofShared()) {
             final Domain left = fixture.open(FabricFixture.config(provider, 1, options), 0, a);
@@ -103,29 +102,6 @@ public final class FabricPagedBench {
                     right.poll();
                 }
             }
-        }
-    }
-
-    /** Counts completions and imms without allocating. */
-    private static final class Counting extends RecordingDomainListener {
-        long done;
-        long failed;
-        long immCount;
-
-        @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            done++;
-        }
-
-        @Override
-        public void onWriteFailed(final long token, final dev.transferengine.TransferEngineException error) {
-            done++;
-            failed++;
-        }
-
-        @Override
-        public void onImm(final int imm) {
-            immCount++;
         }
     }
 }

@@ -21,10 +21,14 @@ final class TcpDomains {
     private TcpDomains() {}
 
     static EngineConfig config(final int basePort, final Map<String, String> options) {
+        return config("127.0.0.1", basePort, options);
+    }
+
+    static EngineConfig config(final String bindAddress, final int basePort, final Map<String, String> options) {
         return new EngineConfig(
                 "tcp",
                 List.of(GroupSpec.of(4)),
-                "127.0.0.1",
+                bindAddress,
                 basePort,
                 IdleStrategyKind.BACKOFF,
                 Duration.ofSeconds(10),
@@ -32,7 +36,8 @@ final class TcpDomains {
                 1024,
                 1024,
                 1024,
-                options);
+                options,
+                null);
     }
 
     static TcpDomain open(final DomainListener listener) {

@@ -335,51 +335,18 @@ class TcpHardeningTest {
 
     @Test
     void withoutAKeyOnlyLoopbackIsBoundUnlessInsecureIsSet() {
-        final EngineConfig wildcard = new EngineConfig(
-                "tcp",
-                TcpDomains.config(0, Map.of()).groups(),
-                "0.0.0.0",
-                0,
-                TcpDomains.config(0, Map.of()).idleStrategy(),
-                TcpDomains.config(0, Map.of()).operationTimeout(),
-                TcpDomains.config(0, Map.of()).drainTimeout(),
-                1024,
-                1024,
-                1024,
-                Map.of());
+        final EngineConfig wildcard = TcpDomains.config("0.0.0.0", 0, Map.of());
         assertThatThrownBy(() ->
                         new TcpTransport().openDomain(new DomainContext(wildcard, 0, 0, new RecordingDomainListener())))
                 .isInstanceOf(TransportUnavailableException.class)
                 .hasMessageContaining("without a cluster key")
                 .hasMessageContaining(TcpSettings.INSECURE);
 
-        final EngineConfig insecure = new EngineConfig(
-                "tcp",
-                wildcard.groups(),
-                "0.0.0.0",
-                0,
-                wildcard.idleStrategy(),
-                wildcard.operationTimeout(),
-                wildcard.drainTimeout(),
-                1024,
-                1024,
-                1024,
-                Map.of(TcpSettings.INSECURE, "true"));
+        final EngineConfig insecure = TcpDomains.config("0.0.0.0", 0, Map.of(TcpSettings.INSECURE, "true"));
         new TcpTransport()
                 .openDomain(new DomainContext(insecure, 0, 0, new RecordingDomainListener()))
                 .close();
-        final EngineConfig keyed = new EngineConfig(
-                "tcp",
-                wildcard.groups(),
-                "0.0.0.0",
-                0,
-                wildcard.idleStrategy(),
-                wildcard.operationTimeout(),
-                wildcard.drainTimeout(),
-                1024,
-                1024,
-                1024,
-                KEYED);
+        final EngineConfig keyed = TcpDomains.config("0.0.0.0", 0, KEYED);
         new TcpTransport()
                 .openDomain(new DomainContext(keyed, 0, 0, new RecordingDomainListener()))
                 .close();
