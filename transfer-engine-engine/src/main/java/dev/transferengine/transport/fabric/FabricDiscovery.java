@@ -35,6 +35,7 @@ final class FabricDiscovery {
     static final long FI_RMA = 1L << 2;
     /** Tagged messages: sends match only receive buffers they fit in (see FabricOps#sizeTag). */
     static final long FI_TAGGED = 1L << 3;
+
     static final long FI_SOURCE = 1L << 57;
     /** Registers device (heterogeneous) memory, e.g. CUDA, through fi_mr_regattr's iface and device. */
     static final long FI_HMEM = 1L << 47;

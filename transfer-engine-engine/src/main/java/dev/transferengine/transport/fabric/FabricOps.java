@@ -29,7 +29,8 @@ final class FabricOps {
     private static final long SLOT_RMA_IOV = SLOT_IOV + IOVEC.byteSize();
     private static final long SLOT_DESC = SLOT_RMA_IOV + FI_RMA_IOV.byteSize();
     private static final long SLOT_MSG = SLOT_DESC + 8;
-    private static final long SLOT_BYTES = roundUp(SLOT_MSG + Math.max(FI_MSG_RMA.byteSize(), FI_MSG_TAGGED.byteSize()), 64);
+    private static final long SLOT_BYTES =
+            roundUp(SLOT_MSG + Math.max(FI_MSG_RMA.byteSize(), FI_MSG_TAGGED.byteSize()), 64);
     private static final int CHUNK_SHIFT = 8;
     private static final int CHUNK = 1 << CHUNK_SHIFT;
 
