@@ -132,6 +132,15 @@ final class FabricLayout {
                     JAVA_LONG.withName("data"))
             .withName("fi_msg_rma");
 
+    static final StructLayout FI_MSG = structLayout(
+                    ADDRESS.withName("msg_iov"),
+                    ADDRESS.withName("desc"),
+                    JAVA_LONG.withName("iov_count"),
+                    JAVA_LONG.withName("addr"),
+                    ADDRESS.withName("context"),
+                    JAVA_LONG.withName("data"))
+            .withName("fi_msg");
+
     static final StructLayout FI_MSG_TAGGED = structLayout(
                     ADDRESS.withName("msg_iov"),
                     ADDRESS.withName("desc"),
@@ -182,6 +191,7 @@ final class FabricLayout {
     static final long OBJ_OPS = FID.byteSize();
     static final long DOMAIN_MR_OPS = OBJ_OPS + 8;
     static final long EP_CM_OPS = OBJ_OPS + 8;
+    static final long EP_MSG_OPS = OBJ_OPS + 16;
     static final long EP_RMA_OPS = OBJ_OPS + 24;
     static final long EP_TAGGED_OPS = OBJ_OPS + 32;
     static final long MR_MEM_DESC = OBJ_OPS;
@@ -204,6 +214,8 @@ final class FabricLayout {
     static final long CQ_OPS_STRERROR = 56;
     static final long EP_OPS_SETOPT = 24;
     static final long CM_OPS_GETNAME = 16;
+    static final long MSG_OPS_RECVMSG = 24;
+    static final long MSG_OPS_SENDMSG = 48;
     static final long RMA_OPS_WRITEMSG = 48;
     static final long TAGGED_OPS_RECVMSG = 24;
     static final long TAGGED_OPS_SENDMSG = 48;
@@ -222,6 +234,12 @@ final class FabricLayout {
     static final long MSG_RMA_RMA_IOV_COUNT = off(FI_MSG_RMA, "rma_iov_count");
     static final long MSG_RMA_CONTEXT = off(FI_MSG_RMA, "context");
     static final long MSG_RMA_DATA = off(FI_MSG_RMA, "data");
+    static final long MSG_MSG_IOV = off(FI_MSG, "msg_iov");
+    static final long MSG_DESC = off(FI_MSG, "desc");
+    static final long MSG_IOV_COUNT = off(FI_MSG, "iov_count");
+    static final long MSG_ADDR = off(FI_MSG, "addr");
+    static final long MSG_CONTEXT = off(FI_MSG, "context");
+    static final long MSG_DATA = off(FI_MSG, "data");
     static final long TMSG_MSG_IOV = off(FI_MSG_TAGGED, "msg_iov");
     static final long TMSG_DESC = off(FI_MSG_TAGGED, "desc");
     static final long TMSG_IOV_COUNT = off(FI_MSG_TAGGED, "iov_count");
@@ -275,6 +293,7 @@ final class FabricLayout {
             IOVEC,
             FI_RMA_IOV,
             FI_MSG_RMA,
+            FI_MSG,
             FI_MSG_TAGGED,
             FI_MR_ATTR,
             FI_FABRIC_ATTR
@@ -294,6 +313,7 @@ final class FabricLayout {
             IOVEC,
             FI_RMA_IOV,
             FI_MSG_RMA,
+            FI_MSG,
             FI_MSG_TAGGED,
             FI_MR_ATTR
         }) {
@@ -306,6 +326,7 @@ final class FabricLayout {
         out.put("fid_domain.mr", DOMAIN_MR_OPS);
         out.put("fid_ep.ops", OBJ_OPS);
         out.put("fid_ep.cm", EP_CM_OPS);
+        out.put("fid_ep.msg", EP_MSG_OPS);
         out.put("fid_ep.rma", EP_RMA_OPS);
         out.put("fid_ep.tagged", EP_TAGGED_OPS);
         out.put("fid_cq.ops", OBJ_OPS);
@@ -326,6 +347,8 @@ final class FabricLayout {
         out.put("fi_ops_cq.strerror", CQ_OPS_STRERROR);
         out.put("fi_ops_ep.setopt", EP_OPS_SETOPT);
         out.put("fi_ops_cm.getname", CM_OPS_GETNAME);
+        out.put("fi_ops_msg.recvmsg", MSG_OPS_RECVMSG);
+        out.put("fi_ops_msg.sendmsg", MSG_OPS_SENDMSG);
         out.put("fi_ops_rma.writemsg", RMA_OPS_WRITEMSG);
         out.put("fi_ops_tagged.recvmsg", TAGGED_OPS_RECVMSG);
         out.put("fi_ops_tagged.sendmsg", TAGGED_OPS_SENDMSG);

@@ -30,4 +30,14 @@ class FabricOpsTagTest {
         assertThat(matches(64 * 1024, 64 * 1024)).isTrue();
         assertThat(matches(64 * 1024 + 1, 128 * 1024 - 1)).isFalse();
     }
+
+    /** shm before 1.19 matches held tagged messages with a stale ignore mask: it stays untagged (FabricEndpoint). */
+    @Test
+    void onlyShmBeforeLibfabric119StaysUntagged() {
+        assertThat(FabricEndpoint.tagsMatchBuffersThatFit("shm", 1 << 16 | 17)).isFalse();
+        assertThat(FabricEndpoint.tagsMatchBuffersThatFit("shm", 1 << 16 | 18)).isFalse();
+        assertThat(FabricEndpoint.tagsMatchBuffersThatFit("shm", 1 << 16 | 19)).isTrue();
+        assertThat(FabricEndpoint.tagsMatchBuffersThatFit("shm", 2 << 16 | 1)).isTrue();
+        assertThat(FabricEndpoint.tagsMatchBuffersThatFit("tcp", 1 << 16 | 17)).isTrue();
+    }
 }
