@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers what h200-table.sh needs on the h200 host (no Java, no network there) into DEST:
 #   jre/           jlink'd Java 25 with jdk.jfr (JFR profiles), stripped
-#   te-bench.jar   this tree's bench jar (built here unless TE_BENCH_JAR names one)
+#   te-bench.jar   this tree's bench jar (built here unless TE_BENCH_JAR names one); it also holds the GPU JMH suites
+#                  with JCuda's driver binding: DEST/jre/bin/java -jar DEST/te-bench.jar jmh UvmWatcherLatencyBenchmark
 #   bin/, lib/     iperf3 (Debian 12's, with its libraries) and the C tcp_pingpong anchor
 #   lf/            libfabric 2.1 with fabtests (fi_rma_bw, fi_rma_pingpong, fi_info), from .ci/libfabric-2.1.sh
 #   h200-table.sh, report.sh  the table script; the docs/benchmarks.md generator (see report.sh)

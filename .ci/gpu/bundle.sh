@@ -4,6 +4,8 @@
 #   classes/      engine main classes (with the PTX kernel), test-classes/ engine test classes
 #   lib/          every engine dependency incl. jcuda-natives linux-x86_64 and the JUnit platform
 #   launcher/     GpuTestLauncher (runs JUnit packages, one line per test)
+#   te-bench.jar  the bench jar: the GPU JMH suites (UvmWatcherLatency, StagingBandwidth, EngineStaging) run from it
+#   bench-kernels.ptx  the bench's kernels (inside te-bench.jar), beside it for run.sh's ptxas check
 # Usage: .ci/gpu/bundle.sh     (then: run with carry [".ci/gpu/target/bundle"] and .ci/gpu/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,17 +13,22 @@ export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 OUT=.ci/gpu/target/bundle
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-./mvnw -B -q -o -pl transfer-engine-engine -DskipTests test-compile
+# packages the engine (its test classes compiled, not run) and te-bench.jar
+./mvnw -B -q -o -pl transfer-engine-bench -am package -DskipTests -Djavadoc.skip
 ./mvnw -B -q -o -pl transfer-engine-engine dependency:copy-dependencies -DincludeScope=test \
   -DoutputDirectory="$PWD/$OUT/lib"
 cp -r transfer-engine-engine/target/classes "$OUT/classes"
 cp -r transfer-engine-engine/target/test-classes "$OUT/test-classes"
 mkdir -p "$OUT/launcher"
 "$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
+cp transfer-engine-bench/target/te-bench.jar "$OUT/"
+cp transfer-engine-bench/src/main/resources/dev/transferengine/bench/jmh/bench-kernels.ptx "$OUT/" # for run.sh's ptxas
 
 # carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, archunit only the layering tests
-# (no GPU needed), and libjvm.so sheds 5 MB unstripped.
+# (no GPU needed), the engine uses JCuda's driver API only (its runtime, NVRTC and PTX-compiler bindings are 25 of
+# the natives jar's 26 MB; te-bench.jar leaves them out the same way), and libjvm.so sheds 5 MB unstripped.
 rm -f "$OUT"/lib/byte-buddy-*.jar "$OUT"/lib/archunit-*.jar
+zip -q -d "$OUT"/lib/jcuda-natives-*.jar 'lib/libJCudaRuntime-*' 'lib/libJNvrtc-*' 'lib/libJNvPTXCompiler-*'
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml \
   --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$OUT/jre"
 strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"

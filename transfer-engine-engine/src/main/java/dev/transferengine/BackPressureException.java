@@ -12,6 +12,12 @@ public final class BackPressureException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A stackless back-pressure failure, usually made once per queue and shared.
+     *
+     * @param message what was full (a group's submission queue, a peer's request window, a NIC's op table) and its
+     *     capacity
+     */
     public BackPressureException(final String message) {
         super(message, null, true);
     }

@@ -12,6 +12,11 @@ public final class EngineClosedException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A stackless closed failure, usually made once per engine and shared.
+     *
+     * @param message what was refused or abandoned because the engine closed
+     */
     public EngineClosedException(final String message) {
         super(message, null, true);
     }

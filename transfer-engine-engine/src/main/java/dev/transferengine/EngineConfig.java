@@ -38,7 +38,11 @@ public record EngineConfig(
         Map<String, String> options,
         @Nullable TransportTls tls) {
 
-    /** @throws InvalidConfigException naming the first setting out of range */
+    /**
+     * Checks every setting and copies {@code groups} and {@code options} into immutable collections.
+     *
+     * @throws InvalidConfigException naming the first setting out of range
+     */
     public EngineConfig {
         if (groups.isEmpty()) {
             throw new InvalidConfigException("groups", groups, "must list at least one group");
@@ -65,7 +69,13 @@ public record EngineConfig(
         options = Map.copyOf(options);
     }
 
-    /** A transport option, or {@code fallback}. */
+    /**
+     * Looks up one of {@link #options()}.
+     *
+     * @param key the option's name, e.g. {@code fabric.provider}
+     * @param fallback what to return when the option is not set
+     * @return the option's value, or {@code fallback}
+     */
     public String option(final String key, final String fallback) {
         return options.getOrDefault(key, fallback);
     }

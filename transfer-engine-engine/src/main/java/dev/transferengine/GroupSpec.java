@@ -11,7 +11,11 @@ import java.util.OptionalInt;
  */
 public record GroupSpec(int nics, OptionalInt workerCpu, OptionalInt cudaDevice) {
 
-    /** @throws InvalidConfigException naming the first setting out of range */
+    /**
+     * Checks the NIC count and that a given CPU or GPU index is not negative.
+     *
+     * @throws InvalidConfigException naming the first setting out of range
+     */
     public GroupSpec {
         if (nics < 1 || nics > 4) {
             throw new InvalidConfigException("nics", nics, "must be 1..4 (a group has 1 to 4 NICs)");
@@ -24,14 +28,35 @@ public record GroupSpec(int nics, OptionalInt workerCpu, OptionalInt cudaDevice)
         }
     }
 
+    /**
+     * A group of this many NICs, its worker not pinned and serving no GPU.
+     *
+     * @param nics number of NICs, 1..4
+     * @return the group
+     * @throws InvalidConfigException if {@code nics} is out of range
+     */
     public static GroupSpec of(final int nics) {
         return new GroupSpec(nics, OptionalInt.empty(), OptionalInt.empty());
     }
 
+    /**
+     * This group with its worker pinned to a CPU.
+     *
+     * @param cpu the CPU index, as the OS numbers them (>= 0)
+     * @return a new spec; this one is unchanged
+     * @throws InvalidConfigException if {@code cpu} is negative
+     */
     public GroupSpec withWorkerCpu(final int cpu) {
         return new GroupSpec(nics, OptionalInt.of(cpu), cudaDevice);
     }
 
+    /**
+     * This group serving one GPU: it registers that device's memory.
+     *
+     * @param device the CUDA device ordinal (>= 0)
+     * @return a new spec; this one is unchanged
+     * @throws InvalidConfigException if {@code device} is negative
+     */
     public GroupSpec withCudaDevice(final int device) {
         return new GroupSpec(nics, workerCpu, OptionalInt.of(device));
     }

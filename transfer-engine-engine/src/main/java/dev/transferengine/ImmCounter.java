@@ -8,17 +8,39 @@ import java.time.Duration;
  */
 public interface ImmCounter {
 
+    /**
+     * The imm value this counter credits.
+     *
+     * @return the 32-bit imm value
+     */
     int imm();
 
-    /** Credits received minus credits taken. */
+    /**
+     * Credits received minus credits taken. Any thread; does not block.
+     *
+     * @return the balance; negative while an {@link #await(long)} waits for imms still to arrive
+     */
     long balance();
 
-    /** Takes {@code n} credits and spins (then parks) until they are covered. Blocks; do not call on a reactor thread. */
+    /**
+     * Takes {@code n} credits and spins (then parks) until they are covered. Blocks; do not call on a reactor thread.
+     * Allocates nothing.
+     *
+     * @param n credits to take (>= 0); 0 returns at once
+     * @throws IllegalArgumentException if {@code n} is negative
+     * @throws InvalidRequestException if the counter is replaced or removed while waiting; the credits are given back
+     */
     void await(long n);
 
     /**
      * Like {@link #await(long)} with a deadline; on timeout the credits are given back and a
      * {@link TransferTimeoutException} is thrown.
+     *
+     * @param n credits to take (>= 0)
+     * @param timeout how long to wait for them, measured from the call
+     * @throws IllegalArgumentException if {@code n} is negative
+     * @throws InvalidRequestException if the counter is replaced or removed while waiting
+     * @throws TransferTimeoutException if the credits are not covered within {@code timeout}
      */
     void await(long n, Duration timeout);
 }

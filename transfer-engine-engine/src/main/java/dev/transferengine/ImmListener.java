@@ -4,5 +4,10 @@ package dev.transferengine;
 @FunctionalInterface
 public interface ImmListener {
 
+    /**
+     * Reports one imm that nobody claimed.
+     *
+     * @param imm the 32-bit imm value as the sender wrote it
+     */
     void onImm(int imm);
 }

@@ -12,10 +12,14 @@ public final class InvalidConfigException extends IllegalArgumentException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The record component that is wrong. */
     private final String setting;
+
     private final transient Object value;
 
     /**
+     * A setting that breaks its rule; the message reads "{@code <setting> <rule>, was <value>}".
+     *
      * @param setting the record component that is wrong, e.g. {@code submitQueueCapacity} or {@code nics}
      * @param value   the value it was given
      * @param rule    what it must be, e.g. {@code "must be a power of two"}
@@ -26,12 +30,20 @@ public final class InvalidConfigException extends IllegalArgumentException {
         this.value = value;
     }
 
-    /** The record component that is wrong, e.g. {@code submitQueueCapacity}, {@code basePort} or {@code nics}. */
+    /**
+     * The setting that is wrong, for a front end to map to its own name.
+     *
+     * @return the record component that is wrong, e.g. {@code submitQueueCapacity}, {@code basePort} or {@code nics}
+     */
     public String setting() {
         return setting;
     }
 
-    /** The value it was given. */
+    /**
+     * The rejected value. It is transient: after deserialization it is {@code null} and only the message keeps it.
+     *
+     * @return the value the setting was given
+     */
     public Object value() {
         return value;
     }

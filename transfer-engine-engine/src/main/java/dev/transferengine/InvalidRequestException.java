@@ -8,6 +8,11 @@ public final class InvalidRequestException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A request this engine refuses before anything is sent.
+     *
+     * @param message what in the request cannot be carried out, naming the index, count or region
+     */
     public InvalidRequestException(final String message) {
         super(message);
     }

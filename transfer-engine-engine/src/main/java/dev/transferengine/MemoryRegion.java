@@ -8,22 +8,48 @@ import java.lang.foreign.MemorySegment;
  */
 public interface MemoryRegion {
 
-    /** The registered memory. For device memory the segment carries the device pointer and is not host-readable. */
+    /**
+     * The registered memory. For device memory the segment carries the device pointer and is not host-readable.
+     *
+     * @return the segment given to (or allocated by) the registration
+     */
     MemorySegment segment();
 
+    /**
+     * Where the memory lives.
+     *
+     * @return the host, or the CUDA device whose pointer {@link #segment()} carries
+     */
     Device device();
 
-    /** Index of the group (worker) that registered the region on each of its NICs. */
+    /**
+     * Which group registered the region; writes from it run on that group's worker.
+     *
+     * @return the index of the group (worker) that registered the region on each of its NICs
+     */
     int group();
 
-    /** The serialisable descriptor peers write to. */
+    /**
+     * The descriptor peers write to; it changes when the region is {@link #rekey() rekeyed}.
+     *
+     * @return the serialisable descriptor with the current keys
+     */
     MrDesc descriptor();
 
+    /**
+     * The size of the registered memory.
+     *
+     * @return the region's length in bytes
+     */
     default long length() {
         return segment().byteSize();
     }
 
-    /** False once {@link TransferEngine#deregister(MemoryRegion)} ran. */
+    /**
+     * Whether the region still accepts writes and may be the source of writes.
+     *
+     * @return false once {@link TransferEngine#deregister(MemoryRegion)} ran
+     */
     boolean isRegistered();
 
     /**

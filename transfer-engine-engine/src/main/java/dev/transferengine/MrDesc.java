@@ -19,9 +19,19 @@ public record MrDesc(long address, long length, List<Nic> nics) {
 
     private static final byte VERSION = 1;
 
-    /** The remote key of the region on one NIC, and that NIC's address. */
+    /**
+     * The remote key of the region on one NIC, and that NIC's address.
+     *
+     * @param address the address of the NIC that registered the region, which a writer connects to
+     * @param rkey    the region's remote key on that NIC; a write carrying a stale key is refused
+     */
     public record Nic(NetAddr address, long rkey) {}
 
+    /**
+     * Checks the length and NIC count and copies the NIC list.
+     *
+     * @throws IllegalArgumentException if the length is negative or there are not 1 to 4 NICs
+     */
     public MrDesc {
         if (length < 0) {
             throw new IllegalArgumentException("MrDesc length must be >= 0, was " + length);
@@ -32,12 +42,22 @@ public record MrDesc(long address, long length, List<Nic> nics) {
         nics = List.copyOf(nics);
     }
 
-    /** Number of NICs this region is reachable through. */
+    /**
+     * How many NICs this region is reachable through.
+     *
+     * @return the number of NICs, 1..4
+     */
     public int nicCount() {
         return nics.size();
     }
 
-    /** The NIC entry for local/remote NIC index {@code nic}. */
+    /**
+     * One NIC's entry; NIC {@code k} of the writer's group writes through NIC {@code k} of the region's group.
+     *
+     * @param nic the NIC index, 0 to {@link #nicCount()} - 1
+     * @return that NIC's address and remote key
+     * @throws IndexOutOfBoundsException if {@code nic} is out of range
+     */
     public Nic nic(final int nic) {
         return nics.get(nic);
     }
@@ -45,6 +65,8 @@ public record MrDesc(long address, long length, List<Nic> nics) {
     /**
      * Encoding: {@code version(1), address(8), length(8), nicCount(1)}, then per NIC {@code rkey(8),
      * addressLength(2), address bytes}; little-endian.
+     *
+     * @return a new array with the encoding, for {@link #fromBytes(byte[])}
      */
     public byte[] toBytes() {
         int size = 1 + 8 + 8 + 1;
@@ -61,6 +83,14 @@ public record MrDesc(long address, long length, List<Nic> nics) {
         return out.array();
     }
 
+    /**
+     * Decodes bytes made by {@link #toBytes()}.
+     *
+     * @param bytes the encoding, nothing before or after it
+     * @return the descriptor
+     * @throws MalformedDescriptorException if the bytes are truncated, have trailing bytes, an unknown version, a NIC
+     *     count out of 1..4, a negative length or a malformed NIC address
+     */
     public static MrDesc fromBytes(final byte[] bytes) {
         final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         try {
@@ -99,11 +129,22 @@ public record MrDesc(long address, long length, List<Nic> nics) {
         }
     }
 
-    /** URL-safe base64 of {@link #toBytes()}, without padding. */
+    /**
+     * The text form, for configuration files, HTTP and logs.
+     *
+     * @return URL-safe base64 of {@link #toBytes()}, without padding, for {@link #parse(String)}
+     */
     public String toText() {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(toBytes());
     }
 
+    /**
+     * Decodes the text made by {@link #toText()}; surrounding white space is ignored.
+     *
+     * @param text URL-safe base64, with or without padding
+     * @return the descriptor
+     * @throws MalformedDescriptorException if the text is not URL-safe base64 or its bytes are not a descriptor
+     */
     public static MrDesc parse(final String text) {
         try {
             return fromBytes(Base64.getUrlDecoder().decode(text.strip()));

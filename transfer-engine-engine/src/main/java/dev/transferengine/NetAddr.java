@@ -23,8 +23,13 @@ public final class NetAddr implements Serializable {
     private static final byte VERSION = 1;
     private static final HexFormat HEX = HexFormat.of();
 
+    /** The transport's name, 1..32 ASCII characters. */
     private final String transport;
+
+    /** The transport's own address bytes; never handed out without a copy. */
     private final byte[] payload;
+
+    /** The hash code, computed once: addresses are map keys on the worker. */
     private final int hash;
 
     private NetAddr(final String transport, final byte[] payload) {
@@ -33,7 +38,14 @@ public final class NetAddr implements Serializable {
         this.hash = 31 * transport.hashCode() + Arrays.hashCode(payload);
     }
 
-    /** An address of {@code transport} with the transport's own {@code payload} bytes (copied). */
+    /**
+     * An address of {@code transport} with the transport's own {@code payload} bytes (copied).
+     *
+     * @param transport the transport's name, 1..32 ASCII characters, e.g. {@code tcp}
+     * @param payload the transport's address bytes, in the transport's own layout
+     * @return the address
+     * @throws IllegalArgumentException if the name is empty, longer than 32 characters or not ASCII
+     */
     public static NetAddr of(final String transport, final byte[] payload) {
         if (transport.isEmpty()
                 || transport.length() > 32
@@ -43,7 +55,13 @@ public final class NetAddr implements Serializable {
         return new NetAddr(transport, payload.clone());
     }
 
-    /** Decodes bytes made by {@link #toBytes()}. */
+    /**
+     * Decodes bytes made by {@link #toBytes()}.
+     *
+     * @param bytes the encoding, nothing before or after it; the payload is everything after the name
+     * @return the address
+     * @throws MalformedDescriptorException if the bytes are too short, have an unknown version or a bad transport name
+     */
     public static NetAddr fromBytes(final byte[] bytes) {
         if (bytes.length < 3) {
             throw new MalformedDescriptorException("NetAddr needs at least 3 bytes, got " + bytes.length);
@@ -66,7 +84,13 @@ public final class NetAddr implements Serializable {
         return new NetAddr(transport, Arrays.copyOfRange(bytes, 2 + nameLength, bytes.length));
     }
 
-    /** Parses the text form made by {@link #toString()}. */
+    /**
+     * Parses the text form made by {@link #toString()}; surrounding white space is ignored.
+     *
+     * @param text hex of {@link #toBytes()}, upper or lower case
+     * @return the address
+     * @throws MalformedDescriptorException if the text is not hex or its bytes are not an address
+     */
     public static NetAddr parse(final String text) {
         try {
             return fromBytes(HEX.parseHex(text.strip()));
@@ -75,6 +99,11 @@ public final class NetAddr implements Serializable {
         }
     }
 
+    /**
+     * The encoding that travels inside an {@link MrDesc}.
+     *
+     * @return a new array, for {@link #fromBytes(byte[])}
+     */
     public byte[] toBytes() {
         final byte[] name = transport.getBytes(StandardCharsets.US_ASCII);
         final byte[] out = new byte[2 + name.length + payload.length];
@@ -85,22 +114,41 @@ public final class NetAddr implements Serializable {
         return out;
     }
 
-    /** The name of the transport this address belongs to, e.g. {@code tcp} or {@code fabric}. */
+    /**
+     * The transport this address belongs to.
+     *
+     * @return the transport's name, e.g. {@code tcp} or {@code fabric}
+     */
     public String transport() {
         return transport;
     }
 
-    /** A copy of the transport's own address bytes. */
+    /**
+     * The transport's own address bytes. Allocates a copy on each call; use {@link #payloadByte(int)} where that
+     * matters.
+     *
+     * @return a copy of the payload
+     */
     public byte[] payload() {
         return payload.clone();
     }
 
-    /** Number of transport payload bytes (no copy). */
+    /**
+     * The length of the payload; does not copy it.
+     *
+     * @return the number of transport payload bytes
+     */
     public int payloadLength() {
         return payload.length;
     }
 
-    /** One payload byte (no copy). */
+    /**
+     * One payload byte; does not copy the payload.
+     *
+     * @param index the byte's position, 0 to {@link #payloadLength()} - 1
+     * @return the byte
+     * @throws ArrayIndexOutOfBoundsException if {@code index} is out of range
+     */
     public byte payloadByte(final int index) {
         return payload[index];
     }
@@ -110,6 +158,8 @@ public final class NetAddr implements Serializable {
      * {@code fabric:shm://4711:0}, {@code fabric:tcp;ofi_rxm://10.0.0.5:7400}; a form this engine cannot decode shows
      * its transport and payload hex, e.g. {@code fabric:efa:fe80...}. Not parseable: {@link #toString()} is the text
      * form that travels. Allocates; meant for logs and reports, not for the hot path.
+     *
+     * @return the readable form; never fails, whatever the payload
      */
     public String describe() {
         return AddressDescriptions.describe(transport, payload);

@@ -8,6 +8,11 @@ public final class NicCountMismatchException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A NIC count that differs from the group's.
+     *
+     * @param message both NIC counts and what carried each
+     */
     public NicCountMismatchException(final String message) {
         super(message);
     }

@@ -11,14 +11,23 @@ public interface PeerGroup {
     /** No peer group: peers are resolved per call. */
     PeerGroup NONE = NoGroup.INSTANCE;
 
-    /** Number of peers. */
+    /**
+     * How many peers the group holds.
+     *
+     * @return the number of peers; 0 for {@link #NONE}
+     */
     int size();
 
-    /** Per peer, its NIC addresses in NIC order. */
+    /**
+     * The peers, in the order they were given.
+     *
+     * @return per peer, its NIC addresses in NIC order; immutable
+     */
     List<List<NetAddr>> peers();
 
     /** The sentinel behind {@link #NONE}. */
     enum NoGroup implements PeerGroup {
+        /** The one empty group. */
         INSTANCE;
 
         @Override

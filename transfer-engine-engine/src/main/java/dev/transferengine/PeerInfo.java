@@ -1,13 +1,22 @@
 package dev.transferengine;
 
 /**
- * A peer one of our NICs talks to, as seen now.
+ * A peer one of our NICs talks to, as seen now: a snapshot, not updated later.
  *
- * @param state     e.g. {@code CONNECTING}, {@code CONNECTED}, {@code UNREACHABLE}
+ * @param group     the index of the group of our NIC
+ * @param nic       the index of our NIC within its group
+ * @param address   the peer NIC's address
+ * @param state     e.g. {@code IDLE}, {@code CONNECTING}, {@code CONNECTED}, {@code UNREACHABLE}; the set depends on
+ *                  the transport
  * @param lastError the last failure, or empty
  */
 public record PeerInfo(int group, int nic, NetAddr address, String state, String lastError) {
 
+    /**
+     * Whether our NIC had given up on this peer when the snapshot was taken.
+     *
+     * @return {@code true} when {@link #state()} is {@code UNREACHABLE}
+     */
     public boolean unreachable() {
         return "UNREACHABLE".equals(state);
     }

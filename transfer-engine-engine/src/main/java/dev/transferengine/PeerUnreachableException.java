@@ -12,19 +12,39 @@ public final class PeerUnreachableException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The address of the NIC that could not be reached. */
     private final NetAddr peer;
 
+    /**
+     * A stackless failure to reach a peer.
+     *
+     * @param peer the address of the NIC that could not be reached
+     * @param reason why, e.g. {@code "connection refused"}; the message reads "{@code peer <peer> unreachable:
+     *     <reason>}"
+     */
     public PeerUnreachableException(final NetAddr peer, final String reason) {
         super("peer " + peer + " unreachable: " + reason, null, true);
         this.peer = peer;
     }
 
+    /**
+     * A stackless failure to reach a peer, with the transport's failure; a failed connection shares one instance
+     * among its operations.
+     *
+     * @param peer the address of the NIC that could not be reached
+     * @param reason why, e.g. {@code "connection lost"}
+     * @param cause the transport's failure, shared by every operation the lost connection ended
+     */
     public PeerUnreachableException(final NetAddr peer, final String reason, final Throwable cause) {
         super("peer " + peer + " unreachable: " + reason, cause, true);
         this.peer = peer;
     }
 
-    /** The address of the NIC that could not be reached. */
+    /**
+     * The peer NIC that failed.
+     *
+     * @return the address of the NIC that could not be reached
+     */
     public NetAddr peer() {
         return peer;
     }

@@ -9,5 +9,10 @@ import java.lang.foreign.MemorySegment;
 @FunctionalInterface
 public interface ReceiveListener {
 
+    /**
+     * Reports one message.
+     *
+     * @param message the message's bytes, exactly as long as the message sent; valid only during this call
+     */
     void onReceive(MemorySegment message);
 }

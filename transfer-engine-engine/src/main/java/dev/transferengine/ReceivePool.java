@@ -7,17 +7,34 @@ package dev.transferengine;
  */
 public interface ReceivePool extends AutoCloseable {
 
+    /**
+     * The size of each buffer: a message longer than this is refused by the receiver.
+     *
+     * @return the size of one buffer, in bytes
+     */
     int bufferSize();
 
-    /** Number of buffers in the pool. */
+    /**
+     * How many buffers the pool holds, fixed when it was made.
+     *
+     * @return the number of buffers
+     */
     int count();
 
-    /** Buffers posted and waiting for a message right now. */
+    /**
+     * Buffers posted and waiting for a message right now. Any thread; a moment's view, for metrics and tests.
+     *
+     * @return the number of posted buffers, 0 to {@link #count()}
+     */
     int available();
 
     /**
      * Adds {@code n} receive credits: each lets one buffer be posted for one message. Buffers that come back
-     * are posted again while credits remain. Non-blocking; any thread.
+     * are posted again while credits remain. Non-blocking; any thread. A pool that keeps every buffer posted ignores
+     * credits.
+     *
+     * @param n credits to add (>= 0)
+     * @throws IllegalArgumentException if {@code n} is negative
      */
     void grant(long n);
 

@@ -8,6 +8,11 @@ public final class RegionBoundsException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An access outside a region, refused before anything was sent.
+     *
+     * @param message the offset, length and region size that do not fit
+     */
     public RegionBoundsException(final String message) {
         super(message);
     }

@@ -26,13 +26,25 @@ public final class RemoteAccessException extends TransferEngineException {
         IMM_NOT_ADMITTED
     }
 
+    /** Why the receiver refused. */
     private final Reason reason;
 
+    /**
+     * A refusal reported by the receiver.
+     *
+     * @param reason why the receiver refused
+     * @param message the details, e.g. the key or range; the message reads "{@code <reason>: <message>}"
+     */
     public RemoteAccessException(final Reason reason, final String message) {
         super(reason + ": " + message);
         this.reason = reason;
     }
 
+    /**
+     * Why the receiver refused, for a caller that handles some reasons (a stale key: fetch a new descriptor).
+     *
+     * @return why the receiver refused
+     */
     public Reason reason() {
         return reason;
     }

@@ -3,17 +3,41 @@ package dev.transferengine;
 /** How a single write, an imm-only write or a barrier is spread over the NICs of a group. */
 public sealed interface Routing {
 
-    /** Split into {@code shards} pieces, NICs chosen round-robin; the receiver sees {@code shards} imm events. */
+    /**
+     * Split into {@code shards} pieces, NICs chosen round-robin; the receiver sees {@code shards} imm events.
+     *
+     * @param shards how many pieces, 1..4; more than the group has NICs is refused at submission with an
+     *     {@link InvalidRequestException}
+     * @return the routing
+     * @throws IllegalArgumentException if {@code shards} is not 1..4
+     */
     static Routing sharded(final int shards) {
         return new Sharded(shards);
     }
 
-    /** Everything through NIC {@code nic}; one imm event per destination. */
+    /**
+     * Everything through NIC {@code nic}; one imm event per destination.
+     *
+     * @param nic the index of our NIC within the group, 0..3; a NIC the group lacks is refused at submission with
+     *     an {@link InvalidRequestException}
+     * @return the routing
+     * @throws IllegalArgumentException if {@code nic} is not 0..3
+     */
     static Routing pinned(final int nic) {
         return new Pinned(nic);
     }
 
+    /**
+     * Split over several NICs; see {@link #sharded(int)}.
+     *
+     * @param shards how many pieces, 1..4
+     */
     record Sharded(int shards) implements Routing {
+        /**
+         * Checks the shard count.
+         *
+         * @throws IllegalArgumentException if {@code shards} is not 1..4
+         */
         public Sharded {
             if (shards < 1 || shards > 4) {
                 throw new IllegalArgumentException("shards must be 1..4, was " + shards);
@@ -21,7 +45,17 @@ public sealed interface Routing {
         }
     }
 
+    /**
+     * Through one NIC; see {@link #pinned(int)}.
+     *
+     * @param nic the index of our NIC within the group, 0..3
+     */
     record Pinned(int nic) implements Routing {
+        /**
+         * Checks the NIC index.
+         *
+         * @throws IllegalArgumentException if {@code nic} is not 0..3
+         */
         public Pinned {
             if (nic < 0 || nic > 3) {
                 throw new IllegalArgumentException("nic must be 0..3, was " + nic);

@@ -16,8 +16,12 @@ public interface StageProbe {
      * handed its last piece to the transport (posted), and the worker read the last piece's completion. What lies
      * between posted and completed is the wire and the remote side; the listener or counter runs after completed.
      *
-     * @param kind      what the operation was
-     * @param success   whether it completed
+     * @param kind           what the operation was
+     * @param submittedNanos when the caller submitted it
+     * @param takenNanos     when the worker took it from its submission queue
+     * @param postedNanos    when the worker handed its last piece to the transport
+     * @param completedNanos when the worker read its last piece's completion
+     * @param success        whether it completed
      */
     void onStages(
             OperationKind kind,
@@ -27,6 +31,11 @@ public interface StageProbe {
             long completedNanos,
             boolean success);
 
-    /** An imm arrived from a peer and is about to be credited to its counter; by default ignored. */
+    /**
+     * An imm arrived from a peer and is about to be credited to its counter; by default ignored.
+     *
+     * @param imm the 32-bit imm value
+     * @param arrivedNanos when the worker read it from the transport
+     */
     default void onImmArrived(final int imm, final long arrivedNanos) {}
 }

@@ -34,20 +34,41 @@ public final class TransferCounters {
         // nothing to set up: the counters start at zero
     }
 
+    /**
+     * Requests counted as done. Any thread; one volatile read.
+     *
+     * @return how many requests passed with this instance completed without error
+     */
     public long done() {
         return done.get();
     }
 
+    /**
+     * Requests counted as failed, timeouts included. Any thread; one volatile read.
+     *
+     * @return how many requests passed with this instance failed
+     */
     public long failed() {
         return failed.get();
     }
 
-    /** Requests that ended, either way. */
+    /**
+     * Requests that ended, either way. Any thread; two volatile reads, not one atomic snapshot.
+     *
+     * @return {@link #done()} plus {@link #failed()}
+     */
     public long completed() {
         return done.get() + failed.get();
     }
 
-    /** Waits until at least {@code target} requests completed; throws {@link TransferTimeoutException} on timeout. */
+    /**
+     * Waits until at least {@code target} requests completed, either way. Blocks the calling thread, spinning then
+     * parking for 10 us at a time; do not call on a reactor thread. Allocates nothing unless it times out.
+     *
+     * @param target the count of {@link #completed()} to wait for
+     * @param timeout how long to wait, measured from the call
+     * @throws TransferTimeoutException if fewer than {@code target} requests completed within {@code timeout}
+     */
     public void awaitCompleted(final long target, final Duration timeout) {
         final long deadline = System.nanoTime() + timeout.toNanos();
         int spins = 0;

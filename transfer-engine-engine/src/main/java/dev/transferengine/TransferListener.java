@@ -9,6 +9,11 @@ public interface TransferListener {
     /** Every write of the request completed. */
     void onDone();
 
-    /** The first error of the request; no {@link #onDone()} follows. */
+    /**
+     * The first error of the request; no {@link #onDone()} follows.
+     *
+     * @param error the typed failure, e.g. {@link TransferTimeoutException} or {@link PeerUnreachableException}; may
+     *     be a shared stackless instance, so do not add suppressed exceptions to it
+     */
     void onError(TransferEngineException error);
 }

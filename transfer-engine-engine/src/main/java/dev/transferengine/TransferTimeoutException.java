@@ -12,6 +12,11 @@ public final class TransferTimeoutException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A stackless timeout, cheap enough to make per operation.
+     *
+     * @param message what did not complete and the timeout it had
+     */
     public TransferTimeoutException(final String message) {
         super(message, null, true);
     }

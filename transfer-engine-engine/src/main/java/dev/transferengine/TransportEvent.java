@@ -15,7 +15,11 @@ import java.util.Objects;
  */
 public record TransportEvent(String category, String reason, String description, long count) {
 
-    /** @throws NullPointerException if a text is null */
+    /**
+     * Checks that no text is null.
+     *
+     * @throws NullPointerException if a text is null
+     */
     public TransportEvent {
         Objects.requireNonNull(category, "category");
         Objects.requireNonNull(reason, "reason");

@@ -19,14 +19,24 @@ import javax.net.ssl.SSLContext;
 public record TransportTls(
         SSLContext context, boolean needClientAuth, List<String> protocols, List<String> cipherSuites) {
 
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * Checks the context and copies the lists into immutable ones.
+     *
+     * @throws NullPointerException if an argument is null
+     */
     public TransportTls {
         Objects.requireNonNull(context, "context");
         protocols = List.copyOf(protocols);
         cipherSuites = List.copyOf(cipherSuites);
     }
 
-    /** Mutual TLS with the context's default protocols and cipher suites. */
+    /**
+     * Mutual TLS with the context's default protocols and cipher suites: each side must present a certificate the
+     * other trusts.
+     *
+     * @param context where keys and trust come from
+     * @return the TLS settings, with {@code needClientAuth} on
+     */
     public static TransportTls mutual(final SSLContext context) {
         return new TransportTls(context, true, List.of(), List.of());
     }

@@ -9,13 +9,25 @@ package dev.transferengine;
  */
 public interface UvmWatcher extends AutoCloseable {
 
-    /** The slot's address for a kernel (a {@code uint64_t*} on the device). */
+    /**
+     * The slot's address for a kernel.
+     *
+     * @return the device pointer, to pass to a kernel as a {@code uint64_t*}
+     */
     long devicePointer();
 
-    /** The slot's current value, read from host memory. Any thread; does not block. */
+    /**
+     * The slot's current value, read from host memory. Any thread; does not block.
+     *
+     * @return the last value a kernel stored, or 0 before the first store
+     */
     long value();
 
-    /** False once closed, or released because its listener returned false or threw. */
+    /**
+     * Whether the slot is still watched.
+     *
+     * @return false once closed, or released because its listener returned false or threw
+     */
     boolean isOpen();
 
     /**

@@ -13,6 +13,12 @@ public final class WorkerFailedException extends TransferEngineException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A stackless failure shared by the operations in flight when the worker failed.
+     *
+     * @param message the group and what happened to the operation
+     * @param cause the worker's unrecoverable error, shared by every operation of the group that was in flight
+     */
     public WorkerFailedException(final String message, final Throwable cause) {
         super(message, cause, true);
     }

@@ -9,6 +9,10 @@ import java.util.OptionalInt;
  */
 public sealed interface WriteRequest permits SingleWrite, PagedWrite, ImmWrite, BarrierWrite, ScatterWrite {
 
-    /** The 32-bit immediate carried by each write, if any. */
+    /**
+     * The immediate this request delivers with each of its writes.
+     *
+     * @return the 32-bit imm, or empty for a write the receiver is not told about
+     */
     OptionalInt imm();
 }

@@ -39,7 +39,13 @@ public final class PeerProcesses implements AutoCloseable {
 
     /** Starts a peer whose JVM gets {@code jvmOptions} too, e.g. a small heap. */
     public static PeerProcesses start(final List<String> jvmOptions, final String... args) throws IOException {
-        final List<String> command = new ArrayList<>();
+        return start(List.of(), jvmOptions, args);
+    }
+
+    /** Starts a peer under {@code launcher}, e.g. {@code ip netns exec NAME} to run it in a network namespace. */
+    public static PeerProcesses start(final List<String> launcher, final List<String> jvmOptions, final String... args)
+            throws IOException {
+        final List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("--enable-native-access=ALL-UNNAMED");

@@ -1,5 +1,6 @@
 package dev.transferengine;
 
+import dev.transferengine.core.Engines;
 import dev.transferengine.spi.HoldingDomain;
 import dev.transferengine.spi.HoldingTransport;
 
@@ -17,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -40,6 +42,9 @@ public abstract class TransportContract {
     private static final long REGION = 1 << 20;
 
     private final List<TransferEngine> engines = new ArrayList<>();
+    /** The clock of {@link #manualClockEngine} and {@link #holdingEngine}, in nanoseconds. */
+    private final AtomicLong manualTime = new AtomicLong();
+
     private final Arena arena = Arena.ofShared();
 
     /** Selects the transport and its options on {@code builder}. */
@@ -87,13 +92,19 @@ public abstract class TransportContract {
         return PeerUnreachableException.class;
     }
 
+    /** Where the failure is a timeout, moves {@link #manualTime} until {@code future} ends; see {@link #expired}. */
+    private CompletableFuture<Void> ending(
+            final Class<? extends TransferEngineException> expected, final CompletableFuture<Void> future) {
+        return expected == TransferTimeoutException.class ? expired(future) : future;
+    }
+
     /**
-     * The sender's operation timeout for a write that must end with {@code expected}: short where the timeout is that
-     * end (it cannot come early), {@link #WAIT} where an answer must come first (a slow machine then only waits
-     * longer, instead of seeing a timeout).
+     * Moves {@link #manualTime} past every deadline until {@code future} is done. Only engines made with that clock
+     * see it move; nothing else they do can time out, however slow the machine.
      */
-    private static Duration timeoutExpecting(final Class<? extends TransferEngineException> expected) {
-        return expected == TransferTimeoutException.class ? Duration.ofSeconds(3) : WAIT;
+    private CompletableFuture<Void> expired(final CompletableFuture<Void> future) {
+        await().atMost(WAIT).until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0 && future.isDone());
+        return future;
     }
 
     protected TransferEngine engine(final int nics) {
@@ -110,16 +121,30 @@ public abstract class TransportContract {
         return engine;
     }
 
-    /** An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped. */
-    protected TransferEngine holdingEngine(final int nics, final Duration operationTimeout) {
-        final TransferEngineBuilder builder = configure(TransferEngine.builder()
+    /** An engine whose operations time out only when a test moves {@link #manualTime}. */
+    protected TransferEngine manualClockEngine(final int nics) {
+        return open(manualClockBuilder(nics));
+    }
+
+    /**
+     * An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped.
+     * Its operations time out only when a test moves {@link #manualTime}.
+     */
+    protected TransferEngine holdingEngine(final int nics) {
+        final TransferEngineBuilder builder = manualClockBuilder(nics);
+        return open(builder.option(HoldingTransport.WRAPPED, builder.config().transport())
+                .transport(HoldingTransport.NAME));
+    }
+
+    private TransferEngineBuilder manualClockBuilder(final int nics) {
+        return configure(TransferEngine.builder()
                 .group(nics)
-                .operationTimeout(operationTimeout)
+                .operationTimeout(Duration.ofSeconds(20))
                 .drainTimeout(Duration.ofSeconds(2)));
-        final TransferEngine engine = builder.option(
-                        HoldingTransport.WRAPPED, builder.config().transport())
-                .transport(HoldingTransport.NAME)
-                .build();
+    }
+
+    private TransferEngine open(final TransferEngineBuilder builder) {
+        final TransferEngine engine = Engines.open(builder.config(), TransferCounters.UPDATER, manualTime::get);
         engines.add(engine);
         return engine;
     }
@@ -676,7 +701,7 @@ public abstract class TransportContract {
         void immsStayExactWhenOneNicIsHeldBackAndDeliveryIsReordered() {
             final int nics = Math.min(2, maxNics());
             Assumptions.assumeTrue(nics >= 2, "needs two NICs to reorder across NICs");
-            final TransferEngine sender = holdingEngine(nics, Duration.ofSeconds(20));
+            final TransferEngine sender = holdingEngine(nics);
             final TransferEngine receiver = engine(nics);
             final MemorySegment src = filled(REGION, 10);
             final MemorySegment dst = zeroed(REGION);
@@ -723,7 +748,7 @@ public abstract class TransportContract {
 
         @Test
         void remoteOutOfBoundsWriteIsRefusedByTheReceiverAndLeavesItsMemoryUntouched() {
-            final TransferEngine sender = engine(1, timeoutExpecting(remoteRefusal()));
+            final TransferEngine sender = manualClockEngine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(16384, 12), Device.host());
             final MemorySegment dst = filled(4096, 13);
@@ -733,7 +758,8 @@ public abstract class TransportContract {
             // a descriptor that lies about the length gets past the local check; the receiver must still refuse it
             final MrDesc forged = new MrDesc(real.address(), 1 << 20, real.nics());
 
-            final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 8192, forged, 0)));
+            final Throwable error =
+                    failure(ending(remoteRefusal(), sender.submit(SingleWrite.of(src, 0, 8192, forged, 0))));
 
             assertThat(error).isInstanceOf(remoteRefusal());
             assertThat(MemorySegment.mismatch(dst, 0, 4096, before, 0, 4096)).isEqualTo(-1);
@@ -741,7 +767,7 @@ public abstract class TransportContract {
 
         @Test
         void staleKeyAfterDeregistrationIsRefusedAndLeavesMemoryUntouched() {
-            final TransferEngine sender = engine(1, timeoutExpecting(remoteRefusal()));
+            final TransferEngine sender = manualClockEngine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 14), Device.host());
             final MemorySegment dst = zeroed(4096);
@@ -751,8 +777,9 @@ public abstract class TransportContract {
             assertThat(dstRegion.isRegistered()).isFalse();
             assertThat(receiver.regions()).doesNotContain(dstRegion);
 
-            final Throwable error =
-                    failure(sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(1)));
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(1))));
 
             assertThat(error).isInstanceOf(remoteRefusal());
             assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
@@ -812,7 +839,7 @@ public abstract class TransportContract {
     class FailuresAndFencing {
         @Test
         void unreachablePeerFailsTheWriteAndTheEngineServesOthers() {
-            final TransferEngine sender = engine(1, timeoutExpecting(unreachablePeerFailure()));
+            final TransferEngine sender = manualClockEngine(1);
             final TransferEngine gone = engine(1);
             final TransferEngine alive = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 17), Device.host());
@@ -821,7 +848,8 @@ public abstract class TransportContract {
             final MrDesc aliveDesc = alive.register(aliveMemory, Device.host()).descriptor();
             gone.close();
 
-            final Throwable error = failure(sender.submit(SingleWrite.of(src, 0, 4096, goneDesc, 0)));
+            final Throwable error =
+                    failure(ending(unreachablePeerFailure(), sender.submit(SingleWrite.of(src, 0, 4096, goneDesc, 0))));
             assertThat(error).isInstanceOf(unreachablePeerFailure());
 
             done(sender.submit(SingleWrite.of(src, 0, 4096, aliveDesc, 0)));
@@ -830,8 +858,7 @@ public abstract class TransportContract {
 
         @Test
         void aWriteThatCannotCompleteTimesOutIsWithdrawnAndTheEngineServesLaterWrites() {
-            // generous for the write that must succeed; the one that must time out never leaves its held NIC
-            final TransferEngine sender = holdingEngine(1, Duration.ofSeconds(5));
+            final TransferEngine sender = holdingEngine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 21), Device.host());
             final MemorySegment dst = zeroed(4096);
@@ -839,8 +866,8 @@ public abstract class TransportContract {
             final ImmCounter counter = receiver.immCounter(4);
             nic(sender, 0).hold(true);
 
-            final Throwable error = failure(
-                    sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4)));
+            final Throwable error = failure(expired(
+                    sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4))));
 
             assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleWrite");
             assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT))
@@ -855,7 +882,7 @@ public abstract class TransportContract {
 
         @Test
         void rekeyRefusesWritesWithTheOldKeysAndLeavesTheMemoryUntouched() {
-            final TransferEngine oldKeySender = engine(1, timeoutExpecting(remoteRefusal()));
+            final TransferEngine oldKeySender = manualClockEngine(1);
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final MemorySegment dst = zeroed(4096);
@@ -866,8 +893,10 @@ public abstract class TransportContract {
 
             assertThat(fresh).isEqualTo(dstRegion.descriptor()).isNotEqualTo(old);
             final MemoryRegion oldKeySrc = oldKeySender.register(filled(4096, 22), Device.host());
-            final Throwable error = failure(oldKeySender.submit(
-                    SingleWrite.of(oldKeySrc, 0, 4096, old, 0).withImm(6)));
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    oldKeySender.submit(
+                            SingleWrite.of(oldKeySrc, 0, 4096, old, 0).withImm(6))));
             assertThat(error).isInstanceOf(remoteRefusal());
             assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
                     .isEqualTo(-1);

@@ -20,6 +20,7 @@ import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.Transport;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -78,6 +79,9 @@ final class DomainGroup implements Agent {
     private final InFlightTable inFlight;
     private final WritePlanner planner;
     private final WritePlanner.Poster poster = this::post;
+    /** What {@link #post} hands its domain; reused for every piece. */
+    private final WriteDescriptor posted = new WriteDescriptor();
+
     private final CompletionQueue completions = new CompletionQueue(1024);
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
     /** What a restart registers and resolves again on the new NICs. */
@@ -400,18 +404,15 @@ final class DomainGroup implements Agent {
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(
-                    s.token,
-                    src == null ? MemorySegment.NULL : src.segment(),
-                    op.srcOffset,
-                    src == null ? 0 : src.key(op.nic),
-                    op.length,
-                    peer,
-                    dst.address(),
-                    op.dstOffset,
-                    remote.rkey(),
-                    op.hasImm,
-                    op.imm);
+            domain.write(posted.token(s.token)
+                    .source(
+                            src == null ? MemorySegment.NULL : src.segment(),
+                            op.srcOffset,
+                            src == null ? 0 : src.key(op.nic),
+                            op.length)
+                    .target(peer, dst.address(), op.dstOffset, remote.rkey())
+                    .imm(op.hasImm, op.imm));
+            posted.clear();
             return true;
         } catch (final TransferEngineException e) {
             abandon(s, unposted, e);

@@ -51,6 +51,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
@@ -90,7 +91,11 @@ final class Engine implements TransferEngine, Region.Owner {
     private final ThrottledLog agentErrors = new ThrottledLog(LOG);
     private @Nullable UvmWatchers uvmWatchers;
 
-    Engine(final EngineConfig config, final Transport transport, final TransferCountersUpdater transferCounters) {
+    Engine(
+            final EngineConfig config,
+            final Transport transport,
+            final TransferCountersUpdater transferCounters,
+            final LongSupplier clock) {
         this.config = config;
         this.transport = transport;
         this.counters =
@@ -116,7 +121,7 @@ final class Engine implements TransferEngine, Region.Owner {
                         counters,
                         sendBuffers,
                         submissionPool,
-                        System::nanoTime);
+                        clock);
                 workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }

@@ -8,6 +8,7 @@ import dev.transferengine.spi.Transport;
 import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -26,7 +27,16 @@ public final class Engines {
      * skipped. {@code updater} is how workers bump the users' {@link dev.transferengine.TransferCounters}.
      */
     public static TransferEngine open(final EngineConfig config, final TransferCountersUpdater updater) {
-        return new Engine(config, select(config, transports()), updater);
+        return open(config, updater, System::nanoTime);
+    }
+
+    /**
+     * Opens an engine whose workers read time from {@code clock} (nanoseconds, monotonic) to expire operations, so
+     * that tests drive timeouts by hand instead of waiting for them.
+     */
+    public static TransferEngine open(
+            final EngineConfig config, final TransferCountersUpdater updater, final LongSupplier clock) {
+        return new Engine(config, select(config, transports()), updater, clock);
     }
 
     /** Every transport on the class path, most preferred first. */

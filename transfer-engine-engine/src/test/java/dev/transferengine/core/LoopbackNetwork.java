@@ -12,6 +12,7 @@ import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.Transport;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -164,24 +165,22 @@ final class LoopbackNetwork implements Transport {
         }
 
         @Override
-        public void write(
-                final long token,
-                final MemorySegment src,
-                final long srcOffset,
-                final long srcKey,
-                final long length,
-                final long peer,
-                final long remoteBase,
-                final long remoteOffset,
-                final long rkey,
-                final boolean hasImm,
-                final int imm) {
+        public void write(final WriteDescriptor write) {
             if (closed) {
-                listener.onWriteFailed(token, new EngineClosedException("domain closed"));
+                listener.onWriteFailed(write.token(), new EngineClosedException("domain closed"));
                 return;
             }
             posted.addLast(new Post(
-                    token, false, src, srcOffset, length, peers.get((int) peer), rkey, remoteOffset, hasImm, imm));
+                    write.token(),
+                    false,
+                    write.src(),
+                    write.srcOffset(),
+                    write.length(),
+                    peers.get((int) write.peer()),
+                    write.rkey(),
+                    write.remoteOffset(),
+                    write.hasImm(),
+                    write.imm()));
         }
 
         @Override

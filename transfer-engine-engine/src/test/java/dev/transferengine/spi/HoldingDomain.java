@@ -52,24 +52,12 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
-    public void write(
-            final long token,
-            final MemorySegment src,
-            final long srcOffset,
-            final long srcKey,
-            final long length,
-            final long peer,
-            final long remoteBase,
-            final long remoteOffset,
-            final long rkey,
-            final boolean hasImm,
-            final int imm) {
-        final Runnable post = () ->
-                inner.write(token, src, srcOffset, srcKey, length, peer, remoteBase, remoteOffset, rkey, hasImm, imm);
+    public void write(final WriteDescriptor write) {
         if (held || !backlog.isEmpty()) {
-            backlog.addLast(new Held(token, false, post));
+            final WriteDescriptor kept = write.copy();
+            backlog.addLast(new Held(kept.token(), false, () -> inner.write(kept)));
         } else {
-            post.run();
+            inner.write(write);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -62,19 +63,8 @@ final class InstantDomain implements Domain {
     }
 
     @Override
-    public void write(
-            final long token,
-            final MemorySegment src,
-            final long srcOffset,
-            final long srcKey,
-            final long length,
-            final long peer,
-            final long remoteBase,
-            final long remoteOffset,
-            final long rkey,
-            final boolean hasImm,
-            final int imm) {
-        listener.onWriteComplete(token, length);
+    public void write(final WriteDescriptor write) {
+        listener.onWriteComplete(write.token(), write.length());
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -127,18 +128,11 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public void write(
-            final long token,
-            final MemorySegment src,
-            final long srcOffset,
-            final long srcKey,
-            final long length,
-            final long peer,
-            final long remoteBase,
-            final long remoteOffset,
-            final long rkey,
-            final boolean hasImm,
-            final int imm) {
+    public void write(final WriteDescriptor write) {
+        final long token = write.token();
+        final long length = write.length();
+        final long srcKey = write.srcKey();
+        final long peer = write.peer();
         final TransferEngineException refused = refusal();
         if (refused != null) {
             listener.onWriteFailed(token, refused);
@@ -157,15 +151,15 @@ final class FabricDomain implements Domain {
         }
         ops.prepareWrite(
                 slot,
-                src.address() + srcOffset,
+                write.src().address() + write.srcOffset(),
                 length,
                 regions.desc(srcKey),
                 peer,
-                regions.remoteAddress(remoteBase, remoteOffset),
-                rkey,
-                hasImm ? imm & 0xFFFF_FFFFL : 0);
+                regions.remoteAddress(write.remoteBase(), write.remoteOffset()),
+                write.rkey(),
+                write.hasImm() ? write.imm() & 0xFFFF_FFFFL : 0);
         final long postFlags = length == 0 ? zeroByteWriteFlags : writeFlags;
-        submit(slot, hasImm ? postFlags | FI_REMOTE_CQ_DATA : postFlags);
+        submit(slot, write.hasImm() ? postFlags | FI_REMOTE_CQ_DATA : postFlags);
     }
 
     @Override

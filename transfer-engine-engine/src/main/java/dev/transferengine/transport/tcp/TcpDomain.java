@@ -15,6 +15,7 @@ import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -273,25 +274,19 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
-    public void write(
-            final long token,
-            final MemorySegment src,
-            final long srcOffset,
-            final long srcKey,
-            final long length,
-            final long peer,
-            final long remoteBase,
-            final long remoteOffset,
-            final long rkey,
-            final boolean hasImm,
-            final int imm) {
+    public void write(final WriteDescriptor write) {
+        final long token = write.token();
+        final MemorySegment src = write.src();
+        final long srcOffset = write.srcOffset();
+        final long length = write.length();
         if (closed) {
             listener.onWriteFailed(token, new EngineClosedException("domain closed"));
             return;
         }
-        final TcpPeer target = peer(peer);
+        final TcpPeer target = peer(write.peer());
         if (target == null) {
-            listener.onWriteFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
+            listener.onWriteFailed(
+                    token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
@@ -301,13 +296,15 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                             + " falls outside the source of " + src.byteSize() + " bytes"));
             return;
         }
-        final byte type = !hasImm ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
-        final TcpMemory source = length == 0 ? null : regions.lookup(srcKey);
+        final byte type = !write.hasImm() ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
+        final TcpMemory source = length == 0 ? null : regions.lookup(write.srcKey());
         if (source != null && source.device() >= 0) {
-            staging.stageOut(this, target, type, token, source, srcOffset, length, rkey, remoteOffset, imm);
+            staging.stageOut(this, target, type, source, write);
             return;
         }
-        post(target, acquire().set(type, token, src, srcOffset, length, rkey, remoteOffset, imm));
+        post(
+                target,
+                acquire().set(type, token, src, srcOffset, length, write.rkey(), write.remoteOffset(), write.imm()));
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */

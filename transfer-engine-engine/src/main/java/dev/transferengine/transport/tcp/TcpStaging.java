@@ -7,6 +7,7 @@ import dev.transferengine.EngineConfig;
 import dev.transferengine.TransferEngineException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -151,23 +152,18 @@ final class TcpStaging {
             final TcpDomain domain,
             final TcpPeer peer,
             final byte type,
-            final long token,
             final TcpMemory source,
-            final long sourceOffset,
-            final long length,
-            final long rkey,
-            final long remoteOffset,
-            final int imm) {
+            final WriteDescriptor write) {
         writes.addLast(new StagedWrite(
                 peer,
                 type,
-                token,
+                write.token(),
                 source.device(),
-                source.segment().address() + sourceOffset,
-                length,
-                rkey,
-                remoteOffset,
-                imm));
+                source.segment().address() + write.srcOffset(),
+                write.length(),
+                write.rkey(),
+                write.remoteOffset(),
+                write.imm()));
         issueOut(domain);
     }
 

@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +42,11 @@ class FabricClosedPeerTest {
         final long srcKey = writer.register(src, Device.host());
         final long dstKey = target.register(dst, Device.host());
         final long peer = writer.resolve(target.address());
-        writer.write(1, src, 0, srcKey, 4096, peer, dst.address(), 0, dstKey, true, 1);
+        writer.write(new WriteDescriptor()
+                .token(1)
+                .source(src, 0, srcKey, 4096)
+                .target(peer, dst.address(), 0, dstKey)
+                .imm(true, 1));
         writerSide.pollUntil(() -> {
             targetSide.pollAll(); // shm progress is manual: the target must poll for the write to land
             return events.writeEnded(1);
@@ -50,7 +55,11 @@ class FabricClosedPeerTest {
 
         targetSide.close();
         for (int w = 2; w <= 4; w++) {
-            writer.write(w, src, 0, srcKey, 4096, peer, dst.address(), 0, dstKey, true, w);
+            writer.write(new WriteDescriptor()
+                    .token(w)
+                    .source(src, 0, srcKey, 4096)
+                    .target(peer, dst.address(), 0, dstKey)
+                    .imm(true, w));
             final long token = w;
             writerSide.pollUntil(() -> events.writeEnded(token));
         }

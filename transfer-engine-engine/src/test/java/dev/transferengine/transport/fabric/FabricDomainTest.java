@@ -8,6 +8,7 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -96,18 +97,11 @@ class FabricDomainTest {
         for (int nic = 0; nic < nics; nic++) {
             pair.initiators
                     .get(nic)
-                    .write(
-                            nic,
-                            src,
-                            nic * shard,
-                            srcKeys[nic],
-                            shard,
-                            pair.peers[nic],
-                            dst.address(),
-                            nic * shard,
-                            dstKeys[nic],
-                            true,
-                            0x1000 + nic);
+                    .write(new WriteDescriptor()
+                            .token(nic)
+                            .source(src, nic * shard, srcKeys[nic], shard)
+                            .target(pair.peers[nic], dst.address(), nic * shard, dstKeys[nic])
+                            .imm(true, 0x1000 + nic));
         }
         fixture.pollUntil(
                 () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
@@ -138,18 +132,10 @@ class FabricDomainTest {
         for (int nic = 0; nic < nics; nic++) {
             pair.initiators
                     .get(nic)
-                    .write(
-                            10 + nic,
-                            src,
-                            4096L * nic,
-                            srcKeys[nic],
-                            4096,
-                            pair.peers[nic],
-                            dst.address(),
-                            65536L + 4096L * nic,
-                            dstKeys[nic],
-                            false,
-                            0);
+                    .write(new WriteDescriptor()
+                            .token(10 + nic)
+                            .source(src, 4096L * nic, srcKeys[nic], 4096)
+                            .target(pair.peers[nic], dst.address(), 65536L + 4096L * nic, dstKeys[nic]));
         }
         fixture.pollUntil(
                 () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics);
@@ -173,18 +159,11 @@ class FabricDomainTest {
         for (int nic = 0; nic < nics; nic++) {
             pair.initiators
                     .get(nic)
-                    .write(
-                            20 + nic,
-                            src,
-                            0,
-                            srcKeys[nic],
-                            0,
-                            pair.peers[nic],
-                            dst.address(),
-                            0,
-                            dstKeys[nic],
-                            true,
-                            -7 - nic);
+                    .write(new WriteDescriptor()
+                            .token(20 + nic)
+                            .source(src, 0, srcKeys[nic], 0)
+                            .target(pair.peers[nic], dst.address(), 0, dstKeys[nic])
+                            .imm(true, -7 - nic));
         }
         fixture.pollUntil(
                 () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
@@ -240,18 +219,15 @@ class FabricDomainTest {
 
         pair.initiators
                 .get(0)
-                .write(
-                        1,
-                        src,
-                        0,
-                        srcKey,
-                        badKey ? 4096 : 8192,
-                        pair.peers[0],
-                        dst.address(),
-                        badKey ? 0 : 4096,
-                        badKey ? dstKey ^ 0x5A5A_5A5AL : dstKey,
-                        true,
-                        1);
+                .write(new WriteDescriptor()
+                        .token(1)
+                        .source(src, 0, srcKey, badKey ? 4096 : 8192)
+                        .target(
+                                pair.peers[0],
+                                dst.address(),
+                                badKey ? 0 : 4096,
+                                badKey ? dstKey ^ 0x5A5A_5A5AL : dstKey)
+                        .imm(true, 1));
         for (int i = 0; i < 5000 && !pair.initiatorEvents.writeEnded(1); i++) {
             fixture.pollAll();
         }
@@ -268,18 +244,11 @@ class FabricDomainTest {
         final RecordingDomainListener otherEvents = new RecordingDomainListener();
         final Domain other = fixture.open(provider, 0, otherEvents);
         final long otherKey = other.register(src, Device.host());
-        other.write(
-                2,
-                src,
-                0,
-                otherKey,
-                4096,
-                other.resolve(pair.targets.get(0).address()),
-                dst.address(),
-                0,
-                dstKey,
-                true,
-                2);
+        other.write(new WriteDescriptor()
+                .token(2)
+                .source(src, 0, otherKey, 4096)
+                .target(other.resolve(pair.targets.get(0).address()), dst.address(), 0, dstKey)
+                .imm(true, 2));
         fixture.pollUntil(() -> otherEvents.writeEnded(2) && pair.targetEvents.imms.contains(2));
         assertThat(otherEvents.writesDone).containsKey(2L);
         assertThat(dst.asSlice(0, 4096).mismatch(src.asSlice(0, 4096))).isEqualTo(-1);
@@ -303,7 +272,12 @@ class FabricDomainTest {
         final MemorySegment dst = arena.allocate(4096, 4096);
         final long dstKey = pair.register(pair.targets, dst)[0];
 
-        pair.initiators.get(0).write(1, src, 0, srcKey, 4096, pair.peers[0], dst.address(), 0, dstKey + 1, false, 0);
+        pair.initiators
+                .get(0)
+                .write(new WriteDescriptor()
+                        .token(1)
+                        .source(src, 0, srcKey, 4096)
+                        .target(pair.peers[0], dst.address(), 0, dstKey + 1));
         fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(1));
 
         assertThat(pair.initiatorEvents.writesFailed.get(1L))
@@ -359,9 +333,11 @@ class FabricDomainTest {
         final long dstKey = pair.register(pair.targets, arena.allocate(4096, 4096))[0];
         final Domain initiator = pair.initiators.get(0);
 
-        initiator.write(5, src, 0, srcKey, 4096, pair.peers[0], 0, 0, dstKey, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(5).source(src, 0, srcKey, 4096).target(pair.peers[0], 0, 0, dstKey));
         initiator.close();
-        initiator.write(6, src, 0, srcKey, 4096, pair.peers[0], 0, 0, dstKey, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(6).source(src, 0, srcKey, 4096).target(pair.peers[0], 0, 0, dstKey));
 
         assertThat(pair.initiatorEvents.writesFailed.get(5L)).isInstanceOf(EngineClosedException.class);
         assertThat(pair.initiatorEvents.writesFailed.get(6L)).isInstanceOf(EngineClosedException.class);

@@ -5,6 +5,7 @@ import dev.transferengine.NetAddr;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -75,7 +76,11 @@ class FabricPeerFailureTest {
         final long handle = domain.resolve(remote);
         for (int i = 0; i < WRITES; i++) {
             final long offset = (i * WRITE) % REGION;
-            domain.write(i, src, offset, srcKey, WRITE, handle, remoteBase, offset, rkey, true, i);
+            domain.write(new WriteDescriptor()
+                    .token(i)
+                    .source(src, offset, srcKey, WRITE)
+                    .target(handle, remoteBase, offset, rkey)
+                    .imm(true, i));
         }
         fixture.pollUntil(() -> !events.writesDone.isEmpty() || !events.writesFailed.isEmpty());
         peer.destroyForcibly();
@@ -97,7 +102,11 @@ class FabricPeerFailureTest {
         final Domain target = fixture.open("tcp", 0, targetEvents);
         final MemorySegment dst = arena.allocate(WRITE, 4096);
         final long dstKey = target.register(dst, Device.host());
-        domain.write(-1, src, 0, srcKey, WRITE, domain.resolve(target.address()), dst.address(), 0, dstKey, true, 7);
+        domain.write(new WriteDescriptor()
+                .token(-1)
+                .source(src, 0, srcKey, WRITE)
+                .target(domain.resolve(target.address()), dst.address(), 0, dstKey)
+                .imm(true, 7));
         fixture.pollUntil(() -> events.writeEnded(-1) && targetEvents.imms.contains(7));
         assertThat(events.writesDone).containsKey(-1L);
         assertThat(List.copyOf(targetEvents.imms)).containsExactly(7);

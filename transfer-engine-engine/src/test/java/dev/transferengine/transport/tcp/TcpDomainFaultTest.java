@@ -7,6 +7,7 @@ import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -49,13 +50,25 @@ class TcpDomainFaultTest {
         final long targetPeer = initiator.resolve(target.address());
         final long bystanderPeer = initiator.resolve(bystander.address());
 
-        initiator.write(1, source, 0, sourceKey, 4096, targetPeer, 0, 0, targetKey, true, 1);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 4096)
+                .target(targetPeer, 0, 0, targetKey)
+                .imm(true, 1));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
         // The target is no longer polled, so it answers nothing, and then dies with these writes in flight.
         for (long token = 10; token < 20; token++) {
-            initiator.write(token, source, 0, sourceKey, 64 * 1024, targetPeer, 0, 0, targetKey, true, 2);
+            initiator.write(new WriteDescriptor()
+                    .token(token)
+                    .source(source, 0, sourceKey, 64 * 1024)
+                    .target(targetPeer, 0, 0, targetKey)
+                    .imm(true, 2));
         }
-        initiator.write(30, source, 0, sourceKey, 4096, bystanderPeer, 0, 0, bystanderKey, true, 3);
+        initiator.write(new WriteDescriptor()
+                .token(30)
+                .source(source, 0, sourceKey, 4096)
+                .target(bystanderPeer, 0, 0, bystanderKey)
+                .imm(true, 3));
         pollUntil(() -> initiatorEvents.writesDone.containsKey(30L), initiator, bystander);
         target.close();
         pollUntil(() -> initiatorEvents.writesEnded() == 12, initiator, bystander);
@@ -68,7 +81,11 @@ class TcpDomainFaultTest {
         }
         assertThat(state(target.address())).isEqualTo("UNREACHABLE");
 
-        initiator.write(31, source, 0, sourceKey, 4096, bystanderPeer, 0, 0, bystanderKey, true, 4);
+        initiator.write(new WriteDescriptor()
+                .token(31)
+                .source(source, 0, sourceKey, 4096)
+                .target(bystanderPeer, 0, 0, bystanderKey)
+                .imm(true, 4));
         pollUntil(() -> initiatorEvents.writesEnded() == 13, initiator, bystander);
         assertThat(initiatorEvents.writesDone).containsKey(31L);
 
@@ -79,7 +96,11 @@ class TcpDomainFaultTest {
             final long restartedKey = restarted.register(destination, Device.host());
             assertThat(restarted.address()).isEqualTo(target.address());
 
-            initiator.write(40, source, 0, sourceKey, 4096, targetPeer, 0, 0, restartedKey, true, 5);
+            initiator.write(new WriteDescriptor()
+                    .token(40)
+                    .source(source, 0, sourceKey, 4096)
+                    .target(targetPeer, 0, 0, restartedKey)
+                    .imm(true, 5));
             pollUntil(() -> initiatorEvents.writesEnded() == 14, initiator, restarted, bystander);
 
             assertThat(initiatorEvents.writesDone).containsKey(40L);
@@ -105,7 +126,8 @@ class TcpDomainFaultTest {
         final MemorySegment source = arena.allocate(64);
         final long sourceKey = initiator.register(source, Device.host());
 
-        initiator.write(1, source, 0, sourceKey, 64, peer, 0, 0, 1, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, 1));
         initiator.send(2, peer, source);
         pollUntil(() -> initiatorEvents.writesEnded() == 1 && initiatorEvents.sendsEnded() == 1, initiator);
 
@@ -128,7 +150,11 @@ class TcpDomainFaultTest {
             final long rkey = target.register(arena.allocate(64 * 1024), Device.host());
             final long peer = initiator.resolve(target.address());
             for (long token = 0; token < 5; token++) { // the target is never polled: nothing is answered
-                initiator.write(token, source, 0, sourceKey, 64 * 1024, peer, 0, 0, rkey, true, 1);
+                initiator.write(new WriteDescriptor()
+                        .token(token)
+                        .source(source, 0, sourceKey, 64 * 1024)
+                        .target(peer, 0, 0, rkey)
+                        .imm(true, 1));
             }
             initiator.send(9, peer, source.asSlice(0, 10));
             initiator.poll();
@@ -142,7 +168,10 @@ class TcpDomainFaultTest {
                     .hasMessageContaining("domain closed"));
             assertThat(initiatorEvents.sendsFailed.get(9L)).isInstanceOf(EngineClosedException.class);
 
-            initiator.write(20, source, 0, sourceKey, 8, peer, 0, 0, rkey, false, 0);
+            initiator.write(new WriteDescriptor()
+                    .token(20)
+                    .source(source, 0, sourceKey, 8)
+                    .target(peer, 0, 0, rkey));
             assertThat(initiatorEvents.writesFailed.get(20L)).isInstanceOf(EngineClosedException.class);
             assertThat(initiator.poll()).isZero();
             assertThat(targetEvents.imms).isEmpty();
@@ -170,7 +199,10 @@ class TcpDomainFaultTest {
             final MemorySegment source = arena.allocate(8);
             final long sourceKey = initiator.register(source, Device.host());
             final long rkey = target.register(arena.allocate(8), Device.host());
-            initiator.write(1, source, 0, sourceKey, 8, initiator.resolve(target.address()), 0, 0, rkey, false, 0);
+            initiator.write(new WriteDescriptor()
+                    .token(1)
+                    .source(source, 0, sourceKey, 8)
+                    .target(initiator.resolve(target.address()), 0, 0, rkey));
             pollUntil(
                     () -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
 

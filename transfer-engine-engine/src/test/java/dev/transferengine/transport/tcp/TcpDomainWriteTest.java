@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -48,7 +49,10 @@ class TcpDomainWriteTest {
         final long rkey = target.register(destination, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(7, source, 1000, sourceKey, 50_000, peer, destination.address(), 3000, rkey, false, 0);
+        initiator.write(new WriteDescriptor()
+                .token(7)
+                .source(source, 1000, sourceKey, 50_000)
+                .target(peer, destination.address(), 3000, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(7L, 50_000L);
@@ -68,7 +72,11 @@ class TcpDomainWriteTest {
         final long rkey = target.register(destination, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 0, sourceKey, 4096, peer, 0, 0, rkey, true, 0xCAFE);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 4096)
+                .target(peer, 0, 0, rkey)
+                .imm(true, 0xCAFE));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, 4096L);
@@ -84,7 +92,11 @@ class TcpDomainWriteTest {
         final long rkey = target.register(destination, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(5, source, 0, sourceKey, 0, peer, 0, 0, rkey, true, -1);
+        initiator.write(new WriteDescriptor()
+                .token(5)
+                .source(source, 0, sourceKey, 0)
+                .target(peer, 0, 0, rkey)
+                .imm(true, -1));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(5L, 0L);
@@ -114,8 +126,11 @@ class TcpDomainWriteTest {
             };
             expectedBytes += lengths[page];
             final long offset = (long) (pages - 1 - page) * pageSize;
-            initiator.write(
-                    page, source, (long) page * pageSize, sourceKey, lengths[page], peer, 0, offset, rkey, true, page);
+            initiator.write(new WriteDescriptor()
+                    .token(page)
+                    .source(source, (long) page * pageSize, sourceKey, lengths[page])
+                    .target(peer, 0, offset, rkey)
+                    .imm(true, page));
         }
         pollUntil(() -> initiatorEvents.writesEnded() == pages, initiator, target);
 
@@ -145,18 +160,11 @@ class TcpDomainWriteTest {
             final long rkey = smallTarget.register(destination, Device.host());
             final long peer = smallInitiator.resolve(smallTarget.address());
             for (int i = 0; i < 3; i++) {
-                smallInitiator.write(
-                        i,
-                        source,
-                        i * 1024L * 1024,
-                        sourceKey,
-                        1024 * 1024 + (i == 2 ? 17 : 0),
-                        peer,
-                        0,
-                        i * 1024L * 1024,
-                        rkey,
-                        true,
-                        i);
+                smallInitiator.write(new WriteDescriptor()
+                        .token(i)
+                        .source(source, i * 1024L * 1024, sourceKey, 1024 * 1024 + (i == 2 ? 17 : 0))
+                        .target(peer, 0, i * 1024L * 1024, rkey)
+                        .imm(true, i));
             }
             pollUntil(() -> initiatorEvents.writesEnded() == 3, smallInitiator, smallTarget);
 
@@ -178,11 +186,29 @@ class TcpDomainWriteTest {
         final long rkey = target.register(destination, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 0, sourceKey, 100, peer, 0, 4000, rkey, true, 1);
-        initiator.write(2, source, 0, sourceKey, 8192, peer, 0, 0, rkey, false, 0);
-        initiator.write(3, source, 0, sourceKey, 0, peer, 0, 4097, rkey, true, 3);
-        initiator.write(4, source, 0, sourceKey, 16, peer, 0, Long.MAX_VALUE - 8, rkey, false, 0);
-        initiator.write(5, source, 0, sourceKey, 96, peer, 0, 4000, rkey, true, 5);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 100)
+                .target(peer, 0, 4000, rkey)
+                .imm(true, 1));
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(source, 0, sourceKey, 8192)
+                .target(peer, 0, 0, rkey));
+        initiator.write(new WriteDescriptor()
+                .token(3)
+                .source(source, 0, sourceKey, 0)
+                .target(peer, 0, 4097, rkey)
+                .imm(true, 3));
+        initiator.write(new WriteDescriptor()
+                .token(4)
+                .source(source, 0, sourceKey, 16)
+                .target(peer, 0, Long.MAX_VALUE - 8, rkey));
+        initiator.write(new WriteDescriptor()
+                .token(5)
+                .source(source, 0, sourceKey, 96)
+                .target(peer, 0, 4000, rkey)
+                .imm(true, 5));
         pollUntil(() -> initiatorEvents.writesEnded() == 5, initiator, target);
 
         for (long token = 1; token <= 4; token++) {
@@ -212,8 +238,16 @@ class TcpDomainWriteTest {
         final long peer = initiator.resolve(target.address());
         target.deregister(rkey);
 
-        initiator.write(1, source, 0, sourceKey, 1024, peer, 0, 0, rkey, true, 1);
-        initiator.write(2, source, 0, sourceKey, 0, peer, 0, 0, rkey ^ 0x5555, true, 2);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 1024)
+                .target(peer, 0, 0, rkey)
+                .imm(true, 1));
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(source, 0, sourceKey, 0)
+                .target(peer, 0, 0, rkey ^ 0x5555)
+                .imm(true, 2));
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
 
         assertThat(initiatorEvents.writesFailed.values()).hasSize(2).allSatisfy(e -> assertThat(e)
@@ -245,7 +279,8 @@ class TcpDomainWriteTest {
         final long sourceKey = initiator.register(source, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 50, sourceKey, 51, peer, 0, 0, 1, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 50, sourceKey, 51).target(peer, 0, 0, 1));
 
         assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(dev.transferengine.RegionBoundsException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state())

@@ -4,6 +4,7 @@ import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
 import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -54,13 +55,19 @@ class TcpFrozenPeerTest {
         final MemorySegment target = arena.allocate(SIZE);
         final long oldKey = receiver.register(target, Device.host());
         final long peer = sender.resolve(receiver.address());
-        sender.write(0, source, 0, sourceKey, SIZE, peer, 0, 0, oldKey, false, 0);
+        sender.write(new WriteDescriptor()
+                .token(0)
+                .source(source, 0, sourceKey, SIZE)
+                .target(peer, 0, 0, oldKey));
         pollUntil(() -> senderEvents.writeEnded(0), sender, receiver);
         target.fill((byte) 0);
 
         // From here on the receiver is not polled: it is frozen.
         for (int i = 1; i <= WRITES; i++) {
-            sender.write(i, source, 0, sourceKey, SIZE, peer, 0, 0, oldKey, false, 0);
+            sender.write(new WriteDescriptor()
+                    .token(i)
+                    .source(source, 0, sourceKey, SIZE)
+                    .target(peer, 0, 0, oldKey));
         }
         assertThat(senderEvents.writesFailed)
                 .hasSize(WRITES - QUEUE_BOUND)

@@ -7,6 +7,7 @@ import dev.transferengine.InvalidRequestException;
 import dev.transferengine.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -154,7 +155,11 @@ class TcpHardeningTest {
         final MemorySegment source = arena.allocate(64).fill((byte) 7);
         final long sourceKey = initiator.register(source, Device.host());
         final long rkey = target.register(arena.allocate(64), Device.host());
-        initiator.write(1, source, 0, sourceKey, 64, initiator.resolve(target.address()), 0, 0, rkey, true, 9);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 64)
+                .target(initiator.resolve(target.address()), 0, 0, rkey)
+                .imm(true, 9));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsKey(1L);
@@ -170,7 +175,10 @@ class TcpHardeningTest {
         final long sourceKey = initiator.register(source, Device.host());
         final long rkey = target.register(arena.allocate(1024), Device.host());
         final long peer = initiator.resolve(target.address());
-        initiator.write(0, source, 0, sourceKey, 1024, peer, 0, 0, rkey, false, 0);
+        initiator.write(new WriteDescriptor()
+                .token(0)
+                .source(source, 0, sourceKey, 1024)
+                .target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         final int spoofs = 20;
@@ -182,7 +190,10 @@ class TcpHardeningTest {
             pollUntil(() -> spoofer.receivedBytes() > 0, initiator);
             spoofer.send(RawPeer.header(TcpFrame.AUTH, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH))
                     .send(new byte[TcpAuthenticator.PROOF_LENGTH]);
-            initiator.write(i, source, 0, sourceKey, 1024, peer, 0, 0, rkey, false, 0);
+            initiator.write(new WriteDescriptor()
+                    .token(i)
+                    .source(source, 0, sourceKey, 1024)
+                    .target(peer, 0, 0, rkey));
             final long token = i;
             pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
         }
@@ -219,7 +230,11 @@ class TcpHardeningTest {
         final MemorySegment source = arena.allocate(256).fill((byte) 3);
         final long sourceKey = good.register(source, Device.host());
         final long rkey = target.register(arena.allocate(256), Device.host());
-        good.write(1, source, 0, sourceKey, 256, good.resolve(target.address()), 0, 0, rkey, true, 1);
+        good.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 256)
+                .target(good.resolve(target.address()), 0, 0, rkey)
+                .imm(true, 1));
         pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
         assertThat(goodEvents.writesDone).containsKey(1L);
     }
@@ -263,7 +278,8 @@ class TcpHardeningTest {
         final long sourceKey = initiator.register(source, Device.host());
         final long rkey = target.register(arena.allocate(64), Device.host());
         final long peer = initiator.resolve(target.address());
-        initiator.write(1, source, 0, sourceKey, 64, peer, 0, 0, rkey, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         advance(SECOND, initiator, target);
@@ -273,7 +289,8 @@ class TcpHardeningTest {
         assertThat(initiator.pooledBuffers()).isEqualTo(2);
         assertThat(target.pooledBuffers()).isEqualTo(2);
 
-        initiator.write(2, source, 0, sourceKey, 64, peer, 0, 0, rkey, false, 0);
+        initiator.write(
+                new WriteDescriptor().token(2).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
         assertThat(initiatorEvents.writesFailed).isEmpty();
         assertThat(initiator.pooledBuffers()).isZero();
@@ -295,9 +312,15 @@ class TcpHardeningTest {
 
         // 'frozen' is never polled: it never answers.
         for (int i = 0; i < 10; i++) {
-            initiator.write(i, source, 0, sourceKey, 64, toFrozen, 0, 0, frozenKey, false, 0);
+            initiator.write(new WriteDescriptor()
+                    .token(i)
+                    .source(source, 0, sourceKey, 64)
+                    .target(toFrozen, 0, 0, frozenKey));
         }
-        initiator.write(100, source, 0, sourceKey, 64, toHealthy, 0, 0, healthyKey, false, 0);
+        initiator.write(new WriteDescriptor()
+                .token(100)
+                .source(source, 0, sourceKey, 64)
+                .target(toHealthy, 0, 0, healthyKey));
         pollUntil(() -> events.writeEnded(100), initiator, healthy);
 
         assertThat(events.writesDone).containsOnlyKeys(100L);
@@ -329,7 +352,10 @@ class TcpHardeningTest {
         assertThat(domain.peers()).hasSize(2);
         assertThat(domain.count(TcpCounter.PEERS_EVICTED)).isEqualTo(1);
         final MemorySegment source = arena.allocate(8);
-        domain.write(1, source, 0, domain.register(source, Device.host()), 8, first, 0, 0, 1, false, 0);
+        domain.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, domain.register(source, Device.host()), 8)
+                .target(first, 0, 0, 1));
         assertThat(events.writesFailed.get(1L)).isInstanceOf(InvalidRequestException.class);
     }
 

@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -159,7 +160,11 @@ class TcpMalformedFrameTest {
         final MemorySegment before = arena.allocate(region.byteSize()).copyFrom(region);
         final MemorySegment source = arena.allocate(1024).fill((byte) 0x42);
         final long sourceKey = good.register(source, Device.host());
-        good.write(1, source, 0, sourceKey, 1024, good.resolve(target.address()), 0, 2048, rkey, true, 99);
+        good.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 1024)
+                .target(good.resolve(target.address()), 0, 2048, rkey)
+                .imm(true, 99));
         pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
 
         assertThat(goodEvents.writesDone).containsEntry(1L, 1024L);

@@ -6,6 +6,7 @@ import dev.transferengine.RemoteAccessException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -76,7 +77,11 @@ class TcpStagingTest {
         final long rkey = target.register(destination, Device.cuda(0));
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 1000, sourceKey, 250_000, peer, destination.address(), 5000, rkey, true, 42);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 1000, sourceKey, 250_000)
+                .target(peer, destination.address(), 5000, rkey)
+                .imm(true, 42));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, 250_000L);
@@ -96,7 +101,11 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
         HostBackedDeviceMemory.HOLD.set(true);
 
-        initiator.write(1, source, 0, sourceKey, 10_000, peer, destination.address(), 0, rkey, true, 7);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 10_000)
+                .target(peer, destination.address(), 0, rkey)
+                .imm(true, 7));
         pollUntil(() -> targetEvents.bytesReceived == 0 && pollBoth(200), initiator, target);
 
         assertThat(targetEvents.imms).isEmpty();
@@ -121,8 +130,16 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
         HostBackedDeviceMemory.HOLD.set(true);
 
-        initiator.write(1, source, 0, sourceKey, 8192, peer, onDevice.address(), 0, deviceKey, true, 1);
-        initiator.write(2, source, 0, sourceKey, 8192, peer, onHost.address(), 0, hostKey, true, 2);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 8192)
+                .target(peer, onDevice.address(), 0, deviceKey)
+                .imm(true, 1));
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(source, 0, sourceKey, 8192)
+                .target(peer, onHost.address(), 0, hostKey)
+                .imm(true, 2));
         pollBoth(500);
 
         assertThat(initiatorEvents.writesEnded()).isZero();
@@ -145,8 +162,11 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
 
         for (int i = 0; i < writes; i++) {
-            initiator.write(
-                    i, source, i * 4096L, sourceKey, 4096, peer, destination.address(), i * 4096L, rkey, true, i);
+            initiator.write(new WriteDescriptor()
+                    .token(i)
+                    .source(source, i * 4096L, sourceKey, 4096)
+                    .target(peer, destination.address(), i * 4096L, rkey)
+                    .imm(true, i));
         }
         pollUntil(() -> initiatorEvents.writesEnded() == writes, initiator, target);
 
@@ -163,7 +183,10 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
         HostBackedDeviceMemory.HOLD.set(true);
 
-        initiator.write(5, source, 0, sourceKey, 4096, peer, 0, 0, rkey, false, 0);
+        initiator.write(new WriteDescriptor()
+                .token(5)
+                .source(source, 0, sourceKey, 4096)
+                .target(peer, 0, 0, rkey));
         initiator.close();
 
         assertThat(initiatorEvents.writesFailed).containsOnlyKeys(5L);
@@ -192,7 +215,11 @@ class TcpStagingTest {
         final long rkey = target.register(destination, Device.cuda(0));
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 7, sourceKey, size, peer, destination.address(), 100, rkey, true, 33);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 7, sourceKey, size)
+                .target(peer, destination.address(), 100, rkey)
+                .imm(true, 33));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
@@ -214,7 +241,11 @@ class TcpStagingTest {
         final long rkey = target.register(destination, Device.cuda(0));
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 0, sourceKey, size, peer, destination.address(), 0, rkey, true, 4);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, size)
+                .target(peer, destination.address(), 0, rkey)
+                .imm(true, 4));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
@@ -234,7 +265,11 @@ class TcpStagingTest {
         final long rkey = target.register(destination, Device.host());
         final long peer = initiator.resolve(target.address());
 
-        initiator.write(1, source, 0, sourceKey, size, peer, destination.address(), 0, rkey, true, 5);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, size)
+                .target(peer, destination.address(), 0, rkey)
+                .imm(true, 5));
         pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
@@ -261,12 +296,32 @@ class TcpStagingTest {
         final MemorySegment returned = arena.allocate(size);
         final long returnedRkey = initiator.register(returned, Device.cuda(0));
 
-        initiator.write(1, deviceSource, 0, deviceKey, size, peer, 0, 0, deviceRkey, true, 1);
-        initiator.write(2, hostSource, 0, hostKey, size, peer, 0, size, deviceRkey, true, 2);
-        initiator.write(3, deviceSource, 0, deviceKey, size, peer, 0, 0, hostRkey, true, 3);
-        initiator.write(4, hostSource, 0, hostKey, size, peer, 0, size, hostRkey, true, 4);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(deviceSource, 0, deviceKey, size)
+                .target(peer, 0, 0, deviceRkey)
+                .imm(true, 1));
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(hostSource, 0, hostKey, size)
+                .target(peer, 0, size, deviceRkey)
+                .imm(true, 2));
+        initiator.write(new WriteDescriptor()
+                .token(3)
+                .source(deviceSource, 0, deviceKey, size)
+                .target(peer, 0, 0, hostRkey)
+                .imm(true, 3));
+        initiator.write(new WriteDescriptor()
+                .token(4)
+                .source(hostSource, 0, hostKey, size)
+                .target(peer, 0, size, hostRkey)
+                .imm(true, 4));
         pollUntil(() -> initiatorEvents.writesEnded() == 4, initiator, target);
-        target.write(5, toDevice, 0, deviceRkey, size, back, 0, 0, returnedRkey, true, 5);
+        target.write(new WriteDescriptor()
+                .token(5)
+                .source(toDevice, 0, deviceRkey, size)
+                .target(back, 0, 0, returnedRkey)
+                .imm(true, 5));
         pollUntil(() -> targetEvents.writesEnded() == 1, initiator, target);
 
         assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L, 2L, 3L, 4L);
@@ -291,7 +346,11 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
         HostBackedDeviceMemory.HOLD.set(true);
 
-        initiator.write(1, source, 0, sourceKey, size, peer, 0, 0, rkey, true, 8);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, size)
+                .target(peer, 0, 0, rkey)
+                .imm(true, 8));
         pollBoth(500);
 
         // Both receive chunks are full and waiting for their copies, so the third cannot even be read.
@@ -315,8 +374,14 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
         HostBackedDeviceMemory.HOLD.set(true);
 
-        initiator.write(1, source, 0, sourceKey, 4096, peer, 0, 0, deviceKey, false, 0);
-        initiator.write(2, source, 0, sourceKey, 4096, peer, 0, 0, deviceKey + 1, false, 0);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, 4096)
+                .target(peer, 0, 0, deviceKey));
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(source, 0, sourceKey, 4096)
+                .target(peer, 0, 0, deviceKey + 1));
         pollBoth(500);
         HostBackedDeviceMemory.HOLD.set(false);
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
@@ -338,9 +403,17 @@ class TcpStagingTest {
         final long peer = initiator.resolve(target.address());
 
         // The last pieces fall outside the region: those are refused, the write fails once.
-        initiator.write(1, source, 0, sourceKey, size, peer, 0, 3L * CHUNK, rkey, true, 1);
+        initiator.write(new WriteDescriptor()
+                .token(1)
+                .source(source, 0, sourceKey, size)
+                .target(peer, 0, 3L * CHUNK, rkey)
+                .imm(true, 1));
         pollUntil(() -> initiatorEvents.writesEnded() == 1 && pollBoth(50), initiator, target);
-        initiator.write(2, source, 0, sourceKey, size, peer, 0, 0, rkey, true, 2);
+        initiator.write(new WriteDescriptor()
+                .token(2)
+                .source(source, 0, sourceKey, size)
+                .target(peer, 0, 0, rkey)
+                .imm(true, 2));
         pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
 
         assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class);

@@ -1,0 +1,55 @@
+package dev.transferengine.bench.jmh;
+
+import dev.transferengine.TransferEngineException;
+import dev.transferengine.spi.DomainListener;
+
+/**
+ * Counts what a domain reports, without allocating: a failure counts as done too (so that a window never stalls) and
+ * is counted apart, for the trial's tear-down to fail on. Worker (benchmark) thread only, like the domain.
+ */
+final class CountingListener implements DomainListener {
+
+    /** Writes and sends ended, failed ones included. */
+    long done;
+
+    long failed;
+    long imms;
+    long bytesReceived;
+
+    @Override
+    public void onWriteComplete(final long token, final long bytes) {
+        done++;
+    }
+
+    @Override
+    public void onWriteFailed(final long token, final TransferEngineException error) {
+        done++;
+        failed++;
+    }
+
+    @Override
+    public void onSendComplete(final long token, final long bytes) {
+        done++;
+    }
+
+    @Override
+    public void onSendFailed(final long token, final TransferEngineException error) {
+        done++;
+        failed++;
+    }
+
+    @Override
+    public void onReceive(final long token, final int length) {
+        // the benchmarks post no receives
+    }
+
+    @Override
+    public void onImm(final int imm) {
+        imms++;
+    }
+
+    @Override
+    public void onBytesReceived(final long length) {
+        bytesReceived += length;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.transferengine.bench.jmh;
+
+import dev.transferengine.EngineConfig;
+import dev.transferengine.GroupSpec;
+import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.Transport;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/**
+ * Opens one NIC of a transport outside an engine, through the SPI only: the transport from {@link ServiceLoader}, a
+ * {@link DomainContext} as an engine's worker would give it. The caller then drives the domain itself (poll, write),
+ * as the worker would, on one thread.
+ */
+final class Domains {
+
+    private Domains() {}
+
+    /**
+     * Opens NIC 0 of group 0 on {@code 127.0.0.1}, an ephemeral port.
+     *
+     * @throws IllegalStateException naming the transports found, or why {@code transport} cannot run here
+     */
+    static Domain open(final String transport, final Map<String, String> options, final DomainListener listener) {
+        final EngineConfig config = new EngineConfig(
+                transport,
+                List.of(GroupSpec.of(1)),
+                "127.0.0.1",
+                0,
+                IdleStrategyKind.BACKOFF,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1),
+                1024,
+                1024,
+                1024,
+                options,
+                null);
+        final Transport found = find(transport);
+        final String cause = found.unavailabilityCause(config);
+        if (cause != null) {
+            throw new IllegalStateException("transport " + transport + " " + options + " cannot run here: " + cause);
+        }
+        return found.openDomain(new DomainContext(config, 0, 0, listener));
+    }
+
+    /**
+     * {@code base} plus the {@code key=value} pairs of {@code extra}, separated by {@code ;} (JMH splits a
+     * parameter's values at commas), e.g. {@code fabric.library=/opt/libfabric-2.1/lib/libfabric.so.1}.
+     *
+     * @throws IllegalArgumentException naming a pair without {@code =}
+     */
+    static Map<String, String> options(final Map<String, String> base, final String extra) {
+        final Map<String, String> options = new HashMap<>(base);
+        for (final String pair : extra.split(";", -1)) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            final int eq = pair.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("transport option '" + pair + "' is not key=value");
+            }
+            options.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
+        }
+        return options;
+    }
+
+    private static Transport find(final String name) {
+        final List<String> names = new ArrayList<>();
+        for (final Transport transport : ServiceLoader.load(Transport.class, Domains.class.getClassLoader())) {
+            if (transport.name().equals(name)) {
+                return transport;
+            }
+            names.add(transport.name());
+        }
+        throw new IllegalStateException("no transport named " + name + " on the class path (found " + names + ")");
+    }
+
+    /** Polls until {@code done} reaches {@code posted}, failing after 30 s so that a lost completion ends the run. */
+    static void drain(final CountingListener events, final long posted, final Domain... domains) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (events.done < posted) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(
+                        (posted - events.done) + " of " + posted + " writes still in flight after 30 s");
+            }
+            for (final Domain domain : domains) {
+                domain.poll();
+            }
+        }
+        if (events.failed > 0) {
+            throw new IllegalStateException(events.failed + " of " + posted + " writes failed");
+        }
+    }
+}
