@@ -5,6 +5,7 @@
 #   lib/          every engine dependency incl. jcuda-natives linux-x86_64 and the JUnit platform
 #   launcher/     GpuTestLauncher (runs JUnit packages, one line per test)
 #   te-bench.jar  the bench jar: the GPU JMH suites (UvmWatcherLatency, StagingBandwidth, EngineStaging) run from it
+#   bench-kernels.ptx  the bench's kernels (inside te-bench.jar), beside it for run.sh's ptxas check
 # Usage: .ci/gpu/bundle.sh     (then: run with carry [".ci/gpu/target/bundle"] and .ci/gpu/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,6 +22,7 @@ cp -r transfer-engine-engine/target/test-classes "$OUT/test-classes"
 mkdir -p "$OUT/launcher"
 "$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
 cp transfer-engine-bench/target/te-bench.jar "$OUT/"
+cp transfer-engine-bench/src/main/resources/dev/transferengine/bench/jmh/bench-kernels.ptx "$OUT/" # for run.sh's ptxas
 
 # carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, archunit only the layering tests
 # (no GPU needed), the engine uses JCuda's driver API only (its runtime, NVRTC and PTX-compiler bindings are 25 of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no Java there; the bundle from .ci/gpu/bundle.sh brings its own):
-#   1. ptxas check of the hand-written kernel (diagnostic only; the driver JIT-compiles it at run time)
+#   1. ptxas check of the hand-written kernels, the engine's and the bench's (diagnostic only; the driver JIT-compiles it at run time)
 #   2. the GPU tests of the given packages (default: dev.transferengine.cuda; skip with TESTS=0)
 #   3. the GPU JMH suites from te-bench.jar (skip with BENCH=0; BENCH=engine runs only EngineStagingBenchmark):
 #      UvmWatcherLatencyBenchmark (latency.log), StagingBandwidthBenchmark and EngineStagingBenchmark
@@ -18,6 +18,7 @@ PTXAS=$(ls /usr/local/cuda*/bin/ptxas 2>/dev/null | head -1)
 if [ -n "$PTXAS" ]; then
   "$PTXAS" -arch=sm_90 -v "$B/classes/dev/transferengine/cuda/watcher-kernels.ptx" -o /tmp/watcher-kernels.cubin 2>&1 \
     | tee "$LOG/ptxas.log"
+  "$PTXAS" -arch=sm_90 -v "$B/bench-kernels.ptx" -o /tmp/bench-kernels.cubin 2>&1 | tee -a "$LOG/ptxas.log"
 fi
 rc=0
 if [ "${TESTS:-1}" != 0 ]; then

@@ -12,13 +12,14 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 
 #define SIZE(t) printf("sizeof %s %zu\n", #t, sizeof(struct t))
 #define OFF(t, f) printf("%s.%s %zu\n", #t, #f, offsetof(struct t, f))
 
 int main(void) {
     SIZE(fid); SIZE(fi_info); SIZE(fi_cq_attr); SIZE(fi_av_attr); SIZE(fi_cq_data_entry);
-    SIZE(fi_cq_err_entry); SIZE(iovec); SIZE(fi_rma_iov); SIZE(fi_msg_rma); SIZE(fi_msg); SIZE(fi_mr_attr);
+    SIZE(fi_cq_err_entry); SIZE(iovec); SIZE(fi_rma_iov); SIZE(fi_msg_rma); SIZE(fi_msg); SIZE(fi_msg_tagged); SIZE(fi_mr_attr);
     SIZE(fi_fabric_attr);
 
     OFF(fid, fclass); OFF(fid, context); OFF(fid, ops);
@@ -51,13 +52,15 @@ int main(void) {
     OFF(fi_msg_rma, rma_iov); OFF(fi_msg_rma, rma_iov_count); OFF(fi_msg_rma, context); OFF(fi_msg_rma, data);
     OFF(fi_msg, msg_iov); OFF(fi_msg, desc); OFF(fi_msg, iov_count); OFF(fi_msg, addr); OFF(fi_msg, context);
     OFF(fi_msg, data);
+    OFF(fi_msg_tagged, msg_iov); OFF(fi_msg_tagged, desc); OFF(fi_msg_tagged, iov_count); OFF(fi_msg_tagged, addr);
+    OFF(fi_msg_tagged, tag); OFF(fi_msg_tagged, ignore); OFF(fi_msg_tagged, context); OFF(fi_msg_tagged, data);
     OFF(fi_mr_attr, mr_iov); OFF(fi_mr_attr, iov_count); OFF(fi_mr_attr, access); OFF(fi_mr_attr, offset);
     OFF(fi_mr_attr, requested_key); OFF(fi_mr_attr, context); OFF(fi_mr_attr, auth_key_size);
     OFF(fi_mr_attr, auth_key); OFF(fi_mr_attr, iface); OFF(fi_mr_attr, device);
     OFF(fi_mr_attr, device.cuda);
 
     OFF(fid_fabric, ops); OFF(fid_domain, ops); OFF(fid_domain, mr);
-    OFF(fid_ep, ops); OFF(fid_ep, cm); OFF(fid_ep, msg); OFF(fid_ep, rma);
+    OFF(fid_ep, ops); OFF(fid_ep, cm); OFF(fid_ep, msg); OFF(fid_ep, rma); OFF(fid_ep, tagged);
     OFF(fid_cq, ops); OFF(fid_av, ops); OFF(fid_mr, mem_desc); OFF(fid_mr, key);
     OFF(fi_ops, close); OFF(fi_ops, bind); OFF(fi_ops, control);
     OFF(fi_ops_fabric, domain);
@@ -68,6 +71,7 @@ int main(void) {
     OFF(fi_ops_ep, setopt);
     OFF(fi_ops_cm, getname);
     OFF(fi_ops_msg, recvmsg); OFF(fi_ops_msg, sendmsg);
+    OFF(fi_ops_tagged, recvmsg); OFF(fi_ops_tagged, sendmsg);
     OFF(fi_ops_rma, writemsg);
     SIZE(fi_context2);
     printf("const FI_HMEM %llu\n", (unsigned long long) FI_HMEM);

@@ -17,109 +17,306 @@ import org.jspecify.annotations.Nullable;
  */
 public interface TransferEngine extends AutoCloseable {
 
+    /**
+     * Starts configuring an engine; nothing is opened until {@link TransferEngineBuilder#build()}.
+     *
+     * @return a new builder with the defaults
+     */
     static TransferEngineBuilder builder() {
         return new TransferEngineBuilder();
     }
 
-    /** The transport in use, e.g. {@code tcp}. */
+    /**
+     * The transport in use; {@code auto} in the config resolves to the one chosen.
+     *
+     * @return the transport's name, e.g. {@code tcp} or {@code fabric}
+     */
     String transport();
 
-    /** Address of group 0, NIC 0: where peers send two-sided messages. */
+    /**
+     * Address of group 0, NIC 0: where peers send two-sided messages.
+     *
+     * @return the address to hand to peers for {@link #send(NetAddr, MemorySegment, TransferListener)}
+     */
     NetAddr mainAddress();
 
-    /** Number of groups. */
+    /**
+     * How many groups (workers) this engine runs.
+     *
+     * @return the number of groups, as configured
+     */
     int groupCount();
 
-    /** NICs of one group. */
+    /**
+     * How many NICs one group drives.
+     *
+     * @param group the group's index, 0 to {@link #groupCount()} - 1
+     * @return the number of NICs, 1..4
+     * @throws InvalidRequestException if the group does not exist
+     */
     int nicCount(int group);
 
-    /** Every NIC of every group, with its address and health. */
+    /**
+     * Every NIC of every group, with its address and health. Allocates; for health checks and diagnostics.
+     *
+     * @return a snapshot, group by group in NIC order
+     */
     List<NicInfo> nics();
 
-    /** Peers the NICs talk to, with their state. */
+    /**
+     * Peers the NICs talk to, with their state. Allocates; for health checks and diagnostics.
+     *
+     * @return a snapshot over every NIC; a peer reached through several NICs appears once per NIC
+     */
     List<PeerInfo> peers();
 
-    /** Regions registered now. */
+    /**
+     * Regions registered now.
+     *
+     * @return a snapshot, in no particular order
+     */
     List<MemoryRegion> regions();
 
+    /**
+     * The engine's live counters.
+     *
+     * @return the metrics view, the same instance on every call
+     */
     EngineMetrics metrics();
 
-    /** Whether every worker is running and every NIC healthy. */
+    /**
+     * Whether every worker is running and every NIC healthy. Allocates (it reads {@link #nics()}).
+     *
+     * @return false once closed, or while a worker is stopped or a NIC failed
+     */
     boolean isHealthy();
 
     /**
      * Registers {@code segment} on every NIC of its group: host memory on group 0, device memory on the group of that
      * GPU. Blocks until every NIC registered it.
+     *
+     * @param segment the memory: a native, writable segment from a shared arena for host memory, or one carrying the
+     *     device pointer for device memory; the caller keeps it alive until {@link #deregister(MemoryRegion)}
+     * @param device where the memory lives
+     * @return the region, whose {@link MemoryRegion#descriptor()} peers write to
+     * @throws InvalidRequestException if the segment is on the heap, read-only or confined to one thread
+     * @throws DeviceUnavailableException if no group serves that GPU
+     * @throws TransferTimeoutException if registering outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
      */
     MemoryRegion register(MemorySegment segment, Device device);
 
-    /** Registers on a chosen group. */
+    /**
+     * Registers on a chosen group, whose worker then serves writes from the region. Blocks until every NIC of the
+     * group registered it.
+     *
+     * @param segment the memory, as for {@link #register(MemorySegment, Device)}
+     * @param device where the memory lives
+     * @param group the group's index, 0 to {@link #groupCount()} - 1
+     * @return the region
+     * @throws InvalidRequestException if the group does not exist, or the segment is on the heap, read-only or
+     *     confined to one thread
+     * @throws TransferTimeoutException if registering outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
+     */
     MemoryRegion register(MemorySegment segment, Device device, int group);
 
-    /** Deregisters on every NIC that registered it; later writes with its keys are refused by this engine. */
+    /**
+     * Deregisters on every NIC that registered it; later writes with its keys are refused by this engine. Blocks until
+     * every NIC dropped it; a second call returns at once.
+     *
+     * @param region a region this engine registered
+     * @throws InvalidRequestException if another engine registered the region
+     * @throws EngineClosedException if the engine is closed
+     */
     void deregister(MemoryRegion region);
 
-    /** Submits a write; {@code listener} runs once on the callback thread. */
+    /**
+     * Submits a write; {@code listener} runs once on the callback thread. Does not block.
+     *
+     * @param request the write, checked against its regions and group now
+     * @param listener told of the outcome, exactly once
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if a write would fall outside its source or destination region
+     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws BackPressureException if the group's submission queue is full; nothing was queued
+     * @throws EngineClosedException if the engine is closed
+     */
     void submit(WriteRequest request, TransferListener listener);
 
-    /** Submits a write whose completion only bumps {@code counters}, with no callback. */
+    /**
+     * Submits a write whose completion only bumps {@code counters}, with no callback. Does not block; no listener,
+     * future or callback-thread hand-off is involved.
+     *
+     * @param request the write, checked now
+     * @param counters bumped once, on the worker, when the request ends; one instance may count many requests
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if a write would fall outside its source or destination region
+     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws BackPressureException if the group's submission queue is full; nothing was queued
+     * @throws EngineClosedException if the engine is closed
+     */
     void submit(WriteRequest request, TransferCounters counters);
 
-    /** Submits a write; the future completes on the callback thread. */
+    /**
+     * Submits a write; the future completes on the callback thread. Does not block; allocates the future.
+     *
+     * @param request the write, checked now
+     * @return completes with null when every write completed, or exceptionally with the request's
+     *     {@link TransferEngineException}; dependent stages without an executor run on the callback thread
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if a write would fall outside its source or destination region
+     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws BackPressureException if the group's submission queue is full; nothing was queued
+     * @throws EngineClosedException if the engine is closed
+     */
     CompletableFuture<Void> submit(WriteRequest request);
 
     /**
      * Like {@link #submit(WriteRequest, TransferListener)}, but a full queue or a closed engine is answered with a
      * status instead of an exception; {@code listener} runs only when the answer is {@link SubmitStatus#ACCEPTED}.
-     * A request that is invalid still throws, since retrying cannot help it.
+     * A request that is invalid still throws, since retrying cannot help it. Does not block, and makes no exception
+     * for back-pressure or a closed engine.
+     *
+     * @param request the write, checked now
+     * @param listener told of the outcome, exactly once, if accepted
+     * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if a write would fall outside its source or destination region
+     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      */
     SubmitStatus trySubmit(WriteRequest request, TransferListener listener);
 
     /**
      * Like {@link #submit(WriteRequest, TransferCounters)}, answering back-pressure and a closed engine with a
-     * status; {@code counters} count the request only when the answer is {@link SubmitStatus#ACCEPTED}.
+     * status; {@code counters} count the request only when the answer is {@link SubmitStatus#ACCEPTED}. Does not
+     * block; no listener, future or callback-thread hand-off is involved.
+     *
+     * @param request the write, checked now
+     * @param counters bumped once, on the worker, when an accepted request ends
+     * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if a write would fall outside its source or destination region
+     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      */
     SubmitStatus trySubmit(WriteRequest request, TransferCounters counters);
 
-    /** Sends a copy of {@code message} to the peer's NIC (normally its {@link #mainAddress()}); the caller may reuse it at once. */
+    /**
+     * Sends a copy of {@code message} to the peer's NIC (normally its {@link #mainAddress()}); the caller may reuse it
+     * at once. Goes through group 0. Does not block; copies the message into a pooled buffer.
+     *
+     * @param peer the receiving NIC's address
+     * @param message the bytes to send; the receiver needs a posted buffer at least this long
+     * @param listener told once the receiver acknowledged, or of the failure (e.g. {@link RemoteAccessException}
+     *     with {@code NO_RECEIVE_BUFFER})
+     * @throws MalformedDescriptorException if {@code peer} belongs to another transport
+     * @throws BackPressureException if group 0's submission queue is full; nothing was sent
+     * @throws EngineClosedException if the engine is closed
+     */
     void send(NetAddr peer, MemorySegment message, TransferListener listener);
 
+    /**
+     * Sends a copy of {@code message}, as {@link #send(NetAddr, MemorySegment, TransferListener)}; the caller may
+     * reuse the array at once. Allocates the future.
+     *
+     * @param peer the receiving NIC's address
+     * @param message the bytes to send
+     * @return completes with null when the receiver acknowledged, or exceptionally with the send's
+     *     {@link TransferEngineException}; on the callback thread
+     * @throws MalformedDescriptorException if {@code peer} belongs to another transport
+     * @throws BackPressureException if group 0's submission queue is full; nothing was sent
+     * @throws EngineClosedException if the engine is closed
+     */
     CompletableFuture<Void> send(NetAddr peer, byte[] message);
 
-    /** Posts {@code count} receive buffers of {@code bufferSize} bytes on group 0, NIC 0; each returns to the pool when the listener returns. */
+    /**
+     * Posts {@code count} receive buffers of {@code bufferSize} bytes on group 0, NIC 0; each returns to the pool when
+     * the listener returns, and is posted again. Allocates the buffers, off the heap.
+     *
+     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts
+     * @param count how many buffers, 1 to 16,777,215
+     * @param listener told of each message, on the callback thread
+     * @return the pool; close it to stop re-posting
+     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
+     * @throws EngineClosedException if the engine is closed
+     */
     ReceivePool postReceives(int bufferSize, int count, ReceiveListener listener);
 
     /**
      * A credited pool of {@code count} receive buffers on group 0, NIC 0: nothing is posted until
      * {@link ReceivePool#grant(long)} gives credit, one buffer per credit. A sender finding no posted buffer gets
-     * {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}), which is how back-pressure reaches it.
+     * {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}), which is how back-pressure reaches it. Allocates the
+     * buffers, off the heap.
+     *
+     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts
+     * @param count how many buffers, 1 to 16,777,215: at most this many are posted however much credit is granted
+     * @param listener told of each message, on the callback thread
+     * @return the pool, with no credit yet
+     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
+     * @throws EngineClosedException if the engine is closed
      */
     ReceivePool receivePool(int bufferSize, int count, ReceiveListener listener);
 
     /**
      * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
-     * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}.
+     * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}. Any thread;
+     * takes a short lock, never waits for the worker.
      *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imms make the expectation fire (>= 1)
+     * @param listener called on the callback thread each time the count is reached
      * @return the replaced state, or null
+     * @throws InvalidRequestException if {@code count} is less than 1
+     * @throws EngineClosedException if the engine is closed
      */
     @Nullable ImmCountState expectImmCount(int imm, int count, ImmCountListener listener);
 
-    /** Removes an expectation or counter; imms for it are then delivered to the imm listener (or credited). */
+    /**
+     * Removes an expectation or counter; imms for it are then delivered to the imm listener (or credited). Any
+     * thread; takes a short lock, never waits for the worker; works on a closed engine too.
+     *
+     * @param imm the 32-bit imm value
+     * @return the removed state, or null if nothing counted {@code imm}
+     */
     @Nullable ImmCountState removeImmCount(int imm);
 
-    /** Sets (or, with null, clears) the listener for imms nobody expects; without one they are credited per imm. */
+    /**
+     * Sets (or, with null, clears) the listener for imms nobody expects; without one they are credited per imm. Any
+     * thread.
+     *
+     * @param listener called on the callback thread for each unclaimed imm, or null
+     */
     void onImm(@Nullable ImmListener listener);
 
-    /** A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. */
+    /**
+     * A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. Any thread; takes a
+     * short lock, never waits for the worker.
+     *
+     * @param imm the 32-bit imm value to count
+     * @return the counter, credited by the worker with no callback
+     * @throws EngineClosedException if the engine is closed
+     */
     ImmCounter immCounter(int imm);
 
-    /** Resolves peers once for scatter and barrier: per peer, one address per NIC of group 0. Blocks until resolved. */
+    /**
+     * Resolves peers once for scatter and barrier: per peer, one address per NIC of group 0. Blocks until resolved.
+     *
+     * @param peers per peer, its NIC addresses in NIC order (copied)
+     * @return the group, for {@link ScatterWrite#withGroup(PeerGroup)} and {@link BarrierWrite#withGroup(PeerGroup)}
+     *     on this engine
+     * @throws InvalidRequestException if {@code peers} is empty
+     * @throws NicCountMismatchException if a peer lists a different number of addresses than group 0 has NICs
+     * @throws TransferTimeoutException if resolving outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
+     */
     PeerGroup addPeerGroup(List<List<NetAddr>> peers);
 
     /**
      * The transport's counts of failed handshakes, refused connections and requests, closed connections and evicted
      * peers, each summed over every NIC; the same categories and reasons in every call. Any thread; allocates the
      * list; meant for metrics and diagnostics, not for the hot path.
+     *
+     * @return one entry per category and reason the transport counts; empty for a transport without such checks
      */
     default List<TransportEvent> transportEvents() {
         return List.of();
@@ -131,6 +328,8 @@ public interface TransferEngine extends AutoCloseable {
      * change and calls {@code listener(old, new)} on the callback thread; returning false releases the slot. Any
      * thread; the first call starts the polling thread and allocates a page (blocks for the driver calls).
      *
+     * @param listener told of each change, on the callback thread
+     * @return the watcher; close it to release the slot
      * @throws DeviceUnavailableException if this engine cannot use a GPU, with the reason
      */
     default UvmWatcher allocUvmWatcher(final UvmWatchListener listener) {

@@ -10,12 +10,18 @@ public class TransferEngineException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    /** @param message what went wrong */
+    /**
+     * A failure with a stack trace, for unexpected problems.
+     *
+     * @param message what went wrong
+     */
     public TransferEngineException(final String message) {
         super(message);
     }
 
     /**
+     * A failure with a stack trace and the failure underneath.
+     *
      * @param message what went wrong
      * @param cause the failure underneath
      */

@@ -5,6 +5,7 @@ import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -17,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * transport events that are not zero as {@code category/reason=count,...} or {@code -}).
  *
  * <p>Arguments: {@code transport nics regionBytes [key=value options...]}; the option {@code bindAddress=ADDR} sets
- * the engine's bind address, every other one goes to {@link TransferEngineBuilder#option}.
+ * the engine's bind address, {@code tlsKeyStore=PATH} turns on mutual TLS with that identity (see
+ * {@link TlsFixture#trustedFrom}), every other one goes to {@link TransferEngineBuilder#option}.
  */
 public final class PeerProcess {
 
@@ -44,10 +46,10 @@ public final class PeerProcess {
                 TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
         for (int i = 3; i < args.length; i++) {
             final String[] option = args[i].split("=", 2);
-            if (option[0].equals("bindAddress")) {
-                builder.bindAddress(option[1]);
-            } else {
-                builder.option(option[0], option[1]);
+            switch (option[0]) {
+                case "bindAddress" -> builder.bindAddress(option[1]);
+                case "tlsKeyStore" -> builder.tls(TlsFixture.trustedFrom(Path.of(option[1])));
+                default -> builder.option(option[0], option[1]);
             }
         }
         try (TransferEngine engine = builder.build();

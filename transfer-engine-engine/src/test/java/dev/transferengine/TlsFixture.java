@@ -38,6 +38,14 @@ public final class TlsFixture {
         return TransportTls.mutual(context(STRANGER, NODE));
     }
 
+    /**
+     * Mutual TLS that presents and trusts the identity in {@code keyStore} (PKCS12, password {@link #PASSWORD}): how
+     * a child JVM joins this JVM's cluster, given {@link #nodeKeyStore()}.
+     */
+    public static TransportTls trustedFrom(final Path keyStore) {
+        return TransportTls.mutual(context(keyStore, keyStore));
+    }
+
     /** The PKCS12 key store of {@code node} (password {@link #PASSWORD}). */
     public static Path nodeKeyStore() {
         return NODE;

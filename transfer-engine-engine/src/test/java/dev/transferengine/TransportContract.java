@@ -69,8 +69,9 @@ public abstract class TransportContract {
     }
 
     /**
-     * Whether each send lands in a posted buffer large enough for it when pools of different sizes are posted
-     * (otherwise the transport may pick a smaller buffer and lose the message).
+     * Whether each send lands only in a posted buffer large enough for it: with pools of different sizes, and, where
+     * oversized sends are not refused, by holding one that fits no buffer until one that fits is posted (otherwise
+     * the transport may take a smaller buffer and lose the message).
      */
     protected boolean sendsFindABufferThatFits() {
         return true;
@@ -603,6 +604,28 @@ public abstract class TransportContract {
             final List<String> all = new ArrayList<>(small);
             all.addAll(large);
             assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
+        void oversizedSendIsHeldUntilABufferThatFitsIsPosted() {
+            Assumptions.assumeFalse(refusesOversizedSends(), "the transport refuses an oversized send");
+            Assumptions.assumeTrue(sendsFindABufferThatFits(), "the transport may truncate an oversized send");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            receiver.postReceives(16, 2, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            final String oversized = "seventeen bytes!!";
+            // its completion may wait for the match: the later send that fits must not wait behind it
+            final CompletableFuture<Void> held = sender.send(receiver.mainAddress(), oversized.getBytes());
+            done(sender.send(receiver.mainAddress(), "fits".getBytes()));
+            await().atMost(WAIT).until(() -> small.size() == 1);
+
+            receiver.postReceives(64, 2, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            await().atMost(WAIT).until(() -> large.size() == 1);
+            done(held);
+            assertThat(small).containsExactly("fits");
+            assertThat(large).containsExactly(oversized);
         }
 
         @Test

@@ -55,11 +55,21 @@ public final class ReactiveTransferEngine {
     private final Set<ReceivePool> livePools = ConcurrentHashMap.newKeySet();
     private final Flux<Integer> unexpectedImms;
 
-    /** A facade with {@link ReactiveOptions#DEFAULTS}. */
+    /**
+     * A facade with {@link ReactiveOptions#DEFAULTS}, unobserved.
+     *
+     * @param engine the engine to post through; the facade does not close it
+     */
     public ReactiveTransferEngine(final TransferEngine engine) {
         this(engine, ReactiveOptions.DEFAULTS);
     }
 
+    /**
+     * A facade with chosen options, unobserved.
+     *
+     * @param engine the engine to post through; the facade does not close it
+     * @param options the receive pool size and the default imm timeout
+     */
     public ReactiveTransferEngine(final TransferEngine engine, final ReactiveOptions options) {
         this(engine, options, TransferObserver.NONE);
     }
@@ -67,6 +77,10 @@ public final class ReactiveTransferEngine {
     /**
      * A facade whose writes, sends and imm waits are wrapped by {@code observer}, e.g. to open a Micrometer
      * {@code Observation} for each (the Spring Boot starter does when an {@code ObservationRegistry} exists).
+     *
+     * @param engine the engine to post through; the facade does not close it
+     * @param options the receive pool size and the default imm timeout
+     * @param observer wraps each operation's {@code Mono}; {@link TransferObserver#NONE} skips even describing them
      */
     @SuppressWarnings("ReferenceEquality") // NONE is one instance, and identity is what marks it
     public ReactiveTransferEngine(
@@ -80,16 +94,29 @@ public final class ReactiveTransferEngine {
                 .refCount();
     }
 
-    /** The engine behind this facade. */
+    /**
+     * The engine behind this facade.
+     *
+     * @return the engine given to the constructor
+     */
     public TransferEngine engine() {
         return engine;
     }
 
+    /**
+     * The options this facade was made with.
+     *
+     * @return the options, {@link ReactiveOptions#DEFAULTS} unless given
+     */
     public ReactiveOptions options() {
         return options;
     }
 
-    /** What wraps this facade's writes, sends and imm waits; {@link TransferObserver#NONE} by default. */
+    /**
+     * What wraps this facade's writes, sends and imm waits.
+     *
+     * @return the observer; {@link TransferObserver#NONE} by default
+     */
     public TransferObserver observer() {
         return observer;
     }
@@ -97,6 +124,10 @@ public final class ReactiveTransferEngine {
     /**
      * Posts {@code request} on subscribe; completes empty when every write of it completed. A write still in flight
      * after the engine's operation timeout fails with {@link TransferTimeoutException}.
+     *
+     * @param request the write, reusable: each subscription submits it again
+     * @return a cold {@code Mono} that completes empty on the callback thread, or fails with the engine's typed error
+     *     (also for a refusal at submission, e.g. back-pressure)
      */
     public Mono<Void> write(final WriteRequest request) {
         final Mono<Void> write = Mono.create(sink -> {
@@ -112,12 +143,22 @@ public final class ReactiveTransferEngine {
     /**
      * Sends a copy of {@code message} to {@code peer} (normally the peer's {@link TransferEngine#mainAddress()})
      * on subscribe. The array is read at each subscription, not before.
+     *
+     * @param peer the receiving NIC's address
+     * @param message the bytes to send; copied at each subscription
+     * @return a cold {@code Mono} that completes empty once the receiver acknowledged, or fails with the typed error
      */
     public Mono<Void> send(final NetAddr peer, final byte[] message) {
         return send(peer, MemorySegment.ofArray(message));
     }
 
-    /** Sends a copy of {@code message} to {@code peer} on subscribe. The segment is read at each subscription. */
+    /**
+     * Sends a copy of {@code message} to {@code peer} on subscribe. The segment is read at each subscription.
+     *
+     * @param peer the receiving NIC's address
+     * @param message the bytes to send; copied at each subscription, so the caller may reuse it once subscribed
+     * @return a cold {@code Mono} that completes empty once the receiver acknowledged, or fails with the typed error
+     */
     public Mono<Void> send(final NetAddr peer, final MemorySegment message) {
         final Mono<Void> send = Mono.create(sink -> {
             try {
@@ -129,7 +170,13 @@ public final class ReactiveTransferEngine {
         return !observed ? send : observer.observe(TransferDescription.send(engine.transport(), peer), send);
     }
 
-    /** {@link #expectImm(int, int, Duration)} with the default imm timeout. */
+    /**
+     * {@link #expectImm(int, int, Duration)} with the default imm timeout, {@link ReactiveOptions#immTimeout()}.
+     *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imm events to wait for (>= 1)
+     * @return a cold {@code Mono} that completes empty when they arrived
+     */
     public Mono<Void> expectImm(final int imm, final int count) {
         return expectImm(imm, count, options.immTimeout());
     }
@@ -139,6 +186,12 @@ public final class ReactiveTransferEngine {
      * when they arrived. Replaces any other expectation for {@code imm}. On timeout it fails with
      * {@link TransferTimeoutException}. On timeout or cancel the expectation is replaced by a plain counter that
      * keeps the imms counted so far, so a retry (or any later expectation for {@code imm}) counts them.
+     *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imm events to wait for (>= 1)
+     * @param timeout how long to wait, from subscription
+     * @return a cold {@code Mono} that completes empty on the callback thread when they arrived; fails with
+     *     {@link TransferTimeoutException} on timeout, or the engine's error for a bad count or a closed engine
      */
     public Mono<Void> expectImm(final int imm, final int count, final Duration timeout) {
         final Mono<Void> expectation = Mono.create(sink -> {
@@ -172,6 +225,9 @@ public final class ReactiveTransferEngine {
      * <p>Demand is receive credit: each requested message lets the engine post one buffer of this subscription's
      * pool (at most {@code receivePoolSize} at once), so the engine never holds more messages than the subscriber
      * asked for; a sender that finds no posted buffer gets {@code RemoteAccessException(NO_RECEIVE_BUFFER)}.
+     *
+     * @return a cold {@code Flux} of messages, each a heap copy; it never completes on its own, and fails with the
+     *     engine's error if the pool cannot be posted
      */
     public Flux<ReceivedMessage> receive() {
         return Flux.<ReceivedMessage>create(
@@ -180,7 +236,12 @@ public final class ReactiveTransferEngine {
                 .subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Receive buffers posted and waiting for a message right now, all {@link #receive()} subscriptions together. */
+    /**
+     * Receive buffers posted and waiting for a message right now, all {@link #receive()} subscriptions together. Any
+     * thread; a moment's view, for metrics and tests.
+     *
+     * @return the number of posted buffers
+     */
     public int postedReceives() {
         int posted = 0;
         for (final ReceivePool pool : livePools) {
@@ -195,6 +256,10 @@ public final class ReactiveTransferEngine {
      * and then emits every change the polling thread sees; cancelling releases the slot. GPU stores cannot be held
      * back, so changes beyond demand are buffered. Fails with {@link dev.transferengine.DeviceUnavailableException}
      * where the engine has no GPU.
+     *
+     * @param onAllocated called once per subscription with the new watcher, on the subscribing thread, right after
+     *     it is allocated
+     * @return a cold {@code Flux} of changes, emitted on the callback thread
      */
     public Flux<UvmChange> watch(final Consumer<UvmWatcher> onAllocated) {
         return Flux.create(
@@ -219,22 +284,40 @@ public final class ReactiveTransferEngine {
      * Imms that no expectation or counter claims, while at least one subscriber listens; shared by all
      * subscribers. Imms are network events and cannot be held back, so a slow subscriber's imms are buffered.
      * While nobody subscribes, the engine credits them instead (later expectations count them).
+     *
+     * @return a hot, shared {@code Flux} of imm values, emitted on the callback thread
      */
     public Flux<Integer> unexpectedImms() {
         return unexpectedImms;
     }
 
-    /** Registers host or device memory on subscribe, on a bounded-elastic thread, since registration blocks. */
+    /**
+     * Registers host or device memory on subscribe, on a bounded-elastic thread, since registration blocks.
+     *
+     * @param segment the memory, as for {@link TransferEngine#register(MemorySegment, Device)}
+     * @param device where the memory lives
+     * @return a cold {@code Mono} of the region; each subscription registers again
+     */
     public Mono<MemoryRegion> register(final MemorySegment segment, final Device device) {
         return Mono.fromCallable(() -> engine.register(segment, device)).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Deregisters on subscribe, on a bounded-elastic thread. */
+    /**
+     * Deregisters on subscribe, on a bounded-elastic thread, since deregistration blocks.
+     *
+     * @param region a region the engine registered
+     * @return a cold {@code Mono} that completes empty once every NIC dropped the region
+     */
     public Mono<Void> deregister(final MemoryRegion region) {
         return Mono.<Void>fromRunnable(() -> engine.deregister(region)).subscribeOn(Schedulers.boundedElastic());
     }
 
-    /** Resolves a peer group on subscribe, on a bounded-elastic thread, since resolution blocks. */
+    /**
+     * Resolves a peer group on subscribe, on a bounded-elastic thread, since resolution blocks.
+     *
+     * @param peers per peer, its NIC addresses in NIC order
+     * @return a cold {@code Mono} of the group
+     */
     public Mono<PeerGroup> addPeerGroup(final List<List<NetAddr>> peers) {
         return Mono.fromCallable(() -> engine.addPeerGroup(peers)).subscribeOn(Schedulers.boundedElastic());
     }

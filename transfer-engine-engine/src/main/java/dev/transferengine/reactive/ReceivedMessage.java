@@ -25,17 +25,29 @@ public final class ReceivedMessage {
         return new ReceivedMessage(buffer.toArray(ValueLayout.JAVA_BYTE));
     }
 
-    /** Length of the message in bytes. */
+    /**
+     * How long the message is.
+     *
+     * @return the length of the message in bytes
+     */
     public int length() {
         return bytes.length;
     }
 
-    /** A copy of the message bytes. */
+    /**
+     * The message bytes. Allocates a copy on each call; use {@link #asByteBuffer()} to read without one.
+     *
+     * @return a copy of the message bytes
+     */
     public byte[] toByteArray() {
         return bytes.clone();
     }
 
-    /** A read-only view of the message bytes, without a copy. */
+    /**
+     * A read-only view of the message bytes, without a copy.
+     *
+     * @return a new read-only buffer over the bytes, positioned at 0
+     */
     public ByteBuffer asByteBuffer() {
         return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
     }

@@ -32,7 +32,13 @@ public record TransferDescription(
         String routing,
         @Nullable NetAddr peer) {
 
-    /** Describes {@code request}. Allocates. */
+    /**
+     * Describes {@code request}. Allocates.
+     *
+     * @param transport the engine's transport, e.g. {@code tcp}
+     * @param request the write to describe
+     * @return its kind, routing and first destination NIC (none for scatter and barrier)
+     */
     public static TransferDescription of(final String transport, final WriteRequest request) {
         return switch (request) {
             case final SingleWrite write ->
@@ -60,12 +66,23 @@ public record TransferDescription(
         };
     }
 
-    /** A send to {@code peer}. */
+    /**
+     * A send to {@code peer}. Allocates.
+     *
+     * @param transport the engine's transport
+     * @param peer the receiving NIC's address
+     * @return kind {@code send}, routing {@code none}
+     */
     public static TransferDescription send(final String transport, final NetAddr peer) {
         return new TransferDescription(transport, "send", "none", peer);
     }
 
-    /** A wait for imm events. */
+    /**
+     * A wait for imm events. Allocates.
+     *
+     * @param transport the engine's transport
+     * @return kind {@code imm-wait}, routing {@code none}, no peer
+     */
     public static TransferDescription immWait(final String transport) {
         return new TransferDescription(transport, "imm-wait", "none", null);
     }

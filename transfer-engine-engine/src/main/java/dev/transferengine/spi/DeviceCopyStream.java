@@ -12,11 +12,20 @@ public interface DeviceCopyStream extends AutoCloseable {
     /** Returned by the copy methods when {@link #capacity()} copies are pending: poll {@link #isDone} and retry. */
     long BUSY = -1;
 
-    /** Copies that may be pending at once. */
+    /**
+     * How many copies may be pending at once.
+     *
+     * @return the capacity, fixed for the stream's life; one more copy answers {@link #BUSY}
+     */
     int capacity();
 
     /**
      * Enqueues a copy of {@code length} bytes from device address {@code deviceAddress} into {@code host}.
+     *
+     * @param deviceAddress the device pointer to copy from
+     * @param host pinned host memory (a {@link StagingBuffer}'s segment) at least {@code length} bytes long; must not
+     *     be touched until the copy is done
+     * @param length bytes to copy
      *
      * @return a ticket for {@link #isDone(long)}, increasing with each copy, or {@link #BUSY}
      * @throws dev.transferengine.DeviceUnavailableException if the driver refused the copy
@@ -26,6 +35,10 @@ public interface DeviceCopyStream extends AutoCloseable {
     /**
      * Enqueues a copy of {@code length} bytes from {@code host} to device address {@code deviceAddress}.
      *
+     * @param host pinned host memory at least {@code length} bytes long; must not change until the copy is done
+     * @param deviceAddress the device pointer to copy to
+     * @param length bytes to copy
+     *
      * @return a ticket for {@link #isDone(long)}, increasing with each copy, or {@link #BUSY}
      * @throws dev.transferengine.DeviceUnavailableException if the driver refused the copy
      */
@@ -33,6 +46,9 @@ public interface DeviceCopyStream extends AutoCloseable {
 
     /**
      * Whether the copy with {@code ticket}, and so every earlier one, has finished. Never blocks.
+     *
+     * @param ticket a ticket a copy method returned
+     * @return true once that copy and every earlier one finished
      *
      * @throws dev.transferengine.DeviceUnavailableException if a copy failed on the device
      */

@@ -24,18 +24,34 @@ public interface DeviceMemory {
     /** Engine option naming the provider, e.g. a host-backed one in tests. */
     String OPTION = "device.memory";
 
-    /** The provider's name, e.g. {@code cuda}. */
+    /**
+     * The provider's name, matched against the {@value #OPTION} option.
+     *
+     * @return the name, e.g. {@code cuda}
+     */
     String name();
 
-    /** Null when devices can be used; otherwise why not (no driver, no device, library missing, ...). */
+    /**
+     * Whether devices can be used here. Must not throw: a driver that fails to load is a cause, not an error.
+     *
+     * @return null when devices can be used; otherwise why not (no driver, no device, library missing, ...)
+     */
     @Nullable String unavailabilityCause();
 
-    /** Number of usable devices; 0 when unavailable. */
+    /**
+     * How many devices this provider can serve.
+     *
+     * @return the number of usable devices, numbered from 0; 0 when unavailable
+     */
     int deviceCount();
 
     /**
      * Allocates {@code bytes} of pinned host memory the device can copy from and to at full speed. Blocks for the
      * driver call (milliseconds); call it at setup, not per transfer.
+     *
+     * @param device the device ordinal, 0 to {@link #deviceCount()} - 1
+     * @param bytes how much to allocate, in bytes
+     * @return the buffer; close it to free the memory
      *
      * @throws DeviceUnavailableException if the device cannot be used or the allocation failed
      */
@@ -44,12 +60,20 @@ public interface DeviceMemory {
     /**
      * Opens an ordered stream of asynchronous copies on {@code device}. Blocks for the driver call.
      *
+     * @param device the device ordinal, 0 to {@link #deviceCount()} - 1
+     * @return the stream, to be used by one thread; close it to free it
+     *
      * @throws DeviceUnavailableException if the device cannot be used
      */
     DeviceCopyStream openCopyStream(int device);
 
     /**
-     * The provider named {@code name} that can serve {@code device}.
+     * The provider named {@code name} that can serve {@code device}. Loads the providers through
+     * {@link ServiceLoader} on each call; call it at setup.
+     *
+     * @param name the provider's name, normally {@link #DEFAULT} or the {@value #OPTION} option
+     * @param device the device ordinal the caller needs
+     * @return the provider
      *
      * @throws DeviceUnavailableException naming the reason: no such provider on the class path, provider
      *                                    unavailable (with its cause), or no such device

@@ -17,45 +17,94 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Domain extends AutoCloseable {
 
+    /**
+     * This NIC's address, which peers resolve to reach it. Any thread.
+     *
+     * @return the address, named by this transport; fixed for the domain's life
+     */
     NetAddr address();
 
-    /** A human description, e.g. {@code tcp 127.0.0.1:40123}. */
+    /**
+     * A human description, e.g. {@code tcp 127.0.0.1:40123}. Any thread.
+     *
+     * @return the description, for {@link dev.transferengine.NicInfo} and logs
+     */
     String description();
 
     /**
-     * Registers memory for local use and remote writes.
+     * Registers memory for local use and remote writes. May allocate.
      *
+     * @param segment the memory: native host memory, or a segment carrying a device pointer
+     * @param device where the memory lives
      * @return the remote key, unique within this domain, also used as the local handle
      * @throws dev.transferengine.DeviceUnavailableException if this domain cannot serve {@code device}
      */
     long register(MemorySegment segment, Device device);
 
-    /** Forgets a region: later remote writes with its key are refused. */
+    /**
+     * Forgets a region: later remote writes with its key are refused.
+     *
+     * @param rkey the key {@link #register} returned
+     */
     void deregister(long rkey);
 
     /**
-     * A handle for a peer NIC; resolving the same address again returns the same handle. Does not connect.
+     * A handle for a peer NIC; resolving the same address again returns the same handle. Does not connect. May
+     * allocate for a new peer.
+     *
+     * @param peer the peer NIC's address
+     * @return the handle, for {@link WriteDescriptor#target} and {@link #send}
      *
      * @throws dev.transferengine.MalformedDescriptorException if the address is not one of this transport's
      */
     long resolve(NetAddr peer);
 
-    /** Posts {@code write}, which is reused after the call: a domain copies what it keeps. */
+    /**
+     * Posts {@code write}, which is reused after the call: a domain copies what it keeps. Its outcome is reported
+     * once, through {@link DomainListener#onWriteComplete} or {@link DomainListener#onWriteFailed}.
+     *
+     * @param write the write, valid only during the call
+     */
     void write(WriteDescriptor write);
 
-    /** Posts a two-sided send of the whole {@code message}, which stays untouched until completion. */
+    /**
+     * Posts a two-sided send of the whole {@code message}, which stays untouched until completion. Its outcome is
+     * reported once, through {@link DomainListener#onSendComplete} or {@link DomainListener#onSendFailed}.
+     *
+     * @param token the engine's token, handed back in the report
+     * @param peer the handle {@link #resolve} returned for the receiving NIC
+     * @param message the bytes; the engine keeps the segment alive and unchanged until the report
+     */
     void send(long token, long peer, MemorySegment message);
 
-    /** Posts a receive buffer; it comes back through {@link DomainListener#onReceive(long, int)}. */
+    /**
+     * Posts a receive buffer; it comes back through {@link DomainListener#onReceive(long, int)}.
+     *
+     * @param token the engine's token, handed back with the message
+     * @param buffer where one incoming message is placed; owned by the domain until it is reported
+     */
     void postReceive(long token, MemorySegment buffer);
 
-    /** Makes progress: posts what is pending, reads completions, reports them. Returns the work done (0 = idle). */
+    /**
+     * Makes progress: posts what is pending, reads completions, reports them. Never blocks; should not allocate on the
+     * steady path, since the worker calls it every duty cycle.
+     *
+     * @return the work done, 0 when idle (the worker's idle strategy then backs off)
+     */
     int poll();
 
-    /** Why this domain stopped working, or null while healthy. Any thread. */
+    /**
+     * Why this domain stopped working. Any thread.
+     *
+     * @return the reason, or null while healthy
+     */
     @Nullable String failure();
 
-    /** The peers this domain knows, with their state. Any thread. */
+    /**
+     * The peers this domain knows, with their state. Any thread; may allocate.
+     *
+     * @return a snapshot
+     */
     List<PeerInfo> peers();
 
     /**
@@ -63,6 +112,8 @@ public interface Domain extends AutoCloseable {
      * reached the wire yet is dropped without a report; a completion that arrives later for a piece that had left is
      * reported as usual, and the engine ignores it. Called once per domain that holds a piece of the operation, on
      * the worker; must not block.
+     *
+     * @param token the token the operation's pieces were posted with
      */
     void cancel(long token);
 
@@ -70,6 +121,8 @@ public interface Domain extends AutoCloseable {
      * This NIC's counts of failed handshakes, refused connections and requests, closed connections and evicted peers
      * (see {@link dev.transferengine.TransportEvent}), always the same categories and reasons in the same order.
      * Any thread; allocates the list.
+     *
+     * @return one entry per category and reason; empty for a transport without such checks
      */
     default List<TransportEvent> events() {
         return List.of();

@@ -8,16 +8,46 @@ import dev.transferengine.TransferEngineException;
  */
 public interface DomainListener {
 
-    /** One posted write finished; {@code bytes} is its payload length. */
+    /**
+     * One posted write finished: its bytes are in the peer's memory.
+     *
+     * @param token the token the write was posted with
+     * @param bytes its payload length, in bytes
+     */
     void onWriteComplete(long token, long bytes);
 
+    /**
+     * One posted write failed; reported once, instead of {@link #onWriteComplete}.
+     *
+     * @param token the token the write was posted with
+     * @param error the typed failure, e.g. {@link dev.transferengine.PeerUnreachableException} or
+     *     {@link dev.transferengine.RemoteAccessException}; may be shared by the writes of a failed connection
+     */
     void onWriteFailed(long token, TransferEngineException error);
 
+    /**
+     * One posted send was acknowledged by the receiver.
+     *
+     * @param token the token the send was posted with
+     * @param bytes its message length, in bytes
+     */
     void onSendComplete(long token, long bytes);
 
+    /**
+     * One posted send failed; reported once, instead of {@link #onSendComplete}.
+     *
+     * @param token the token the send was posted with
+     * @param error the typed failure, e.g. {@link dev.transferengine.RemoteAccessException} with
+     *     {@code NO_RECEIVE_BUFFER}
+     */
     void onSendFailed(long token, TransferEngineException error);
 
-    /** The receive buffer posted with {@code token} now holds a message of {@code length} bytes. */
+    /**
+     * The receive buffer posted with {@code token} now holds a message of {@code length} bytes.
+     *
+     * @param token the token the buffer was posted with
+     * @param length the message's length, in bytes, at most the buffer's size
+     */
     void onReceive(long token, int length);
 
     /**
@@ -27,14 +57,25 @@ public interface DomainListener {
      * unexpected value would be lost. Cheap and allocation-free; worker thread. An imm this answered true for is
      * credited by this domain's next {@link #onImm(int)}, so ask right before placing; a domain that never asks has
      * its imms beyond the bound dropped and counted.
+     *
+     * @param imm the 32-bit imm the incoming write carries
+     * @return true to let the write land; false to refuse it
      */
     default boolean admitsImm(final int imm) {
         return true;
     }
 
-    /** A write with an imm landed in local memory. */
+    /**
+     * A write with an imm landed in local memory.
+     *
+     * @param imm the 32-bit imm it carried
+     */
     void onImm(int imm);
 
-    /** A remote write placed {@code bytes} into local memory. */
+    /**
+     * A remote write placed {@code bytes} into local memory, for the NIC's counters.
+     *
+     * @param bytes bytes placed, 0 or more
+     */
     void onBytesReceived(long bytes);
 }

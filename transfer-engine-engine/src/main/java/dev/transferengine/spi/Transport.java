@@ -7,15 +7,36 @@ import org.jspecify.annotations.Nullable;
 /** A transport, registered in {@code META-INF/services/dev.transferengine.spi.Transport}. */
 public interface Transport {
 
-    /** The name users select, e.g. {@code tcp}; also the transport name inside its {@link dev.transferengine.NetAddr}s. */
+    /**
+     * The transport's name.
+     *
+     * @return the name users select, e.g. {@code tcp}; also the transport name inside its
+     *     {@link dev.transferengine.NetAddr}s
+     */
     String name();
 
-    /** Rank for {@code transport=auto}: lower is preferred among the available ones. */
+    /**
+     * Rank for {@code transport=auto}.
+     *
+     * @return the rank; lower is preferred among the available ones
+     */
     int autoPreference();
 
-    /** Null when the transport can run with {@code config}; otherwise why not (library missing, no device, ...). */
+    /**
+     * Whether the transport can run here with {@code config}. Must not throw: a library that fails to load is a
+     * cause, not an error.
+     *
+     * @param config the engine's config, whose options may select a provider or device
+     * @return null when the transport can run; otherwise why not (library missing, no device, ...)
+     */
     @Nullable String unavailabilityCause(EngineConfig config);
 
-    /** Opens one NIC. Called on the group's worker thread. */
+    /**
+     * Opens one NIC. Called on the group's worker thread, once per NIC, and again when a failed group restarts.
+     *
+     * @param context the NIC's group, index, config and listener
+     * @return the open domain, which the worker then owns
+     * @throws dev.transferengine.TransportUnavailableException if the NIC cannot be opened here, with the reason
+     */
     Domain openDomain(DomainContext context);
 }

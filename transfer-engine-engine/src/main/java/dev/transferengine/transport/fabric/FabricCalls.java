@@ -14,8 +14,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * One downcall handle per call shape, linked once and called through a function pointer read from the library's
  * exports or from an ops table. Control calls capture errno (passed as the segment after the function pointer);
- * the non-blocking data-path calls ({@code fi_cq_read}, {@code fi_writemsg}, {@code fi_sendmsg},
- * {@code fi_recvmsg}) are linked {@link Linker.Option#critical(boolean) critical}, which skips the thread-state
+ * the non-blocking data-path calls ({@code fi_cq_read}, {@code fi_writemsg}, {@code fi_tsendmsg},
+ * {@code fi_trecvmsg}) are linked {@link Linker.Option#critical(boolean) critical}, which skips the thread-state
  * transition. None of these handles allocate when called with {@code invokeExact}.
  */
 @SuppressWarnings("restricted") // the fabric binding's linking helper: every handle here is linked once, below
@@ -52,7 +52,7 @@ final class FabricCalls {
     /** {@code ssize_t f(void*, void*, uint64_t)}: fi_cq_readerr. */
     private static final MethodHandle LONG_PPL =
             LINKER.downcallHandle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
-    /** {@code ssize_t f(void*, void*, size_t)} critical: fi_cq_read, fi_writemsg, fi_sendmsg, fi_recvmsg. */
+    /** {@code ssize_t f(void*, void*, size_t)} critical: fi_cq_read, fi_writemsg, fi_tsendmsg, fi_trecvmsg. */
     private static final MethodHandle LONG_PPL_CRITICAL = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.critical(false));
     /** {@code const char *f(void*, int, void*, char*, size_t)}: fi_cq_strerror. */

@@ -36,6 +36,9 @@ final class FabricDiscovery {
 
     static final long FI_MSG = 1L << 1;
     static final long FI_RMA = 1L << 2;
+    /** Tagged messages: sends match only receive buffers they fit in (see FabricOps#sizeTag). */
+    static final long FI_TAGGED = 1L << 3;
+
     static final long FI_SOURCE = 1L << 57;
     /** Registers device (heterogeneous) memory, e.g. CUDA, through fi_mr_regattr's iface and device. */
     static final long FI_HMEM = 1L << 47;
@@ -99,7 +102,8 @@ final class FabricDiscovery {
         }
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment info = FabricLibrary.NATIVE.asSlice(hints.address(), FabricLayout.FI_INFO.byteSize());
-            info.set(JAVA_LONG, INFO_CAPS, FI_MSG | FI_RMA | caps);
+            // both kinds of messages: FabricEndpoint#tagged picks one by provider and version
+            info.set(JAVA_LONG, INFO_CAPS, FI_MSG | FI_TAGGED | FI_RMA | caps);
             info.set(JAVA_LONG, INFO_MODE, FI_CONTEXT | FI_CONTEXT2);
             final long ep = info.get(JAVA_LONG, INFO_EP_ATTR);
             FabricLibrary.NATIVE.set(JAVA_INT, ep + EP_ATTR_TYPE, FI_EP_RDM);

@@ -111,6 +111,7 @@ final class FabricDomain implements Domain {
     private final NetAddr address;
     private final String description;
     private boolean closed;
+    private boolean toldOfUnusedTail;
     private volatile @Nullable String failure;
 
     FabricDomain(
@@ -127,7 +128,7 @@ final class FabricDomain implements Domain {
         this.listener = listener;
         this.regions = new FabricRegions(endpoint, arena, caps);
         this.peers = new FabricPeers(endpoint, arena, group, nic);
-        this.ops = new FabricOps(arena, maxOps);
+        this.ops = new FabricOps(arena, maxOps, endpoint.tagged());
         this.postsPerPoll = postsPerPoll;
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.zeroByteWriteFlags =
@@ -138,6 +139,7 @@ final class FabricDomain implements Domain {
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
                 + Integer.toHexString(endpoint.mrMode())
+                + (endpoint.tagged() ? "" : ", untagged sends")
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
     }
 
@@ -284,7 +286,7 @@ final class FabricDomain implements Domain {
             listener.onSendFailed(token, saturated());
             return;
         }
-        ops.prepareMessage(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
         submit(slot, FI_COMPLETION);
     }
 
@@ -298,7 +300,17 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: no operation slot left for a receive buffer; it is not posted", description);
             return;
         }
-        ops.prepareMessage(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
+        final long bytes = buffer.byteSize();
+        if (endpoint.tagged() && Long.bitCount(bytes) > 1 && !toldOfUnusedTail) {
+            toldOfUnusedTail = true;
+            LOG.info(
+                    "{}: a receive buffer of {} bytes takes sends of up to {} bytes (the largest power of two that"
+                            + " fits); larger ones wait for a larger buffer",
+                    description,
+                    bytes,
+                    Long.highestOneBit(bytes));
+        }
+        ops.prepareReceive(slot, buffer.address(), bytes, localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
     }
 
@@ -359,8 +371,8 @@ final class FabricDomain implements Domain {
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
-                    case FabricOps.SEND -> "fi_sendmsg";
-                    default -> "fi_recvmsg";
+                    case FabricOps.SEND -> endpoint.tagged() ? "fi_tsendmsg" : "fi_sendmsg";
+                    default -> endpoint.tagged() ? "fi_trecvmsg" : "fi_recvmsg";
                 };
         final int err = (int) -rc;
         final String text = function + ": " + endpoint.library().describe(err);

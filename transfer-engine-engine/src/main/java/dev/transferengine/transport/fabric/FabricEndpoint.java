@@ -58,6 +58,7 @@ final class FabricEndpoint implements AutoCloseable {
     private final long cqDataSize;
     private final long msgOrder;
     private final int apiVersion;
+    private final boolean tagged;
 
     private final MemorySegment domain;
     private final MemorySegment cq;
@@ -99,6 +100,7 @@ final class FabricEndpoint implements AutoCloseable {
         this.apiVersion = FabricLibrary.NATIVE.get(JAVA_INT, fabricAttr + FABRIC_ATTR_API_VERSION);
         this.msgOrder = FabricLibrary.NATIVE.get(
                 JAVA_LONG, FabricLibrary.pointer(info.address() + INFO_TX_ATTR) + TX_ATTR_MSG_ORDER);
+        this.tagged = tagsMatchBuffersThatFit(provider, library.version());
         try {
             final MemorySegment out = arena.allocate(ADDRESS);
             check("fi_fabric", library.openFabric(MemorySegment.ofAddress(fabricAttr), out, errno));
@@ -174,8 +176,12 @@ final class FabricEndpoint implements AutoCloseable {
             this.cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
             this.cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
             this.cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
-            this.sendMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
-            this.recvMsgFn = slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
+            this.sendMsgFn = tagged
+                    ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_SENDMSG, "fi_ops_tagged.sendmsg")
+                    : slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
+            this.recvMsgFn = tagged
+                    ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_RECVMSG, "fi_ops_tagged.recvmsg")
+                    : slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
             if (isShm()) {
                 FabricLocalEndpoints.opened(this);
@@ -303,6 +309,28 @@ final class FabricEndpoint implements AutoCloseable {
     /** fi_av_remove of the one fi_addr_t in {@code fiAddr}; returns 0 or a negative code. */
     int avRemove(final MemorySegment fiAddr) {
         return FabricCalls.intPPLL(avRemoveFn, errno, av, fiAddr, 1, 0);
+    }
+
+    /**
+     * Whether sends and receives are tagged messages matched by size class ({@link FabricOps#sizeTag}), so that a
+     * send lands only in a buffer it fits in and one that fits none is held until one is posted; otherwise they are
+     * untagged and a send takes the oldest posted buffer, truncated there if it does not fit.
+     */
+    boolean tagged() {
+        return tagged;
+    }
+
+    /**
+     * Whether {@code provider} of a library of API {@code version} matches tagged messages with ignore bits also on
+     * its unexpected path. shm before libfabric 1.19 (its own shared receive context, before util_srx) does not: a
+     * receive posted after the message arrived is compared with the ignore mask left in the reused queue entry by
+     * whatever receive last used it, not with its own (smr_get_tag leaves {@code ignore} unset). Measured with a C
+     * probe on 1.17: a held 5-byte send never matched a later 64-byte buffer, and a held 17-byte send matched, and
+     * was truncated in, a later 16-byte buffer once the entry had served a 64-byte receive; 2.1 and tcp at 1.17 got
+     * both right. There the transport stays untagged (the README's fabric section says what that leaves).
+     */
+    static boolean tagsMatchBuffersThatFit(final String provider, final int version) {
+        return !"shm".equals(provider) || version >= (1 << 16 | 19);
     }
 
     /** Whether this is libfabric's shm provider, whose peers in this process need {@link FabricLocalEndpoints}. */

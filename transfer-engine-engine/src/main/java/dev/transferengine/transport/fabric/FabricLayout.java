@@ -149,6 +149,17 @@ final class FabricLayout {
                     JAVA_LONG.withName("data"))
             .withName("fi_msg");
 
+    static final StructLayout FI_MSG_TAGGED = structLayout(
+                    ADDRESS.withName("msg_iov"),
+                    ADDRESS.withName("desc"),
+                    JAVA_LONG.withName("iov_count"),
+                    JAVA_LONG.withName("addr"),
+                    JAVA_LONG.withName("tag"),
+                    JAVA_LONG.withName("ignore"),
+                    ADDRESS.withName("context"),
+                    JAVA_LONG.withName("data"))
+            .withName("fi_msg_tagged");
+
     static final StructLayout FI_MR_ATTR = structLayout(
                     ADDRESS.withName("mr_iov"),
                     JAVA_LONG.withName("iov_count"),
@@ -192,6 +203,7 @@ final class FabricLayout {
     static final long EP_CM_OPS = OBJ_OPS + 8;
     static final long EP_MSG_OPS = OBJ_OPS + 16;
     static final long EP_RMA_OPS = OBJ_OPS + 24;
+    static final long EP_TAGGED_OPS = OBJ_OPS + 32;
     static final long MR_MEM_DESC = OBJ_OPS;
     static final long MR_KEY = OBJ_OPS + 8;
 
@@ -215,6 +227,8 @@ final class FabricLayout {
     static final long MSG_OPS_RECVMSG = 24;
     static final long MSG_OPS_SENDMSG = 48;
     static final long RMA_OPS_WRITEMSG = 48;
+    static final long TAGGED_OPS_RECVMSG = 24;
+    static final long TAGGED_OPS_SENDMSG = 48;
 
     // message structs
     static final long IOV_BASE = off(IOVEC, "iov_base");
@@ -236,6 +250,14 @@ final class FabricLayout {
     static final long MSG_ADDR = off(FI_MSG, "addr");
     static final long MSG_CONTEXT = off(FI_MSG, "context");
     static final long MSG_DATA = off(FI_MSG, "data");
+    static final long TMSG_MSG_IOV = off(FI_MSG_TAGGED, "msg_iov");
+    static final long TMSG_DESC = off(FI_MSG_TAGGED, "desc");
+    static final long TMSG_IOV_COUNT = off(FI_MSG_TAGGED, "iov_count");
+    static final long TMSG_ADDR = off(FI_MSG_TAGGED, "addr");
+    static final long TMSG_TAG = off(FI_MSG_TAGGED, "tag");
+    static final long TMSG_IGNORE = off(FI_MSG_TAGGED, "ignore");
+    static final long TMSG_CONTEXT = off(FI_MSG_TAGGED, "context");
+    static final long TMSG_DATA = off(FI_MSG_TAGGED, "data");
     static final long CQE_OP_CONTEXT = off(FI_CQ_DATA_ENTRY, "op_context");
     static final long CQE_FLAGS = off(FI_CQ_DATA_ENTRY, "flags");
     static final long CQE_LEN = off(FI_CQ_DATA_ENTRY, "len");
@@ -282,6 +304,7 @@ final class FabricLayout {
             FI_RMA_IOV,
             FI_MSG_RMA,
             FI_MSG,
+            FI_MSG_TAGGED,
             FI_MR_ATTR,
             FI_FABRIC_ATTR
         }) {
@@ -302,6 +325,7 @@ final class FabricLayout {
             FI_RMA_IOV,
             FI_MSG_RMA,
             FI_MSG,
+            FI_MSG_TAGGED,
             FI_MR_ATTR
         }) {
             for (final var member : s.memberLayouts()) {
@@ -315,6 +339,7 @@ final class FabricLayout {
         out.put("fid_ep.cm", EP_CM_OPS);
         out.put("fid_ep.msg", EP_MSG_OPS);
         out.put("fid_ep.rma", EP_RMA_OPS);
+        out.put("fid_ep.tagged", EP_TAGGED_OPS);
         out.put("fid_cq.ops", OBJ_OPS);
         out.put("fid_av.ops", OBJ_OPS);
         out.put("fid_mr.mem_desc", MR_MEM_DESC);
@@ -336,6 +361,8 @@ final class FabricLayout {
         out.put("fi_ops_msg.recvmsg", MSG_OPS_RECVMSG);
         out.put("fi_ops_msg.sendmsg", MSG_OPS_SENDMSG);
         out.put("fi_ops_rma.writemsg", RMA_OPS_WRITEMSG);
+        out.put("fi_ops_tagged.recvmsg", TAGGED_OPS_RECVMSG);
+        out.put("fi_ops_tagged.sendmsg", TAGGED_OPS_SENDMSG);
         out.put("sizeof fi_context2", CONTEXT2_BYTES);
         // FabricRegions writes the CUDA ordinal as an int at the start of the device union.
         out.put("fi_mr_attr.device.cuda", MR_ATTR_DEVICE);

@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * A pool of operation slots in native memory. Each slot holds what one posted operation needs while the provider
  * owns it: its {@code fi_context2} (which is also the completion's {@code op_context}), one iovec, one fi_rma_iov,
- * a one-entry descriptor array and the fi_msg_rma or fi_msg pointing at them. The Java side of a slot (token,
+ * a one-entry descriptor array and the fi_msg_rma, fi_msg_tagged or fi_msg pointing at them. The Java side of a slot (token,
  * kind, length, peer) lives in parallel arrays. Slots are built once, reused, and found again from a completion's
  * context through the slot index stored right after the context. The pool grows by chunks up to a limit.
  *
@@ -29,12 +29,14 @@ final class FabricOps {
     private static final long SLOT_RMA_IOV = SLOT_IOV + IOVEC.byteSize();
     private static final long SLOT_DESC = SLOT_RMA_IOV + FI_RMA_IOV.byteSize();
     private static final long SLOT_MSG = SLOT_DESC + 8;
-    private static final long SLOT_BYTES = roundUp(SLOT_MSG + Math.max(FI_MSG_RMA.byteSize(), FI_MSG.byteSize()), 64);
+    private static final long SLOT_BYTES = roundUp(
+            SLOT_MSG + Math.max(FI_MSG_RMA.byteSize(), Math.max(FI_MSG.byteSize(), FI_MSG_TAGGED.byteSize())), 64);
     private static final int CHUNK_SHIFT = 8;
     private static final int CHUNK = 1 << CHUNK_SHIFT;
 
     private final Arena arena;
     private final int maxChunks;
+    private final boolean tagged;
     private MemorySegment[] chunks = new MemorySegment[0];
     private MemorySegment[] messages = new MemorySegment[0];
     private int[] free = new int[0];
@@ -50,8 +52,13 @@ final class FabricOps {
     /** For operations that needed a temporary local registration (FI_MR_LOCAL): its rkey, else 0. */
     long[] localKey = new long[0];
 
-    FabricOps(final Arena arena, final int maxSlots) {
+    /**
+     * @param tagged whether sends and receives are tagged messages (fi_msg_tagged, matched by size class) rather than
+     *     untagged ones (fi_msg, matched in post order); see {@link FabricEndpoint#tagged()}
+     */
+    FabricOps(final Arena arena, final int maxSlots, final boolean tagged) {
         this.arena = arena;
+        this.tagged = tagged;
         this.maxChunks = Math.max(1, (maxSlots + CHUNK - 1) >>> CHUNK_SHIFT);
     }
 
@@ -104,7 +111,7 @@ final class FabricOps {
         return chunks[slot >>> CHUNK_SHIFT].address() + (long) (slot & (CHUNK - 1)) * SLOT_BYTES;
     }
 
-    /** The fi_msg_rma / fi_msg of a slot, as a segment to pass to the post call. */
+    /** The fi_msg_rma, fi_msg_tagged or fi_msg of a slot, as a segment to pass to the post call. */
     MemorySegment message(final int slot) {
         return messages[slot];
     }
@@ -141,20 +148,72 @@ final class FabricOps {
         m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
     }
 
-    /** Fills a slot's fi_msg for a send to, or a receive from, {@code fiAddr}. */
-    void prepareMessage(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
+    /**
+     * Fills a slot's message for a send of {@code bytes} to {@code fiAddr}. Tagged, it carries its {@linkplain
+     * #sizeTag size class} so that it matches only a receive buffer it fits in.
+     */
+    void prepareSend(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
+        prepareMessage(slot, address, bytes, desc, fiAddr, sizeTag(bytes), 0);
+    }
+
+    /**
+     * Fills a slot's message for a receive buffer of {@code bytes}. Tagged, it takes every send of up to the largest
+     * power of two that fits in it ({@link #fitMask}).
+     */
+    void prepareReceive(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
+        prepareMessage(slot, address, bytes, desc, fiAddr, 0, fitMask(bytes));
+    }
+
+    /**
+     * The tag of a send of {@code bytes}: the low {@code ceil(log2(bytes))} bits set. A receive posted with tag 0 and
+     * {@link #fitMask} as its ignore bits matches it exactly when no bit is set above the mask, that is when the send
+     * fits in the buffer. libfabric's untagged receives would take any buffer in post order and truncate a larger
+     * send (FI_ETRUNC at the receiver, success at the sender).
+     */
+    static long sizeTag(final long bytes) {
+        return bytes <= 1 ? 0 : -1L >>> Long.numberOfLeadingZeros(bytes - 1);
+    }
+
+    /**
+     * The ignore bits of a receive buffer of {@code bytes}: the low {@code floor(log2(bytes))} bits, so it takes sends
+     * of up to the largest power of two that fits in it (a subset of tags cannot say "at most n" for every n: a
+     * buffer that is no power of two leaves its bytes above that power unused).
+     */
+    static long fitMask(final long bytes) {
+        return bytes <= 1 ? 0 : Long.highestOneBit(bytes) - 1;
+    }
+
+    private void prepareMessage(
+            final int slot,
+            final long address,
+            final long bytes,
+            final long desc,
+            final long fiAddr,
+            final long tag,
+            final long ignore) {
         final long base = address(slot);
         final MemorySegment m = FabricLibrary.NATIVE;
         m.set(JAVA_LONG, base + SLOT_IOV + IOV_BASE, address);
         m.set(JAVA_LONG, base + SLOT_IOV + IOV_LEN, bytes);
         m.set(JAVA_LONG, base + SLOT_DESC, desc);
         final long msg = base + SLOT_MSG;
-        m.set(JAVA_LONG, msg + MSG_MSG_IOV, base + SLOT_IOV);
-        m.set(JAVA_LONG, msg + MSG_DESC, base + SLOT_DESC);
-        m.set(JAVA_LONG, msg + MSG_IOV_COUNT, 1);
-        m.set(JAVA_LONG, msg + MSG_ADDR, fiAddr);
-        m.set(JAVA_LONG, msg + MSG_CONTEXT, base);
-        m.set(JAVA_LONG, msg + MSG_DATA, 0);
+        if (tagged) {
+            m.set(JAVA_LONG, msg + TMSG_MSG_IOV, base + SLOT_IOV);
+            m.set(JAVA_LONG, msg + TMSG_DESC, base + SLOT_DESC);
+            m.set(JAVA_LONG, msg + TMSG_IOV_COUNT, 1);
+            m.set(JAVA_LONG, msg + TMSG_ADDR, fiAddr);
+            m.set(JAVA_LONG, msg + TMSG_TAG, tag);
+            m.set(JAVA_LONG, msg + TMSG_IGNORE, ignore);
+            m.set(JAVA_LONG, msg + TMSG_CONTEXT, base);
+            m.set(JAVA_LONG, msg + TMSG_DATA, 0);
+        } else {
+            m.set(JAVA_LONG, msg + MSG_MSG_IOV, base + SLOT_IOV);
+            m.set(JAVA_LONG, msg + MSG_DESC, base + SLOT_DESC);
+            m.set(JAVA_LONG, msg + MSG_IOV_COUNT, 1);
+            m.set(JAVA_LONG, msg + MSG_ADDR, fiAddr);
+            m.set(JAVA_LONG, msg + MSG_CONTEXT, base);
+            m.set(JAVA_LONG, msg + MSG_DATA, 0);
+        }
     }
 
     private boolean grow() {

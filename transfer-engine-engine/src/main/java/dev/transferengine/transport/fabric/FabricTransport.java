@@ -14,7 +14,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * libfabric through FFM, with no native code of our own: RDM endpoints, {@code fi_writemsg} with remote CQ data
- * for writes and imms, {@code fi_sendmsg}/{@code fi_recvmsg} for messages.
+ * for writes and imms, {@code fi_tsendmsg}/{@code fi_trecvmsg} for messages.
+ *
+ * <p>Messages are tagged by size so that a send lands only in a receive buffer it fits in: a send of {@code n} bytes
+ * carries the tag {@code 2^ceil(log2 n) - 1}, a buffer of {@code b} bytes is posted with tag 0 and ignore bits
+ * {@code 2^floor(log2 b) - 1}, so it takes sends of up to the largest power of two not above {@code b} (a buffer
+ * that is no power of two leaves the rest unused; the domain logs it once). A send that fits no posted buffer is
+ * held by the receiver's provider until one that fits is posted, behind none of the sends that do fit. No
+ * provider tells the sender of a send still held: it completes as the provider takes it, so a send that no
+ * buffer will ever fit waits unseen at the receiver. libfabric's shm before 1.19 compares a buffer posted after
+ * the message arrived with a stale ignore mask (see {@code FabricEndpoint#tagsMatchBuffersThatFit}); there
+ * messages stay untagged ({@code fi_sendmsg}/{@code fi_recvmsg}, the domain's description says "untagged sends"):
+ * a send takes the oldest posted buffer, and one larger than that buffer is truncated and dropped at the
+ * receiver ({@code FI_ETRUNC}, logged there) while the sender sees success.
  *
  * <p>Options (in {@link EngineConfig#options()}):
  * <ul>

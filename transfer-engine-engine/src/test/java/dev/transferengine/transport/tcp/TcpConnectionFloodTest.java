@@ -5,6 +5,7 @@ import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.PeerProcesses;
 import dev.transferengine.SingleWrite;
+import dev.transferengine.TlsFixture;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 
@@ -18,7 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 9's first attack on a real process boundary: an engine in a child JVM with a 64 MiB heap and 64 MiB of
  * direct memory (before the fix, ~820 idle connects ran a 256 MiB JVM out of direct memory and killed its worker)
  * gets 1,500 idle connections while a legitimate writer, connected before, keeps writing. Every write succeeds, the
- * data arrives intact, the engine stays healthy and counts the connections it refused.
+ * data arrives intact, the engine stays healthy and counts the connections it refused. The same holds with TLS,
+ * where each connection that has not authenticated yet also holds a TLS engine.
  */
 class TcpConnectionFloodTest {
 
@@ -35,15 +38,19 @@ class TcpConnectionFloodTest {
     private static final int WRITES = 2_000;
     private static final int SIZE = 64 * 1024;
 
-    @Test
-    void anIdleConnectionFloodAtASmallHeapLeavesALegitimateWriterWithZeroFailures() throws Exception {
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void anIdleConnectionFloodAtASmallHeapLeavesALegitimateWriterWithZeroFailures(final boolean tls) throws Exception {
+        final List<String> options = new ArrayList<>(
+                List.of("tcp", "1", Integer.toString(SIZE), "tcp.maxInboundConnections=" + MAX_INBOUND));
+        if (tls) {
+            options.add("tlsKeyStore=" + TlsFixture.nodeKeyStore());
+        }
         try (PeerProcesses target = PeerProcesses.start(
-                        List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"),
-                        "tcp",
-                        "1",
-                        Integer.toString(SIZE),
-                        "tcp.maxInboundConnections=" + MAX_INBOUND);
-                TransferEngine writer = TransferEngine.builder().build();
+                        List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"), options.toArray(String[]::new));
+                TransferEngine writer = TransferEngine.builder()
+                        .tls(tls ? TlsFixture.trusted() : null)
+                        .build();
                 Arena arena = Arena.ofShared()) {
             final MemorySegment data = arena.allocate(SIZE);
             for (int i = 0; i < SIZE; i++) {
