@@ -2,7 +2,9 @@ package dev.transferengine;
 
 /** Engine-wide counters, read with {@link EngineMetrics#counter(EngineCounter)}. */
 public enum EngineCounter {
-    /** Requests accepted by {@code submit()} or {@code trySubmit()}. */
+    /**
+     * Requests and sends accepted into a worker's queue: by {@code submit()}, {@code trySubmit()} and {@code send()}.
+     */
     REQUESTS_SUBMITTED("requests accepted by submit()"),
     /** Requests whose every write completed. */
     REQUESTS_DONE("requests whose every write completed"),

@@ -11,7 +11,7 @@ public interface MemoryRegion {
     /**
      * The registered memory. For device memory the segment carries the device pointer and is not host-readable.
      *
-     * @return the segment given to (or allocated by) the registration
+     * @return the segment given to {@link TransferEngine#register(MemorySegment, Device)}
      */
     MemorySegment segment();
 

@@ -31,7 +31,7 @@ public record SingleWrite(
     }
 
     /**
-     * A write of {@code length} bytes without imm, sharded over one NIC (NIC 0).
+     * A write of {@code length} bytes without imm, in one shard ({@link Routing#sharded(int) sharded(1)}).
      *
      * @param src our region the bytes are read from
      * @param srcOffset byte offset into {@code src}

@@ -145,8 +145,8 @@ public interface TransferEngine extends AutoCloseable {
     void submit(WriteRequest request, TransferListener listener);
 
     /**
-     * Submits a write whose completion only bumps {@code counters}, with no callback. Does not block and, on the
-     * caller's side, allocates nothing.
+     * Submits a write whose completion only bumps {@code counters}, with no callback. Does not block; no listener,
+     * future or callback-thread hand-off is involved.
      *
      * @param request the write, checked now
      * @param counters bumped once, on the worker, when the request ends; one instance may count many requests
@@ -175,8 +175,8 @@ public interface TransferEngine extends AutoCloseable {
     /**
      * Like {@link #submit(WriteRequest, TransferListener)}, but a full queue or a closed engine is answered with a
      * status instead of an exception; {@code listener} runs only when the answer is {@link SubmitStatus#ACCEPTED}.
-     * A request that is invalid still throws, since retrying cannot help it. Does not block; allocates nothing on
-     * back-pressure.
+     * A request that is invalid still throws, since retrying cannot help it. Does not block, and makes no exception
+     * for back-pressure or a closed engine.
      *
      * @param request the write, checked now
      * @param listener told of the outcome, exactly once, if accepted
@@ -190,7 +190,7 @@ public interface TransferEngine extends AutoCloseable {
     /**
      * Like {@link #submit(WriteRequest, TransferCounters)}, answering back-pressure and a closed engine with a
      * status; {@code counters} count the request only when the answer is {@link SubmitStatus#ACCEPTED}. Does not
-     * block and, on the caller's side, allocates nothing.
+     * block; no listener, future or callback-thread hand-off is involved.
      *
      * @param request the write, checked now
      * @param counters bumped once, on the worker, when an accepted request ends
@@ -260,7 +260,7 @@ public interface TransferEngine extends AutoCloseable {
     /**
      * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
      * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}. Any thread;
-     * does not block.
+     * takes a short lock, never waits for the worker.
      *
      * @param imm the 32-bit imm value to count
      * @param count how many imms make the expectation fire (>= 1)
@@ -273,7 +273,7 @@ public interface TransferEngine extends AutoCloseable {
 
     /**
      * Removes an expectation or counter; imms for it are then delivered to the imm listener (or credited). Any
-     * thread; does not block; works on a closed engine too.
+     * thread; takes a short lock, never waits for the worker; works on a closed engine too.
      *
      * @param imm the 32-bit imm value
      * @return the removed state, or null if nothing counted {@code imm}
@@ -289,8 +289,8 @@ public interface TransferEngine extends AutoCloseable {
     void onImm(@Nullable ImmListener listener);
 
     /**
-     * A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. Any thread; does not
-     * block.
+     * A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. Any thread; takes a
+     * short lock, never waits for the worker.
      *
      * @param imm the 32-bit imm value to count
      * @return the counter, credited by the worker with no callback

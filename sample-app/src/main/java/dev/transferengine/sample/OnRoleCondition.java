@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
@@ -14,7 +15,8 @@ final class OnRoleCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(final ConditionContext context, final AnnotatedTypeMetadata metadata) {
-        final Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnRole.class.getName());
+        final @Nullable Map<String, @Nullable Object> attributes =
+                metadata.getAnnotationAttributes(ConditionalOnRole.class.getName());
         final Role[] roles = attributes == null ? new Role[0] : (Role[]) attributes.get("value");
         final String configured = context.getEnvironment().getProperty("sample.role", "demo");
         final Role role;

@@ -5,11 +5,13 @@ import dev.transferengine.sample.kv.KvDescriptor;
 import dev.transferengine.sample.kv.KvTransferReport;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -55,7 +57,7 @@ class DecodeFailureIT {
                             + "\"transfer-engine.options.[tcp.handshakeTimeoutMs]\":\"3000\"}")
             .withPeer("decode", DECODE);
 
-    private static SampleContainer replacement;
+    private static @Nullable SampleContainer replacement;
 
     /** 32 layers of 250 ms compute: a transfer lasts about 8 s, time enough to kill decode in its middle. */
     private static SampleContainer slow(final SampleContainer container) {
@@ -72,19 +74,19 @@ class DecodeFailureIT {
     @Test
     void failsThePendingTransferNamesThePeerAndRecoversWithANewDecode() throws Exception {
         // health names peers in their readable form (tcp://host:port), the descriptor carries the text form
-        final String decodeAddress = NetAddr.parse(DECODE.client()
-                        .get()
-                        .uri("/kv/descriptor")
-                        .exchange()
-                        .expectStatus()
-                        .isOk()
-                        .expectBody(KvDescriptor.class)
-                        .returnResult()
-                        .getResponseBody()
+        final String decodeAddress = NetAddr.parse(Objects.requireNonNull(DECODE.client()
+                                .get()
+                                .uri("/kv/descriptor")
+                                .exchange()
+                                .expectStatus()
+                                .isOk()
+                                .expectBody(KvDescriptor.class)
+                                .returnResult()
+                                .getResponseBody())
                         .address())
                 .describe();
 
-        final CompletableFuture<ResponseEntity<String>> pending = WebClient.create(PREFILL.baseUrl())
+        final CompletableFuture<@Nullable ResponseEntity<String>> pending = WebClient.create(PREFILL.baseUrl())
                 .post()
                 .uri("/kv/transfer?tokens=256&decode=decode")
                 .headers(headers -> headers.setBearerAuth(SampleNode.TOKEN))
@@ -97,7 +99,7 @@ class DecodeFailureIT {
         DECODE.getDockerClient().killContainerCmd(DECODE.getContainerId()).exec();
         final long killed = System.nanoTime();
 
-        final ResponseEntity<String> failed = pending.get(2, TimeUnit.MINUTES);
+        final ResponseEntity<String> failed = Objects.requireNonNull(pending.get(2, TimeUnit.MINUTES));
         LOG.info(
                 "prefill answered {} ms after decode was killed: {} {}",
                 (System.nanoTime() - killed) / 1_000_000,
@@ -120,7 +122,7 @@ class DecodeFailureIT {
         DECODE.stop();
         replacement = slow(new SampleContainer(Role.DECODE, "decode", NETWORK));
         replacement.start();
-        final KvTransferReport report = PREFILL.client()
+        final KvTransferReport report = Objects.requireNonNull(PREFILL.client()
                 .post()
                 .uri("/kv/transfer?tokens=256&decode=decode")
                 .exchange()
@@ -128,12 +130,12 @@ class DecodeFailureIT {
                 .isOk()
                 .expectBody(KvTransferReport.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
         assertThat(report.verified()).isTrue();
     }
 
     private static double bytesIn(final SampleContainer container) {
-        final String body = container
+        final String body = Objects.requireNonNull(container
                 .client()
                 .get()
                 .uri("/actuator/prometheus")
@@ -142,7 +144,7 @@ class DecodeFailureIT {
                 .isOk()
                 .expectBody(String.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
         final Matcher matcher = BYTES_IN.matcher(body == null ? "" : body);
         return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
     }

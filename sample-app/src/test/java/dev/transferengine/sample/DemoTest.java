@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -140,7 +141,7 @@ class DemoTest {
     }
 
     private static String scrape() {
-        final String body = demo.client()
+        final String body = Objects.requireNonNull(demo.client()
                 .get()
                 .uri("/actuator/prometheus")
                 .exchange()
@@ -148,7 +149,7 @@ class DemoTest {
                 .isOk()
                 .expectBody(String.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
         return body == null ? "" : body;
     }
 

@@ -2,6 +2,8 @@ package dev.transferengine.sample;
 
 import dev.transferengine.sample.kv.KvTransferReport;
 
+import java.util.Objects;
+
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.Network;
 import org.testcontainers.junit.jupiter.Container;
@@ -24,7 +26,7 @@ class KvTransferIT {
 
     @Test
     void transfersTheCacheLayerByLayerAcrossContainers() {
-        final KvTransferReport report = PREFILL.client()
+        final KvTransferReport report = Objects.requireNonNull(PREFILL.client()
                 .post()
                 .uri("/kv/transfer?tokens=500&decode=decode")
                 .exchange()
@@ -32,7 +34,7 @@ class KvTransferIT {
                 .isOk()
                 .expectBody(KvTransferReport.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
 
         // 500 tokens at 16 per page: 32 pages in each of the 16 layers of 16 KB pages
         assertThat(report.pages()).isEqualTo(32);

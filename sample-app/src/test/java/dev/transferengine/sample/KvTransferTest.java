@@ -3,6 +3,8 @@ package dev.transferengine.sample;
 import dev.transferengine.sample.kv.KvReceipt;
 import dev.transferengine.sample.kv.KvTransferReport;
 
+import java.util.Objects;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -97,7 +99,7 @@ class KvTransferTest {
     }
 
     private static KvTransferReport transfer(final int tokens) {
-        return prefill.client()
+        return Objects.requireNonNull(prefill.client()
                 .post()
                 .uri("/kv/transfer?tokens={tokens}&decode=decode", tokens)
                 .exchange()
@@ -105,6 +107,6 @@ class KvTransferTest {
                 .isOk()
                 .expectBody(KvTransferReport.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
     }
 }

@@ -3,6 +3,7 @@ package dev.transferengine.sample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 
 /**
@@ -14,7 +15,7 @@ final class SampleImage {
 
     private static final String DEFAULT_BASE = "eclipse-temurin:25-jre";
 
-    private static ImageFromDockerfile image;
+    private static @Nullable ImageFromDockerfile image;
 
     private SampleImage() {}
 

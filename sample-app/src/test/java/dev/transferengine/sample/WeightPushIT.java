@@ -2,6 +2,8 @@ package dev.transferengine.sample;
 
 import dev.transferengine.sample.weights.PushReport;
 
+import java.util.Objects;
+
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.Network;
 import org.testcontainers.junit.jupiter.Container;
@@ -43,7 +45,7 @@ class WeightPushIT {
     }
 
     private static PushReport push(final String nodes) {
-        return TRAINER.client()
+        return Objects.requireNonNull(TRAINER.client()
                 .post()
                 .uri("/weights/push?inference={nodes}", nodes)
                 .exchange()
@@ -51,6 +53,6 @@ class WeightPushIT {
                 .isOk()
                 .expectBody(PushReport.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
     }
 }

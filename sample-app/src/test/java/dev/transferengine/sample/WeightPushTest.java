@@ -3,6 +3,8 @@ package dev.transferengine.sample;
 import dev.transferengine.sample.weights.InferenceReceipt;
 import dev.transferengine.sample.weights.PushReport;
 
+import java.util.Objects;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,7 +91,7 @@ class WeightPushTest {
     }
 
     private static PushReport push(final String nodes) {
-        return trainer.client()
+        return Objects.requireNonNull(trainer.client()
                 .post()
                 .uri("/weights/push?inference={nodes}", nodes)
                 .exchange()
@@ -97,6 +99,6 @@ class WeightPushTest {
                 .isOk()
                 .expectBody(PushReport.class)
                 .returnResult()
-                .getResponseBody();
+                .getResponseBody());
     }
 }

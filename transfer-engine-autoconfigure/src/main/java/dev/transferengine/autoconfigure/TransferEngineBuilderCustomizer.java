@@ -9,5 +9,10 @@ import dev.transferengine.TransferEngineBuilder;
 @FunctionalInterface
 public interface TransferEngineBuilderCustomizer {
 
+    /**
+     * Changes the builder before the engine is built; called once, in {@code @Order}, while the engine bean is created.
+     *
+     * @param builder the builder, with the properties applied
+     */
     void customize(TransferEngineBuilder builder);
 }

@@ -60,70 +60,160 @@ public class TransferEngineProperties {
 
     private final Metrics metrics = new Metrics();
 
+    /** The defaults; Spring binds the {@code transfer-engine.*} properties onto it. */
+    public TransferEngineProperties() {
+        // the defaults are the field initializers
+    }
+
+    /**
+     * The transport ({@code transfer-engine.transport}).
+     *
+     * @return 'tcp' (default), 'fabric' or 'auto'
+     */
     public String getTransport() {
         return transport;
     }
 
+    /**
+     * Sets the transport ({@code transfer-engine.transport}).
+     *
+     * @param transport 'tcp' (default), 'fabric' or 'auto'
+     */
     public void setTransport(final String transport) {
         this.transport = transport;
     }
 
+    /**
+     * The domain groups ({@code transfer-engine.groups}).
+     *
+     * @return the groups, group 0 first; by default one group of one NIC
+     */
     public List<Group> getGroups() {
         return groups;
     }
 
+    /**
+     * Sets the domain groups ({@code transfer-engine.groups}).
+     *
+     * @param groups the groups, group 0 first; by default one group of one NIC
+     */
     public void setGroups(final List<Group> groups) {
         this.groups = groups;
     }
 
+    /**
+     * The address socket-based NICs bind to ({@code transfer-engine.bind-address}).
+     *
+     * @return an IP address or host name (default 127.0.0.1)
+     */
     public String getBindAddress() {
         return bindAddress;
     }
 
+    /**
+     * Sets the address socket-based NICs bind to ({@code transfer-engine.bind-address}).
+     *
+     * @param bindAddress an IP address or host name (default 127.0.0.1)
+     */
     public void setBindAddress(final String bindAddress) {
         this.bindAddress = bindAddress;
     }
 
+    /**
+     * The first port ({@code transfer-engine.base-port}).
+     *
+     * @return 0..65535; 0 (default) picks ephemeral ports
+     */
     public int getBasePort() {
         return basePort;
     }
 
+    /**
+     * Sets the first port ({@code transfer-engine.base-port}).
+     *
+     * @param basePort 0..65535; 0 (default) picks ephemeral ports
+     */
     public void setBasePort(final int basePort) {
         this.basePort = basePort;
     }
 
+    /**
+     * The extra transport options ({@code transfer-engine.options}).
+     *
+     * @return the options by name, passed to the engine as they are
+     */
     public Map<String, String> getOptions() {
         return options;
     }
 
+    /**
+     * Sets the extra transport options ({@code transfer-engine.options}).
+     *
+     * @param options the options by name, passed to the engine as they are
+     */
     public void setOptions(final Map<String, String> options) {
         this.options = options;
     }
 
+    /**
+     * The libfabric settings ({@code transfer-engine.fabric}).
+     *
+     * @return the settings, never null
+     */
     public Fabric getFabric() {
         return fabric;
     }
 
+    /**
+     * The tcp transport's peer authentication ({@code transfer-engine.tcp}).
+     *
+     * @return the settings, never null
+     */
     public Tcp getTcp() {
         return tcp;
     }
 
+    /**
+     * How the group workers run ({@code transfer-engine.worker}).
+     *
+     * @return the settings, never null
+     */
     public Worker getWorker() {
         return worker;
     }
 
+    /**
+     * The reactive receive settings ({@code transfer-engine.receive}).
+     *
+     * @return the settings, never null
+     */
     public Receive getReceive() {
         return receive;
     }
 
+    /**
+     * The default timeouts ({@code transfer-engine.timeouts}).
+     *
+     * @return the settings, never null
+     */
     public Timeouts getTimeouts() {
         return timeouts;
     }
 
+    /**
+     * The descriptor endpoint settings ({@code transfer-engine.exchange}).
+     *
+     * @return the settings, never null
+     */
     public Exchange getExchange() {
         return exchange;
     }
 
+    /**
+     * The meter settings ({@code transfer-engine.metrics}).
+     *
+     * @return the settings, never null
+     */
     public Metrics getMetrics() {
         return metrics;
     }
@@ -146,26 +236,61 @@ public class TransferEngineProperties {
          */
         private @Nullable Integer cudaDevice;
 
+        /** A group of one NIC, its worker not pinned, serving no GPU. */
+        public Group() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The number of NICs in this group ({@code transfer-engine.groups[i].nics}).
+         *
+         * @return 1 to 4 (default 1)
+         */
         public int getNics() {
             return nics;
         }
 
+        /**
+         * Sets the number of NICs in this group ({@code transfer-engine.groups[i].nics}).
+         *
+         * @param nics 1 to 4 (default 1)
+         */
         public void setNics(final int nics) {
             this.nics = nics;
         }
 
+        /**
+         * The CPU this group's worker is pinned to ({@code transfer-engine.groups[i].worker-cpu}).
+         *
+         * @return the CPU index, or null to leave it to the OS scheduler
+         */
         public @Nullable Integer getWorkerCpu() {
             return workerCpu;
         }
 
+        /**
+         * Sets the CPU this group's worker is pinned to ({@code transfer-engine.groups[i].worker-cpu}).
+         *
+         * @param workerCpu the CPU index, or null to leave it to the OS scheduler
+         */
         public void setWorkerCpu(final @Nullable Integer workerCpu) {
             this.workerCpu = workerCpu;
         }
 
+        /**
+         * The CUDA device this group serves ({@code transfer-engine.groups[i].cuda-device}).
+         *
+         * @return the device ordinal, or null for host memory only
+         */
         public @Nullable Integer getCudaDevice() {
             return cudaDevice;
         }
 
+        /**
+         * Sets the CUDA device this group serves ({@code transfer-engine.groups[i].cuda-device}).
+         *
+         * @param cudaDevice the device ordinal, or null for host memory only
+         */
         public void setCudaDevice(final @Nullable Integer cudaDevice) {
             this.cudaDevice = cudaDevice;
         }
@@ -184,18 +309,43 @@ public class TransferEngineProperties {
          */
         private @Nullable String libraryPath;
 
+        /** No provider or library path: the transport chooses. */
+        public Fabric() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The libfabric provider ({@code transfer-engine.fabric.provider}).
+         *
+         * @return e.g. 'efa', 'tcp' or 'shm'; null lets the transport choose
+         */
         public @Nullable String getProvider() {
             return provider;
         }
 
+        /**
+         * Sets the libfabric provider ({@code transfer-engine.fabric.provider}).
+         *
+         * @param provider e.g. 'efa', 'tcp' or 'shm'; null lets the transport choose
+         */
         public void setProvider(final @Nullable String provider) {
             this.provider = provider;
         }
 
+        /**
+         * The path of the libfabric shared library ({@code transfer-engine.fabric.library-path}).
+         *
+         * @return the path, or null to search the system library path
+         */
         public @Nullable String getLibraryPath() {
             return libraryPath;
         }
 
+        /**
+         * Sets the path of the libfabric shared library ({@code transfer-engine.fabric.library-path}).
+         *
+         * @param libraryPath the path, or null to search the system library path
+         */
         public void setLibraryPath(final @Nullable String libraryPath) {
             this.libraryPath = libraryPath;
         }
@@ -222,30 +372,71 @@ public class TransferEngineProperties {
 
         private final Ssl ssl = new Ssl();
 
+        /** No cluster key, not insecure, no TLS. */
+        public Tcp() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The cluster key ({@code transfer-engine.tcp.cluster-key}).
+         *
+         * @return the key, or 'new,old' during rotation; null for none
+         */
         public @Nullable String getClusterKey() {
             return clusterKey;
         }
 
+        /**
+         * Sets the cluster key ({@code transfer-engine.tcp.cluster-key}).
+         *
+         * @param clusterKey the key, or 'new,old' during rotation; null for none
+         */
         public void setClusterKey(final @Nullable String clusterKey) {
             this.clusterKey = clusterKey;
         }
 
+        /**
+         * The file holding the cluster key ({@code transfer-engine.tcp.cluster-key-file}).
+         *
+         * @return the file's path, or null for none
+         */
         public @Nullable String getClusterKeyFile() {
             return clusterKeyFile;
         }
 
+        /**
+         * Sets the file holding the cluster key ({@code transfer-engine.tcp.cluster-key-file}).
+         *
+         * @param clusterKeyFile the file's path, or null for none
+         */
         public void setClusterKeyFile(final @Nullable String clusterKeyFile) {
             this.clusterKeyFile = clusterKeyFile;
         }
 
+        /**
+         * Whether a non-loopback address may be bound without a cluster key ({@code transfer-engine.tcp.insecure}).
+         *
+         * @return true to let anyone who reaches the port write (default false)
+         */
         public boolean isInsecure() {
             return insecure;
         }
 
+        /**
+         * Sets whether a non-loopback address may be bound without a cluster key
+         * ({@code transfer-engine.tcp.insecure}).
+         *
+         * @param insecure true to let anyone who reaches the port write (default false)
+         */
         public void setInsecure(final boolean insecure) {
             this.insecure = insecure;
         }
 
+        /**
+         * The TLS settings ({@code transfer-engine.tcp.ssl}).
+         *
+         * @return the settings, never null
+         */
         public Ssl getSsl() {
             return ssl;
         }
@@ -261,10 +452,25 @@ public class TransferEngineProperties {
          */
         private @Nullable String bundle;
 
+        /** No bundle: plain connections. */
+        public Ssl() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The name of the SSL bundle for TLS ({@code transfer-engine.tcp.ssl.bundle}).
+         *
+         * @return the bundle's name, or null for plain connections
+         */
         public @Nullable String getBundle() {
             return bundle;
         }
 
+        /**
+         * Sets the name of the SSL bundle for TLS ({@code transfer-engine.tcp.ssl.bundle}).
+         *
+         * @param bundle the bundle's name, or null for plain connections
+         */
         public void setBundle(final @Nullable String bundle) {
             this.bundle = bundle;
         }
@@ -290,26 +496,61 @@ public class TransferEngineProperties {
          */
         private int maxInFlight = 16384;
 
+        /** Back-off idling, a queue of 4096, 16384 operations in flight. */
+        public Worker() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * How an idle worker waits ({@code transfer-engine.worker.idle-strategy}).
+         *
+         * @return the strategy (default backoff)
+         */
         public IdleStrategyKind getIdleStrategy() {
             return idleStrategy;
         }
 
+        /**
+         * Sets how an idle worker waits ({@code transfer-engine.worker.idle-strategy}).
+         *
+         * @param idleStrategy the strategy (default backoff)
+         */
         public void setIdleStrategy(final IdleStrategyKind idleStrategy) {
             this.idleStrategy = idleStrategy;
         }
 
+        /**
+         * The capacity of each worker's submission queue ({@code transfer-engine.worker.submit-queue-capacity}).
+         *
+         * @return a power of two (default 4096)
+         */
         public int getSubmitQueueCapacity() {
             return submitQueueCapacity;
         }
 
+        /**
+         * Sets the capacity of each worker's submission queue ({@code transfer-engine.worker.submit-queue-capacity}).
+         *
+         * @param submitQueueCapacity a power of two (default 4096)
+         */
         public void setSubmitQueueCapacity(final int submitQueueCapacity) {
             this.submitQueueCapacity = submitQueueCapacity;
         }
 
+        /**
+         * How many operations a group keeps in flight ({@code transfer-engine.worker.max-in-flight}).
+         *
+         * @return at least 1 (default 16384)
+         */
         public int getMaxInFlight() {
             return maxInFlight;
         }
 
+        /**
+         * Sets how many operations a group keeps in flight ({@code transfer-engine.worker.max-in-flight}).
+         *
+         * @param maxInFlight at least 1 (default 16384)
+         */
         public void setMaxInFlight(final int maxInFlight) {
             this.maxInFlight = maxInFlight;
         }
@@ -329,18 +570,43 @@ public class TransferEngineProperties {
          */
         private DataSize bufferSize = DataSize.ofKilobytes(64);
 
+        /** 64 buffers of 64 KB per subscription. */
+        public Receive() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The receive buffers each receive subscription keeps posted ({@code transfer-engine.receive.pool-size}).
+         *
+         * @return at least 1 (default 64)
+         */
         public int getPoolSize() {
             return poolSize;
         }
 
+        /**
+         * Sets the receive buffers each receive subscription keeps posted ({@code transfer-engine.receive.pool-size}).
+         *
+         * @param poolSize at least 1 (default 64)
+         */
         public void setPoolSize(final int poolSize) {
             this.poolSize = poolSize;
         }
 
+        /**
+         * The size of each receive buffer ({@code transfer-engine.receive.buffer-size}).
+         *
+         * @return the size (default 64KB): the longest message that can be received
+         */
         public DataSize getBufferSize() {
             return bufferSize;
         }
 
+        /**
+         * Sets the size of each receive buffer ({@code transfer-engine.receive.buffer-size}).
+         *
+         * @param bufferSize the size (default 64KB): the longest message that can be received
+         */
         public void setBufferSize(final DataSize bufferSize) {
             this.bufferSize = bufferSize;
         }
@@ -364,26 +630,61 @@ public class TransferEngineProperties {
          */
         private Duration drain = Duration.ofSeconds(5);
 
+        /** 30 s operations and imm waits, 5 s drain. */
+        public Timeouts() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * How long a write or send may stay in flight ({@code transfer-engine.timeouts.operation}).
+         *
+         * @return a positive duration (default 30s)
+         */
         public Duration getOperation() {
             return operation;
         }
 
+        /**
+         * Sets how long a write or send may stay in flight ({@code transfer-engine.timeouts.operation}).
+         *
+         * @param operation a positive duration (default 30s)
+         */
         public void setOperation(final Duration operation) {
             this.operation = operation;
         }
 
+        /**
+         * How long expectImm waits by default ({@code transfer-engine.timeouts.imm}).
+         *
+         * @return a positive duration (default 30s)
+         */
         public Duration getImm() {
             return imm;
         }
 
+        /**
+         * Sets how long expectImm waits by default ({@code transfer-engine.timeouts.imm}).
+         *
+         * @param imm a positive duration (default 30s)
+         */
         public void setImm(final Duration imm) {
             this.imm = imm;
         }
 
+        /**
+         * How long shutdown waits for in-flight operations ({@code transfer-engine.timeouts.drain}).
+         *
+         * @return zero or positive (default 5s)
+         */
         public Duration getDrain() {
             return drain;
         }
 
+        /**
+         * Sets how long shutdown waits for in-flight operations ({@code transfer-engine.timeouts.drain}).
+         *
+         * @param drain zero or positive (default 5s)
+         */
         public void setDrain(final Duration drain) {
             this.drain = drain;
         }
@@ -403,18 +704,43 @@ public class TransferEngineProperties {
          */
         private String path = "/transfer-engine/descriptors";
 
+        /** Disabled, at {@code /transfer-engine/descriptors}. */
+        public Exchange() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * Whether the descriptor endpoint is served ({@code transfer-engine.exchange.enabled}).
+         *
+         * @return true to serve it (default false)
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets whether the descriptor endpoint is served ({@code transfer-engine.exchange.enabled}).
+         *
+         * @param enabled true to serve it (default false)
+         */
         public void setEnabled(final boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * The path of the descriptor endpoint ({@code transfer-engine.exchange.path}).
+         *
+         * @return the path (default /transfer-engine/descriptors)
+         */
         public String getPath() {
             return path;
         }
 
+        /**
+         * Sets the path of the descriptor endpoint ({@code transfer-engine.exchange.path}).
+         *
+         * @param path the path (default /transfer-engine/descriptors)
+         */
         public void setPath(final String path) {
             this.path = path;
         }
@@ -434,18 +760,43 @@ public class TransferEngineProperties {
          */
         private int maxPeerTags = 32;
 
+        /** No extra latency buckets, 32 peer tags. */
+        public Metrics() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The extra latency buckets ({@code transfer-engine.metrics.latency-slo}).
+         *
+         * @return the buckets, empty by default
+         */
         public List<Duration> getLatencySlo() {
             return latencySlo;
         }
 
+        /**
+         * Sets the extra latency buckets ({@code transfer-engine.metrics.latency-slo}).
+         *
+         * @param latencySlo the buckets, empty by default
+         */
         public void setLatencySlo(final List<Duration> latencySlo) {
             this.latencySlo = latencySlo;
         }
 
+        /**
+         * The most distinct peers tagged on per-peer meters ({@code transfer-engine.metrics.max-peer-tags}).
+         *
+         * @return the bound (default 32); further peers are tagged other
+         */
         public int getMaxPeerTags() {
             return maxPeerTags;
         }
 
+        /**
+         * Sets the most distinct peers tagged on per-peer meters ({@code transfer-engine.metrics.max-peer-tags}).
+         *
+         * @param maxPeerTags the bound (default 32); further peers are tagged other
+         */
         public void setMaxPeerTags(final int maxPeerTags) {
             this.maxPeerTags = maxPeerTags;
         }

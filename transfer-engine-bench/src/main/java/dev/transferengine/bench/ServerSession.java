@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code te-bench serve} does for its clients: answers each client's hello (its region descriptor) with the
@@ -29,7 +30,9 @@ final class ServerSession implements AutoCloseable {
     private final TransferCounters replies = new TransferCounters();
     private final ReceivePool hellos;
     private final Thread echo;
-    private volatile ImmWrite pong;
+    /** Where pongs go: null until a client said hello. */
+    private volatile @Nullable ImmWrite pong;
+
     private volatile boolean running = true;
 
     ServerSession(final TransferEngine engine, final MemoryRegion region, final IdleStrategy idle) {

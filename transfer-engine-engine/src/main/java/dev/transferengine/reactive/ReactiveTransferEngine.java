@@ -226,7 +226,8 @@ public final class ReactiveTransferEngine {
      * pool (at most {@code receivePoolSize} at once), so the engine never holds more messages than the subscriber
      * asked for; a sender that finds no posted buffer gets {@code RemoteAccessException(NO_RECEIVE_BUFFER)}.
      *
-     * @return a cold {@code Flux} of messages, each a heap copy; it never completes on its own
+     * @return a cold {@code Flux} of messages, each a heap copy; it never completes on its own, and fails with the
+     *     engine's error if the pool cannot be posted
      */
     public Flux<ReceivedMessage> receive() {
         return Flux.<ReceivedMessage>create(
@@ -256,8 +257,8 @@ public final class ReactiveTransferEngine {
      * back, so changes beyond demand are buffered. Fails with {@link dev.transferengine.DeviceUnavailableException}
      * where the engine has no GPU.
      *
-     * @param onAllocated called once per subscription with the new watcher, on the subscribing thread, before any
-     *     change is emitted
+     * @param onAllocated called once per subscription with the new watcher, on the subscribing thread, right after
+     *     it is allocated
      * @return a cold {@code Flux} of changes, emitted on the callback thread
      */
     public Flux<UvmChange> watch(final Consumer<UvmWatcher> onAllocated) {

@@ -86,7 +86,7 @@ public interface Domain extends AutoCloseable {
     void postReceive(long token, MemorySegment buffer);
 
     /**
-     * Makes progress: posts what is pending, reads completions, reports them. Never blocks; must not allocate on the
+     * Makes progress: posts what is pending, reads completions, reports them. Never blocks; should not allocate on the
      * steady path, since the worker calls it every duty cycle.
      *
      * @return the work done, 0 when idle (the worker's idle strategy then backs off)

@@ -8,7 +8,7 @@ public interface StagingBuffer extends AutoCloseable {
     /**
      * The host-readable memory; invalid once closed.
      *
-     * @return the pinned segment, as long as was asked for
+     * @return the pinned, host-readable segment
      */
     MemorySegment segment();
 

@@ -5,6 +5,7 @@ import dev.transferengine.sample.kv.PrefillNode;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -28,7 +29,7 @@ final class DemoLoop implements SmartLifecycle {
     private final PrefillNode prefill;
     private final SampleProperties.Demo demo;
     private final Environment environment;
-    private volatile Disposable loop;
+    private volatile @Nullable Disposable loop;
 
     DemoLoop(final PrefillNode prefill, final SampleProperties.Demo demo, final Environment environment) {
         this.prefill = prefill;

@@ -31,12 +31,20 @@ public final class TransferEngineEndpoint {
 
     private final Map<String, TransferEngine> engines;
 
-    /** @param engines the application's engines, by bean name */
+    /**
+     * An endpoint over a fixed set of engines.
+     *
+     * @param engines the application's engines, by bean name (copied)
+     */
     public TransferEngineEndpoint(final Map<String, TransferEngine> engines) {
         this.engines = Map.copyOf(engines);
     }
 
-    /** A snapshot of every engine. */
+    /**
+     * A snapshot of every engine. Allocates; does not block.
+     *
+     * @return every engine, by bean name in name order
+     */
     @ReadOperation
     public EnginesDescriptor engines() {
         final Map<String, EngineDescriptor> descriptors = new TreeMap<>();
@@ -44,7 +52,12 @@ public final class TransferEngineEndpoint {
         return new EnginesDescriptor(descriptors);
     }
 
-    /** A snapshot of the engine named {@code name}, or nothing (404) when there is none by that name. */
+    /**
+     * A snapshot of one engine. Allocates; does not block.
+     *
+     * @param name the engine's bean name
+     * @return the engine's descriptor, or null (404) when there is none by that name
+     */
     @ReadOperation
     public @Nullable EngineDescriptor engine(@Selector final String name) {
         final TransferEngine engine = engines.get(name);
@@ -83,10 +96,25 @@ public final class TransferEngineEndpoint {
         return counter.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    /** Every engine, by bean name. */
+    /**
+     * Every engine, by bean name.
+     *
+     * @param engines each engine's descriptor, by bean name
+     */
     public record EnginesDescriptor(Map<String, EngineDescriptor> engines) {}
 
-    /** The whole engine. */
+    /**
+     * The whole engine.
+     *
+     * @param transport   the transport in use, e.g. {@code tcp}
+     * @param mainAddress group 0, NIC 0's address, readable (e.g. {@code tcp://10.0.0.5:7400})
+     * @param healthy     whether every worker runs and every NIC is healthy
+     * @param inFlight    requests and sends accepted and not yet ended
+     * @param groups      every group, in index order
+     * @param peers       the peers the NICs talk to
+     * @param regions     the registered regions, without addresses or keys
+     * @param counters    the engine-wide counters, by lower-case name with dashes (e.g. {@code requests-done})
+     */
     public record EngineDescriptor(
             String transport,
             String mainAddress,
@@ -97,10 +125,24 @@ public final class TransferEngineEndpoint {
             List<RegionDescriptor> regions,
             Map<String, Long> counters) {}
 
-    /** One domain group and its NICs. */
+    /**
+     * One domain group and its NICs.
+     *
+     * @param group the group's index
+     * @param nics  its NICs, in NIC order
+     */
     public record GroupDescriptor(int group, List<NicDescriptor> nics) {}
 
-    /** One NIC: address, health and its counters. */
+    /**
+     * One NIC: address, health and its counters.
+     *
+     * @param nic         the NIC's index within its group
+     * @param address     its address, readable
+     * @param description the transport's description of it
+     * @param healthy     whether it works
+     * @param failure     why it failed, or empty
+     * @param counters    its counters, by lower-case name with dashes (e.g. {@code bytes-written})
+     */
     public record NicDescriptor(
             int nic, String address, String description, boolean healthy, String failure, Map<String, Long> counters) {
 
@@ -114,7 +156,14 @@ public final class TransferEngineEndpoint {
         }
     }
 
-    /** A peer one of our NICs talks to. */
+    /**
+     * A peer one of our NICs talks to.
+     *
+     * @param nic       our NIC, as {@code <group>.<nic>}
+     * @param address   the peer NIC's address, readable
+     * @param state     e.g. {@code CONNECTED} or {@code UNREACHABLE}
+     * @param lastError the last failure, or empty
+     */
     public record PeerDescriptor(String nic, String address, String state, String lastError) {
 
         static PeerDescriptor of(final PeerInfo peer) {
@@ -123,7 +172,15 @@ public final class TransferEngineEndpoint {
         }
     }
 
-    /** A registered region, without anything that would let a reader touch it. */
+    /**
+     * A registered region, without anything that would let a reader touch it.
+     *
+     * @param group      the group that registered it
+     * @param device     {@code host} or {@code cuda:<ordinal>}
+     * @param length     its length in bytes
+     * @param nics       how many NICs it is registered on
+     * @param registered false once deregistered
+     */
     public record RegionDescriptor(int group, String device, long length, int nics, boolean registered) {
 
         static RegionDescriptor of(final MemoryRegion region) {

@@ -19,6 +19,8 @@ public final class DescriptorFetcher {
     private final String path;
 
     /**
+     * A fetcher of descriptor endpoints at one path.
+     *
      * @param builder the web client to fetch with (it is cloned, so the caller's builder is untouched)
      * @param path    the path of the descriptor endpoint on every peer, e.g. {@code /transfer-engine/descriptors}
      */
@@ -27,7 +29,12 @@ public final class DescriptorFetcher {
         this.path = path;
     }
 
-    /** Everything the service at {@code baseUrl} (e.g. {@code http://10.0.0.2:8080}) publishes. */
+    /**
+     * Everything the service at {@code baseUrl} publishes.
+     *
+     * @param baseUrl the service's scheme, host and port, e.g. {@code http://10.0.0.2:8080}
+     * @return a cold {@code Mono} of its main address and descriptors; fails with the {@code WebClient}'s error
+     */
     public Mono<ServiceDescriptors> fetch(final String baseUrl) {
         return client.get().uri(baseUrl + path).retrieve().bodyToMono(ServiceDescriptors.class);
     }
@@ -35,6 +42,10 @@ public final class DescriptorFetcher {
     /**
      * The region the service at {@code baseUrl} publishes under {@code name}; fails with
      * {@link NoSuchElementException} when it publishes none by that name.
+     *
+     * @param baseUrl the service's scheme, host and port, e.g. {@code http://10.0.0.2:8080}
+     * @param name the name the region is published under
+     * @return a cold {@code Mono} of the descriptor
      */
     public Mono<MrDesc> fetch(final String baseUrl, final String name) {
         return client.get()

@@ -17,17 +17,34 @@ public final class PublishedRegions {
     private final TransferEngine engine;
     private final Map<String, MrDesc> regions = new ConcurrentSkipListMap<>();
 
-    /** @param engine the engine whose main address is published with the regions */
+    /**
+     * An empty set of published regions.
+     *
+     * @param engine the engine whose main address is published with the regions
+     */
     public PublishedRegions(final TransferEngine engine) {
         this.engine = engine;
     }
 
-    /** Publishes {@code region}'s descriptor under {@code name}, replacing what was published under it. */
+    /**
+     * Publishes {@code region}'s descriptor under {@code name}, replacing what was published under it. The
+     * descriptor is read now: after a {@link MemoryRegion#rekey()}, publish the region again.
+     *
+     * @param name the name peers fetch it by; non-blank, without {@code /}
+     * @param region the region to publish
+     * @throws IllegalArgumentException if the name is blank or contains {@code /}
+     */
     public void publish(final String name, final MemoryRegion region) {
         publish(name, region.descriptor());
     }
 
-    /** Publishes {@code descriptor} under {@code name}, replacing what was published under it. */
+    /**
+     * Publishes {@code descriptor} under {@code name}, replacing what was published under it.
+     *
+     * @param name the name peers fetch it by; non-blank, without {@code /}
+     * @param descriptor the descriptor to hand out
+     * @throws IllegalArgumentException if the name is blank or contains {@code /}
+     */
     public void publish(final String name, final MrDesc descriptor) {
         if (name.isBlank() || name.contains("/")) {
             throw new IllegalArgumentException(
@@ -36,12 +53,20 @@ public final class PublishedRegions {
         regions.put(name, descriptor);
     }
 
-    /** Stops publishing {@code name}; peers that fetched it before keep their copy until the region is deregistered. */
+    /**
+     * Stops publishing {@code name}; peers that fetched it before keep their copy until the region is deregistered.
+     *
+     * @param name the name it was published under; an unknown name is ignored
+     */
     public void withdraw(final String name) {
         regions.remove(name);
     }
 
-    /** What is published now. */
+    /**
+     * What is published now. Allocates.
+     *
+     * @return the engine's main address and the published descriptors by name, a snapshot
+     */
     public ServiceDescriptors snapshot() {
         return new ServiceDescriptors(engine.mainAddress(), regions);
     }

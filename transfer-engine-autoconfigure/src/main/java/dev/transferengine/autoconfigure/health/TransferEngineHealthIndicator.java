@@ -20,6 +20,11 @@ public final class TransferEngineHealthIndicator extends AbstractHealthIndicator
 
     private final TransferEngine engine;
 
+    /**
+     * A health indicator of one engine; each check reads its NICs and peers (allocates, does not block).
+     *
+     * @param engine the engine to report on
+     */
     public TransferEngineHealthIndicator(final TransferEngine engine) {
         super("Transfer engine health check failed");
         this.engine = engine;

@@ -39,6 +39,8 @@ public final class TransferEngineMeterBinder implements MeterBinder {
     private final int maxPeerTags;
 
     /**
+     * A binder of every engine's gauges, counters and latency timers, tagged with the bean name.
+     *
      * @param engines     the engines, by bean name
      * @param reactives   the reactive facades, whose posted receive buffers are gauged under their engine
      * @param latencySlo  extra buckets of the latency histograms

@@ -14,6 +14,11 @@ public class DefaultTransferObservationConvention implements TransferObservation
     /** The observation's name; with Micrometer's meter handler also a timer {@code transfer.engine.transfer}. */
     public static final String NAME = "transfer.engine.transfer";
 
+    /** The convention as documented above; subclass it to add or change keys. */
+    public DefaultTransferObservationConvention() {
+        // stateless: every key is computed from the context
+    }
+
     @Override
     public String getName() {
         return NAME;

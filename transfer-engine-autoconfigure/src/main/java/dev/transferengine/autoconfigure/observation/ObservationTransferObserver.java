@@ -27,6 +27,8 @@ public final class ObservationTransferObserver implements TransferObserver {
     private final @Nullable TransferObservationConvention convention;
 
     /**
+     * An observer that opens one observation per subscription, child of the one in the Reactor context.
+     *
      * @param registry   where the observations go
      * @param convention replaces {@link DefaultTransferObservationConvention} when not null
      */

@@ -17,7 +17,11 @@ public final class TransferObservationContext extends Observation.Context {
         this.transfer = transfer;
     }
 
-    /** The transfer observed. */
+    /**
+     * The transfer observed.
+     *
+     * @return its kind, transport, routing and peer
+     */
     public TransferDescription transfer() {
         return transfer;
     }
@@ -25,6 +29,8 @@ public final class TransferObservationContext extends Observation.Context {
     /**
      * How it ended: {@code success}, {@code failure}, {@code timeout} (operation or imm timeout) or {@code cancelled}
      * (the subscriber left; a write already posted still ends inside the engine); {@code unknown} while it runs.
+     *
+     * @return the outcome, one of the names above
      */
     public String outcome() {
         return outcome;
