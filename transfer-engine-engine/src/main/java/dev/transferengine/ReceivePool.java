@@ -8,7 +8,9 @@ package dev.transferengine;
 public interface ReceivePool extends AutoCloseable {
 
     /**
-     * The size of each buffer: a message longer than this is refused by the receiver.
+     * The size of each buffer: at least the size asked for, more where the transport rounds it up (fabric: to a
+     * power of two, since it matches sends to buffers by size class). A message longer than this is refused by the
+     * receiver, or held until a buffer it fits is posted.
      *
      * @return the size of one buffer, in bytes
      */

@@ -607,6 +607,23 @@ public abstract class TransportContract {
         }
 
         @Test
+        void everySendUpToTheSizeAskedForFitsAPoolOfAnySize() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> received = new CopyOnWriteArrayList<>();
+            final ReceivePool pool = receiver.postReceives(
+                    1000, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            assertThat(pool.bufferSize()).isGreaterThanOrEqualTo(1000);
+
+            final List<String> expected = List.of("x".repeat(600), "y".repeat(1000), "z".repeat(513));
+            for (final String message : expected) {
+                done(sender.send(receiver.mainAddress(), message.getBytes()));
+            }
+            await().atMost(WAIT).until(() -> received.size() == expected.size());
+            assertThat(received).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
         void oversizedSendIsHeldUntilABufferThatFitsIsPosted() {
             Assumptions.assumeFalse(refusesOversizedSends(), "the transport refuses an oversized send");
             Assumptions.assumeTrue(sendsFindABufferThatFits(), "the transport may truncate an oversized send");

@@ -466,7 +466,7 @@ final class Engine implements TransferEngine, Region.Owner {
             }
             final Receives pool = new Receives(
                     nextPoolId.getAndIncrement(),
-                    bufferSize,
+                    transport.receiveBufferBytes(config, bufferSize),
                     count,
                     credited,
                     listener,

@@ -324,8 +324,8 @@ final class FabricEndpoint implements AutoCloseable {
      * Whether {@code provider} of a library of API {@code version} matches tagged messages with ignore bits also on
      * its unexpected path. shm before libfabric 1.19 (its own shared receive context, before util_srx) does not: a
      * receive posted after the message arrived is compared with the ignore mask left in the reused queue entry by
-     * whatever receive last used it, not with its own (smr_get_tag leaves {@code ignore} unset). Measured with a C
-     * probe on 1.17: a held 5-byte send never matched a later 64-byte buffer, and a held 17-byte send matched, and
+     * whatever receive last used it, not with its own (smr_get_tag leaves {@code ignore} unset). Measured with
+     * {@code src/test/c/shm_held_tagged.c} (FabricShmHeldTagTest runs it against the loaded library) on 1.17: a held 5-byte send never matched a later 64-byte buffer, and a held 17-byte send matched, and
      * was truncated in, a later 16-byte buffer once the entry had served a 64-byte receive; 2.1 and tcp at 1.17 got
      * both right. There the transport stays untagged (the README's fabric section says what that leaves).
      */

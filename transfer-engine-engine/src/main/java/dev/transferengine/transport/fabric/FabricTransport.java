@@ -18,8 +18,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Messages are tagged by size so that a send lands only in a receive buffer it fits in: a send of {@code n} bytes
  * carries the tag {@code 2^ceil(log2 n) - 1}, a buffer of {@code b} bytes is posted with tag 0 and ignore bits
- * {@code 2^floor(log2 b) - 1}, so it takes sends of up to the largest power of two not above {@code b} (a buffer
- * that is no power of two leaves the rest unused; the domain logs it once). A send that fits no posted buffer is
+ * {@code 2^floor(log2 b) - 1}, so it takes sends of up to the largest power of two not above {@code b}. The engine
+ * therefore rounds the buffers of a receive pool up to a power of two ({@link #receiveBufferBytes}), so that every
+ * send up to the size asked for fits; a buffer posted through the SPI that is no power of two leaves the rest unused
+ * (the domain logs it once). A send that fits no posted buffer is
  * held by the receiver's provider until one that fits is posted, behind none of the sends that do fit. No
  * provider tells the sender of a send still held: it completes as the provider takes it, so a send that no
  * buffer will ever fit waits unseen at the receiver. libfabric's shm before 1.19 compares a buffer posted after
@@ -103,6 +105,12 @@ public final class FabricTransport implements Transport {
         } catch (final RuntimeException e) {
             return "libfabric probe failed: " + e.getMessage();
         }
+    }
+
+    /** The next power of two: a buffer of {@code b} bytes takes sends up to the largest power of two not above b. */
+    @Override
+    public int receiveBufferBytes(final EngineConfig config, final int requested) {
+        return requested > 1 << 30 ? requested : Math.max(1, Integer.highestOneBit(requested - 1) << 1);
     }
 
     /**
