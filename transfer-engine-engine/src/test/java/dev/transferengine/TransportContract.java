@@ -108,22 +108,14 @@ public abstract class TransportContract {
     }
 
     protected TransferEngine engine(final int nics) {
-        return engine(nics, Duration.ofSeconds(20));
-    }
-
-    protected TransferEngine engine(final int nics, final Duration operationTimeout) {
-        final TransferEngine engine = configure(TransferEngine.builder()
-                        .group(nics)
-                        .operationTimeout(operationTimeout)
-                        .drainTimeout(Duration.ofSeconds(2)))
-                .build();
+        final TransferEngine engine = builder(nics).build();
         engines.add(engine);
         return engine;
     }
 
     /** An engine whose operations time out only when a test moves {@link #manualTime}. */
     protected TransferEngine manualClockEngine(final int nics) {
-        return open(manualClockBuilder(nics));
+        return open(builder(nics));
     }
 
     /**
@@ -131,12 +123,13 @@ public abstract class TransportContract {
      * Its operations time out only when a test moves {@link #manualTime}.
      */
     protected TransferEngine holdingEngine(final int nics) {
-        final TransferEngineBuilder builder = manualClockBuilder(nics);
+        final TransferEngineBuilder builder = builder(nics);
         return open(builder.option(HoldingTransport.WRAPPED, builder.config().transport())
                 .transport(HoldingTransport.NAME));
     }
 
-    private TransferEngineBuilder manualClockBuilder(final int nics) {
+    /** The transport under test, {@code nics} NICs in one group. */
+    private TransferEngineBuilder builder(final int nics) {
         return configure(TransferEngine.builder()
                 .group(nics)
                 .operationTimeout(Duration.ofSeconds(20))
