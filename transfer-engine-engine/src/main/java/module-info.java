@@ -19,6 +19,7 @@ module dev.transferengine {
     requires static jcuda; // optional: CUDA support only when JCuda is present
 
     exports dev.transferengine;
+    exports dev.transferengine.exceptions;
     exports dev.transferengine.spi;
     exports dev.transferengine.reactive;
 

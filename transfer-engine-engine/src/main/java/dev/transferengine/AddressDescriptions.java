@@ -8,7 +8,7 @@ import java.util.HexFormat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Readable forms of the payloads of the transports this engine ships, for {@link NetAddr#describe()}. The layouts
+ * Readable forms of the payloads of the transports this engine ships, for {@link NetworkAddress#describe()}. The layouts
  * mirror {@code transport.tcp.TcpAddress} and {@code transport.fabric.FabricAddress} (their tests check that both
  * stay in step); a payload that does not decode is shown as hex rather than refused, since a description never
  * fails.

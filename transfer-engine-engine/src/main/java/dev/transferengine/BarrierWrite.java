@@ -13,7 +13,8 @@ import java.util.OptionalInt;
  * @param routing {@link Routing#sharded(int) sharded(1)} or {@link Routing#pinned(int) pinned(nic)}
  * @param group   the peer group the destinations follow, or {@link PeerGroup#NONE}
  */
-public record BarrierWrite(List<MrDesc> dsts, int value, Routing routing, PeerGroup group) implements WriteRequest {
+public record BarrierWrite(List<RegionDescriptor> dsts, int value, Routing routing, PeerGroup group)
+        implements WriteRequest {
 
     /**
      * Checks the destinations and routing against the group and copies the list.
@@ -44,7 +45,7 @@ public record BarrierWrite(List<MrDesc> dsts, int value, Routing routing, PeerGr
      * @return the request, reusable for any number of submissions
      * @throws IllegalArgumentException if there is no destination
      */
-    public static BarrierWrite of(final List<MrDesc> dsts, final int imm) {
+    public static BarrierWrite of(final List<RegionDescriptor> dsts, final int imm) {
         return new BarrierWrite(dsts, imm, Routing.sharded(1), PeerGroup.NONE);
     }
 

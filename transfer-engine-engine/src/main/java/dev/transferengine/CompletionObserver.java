@@ -22,5 +22,5 @@ public interface CompletionObserver {
      * @param nanos   from submission to the end, as the worker saw it
      * @param success whether it completed; false for failed and timed-out operations
      */
-    void onCompletion(OperationKind kind, @Nullable NetAddr peer, long bytes, long nanos, boolean success);
+    void onCompletion(OperationKind kind, @Nullable NetworkAddress peer, long bytes, long nanos, boolean success);
 }

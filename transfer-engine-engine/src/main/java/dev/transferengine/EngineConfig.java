@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidConfigException;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything an engine is built from; made by {@link TransferEngine#builder()}.
  *
- * @param transport          {@code tcp}, {@code fabric}, {@code verbs}, or {@code auto} (the best available)
+ * @param transport          {@code tcp}, {@code fabric} (libfabric; ConnectX through its verbs provider) or {@code auto}
  * @param groups             the DomainGroups; group 0 is the main group
  * @param bindAddress        address the NICs of socket-based transports bind to
  * @param basePort           first port (NIC k of group g gets {@code basePort + 4g + k}); 0 picks ephemeral ports

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidRequestException;
+
 /** How a scatter spreads its targets over the NICs of a group. */
 public sealed interface GroupRouting {
 

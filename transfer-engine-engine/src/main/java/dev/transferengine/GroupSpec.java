@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidConfigException;
+
 import java.util.OptionalInt;
 
 /**

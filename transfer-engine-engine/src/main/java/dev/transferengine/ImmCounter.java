@@ -1,5 +1,8 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 import java.time.Duration;
 
 /**

@@ -9,7 +9,7 @@ import java.util.OptionalInt;
  * @param value the 32-bit imm to deliver
  * @param routing which of our NICs sends it
  */
-public record ImmWrite(MrDesc dst, int value, Routing routing) implements WriteRequest {
+public record ImmWrite(RegionDescriptor dst, int value, Routing routing) implements WriteRequest {
 
     /**
      * An imm-only write sent from NIC 0.
@@ -18,7 +18,7 @@ public record ImmWrite(MrDesc dst, int value, Routing routing) implements WriteR
      * @param imm the 32-bit imm to deliver
      * @return the request, reusable for any number of submissions
      */
-    public static ImmWrite of(final MrDesc dst, final int imm) {
+    public static ImmWrite of(final RegionDescriptor dst, final int imm) {
         return new ImmWrite(dst, imm, Routing.pinned(0));
     }
 

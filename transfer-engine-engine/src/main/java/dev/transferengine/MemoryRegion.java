@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidRequestException;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -34,7 +36,7 @@ public interface MemoryRegion {
      *
      * @return the serialisable descriptor with the current keys
      */
-    MrDesc descriptor();
+    RegionDescriptor descriptor();
 
     /**
      * The size of the registered memory.
@@ -62,5 +64,5 @@ public interface MemoryRegion {
      * @return the descriptor with the new keys, also {@link #descriptor()} from now on
      * @throws InvalidRequestException if the region was deregistered
      */
-    MrDesc rekey();
+    RegionDescriptor rekey();
 }

@@ -9,7 +9,7 @@ package dev.transferengine;
  * @param description a human description from the transport, e.g. {@code tcp 127.0.0.1:40123}
  * @param failure why the NIC (or its whole group) failed, or empty while it is healthy
  */
-public record NicInfo(int group, int nic, NetAddr address, String description, String failure) {
+public record NicInfo(int group, int nic, NetworkAddress address, String description, String failure) {
 
     /**
      * Whether the NIC was working when the snapshot was taken.

@@ -24,7 +24,7 @@ public record PagedWrite(
         long srcOffset,
         long srcStride,
         int[] srcPages,
-        MrDesc dst,
+        RegionDescriptor dst,
         long dstOffset,
         long dstStride,
         int[] dstPages,
@@ -67,7 +67,8 @@ public record PagedWrite(
      * @return the request, reusable for any number of submissions
      * @throws IllegalArgumentException if {@code pageLength} or a page index is negative
      */
-    public static PagedWrite of(final MemoryRegion src, final MrDesc dst, final long pageLength, final int[] pages) {
+    public static PagedWrite of(
+            final MemoryRegion src, final RegionDescriptor dst, final long pageLength, final int[] pages) {
         return new PagedWrite(src, 0, pageLength, pages, dst, 0, pageLength, pages, pageLength, OptionalInt.empty());
     }
 

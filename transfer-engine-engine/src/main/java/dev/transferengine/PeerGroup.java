@@ -23,7 +23,7 @@ public interface PeerGroup {
      *
      * @return per peer, its NIC addresses in NIC order; immutable
      */
-    List<List<NetAddr>> peers();
+    List<List<NetworkAddress>> peers();
 
     /** The sentinel behind {@link #NONE}. */
     enum NoGroup implements PeerGroup {
@@ -36,7 +36,7 @@ public interface PeerGroup {
         }
 
         @Override
-        public List<List<NetAddr>> peers() {
+        public List<List<NetworkAddress>> peers() {
             return List.of();
         }
     }

@@ -6,18 +6,17 @@ package dev.transferengine;
  * @param group     the index of the group of our NIC
  * @param nic       the index of our NIC within its group
  * @param address   the peer NIC's address
- * @param state     e.g. {@code IDLE}, {@code CONNECTING}, {@code CONNECTED}, {@code UNREACHABLE}; the set depends on
- *                  the transport
+ * @param state     where our NIC stands with the peer
  * @param lastError the last failure, or empty
  */
-public record PeerInfo(int group, int nic, NetAddr address, String state, String lastError) {
+public record PeerInfo(int group, int nic, NetworkAddress address, PeerState state, String lastError) {
 
     /**
      * Whether our NIC had given up on this peer when the snapshot was taken.
      *
-     * @return {@code true} when {@link #state()} is {@code UNREACHABLE}
+     * @return {@code true} when {@link #state()} is {@link PeerState#UNREACHABLE}
      */
     public boolean unreachable() {
-        return "UNREACHABLE".equals(state);
+        return state == PeerState.UNREACHABLE;
     }
 }

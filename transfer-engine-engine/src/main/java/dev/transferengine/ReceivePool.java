@@ -1,8 +1,8 @@
 package dev.transferengine;
 
 /**
- * A pool of receive buffers. One from {@link TransferEngine#postReceives(int, int, ReceiveListener)} keeps every
- * buffer posted; one from {@link TransferEngine#receivePool(int, int, ReceiveListener)} posts a buffer only against
+ * A pool of receive buffers. One from {@link TransferEngine#postedReceivePool(int, int, ReceiveListener)} keeps every
+ * buffer posted; one from {@link TransferEngine#creditedReceivePool(int, int, ReceiveListener)} posts a buffer only against
  * a credit from {@link #grant(long)}, so a consumer's demand becomes receive credit.
  */
 public interface ReceivePool extends AutoCloseable {

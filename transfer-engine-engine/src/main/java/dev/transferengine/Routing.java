@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.InvalidRequestException;
+
 /** How a single write, an imm-only write or a barrier is spread over the NICs of a group. */
 public sealed interface Routing {
 

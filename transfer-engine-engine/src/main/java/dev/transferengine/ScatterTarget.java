@@ -8,7 +8,7 @@ package dev.transferengine;
  * @param srcOffset byte offset into the scatter's source region
  * @param dstOffset byte offset into {@code dst}
  */
-public record ScatterTarget(MrDesc dst, long length, long srcOffset, long dstOffset) {
+public record ScatterTarget(RegionDescriptor dst, long length, long srcOffset, long dstOffset) {
 
     /**
      * Checks the length and offsets; whether they fit the regions is checked at submission.

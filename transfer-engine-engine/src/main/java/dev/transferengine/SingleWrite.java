@@ -15,7 +15,13 @@ import java.util.OptionalInt;
  * @param imm       the imm delivered with each shard, or empty
  */
 public record SingleWrite(
-        MemoryRegion src, long srcOffset, long length, MrDesc dst, long dstOffset, Routing routing, OptionalInt imm)
+        MemoryRegion src,
+        long srcOffset,
+        long length,
+        RegionDescriptor dst,
+        long dstOffset,
+        Routing routing,
+        OptionalInt imm)
         implements WriteRequest {
 
     /**
@@ -42,7 +48,11 @@ public record SingleWrite(
      * @throws IllegalArgumentException if an offset or the length is negative
      */
     public static SingleWrite of(
-            final MemoryRegion src, final long srcOffset, final long length, final MrDesc dst, final long dstOffset) {
+            final MemoryRegion src,
+            final long srcOffset,
+            final long length,
+            final RegionDescriptor dst,
+            final long dstOffset) {
         return new SingleWrite(src, srcOffset, length, dst, dstOffset, Routing.sharded(1), OptionalInt.empty());
     }
 

@@ -1,6 +1,7 @@
 package dev.transferengine;
 
 import dev.transferengine.core.TransferCountersUpdater;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,16 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,9 +47,9 @@ public interface TransferEngine extends AutoCloseable {
     /**
      * Address of group 0, NIC 0: where peers send two-sided messages.
      *
-     * @return the address to hand to peers for {@link #send(NetAddr, MemorySegment, TransferListener)}
+     * @return the address to hand to peers for {@link #send(NetworkAddress, MemorySegment, TransferListener)}
      */
-    NetAddr mainAddress();
+    NetworkAddress mainAddress();
 
     /**
      * How many groups (workers) this engine runs.
@@ -213,10 +224,10 @@ public interface TransferEngine extends AutoCloseable {
      * @throws BackPressureException if group 0's submission queue is full; nothing was sent
      * @throws EngineClosedException if the engine is closed
      */
-    void send(NetAddr peer, MemorySegment message, TransferListener listener);
+    void send(NetworkAddress peer, MemorySegment message, TransferListener listener);
 
     /**
-     * Sends a copy of {@code message}, as {@link #send(NetAddr, MemorySegment, TransferListener)}; the caller may
+     * Sends a copy of {@code message}, as {@link #send(NetworkAddress, MemorySegment, TransferListener)}; the caller may
      * reuse the array at once. Allocates the future.
      *
      * @param peer the receiving NIC's address
@@ -227,7 +238,7 @@ public interface TransferEngine extends AutoCloseable {
      * @throws BackPressureException if group 0's submission queue is full; nothing was sent
      * @throws EngineClosedException if the engine is closed
      */
-    CompletableFuture<Void> send(NetAddr peer, byte[] message);
+    CompletableFuture<Void> send(NetworkAddress peer, byte[] message);
 
     /**
      * Posts {@code count} receive buffers of {@code bufferSize} bytes on group 0, NIC 0; each returns to the pool when
@@ -240,7 +251,7 @@ public interface TransferEngine extends AutoCloseable {
      * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
      * @throws EngineClosedException if the engine is closed
      */
-    ReceivePool postReceives(int bufferSize, int count, ReceiveListener listener);
+    ReceivePool postedReceivePool(int bufferSize, int count, ReceiveListener listener);
 
     /**
      * A credited pool of {@code count} receive buffers on group 0, NIC 0: nothing is posted until
@@ -255,7 +266,7 @@ public interface TransferEngine extends AutoCloseable {
      * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
      * @throws EngineClosedException if the engine is closed
      */
-    ReceivePool receivePool(int bufferSize, int count, ReceiveListener listener);
+    ReceivePool creditedReceivePool(int bufferSize, int count, ReceiveListener listener);
 
     /**
      * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
@@ -309,7 +320,7 @@ public interface TransferEngine extends AutoCloseable {
      * @throws TransferTimeoutException if resolving outlasts the operation timeout
      * @throws EngineClosedException if the engine is closed
      */
-    PeerGroup addPeerGroup(List<List<NetAddr>> peers);
+    PeerGroup addPeerGroup(List<List<NetworkAddress>> peers);
 
     /**
      * The transport's counts of failed handshakes, refused connections and requests, closed connections and evicted

@@ -1,6 +1,9 @@
 package dev.transferengine;
 
 import dev.transferengine.core.Engines;
+import dev.transferengine.exceptions.InvalidConfigException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +38,8 @@ public final class TransferEngineBuilder {
     /**
      * Chooses the transport.
      *
-     * @param value {@code tcp} (default), {@code fabric}, {@code verbs} or {@code auto} (the best available)
+     * @param value {@code tcp} (default), {@code fabric} (libfabric: EFA, ConnectX through its verbs provider, tcp, shm) or
+     *     {@code auto} (the best available)
      * @return this builder
      */
     public TransferEngineBuilder transport(final String value) {

@@ -1,5 +1,9 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 /**
  * Completion of one submitted request or send. Called exactly once, on the engine's callback thread, never on a
  * worker; keep it short, since it delays every later callback.

@@ -31,7 +31,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine's layering, checked on its main classes: the API at the bottom; the SPI on the API; core on both;
+ * The engine's layering, checked on its main classes: the API (its root and its exceptions) at the bottom; the SPI on the API; core on both;
  * one package per transport on the API and the SPI only; native access and CUDA beside them; the reactive facade on
  * the API only; no cycle between packages except the API's two entry points into core; and a module descriptor
  * that exports the API, the SPI and the facade only.
@@ -39,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ArchitectureTest {
 
     private static final String API = "dev.transferengine";
+    private static final String EXCEPTIONS = "dev.transferengine.exceptions";
     private static final String CORE = "dev.transferengine.core..";
     private static final String SPI = "dev.transferengine.spi..";
     private static final String TRANSPORTS = "dev.transferengine.transport..";
@@ -61,7 +62,7 @@ class ArchitectureTest {
     void theApiUsesNoOtherPackageOfTheEngine() {
         noClasses()
                 .that()
-                .resideInAPackage(API)
+                .resideInAnyPackage(API, EXCEPTIONS)
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(SPI, TRANSPORTS, CUDA, NATIVE, REACTIVE)
@@ -72,7 +73,7 @@ class ArchitectureTest {
     void theApiReachesCoreOnlyThroughTheBuilderAndTheCountersUpdater() {
         noClasses()
                 .that()
-                .resideInAPackage(API)
+                .resideInAnyPackage(API, EXCEPTIONS)
                 .and(not(API_ENTRY_POINTS))
                 .should()
                 .dependOnClassesThat()
@@ -172,7 +173,7 @@ class ArchitectureTest {
     }
 
     @Test
-    void theModuleExportsTheApiTheSpiAndTheReactiveFacadeOnlyAndProvidesEveryServiceEntry()
+    void theModuleExportsTheApiItsExceptionsTheSpiAndTheReactiveFacadeOnlyAndProvidesEveryServiceEntry()
             throws IOException, URISyntaxException {
         final Path classes = Path.of(TransferEngine.class
                 .getProtectionDomain()
@@ -187,7 +188,7 @@ class ArchitectureTest {
         assertThat(module.exports())
                 .allMatch(e -> !e.isQualified())
                 .extracting(ModuleDescriptor.Exports::source)
-                .containsExactlyInAnyOrder(API, "dev.transferengine.spi", "dev.transferengine.reactive");
+                .containsExactlyInAnyOrder(API, EXCEPTIONS, "dev.transferengine.spi", "dev.transferengine.reactive");
         assertThat(module.opens()).isEmpty();
         // what the class path finds through META-INF/services, the module path must find through "provides"
         for (final ModuleDescriptor.Provides provides : module.provides()) {
@@ -208,11 +209,14 @@ class ArchitectureTest {
         assertThat(module.uses()).containsAll(services);
     }
 
-    /** One slice per engine package (the API's root package included, which "dev.transferengine.(**)" misses). */
+    /**
+     * One slice per engine package (the API's root package included, which "dev.transferengine.(**)" misses); the
+     * exceptions are part of the API's slice: they name API types in what they carry and the API throws them.
+     */
     private static final SliceAssignment BY_PACKAGE = new SliceAssignment() {
         @Override
         public SliceIdentifier getIdentifierOf(final JavaClass javaClass) {
-            final String name = javaClass.getPackageName();
+            final String name = javaClass.getPackageName().equals(EXCEPTIONS) ? API : javaClass.getPackageName();
             return name.equals(API) || name.startsWith(API + ".") ? SliceIdentifier.of(name) : SliceIdentifier.ignore();
         }
 

@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** {@link CompletionObserver}: every ended write and send is told once, by kind, peer, bytes and outcome. */
 class CompletionObserverTest {
 
-    private record Completion(OperationKind kind, @Nullable NetAddr peer, long bytes, boolean success, String thread) {}
+    private record Completion(
+            OperationKind kind, @Nullable NetworkAddress peer, long bytes, boolean success, String thread) {}
 
     @Test
     void writesAndSendsAreToldSeparatelyOnTheCallbackThread() throws Exception {
@@ -30,7 +31,7 @@ class CompletionObserverTest {
             });
             final MemoryRegion source = initiator.register(arena.allocate(16384, 4096), Device.host());
             final MemoryRegion destination = target.register(arena.allocate(16384, 4096), Device.host());
-            final ReceivePool receives = target.postReceives(1024, 1, message -> {});
+            final ReceivePool receives = target.postedReceivePool(1024, 1, message -> {});
 
             initiator
                     .submit(SingleWrite.of(source, 0, 16384, destination.descriptor(), 0))
@@ -39,12 +40,12 @@ class CompletionObserverTest {
                     .submit(PagedWrite.of(source, destination.descriptor(), 4096, new int[] {0, 2}))
                     .join();
             initiator.send(target.mainAddress(), new byte[100]).join();
-            final MrDesc gone = destination.descriptor();
+            final RegionDescriptor gone = destination.descriptor();
             target.deregister(destination);
             assertThatThrownBy(() -> initiator.submit(ImmWrite.of(gone, 1)).join())
                     .isInstanceOf(CompletionException.class);
 
-            final NetAddr peer = target.mainAddress();
+            final NetworkAddress peer = target.mainAddress();
             assertThat(List.of(take(told), take(told), take(told), take(told)))
                     .extracting(c -> c.kind() + " " + c.peer() + " " + c.bytes() + " " + c.success())
                     .containsExactlyInAnyOrder(
@@ -66,7 +67,7 @@ class CompletionObserverTest {
                 throw new IllegalStateException("observer bug");
             });
             initiator.metrics().addCompletionObserver((kind, peer, bytes, nanos, success) -> told.add(kind));
-            final ReceivePool receives = target.postReceives(1024, 2, message -> {});
+            final ReceivePool receives = target.postedReceivePool(1024, 2, message -> {});
 
             initiator.send(target.mainAddress(), new byte[8]).join();
             initiator.send(target.mainAddress(), new byte[8]).join();

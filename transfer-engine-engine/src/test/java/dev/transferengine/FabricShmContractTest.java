@@ -1,5 +1,8 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 /** The transport contract on libfabric provider shm with up to 4 NICs per group. */
 class FabricShmContractTest extends FabricContract {
 

@@ -1,5 +1,8 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 /** The transport contract on libfabric provider tcp;ofi_rxm with up to 4 NICs per group. */
 class FabricTcpContractTest extends FabricContract {
 

@@ -1,5 +1,8 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

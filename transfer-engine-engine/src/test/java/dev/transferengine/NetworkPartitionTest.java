@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.PeerUnreachableException;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -98,7 +100,7 @@ class NetworkPartitionTest {
                 src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 5));
             }
             final MemoryRegion local = engine.register(src, Device.host());
-            final MrDesc remote = peer.descriptor();
+            final RegionDescriptor remote = peer.descriptor();
 
             done(engine.submit(write(local, remote, 0)));
             assertThat(peer.ask("AWAIT " + IMM + " 1", "COUNTED")[2]).isEqualTo("0");
@@ -131,7 +133,7 @@ class NetworkPartitionTest {
         }
     }
 
-    private static SingleWrite write(final MemoryRegion local, final MrDesc remote, final int slot) {
+    private static SingleWrite write(final MemoryRegion local, final RegionDescriptor remote, final int slot) {
         return SingleWrite.of(local, (long) slot * SLOT, SLOT, remote, (long) slot * SLOT)
                 .withImm(IMM);
     }

@@ -55,10 +55,10 @@ public final class PeerProcess {
         try (TransferEngine engine = builder.build();
                 Arena arena = Arena.ofShared()) {
             final MemorySegment region = arena.allocate(Long.parseLong(args[2]), 4096);
-            final MrDesc desc = engine.register(region, Device.host()).descriptor();
+            final RegionDescriptor desc = engine.register(region, Device.host()).descriptor();
             final AtomicLong messages = new AtomicLong();
             final AtomicLong bytes = new AtomicLong();
-            engine.postReceives(4096, 64, message -> {
+            engine.postedReceivePool(4096, 64, message -> {
                 messages.incrementAndGet();
                 bytes.addAndGet(message.byteSize());
             });

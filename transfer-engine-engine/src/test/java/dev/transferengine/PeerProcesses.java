@@ -20,16 +20,16 @@ public final class PeerProcesses implements AutoCloseable {
     private final Process process;
     private final BufferedReader out;
     private final PrintWriter in;
-    private final NetAddr address;
-    private final MrDesc descriptor;
+    private final NetworkAddress address;
+    private final RegionDescriptor descriptor;
 
     private PeerProcesses(final Process process) throws IOException {
         this.process = process;
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         final String[] ready = expect("READY");
-        this.address = NetAddr.parse(ready[1]);
-        this.descriptor = MrDesc.parse(ready[2]);
+        this.address = NetworkAddress.parse(ready[1]);
+        this.descriptor = RegionDescriptor.parse(ready[2]);
     }
 
     /** Starts a peer: {@code transport nics regionBytes [key=value...]}. */
@@ -59,11 +59,11 @@ public final class PeerProcesses implements AutoCloseable {
         return new PeerProcesses(process);
     }
 
-    public NetAddr address() {
+    public NetworkAddress address() {
         return address;
     }
 
-    public MrDesc descriptor() {
+    public RegionDescriptor descriptor() {
         return descriptor;
     }
 

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.PeerUnreachableException;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

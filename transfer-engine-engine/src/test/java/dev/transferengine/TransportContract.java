@@ -1,6 +1,15 @@
 package dev.transferengine;
 
 import dev.transferengine.core.Engines;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.HoldingDomain;
 import dev.transferengine.spi.HoldingTransport;
 
@@ -210,7 +219,8 @@ public abstract class TransportContract {
             final MemorySegment src = filled(REGION, 1);
             final MemorySegment dst = zeroed(REGION);
             final MemoryRegion srcRegion = sender.register(src, Device.host());
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(100);
 
             final long length = 300_000 + 17;
@@ -230,7 +240,8 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(nics);
             final MemoryRegion src = sender.register(filled(4096, 2), Device.host());
             final MemorySegment dst = zeroed(4096);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(7);
 
             // 100 bytes at the very end of the region: the empty shards go to offset 0, never past the end
@@ -247,7 +258,8 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(nics);
             final MemoryRegion src = sender.register(filled(REGION, 3), Device.host());
             final MemorySegment dst = zeroed(REGION);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(8);
 
             done(sender.submit(
@@ -265,7 +277,8 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(8192, 4), Device.host());
             final MemorySegment dst = zeroed(8192);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final List<Integer> unexpected = new CopyOnWriteArrayList<>();
             receiver.onImm(unexpected::add);
 
@@ -290,7 +303,8 @@ public abstract class TransportContract {
             final MemorySegment src = filled(REGION, 5);
             final MemorySegment dst = zeroed(REGION);
             final MemoryRegion srcRegion = sender.register(src, Device.host());
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(3);
 
             final int[] srcPages = {9, 0, 4, 4, 17, 2, 11};
@@ -324,7 +338,8 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(2);
             final MemoryRegion src = sender.register(filled(64 * 1024, 6), Device.host());
             final MemorySegment dst = zeroed(64 * 1024);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(1);
             final PagedWrite write = PagedWrite.of(src, dstDesc, 1024, new int[] {0, 1, 2, 3, 60, 61, 62, 63})
                     .withImm(1);
@@ -349,7 +364,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final MemorySegment dst = zeroed(4096);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final CountDownLatch reached = new CountDownLatch(1);
             receiver.expectImmCount(0xCAFE, 1, imm -> {
                 reached.countDown();
@@ -367,7 +383,7 @@ public abstract class TransportContract {
         void barrierDeliversOneImmPerDestination() {
             final int nics = Math.min(2, maxNics());
             final TransferEngine sender = engine(nics);
-            final List<MrDesc> dsts = new ArrayList<>();
+            final List<RegionDescriptor> dsts = new ArrayList<>();
             final List<ImmCounter> counters = new ArrayList<>();
             for (int p = 0; p < 3; p++) {
                 final TransferEngine peer = engine(nics);
@@ -427,16 +443,17 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(nics);
             final MemorySegment src = filled(REGION, 8);
             final MemoryRegion srcRegion = sender.register(src, Device.host());
-            final List<List<NetAddr>> addresses = new ArrayList<>();
+            final List<List<NetworkAddress>> addresses = new ArrayList<>();
             final List<ScatterTarget> targets = new ArrayList<>();
-            final List<MrDesc> dsts = new ArrayList<>();
+            final List<RegionDescriptor> dsts = new ArrayList<>();
             final List<MemorySegment> memory = new ArrayList<>();
             final List<ImmCounter> counters = new ArrayList<>();
             for (int p = 0; p < 3; p++) {
                 final TransferEngine peer = engine(nics);
                 final MemorySegment dst = zeroed(REGION);
-                final MrDesc desc = peer.register(dst, Device.host()).descriptor();
-                addresses.add(desc.nics().stream().map(MrDesc.Nic::address).toList());
+                final RegionDescriptor desc = peer.register(dst, Device.host()).descriptor();
+                addresses.add(
+                        desc.nics().stream().map(RegionDescriptor.Nic::address).toList());
                 targets.add(new ScatterTarget(desc, 65_536, 65_536L * p, 0));
                 dsts.add(desc);
                 memory.add(dst);
@@ -464,8 +481,8 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 9), Device.host());
             final TransferEngine a = engine(1);
             final TransferEngine b = engine(1);
-            final MrDesc da = a.register(zeroed(4096), Device.host()).descriptor();
-            final MrDesc db = b.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor da = a.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor db = b.register(zeroed(4096), Device.host()).descriptor();
             final PeerGroup group = sender.addPeerGroup(List.of(List.of(a.mainAddress()), List.of(b.mainAddress())));
 
             assertThatThrownBy(() -> sender.submit(ScatterWrite.of(
@@ -486,7 +503,8 @@ public abstract class TransportContract {
             final List<String> received = new CopyOnWriteArrayList<>();
             // more buffers than messages: a buffer goes back to the pool only after its listener ran, and the sender
             // must not outrun that here
-            receiver.postReceives(256, 32, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(
+                    256, 32, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
 
             final byte[] buffer = "hello decode".getBytes();
             final CompletableFuture<Void> sent = sender.send(receiver.mainAddress(), buffer);
@@ -506,7 +524,7 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final CountDownLatch release = new CountDownLatch(1);
             final AtomicInteger received = new AtomicInteger();
-            final ReceivePool pool = receiver.postReceives(64, 2, message -> {
+            final ReceivePool pool = receiver.postedReceivePool(64, 2, message -> {
                 received.incrementAndGet();
                 try {
                     release.await(); // hold the first buffer on the callback thread
@@ -540,7 +558,7 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final List<String> received = new CopyOnWriteArrayList<>();
-            final ReceivePool pool = receiver.receivePool(
+            final ReceivePool pool = receiver.creditedReceivePool(
                     64, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
 
             if (!refusesSendsWithoutBuffer()) {
@@ -582,8 +600,9 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final List<String> small = new CopyOnWriteArrayList<>();
             final List<String> large = new CopyOnWriteArrayList<>();
-            receiver.postReceives(64, 8, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
-            receiver.postReceives(4096, 8, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(64, 8, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(
+                    4096, 8, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
 
             final List<String> expected = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
@@ -604,7 +623,7 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final List<String> received = new CopyOnWriteArrayList<>();
-            final ReceivePool pool = receiver.postReceives(
+            final ReceivePool pool = receiver.postedReceivePool(
                     1000, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
             assertThat(pool.bufferSize()).isGreaterThanOrEqualTo(1000);
 
@@ -624,14 +643,14 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final List<String> small = new CopyOnWriteArrayList<>();
             final List<String> large = new CopyOnWriteArrayList<>();
-            receiver.postReceives(16, 2, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(16, 2, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
             final String oversized = "seventeen bytes!!";
             // its completion may wait for the match: the later send that fits must not wait behind it
             final CompletableFuture<Void> held = sender.send(receiver.mainAddress(), oversized.getBytes());
             done(sender.send(receiver.mainAddress(), "fits".getBytes()));
             await().atMost(WAIT).until(() -> small.size() == 1);
 
-            receiver.postReceives(64, 2, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(64, 2, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
             await().atMost(WAIT).until(() -> large.size() == 1);
             done(held);
             assertThat(small).containsExactly("fits");
@@ -643,7 +662,7 @@ public abstract class TransportContract {
             Assumptions.assumeTrue(refusesOversizedSends(), "the transport does not refuse an oversized send");
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
-            receiver.postReceives(16, 2, message -> {});
+            receiver.postedReceivePool(16, 2, message -> {});
 
             final Throwable refused = failure(sender.send(receiver.mainAddress(), new byte[17]));
             assertThat(refused).isInstanceOf(RemoteAccessException.class);
@@ -657,7 +676,8 @@ public abstract class TransportContract {
         void expectationReArmsAndReplaysTheSurplusToTheImmListener() {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
             final List<Integer> unexpected = new CopyOnWriteArrayList<>();
             receiver.onImm(unexpected::add);
             final AtomicInteger fired = new AtomicInteger();
@@ -676,7 +696,8 @@ public abstract class TransportContract {
         void immsThatArriveBeforeTheExpectationAreCreditedNotLost() {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
             for (int i = 0; i < 3; i++) {
                 done(sender.submit(ImmWrite.of(dst, 99)));
             }
@@ -695,7 +716,8 @@ public abstract class TransportContract {
         void polledCounterCreditsEarlyArrivals() {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
             for (int i = 0; i < 4; i++) {
                 done(sender.submit(ImmWrite.of(dst, 5)));
             }
@@ -716,7 +738,8 @@ public abstract class TransportContract {
             final MemorySegment src = filled(REGION, 10);
             final MemorySegment dst = zeroed(REGION);
             final MemoryRegion srcRegion = sender.register(src, Device.host());
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(31);
 
             nic(sender, 1).hold(true);
@@ -743,7 +766,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 11), Device.host());
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
 
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 4000, 200, dst, 0)))
                     .isInstanceOf(RegionBoundsException.class)
@@ -764,9 +788,9 @@ public abstract class TransportContract {
             final MemorySegment dst = filled(4096, 13);
             final MemorySegment before = zeroed(4096);
             MemorySegment.copy(dst, 0, before, 0, 4096);
-            final MrDesc real = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor real = receiver.register(dst, Device.host()).descriptor();
             // a descriptor that lies about the length gets past the local check; the receiver must still refuse it
-            final MrDesc forged = new MrDesc(real.address(), 1 << 20, real.nics());
+            final RegionDescriptor forged = new RegionDescriptor(real.address(), 1 << 20, real.nics());
 
             final Throwable error =
                     failure(ending(remoteRefusal(), sender.submit(SingleWrite.of(src, 0, 8192, forged, 0))));
@@ -782,7 +806,7 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 14), Device.host());
             final MemorySegment dst = zeroed(4096);
             final MemoryRegion dstRegion = receiver.register(dst, Device.host());
-            final MrDesc stale = dstRegion.descriptor();
+            final RegionDescriptor stale = dstRegion.descriptor();
             receiver.deregister(dstRegion);
             assertThat(dstRegion.isRegistered()).isFalse();
             assertThat(receiver.regions()).doesNotContain(dstRegion);
@@ -803,7 +827,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(2);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 15), Device.host());
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
 
             assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0)))
                     .isInstanceOf(NicCountMismatchException.class)
@@ -815,7 +840,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
-            final MrDesc dst = receiver.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
 
             assertThatThrownBy(() ->
                             sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.sharded(2))))
@@ -853,9 +879,11 @@ public abstract class TransportContract {
             final TransferEngine gone = engine(1);
             final TransferEngine alive = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 17), Device.host());
-            final MrDesc goneDesc = gone.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor goneDesc =
+                    gone.register(zeroed(4096), Device.host()).descriptor();
             final MemorySegment aliveMemory = zeroed(4096);
-            final MrDesc aliveDesc = alive.register(aliveMemory, Device.host()).descriptor();
+            final RegionDescriptor aliveDesc =
+                    alive.register(aliveMemory, Device.host()).descriptor();
             gone.close();
 
             final Throwable error =
@@ -872,7 +900,8 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 21), Device.host());
             final MemorySegment dst = zeroed(4096);
-            final MrDesc dstDesc = receiver.register(dst, Device.host()).descriptor();
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
             final ImmCounter counter = receiver.immCounter(4);
             nic(sender, 0).hold(true);
 
@@ -897,9 +926,9 @@ public abstract class TransportContract {
             final TransferEngine receiver = engine(1);
             final MemorySegment dst = zeroed(4096);
             final MemoryRegion dstRegion = receiver.register(dst, Device.host());
-            final MrDesc old = dstRegion.descriptor();
+            final RegionDescriptor old = dstRegion.descriptor();
 
-            final MrDesc fresh = dstRegion.rekey();
+            final RegionDescriptor fresh = dstRegion.rekey();
 
             assertThat(fresh).isEqualTo(dstRegion.descriptor()).isNotEqualTo(old);
             final MemoryRegion oldKeySrc = oldKeySender.register(filled(4096, 22), Device.host());
@@ -925,7 +954,8 @@ public abstract class TransportContract {
             final TransferEngine engine = engine(1);
             final TransferEngine peer = engine(1);
             final MemoryRegion src = engine.register(filled(4096, 18), Device.host());
-            final MrDesc dst = peer.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    peer.register(zeroed(4096), Device.host()).descriptor();
             engine.close();
 
             assertThatThrownBy(() -> engine.submit(SingleWrite.of(src, 0, 16, dst, 0)))
@@ -943,7 +973,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(2 <= maxNics() ? 2 : 1);
             final TransferEngine receiver = engine(sender.nicCount(0));
             final MemoryRegion src = sender.register(filled(REGION, 19), Device.host());
-            final MrDesc dst = receiver.register(zeroed(REGION), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(REGION), Device.host()).descriptor();
             final TransferCounters counters = new TransferCounters();
             for (int i = 0; i < 50; i++) {
                 sender.submit(SingleWrite.of(src, 0, REGION, dst, 0), counters);
@@ -961,7 +992,8 @@ public abstract class TransportContract {
             final TransferEngine sender = engine(nics);
             final TransferEngine receiver = engine(nics);
             final MemoryRegion src = sender.register(filled(8192, 20), Device.host());
-            final MrDesc dst = receiver.register(zeroed(8192), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(8192), Device.host()).descriptor();
             done(sender.submit(SingleWrite.of(src, 0, 8192, dst, 0).withRouting(Routing.sharded(nics))));
 
             assertThat(sender.nics()).hasSize(nics).allMatch(NicInfo::healthy);

@@ -1,6 +1,6 @@
 package dev.transferengine.sample;
 
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param error   the exception's simple class name, e.g. {@code PeerUnreachableException}
  * @param message what went wrong
- * @param peer    the NetAddr (text form) of the peer that failed, if a peer did
+ * @param peer    the NetworkAddress (text form) of the peer that failed, if a peer did
  */
 public record ErrorBody(
         String error, String message, @Nullable String peer) {

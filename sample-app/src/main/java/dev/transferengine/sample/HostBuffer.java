@@ -1,9 +1,9 @@
 package dev.transferengine.sample;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

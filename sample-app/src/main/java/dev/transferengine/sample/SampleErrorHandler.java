@@ -1,9 +1,9 @@
 package dev.transferengine.sample;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.TransferEngineException;
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

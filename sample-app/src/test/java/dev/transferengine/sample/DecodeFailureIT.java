@@ -1,6 +1,6 @@
 package dev.transferengine.sample;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.sample.kv.KvDescriptor;
 import dev.transferengine.sample.kv.KvTransferReport;
 
@@ -74,7 +74,7 @@ class DecodeFailureIT {
     @Test
     void failsThePendingTransferNamesThePeerAndRecoversWithANewDecode() throws Exception {
         // health names peers in their readable form (tcp://host:port), the descriptor carries the text form
-        final String decodeAddress = NetAddr.parse(Objects.requireNonNull(DECODE.client()
+        final String decodeAddress = NetworkAddress.parse(Objects.requireNonNull(DECODE.client()
                                 .get()
                                 .uri("/kv/descriptor")
                                 .exchange()

@@ -2,10 +2,10 @@ package dev.transferengine.sample;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.sample.kv.DecodeNode;
 import dev.transferengine.sample.kv.KvSessionGrant;
 
@@ -56,13 +56,13 @@ class KvFenceTest {
             final MemorySegment data = arena.allocate(4096);
             data.fill((byte) 0x6B);
             final MemoryRegion source = late.register(data, Device.host());
-            final MrDesc old = MrDesc.parse(abandoned.region());
+            final RegionDescriptor old = RegionDescriptor.parse(abandoned.region());
 
             assertThatThrownBy(() ->
                             late.submit(SingleWrite.of(source, 0, 4096, old, 0)).get(30, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(RemoteAccessException.class);
-            late.submit(SingleWrite.of(source, 0, 4096, MrDesc.parse(reused.region()), 0))
+            late.submit(SingleWrite.of(source, 0, 4096, RegionDescriptor.parse(reused.region()), 0))
                     .get(30, TimeUnit.SECONDS);
         }
     }

@@ -12,7 +12,7 @@ import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
  * One sample-app container on a shared network. The engine binds to the container's network alias, which resolves
- * to the container's own address on that network: the engine's NetAddr carries the bind address, so it must be one
+ * to the container's own address on that network: the engine's NetworkAddress carries the bind address, so it must be one
  * the other containers can reach (0.0.0.0 would not be).
  */
 final class SampleContainer extends GenericContainer<SampleContainer> {

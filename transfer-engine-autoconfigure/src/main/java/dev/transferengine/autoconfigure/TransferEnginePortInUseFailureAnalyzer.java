@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.net.BindException;
 

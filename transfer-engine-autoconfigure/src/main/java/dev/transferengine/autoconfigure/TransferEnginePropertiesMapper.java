@@ -1,10 +1,10 @@
 package dev.transferengine.autoconfigure;
 
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransportTls;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.spi.DeviceMemory;
 

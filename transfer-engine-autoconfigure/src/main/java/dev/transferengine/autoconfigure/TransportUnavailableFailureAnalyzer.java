@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure;
 
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

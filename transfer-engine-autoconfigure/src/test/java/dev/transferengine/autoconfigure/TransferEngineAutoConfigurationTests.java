@@ -1,9 +1,9 @@
 package dev.transferengine.autoconfigure;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.lang.foreign.Arena;

@@ -2,11 +2,11 @@ package dev.transferengine.autoconfigure;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.TransportTls;
+import dev.transferengine.exceptions.PeerUnreachableException;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,9 +1,9 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 
 import java.lang.foreign.ValueLayout;
@@ -25,11 +25,13 @@ final class ClientHandshake {
     private ClientHandshake() {}
 
     /** Returns the server's region descriptor. Blocks up to 20 s. */
-    static MrDesc exchange(final TransferEngine engine, final NetAddr server, final MemoryRegion own)
+    static RegionDescriptor exchange(final TransferEngine engine, final NetworkAddress server, final MemoryRegion own)
             throws InterruptedException, ExecutionException, TimeoutException {
-        final CompletableFuture<MrDesc> reply = new CompletableFuture<>();
-        try (ReceivePool _ = engine.postReceives(
-                BUFFER, 2, message -> reply.complete(MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
+        final CompletableFuture<RegionDescriptor> reply = new CompletableFuture<>();
+        try (ReceivePool _ = engine.postedReceivePool(
+                BUFFER,
+                2,
+                message -> reply.complete(RegionDescriptor.fromBytes(message.toArray(ValueLayout.JAVA_BYTE))))) {
             engine.send(server, own.descriptor().toBytes()).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return reply.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }

@@ -2,10 +2,10 @@ package dev.transferengine.bench;
 
 import dev.transferengine.ImmCounter;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 
@@ -32,7 +32,7 @@ final class ImmRoundTrip {
      */
     ImmRoundTrip(
             final TransferEngine engine,
-            final MrDesc server,
+            final RegionDescriptor server,
             final ImmCounter pongs,
             final IdleStrategy idle,
             final @Nullable StageRecorder stages) {

@@ -1,7 +1,7 @@
 package dev.transferengine.bench;
 
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.util.Queue;
 

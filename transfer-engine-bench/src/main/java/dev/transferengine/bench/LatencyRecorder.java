@@ -1,6 +1,6 @@
 package dev.transferengine.bench;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;

@@ -1,16 +1,16 @@
 package dev.transferengine.bench;
 
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 
 /**
  * The one line {@code te-bench serve} prints once it is ready: its main address and the descriptor of its region,
- * in their text forms: {@code te-peer <NetAddr> <MrDesc>}.
+ * in their text forms: {@code te-peer <NetworkAddress> <RegionDescriptor>}.
  *
  * @param address the peer engine's main address, where the imm round trip sends its hello
  * @param region  the peer's registered region, the destination of every write
  */
-record PeerLine(NetAddr address, MrDesc region) {
+record PeerLine(NetworkAddress address, RegionDescriptor region) {
 
     static final String PREFIX = "te-peer";
 
@@ -25,7 +25,7 @@ record PeerLine(NetAddr address, MrDesc region) {
             throw new IllegalArgumentException(
                     "not a peer line ('" + PREFIX + " <address> <descriptor>'): '" + line + "'");
         }
-        return new PeerLine(NetAddr.parse(parts[1]), MrDesc.parse(parts[2]));
+        return new PeerLine(NetworkAddress.parse(parts[1]), RegionDescriptor.parse(parts[2]));
     }
 
     String format() {

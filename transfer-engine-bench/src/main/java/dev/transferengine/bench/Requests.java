@@ -1,8 +1,8 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.WriteRequest;
@@ -26,7 +26,7 @@ final class Requests {
      * {@code nics}; otherwise each request is sharded over all of them.
      */
     static WriteRequest[] single(
-            final MemoryRegion src, final MrDesc dst, final long size, final int nics, final boolean pinned) {
+            final MemoryRegion src, final RegionDescriptor dst, final long size, final int nics, final boolean pinned) {
         final int slots = slots(src, dst, size);
         final int count = pinned ? slots * nics : slots;
         final WriteRequest[] requests = new WriteRequest[count];
@@ -42,7 +42,8 @@ final class Requests {
      * Paged writes of {@code pages} pages of {@code pageSize} bytes each: contiguous pages at the source, scattered
      * over the destination region by a fixed shuffle, as KV-cache pages are.
      */
-    static WriteRequest[] paged(final MemoryRegion src, final MrDesc dst, final long pageSize, final int pages) {
+    static WriteRequest[] paged(
+            final MemoryRegion src, final RegionDescriptor dst, final long pageSize, final int pages) {
         final int slots = slots(src, dst, pageSize * pages);
         final int[] dstOrder = shuffled(slots * pages);
         final WriteRequest[] requests = new WriteRequest[slots];
@@ -59,7 +60,7 @@ final class Requests {
         return requests;
     }
 
-    private static int slots(final MemoryRegion src, final MrDesc dst, final long bytes) {
+    private static int slots(final MemoryRegion src, final RegionDescriptor dst, final long bytes) {
         final long fit = Math.min(src.length(), dst.length()) / bytes;
         if (fit < 1) {
             throw new IllegalArgumentException("a request of " + bytes + " bytes does not fit the regions (local "

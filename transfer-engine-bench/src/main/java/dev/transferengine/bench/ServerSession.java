@@ -3,8 +3,8 @@ package dev.transferengine.bench;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 
@@ -42,13 +42,13 @@ final class ServerSession implements AutoCloseable {
         this.pings = engine.immCounter(Imms.PING);
         // data writes are counted by a polled counter, the cheapest receiver-side bookkeeping the engine offers
         engine.immCounter(Imms.DATA);
-        this.hellos = engine.postReceives(HELLO_BUFFER, 4, this::onHello);
+        this.hellos = engine.postedReceivePool(HELLO_BUFFER, 4, this::onHello);
         this.echo = Thread.ofPlatform().name("te-bench-echo").daemon().start(this::echoLoop);
     }
 
     /** On the callback thread: a client sent its descriptor; reply with ours and point the echo at it. */
     private void onHello(final MemorySegment message) {
-        final MrDesc client = MrDesc.fromBytes(message.toArray(ValueLayout.JAVA_BYTE));
+        final RegionDescriptor client = RegionDescriptor.fromBytes(message.toArray(ValueLayout.JAVA_BYTE));
         pong = ImmWrite.of(client, Imms.PONG);
         engine.send(
                 client.nic(0).address(),

@@ -1,8 +1,8 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 

@@ -3,8 +3,8 @@ package dev.transferengine.bench;
 import dev.transferengine.Device;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 
 import java.io.IOException;
@@ -144,12 +144,12 @@ public final class WriteCommand implements Callable<Integer> {
         try (Arena arena = Arena.ofShared();
                 PeerProcess child = peer == null ? PeerProcess.start(serveArgs()) : null;
                 TransferEngine engine = engineOptions.open()) {
-            final NetAddr server = child != null ? child.line().address() : peerAddress(peer);
+            final NetworkAddress server = child != null ? child.line().address() : peerAddress(peer);
             final MemoryRegion local = engine.register(filled(arena.allocate(region, 4096)), Device.host());
             // created before the hello, so that no pong can arrive unexpected
             final ImmCounter pongs = engine.immCounter(Imms.PONG);
             final long connectStart = System.nanoTime();
-            final MrDesc remote = ClientHandshake.exchange(engine, server, local);
+            final RegionDescriptor remote = ClientHandshake.exchange(engine, server, local);
             connectNanos = System.nanoTime() - connectStart;
             final IdleStrategy idle = IdleStrategies.of(engineOptions.idleStrategy());
             final MeasuredInterval interval = MeasuredInterval.after(warmup, duration);
@@ -208,8 +208,8 @@ public final class WriteCommand implements Callable<Integer> {
         return args;
     }
 
-    private static NetAddr peerAddress(final String text) {
-        return PeerLine.matches(text) ? PeerLine.parse(text).address() : NetAddr.parse(text);
+    private static NetworkAddress peerAddress(final String text) {
+        return PeerLine.matches(text) ? PeerLine.parse(text).address() : NetworkAddress.parse(text);
     }
 
     /** Non-zero source bytes, so that no layer can shortcut zero pages. */

@@ -1,6 +1,6 @@
 package dev.transferengine.core;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.util.Arrays;
 

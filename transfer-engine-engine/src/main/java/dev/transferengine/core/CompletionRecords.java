@@ -2,7 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.CompletionObserver;
 import dev.transferengine.EngineCounter;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.OperationKind;
 
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +28,7 @@ final class CompletionRecords {
     private static final class Ended {
         OperationKind kind = OperationKind.WRITE;
 
-        @Nullable NetAddr peer;
+        @Nullable NetworkAddress peer;
 
         long bytes;
         long nanos;
@@ -62,7 +62,7 @@ final class CompletionRecords {
     /** Worker thread; allocation-free. */
     void record(
             final OperationKind kind,
-            final @Nullable NetAddr peer,
+            final @Nullable NetworkAddress peer,
             final long bytes,
             final long nanos,
             final boolean success) {

@@ -1,20 +1,20 @@
 package dev.transferengine.core;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.StageProbe;
-import dev.transferengine.TransferEngineException;
-import dev.transferengine.TransferTimeoutException;
-import dev.transferengine.WorkerFailedException;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.exceptions.WorkerFailedException;
 import dev.transferengine.nativeaccess.CpuAffinity;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
@@ -106,10 +106,10 @@ final class DomainGroup implements Agent {
 
     /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
     private static final class ResolvedPeers {
-        final List<List<NetAddr>> addresses;
+        final List<List<NetworkAddress>> addresses;
         final long[][] handles;
 
-        ResolvedPeers(final List<List<NetAddr>> addresses, final long[][] handles) {
+        ResolvedPeers(final List<List<NetworkAddress>> addresses, final long[][] handles) {
             this.addresses = addresses;
             this.handles = handles;
         }
@@ -394,10 +394,10 @@ final class DomainGroup implements Agent {
     /** The planner's {@link WritePlanner.Poster}: posts one piece of {@link #planning} on its NIC. */
     private boolean post(final WriteOp op, final int unposted) {
         final Submission s = Objects.requireNonNull(planning);
-        final MrDesc dst = Objects.requireNonNull(op.dst);
+        final RegionDescriptor dst = Objects.requireNonNull(op.dst);
         try {
             final Domain domain = domains[op.nic];
-            final MrDesc.Nic remote = dst.nic(op.nic);
+            final RegionDescriptor.Nic remote = dst.nic(op.nic);
             final long peer = op.peer >= 0 ? op.peer : domain.resolve(remote.address());
             final Region src = op.src;
             inFlight.posted(s.token, op.nic);
@@ -648,7 +648,7 @@ final class DomainGroup implements Agent {
     }
 
     /** Registers the region's memory under fresh keys, then drops the old ones: old-key writes are refused. */
-    MrDesc rekey(final Region region) {
+    RegionDescriptor rekey(final Region region) {
         if (!region.isRegistered()) {
             throw new InvalidRequestException(region + " was deregistered; it cannot be re-keyed");
         }
@@ -674,15 +674,15 @@ final class DomainGroup implements Agent {
             }
             throw e;
         }
-        final List<MrDesc.Nic> nics = new ArrayList<>(keys.length);
+        final List<RegionDescriptor.Nic> nics = new ArrayList<>(keys.length);
         for (int n = 0; n < keys.length; n++) {
-            nics.add(new MrDesc.Nic(domains[n].address(), keys[n]));
+            nics.add(new RegionDescriptor.Nic(domains[n].address(), keys[n]));
         }
-        return new Region.Keys(keys, new MrDesc(segment.address(), segment.byteSize(), nics));
+        return new Region.Keys(keys, new RegionDescriptor(segment.address(), segment.byteSize(), nics));
     }
 
     /** Resolves each peer's addresses, one per NIC: {@code handles[peer][nic]}; a restart resolves them again. */
-    long[][] resolvePeers(final List<List<NetAddr>> addresses) {
+    long[][] resolvePeers(final List<List<NetworkAddress>> addresses) {
         final ResolvedPeers peers = new ResolvedPeers(addresses, new long[addresses.size()][]);
         resolveInto(peers);
         peerGroups.add(peers);

@@ -1,8 +1,6 @@
 package dev.transferengine.core;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.EngineMetrics;
@@ -11,29 +9,31 @@ import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.ImmListener;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
-import dev.transferengine.NicCountMismatchException;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicInfo;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.ReceiveListener;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SubmitStatus;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
-import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.cuda.UvmWatchers;
 import dev.transferengine.cuda.UvmWatchersConfig;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.Transport;
 
@@ -162,7 +162,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public NetAddr mainAddress() {
+    public NetworkAddress mainAddress() {
         return groups[0].domain(0).address();
     }
 
@@ -284,7 +284,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public MrDesc rekey(final Region region) {
+    public RegionDescriptor rekey(final Region region) {
         enter();
         try {
             return await(
@@ -398,7 +398,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public void send(final NetAddr peer, final MemorySegment message, final TransferListener listener) {
+    public void send(final NetworkAddress peer, final MemorySegment message, final TransferListener listener) {
         enter();
         try {
             if (!peer.transport().equals(addressTransport())) {
@@ -414,7 +414,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public CompletableFuture<Void> send(final NetAddr peer, final byte[] message) {
+    public CompletableFuture<Void> send(final NetworkAddress peer, final byte[] message) {
         final CompletableFuture<Void> future = new CompletableFuture<>();
         send(peer, MemorySegment.ofArray(message), new TransferListener() {
             @Override
@@ -447,12 +447,12 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public ReceivePool postReceives(final int bufferSize, final int count, final ReceiveListener listener) {
+    public ReceivePool postedReceivePool(final int bufferSize, final int count, final ReceiveListener listener) {
         return receives(bufferSize, count, false, listener);
     }
 
     @Override
-    public ReceivePool receivePool(final int bufferSize, final int count, final ReceiveListener listener) {
+    public ReceivePool creditedReceivePool(final int bufferSize, final int count, final ReceiveListener listener) {
         return receives(bufferSize, count, true, listener);
     }
 
@@ -461,8 +461,9 @@ final class Engine implements TransferEngine, Region.Owner {
         enter();
         try {
             if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
-                throw new InvalidRequestException("postReceives needs bufferSize >= 1 and 1 <= count <= 16777215, got "
-                        + bufferSize + " x " + count);
+                throw new InvalidRequestException(
+                        "postedReceivePool needs bufferSize >= 1 and 1 <= count <= 16777215, got " + bufferSize + " x "
+                                + count);
             }
             final Receives pool = new Receives(
                     nextPoolId.getAndIncrement(),
@@ -510,16 +511,16 @@ final class Engine implements TransferEngine, Region.Owner {
     // ---- peer groups --------------------------------------------------------------------------------------------
 
     @Override
-    public PeerGroup addPeerGroup(final List<List<NetAddr>> peers) {
+    public PeerGroup addPeerGroup(final List<List<NetworkAddress>> peers) {
         enter();
         try {
             if (peers.isEmpty()) {
                 throw new InvalidRequestException("a peer group needs at least one peer");
             }
             final int nics = groups[0].nicCount();
-            final List<List<NetAddr>> copy = new ArrayList<>(peers.size());
+            final List<List<NetworkAddress>> copy = new ArrayList<>(peers.size());
             for (int p = 0; p < peers.size(); p++) {
-                final List<NetAddr> addresses = peers.get(p);
+                final List<NetworkAddress> addresses = peers.get(p);
                 if (addresses.size() != nics) {
                     throw new NicCountMismatchException(
                             "peer " + p + " lists " + addresses.size() + " NIC addresses but group 0 has " + nics);

@@ -2,7 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.EngineConfig;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.Transport;
 
 import java.util.Comparator;

@@ -4,7 +4,7 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmListener;
-import dev.transferengine.InvalidRequestException;
+import dev.transferengine.exceptions.InvalidRequestException;
 
 import java.util.Objects;
 

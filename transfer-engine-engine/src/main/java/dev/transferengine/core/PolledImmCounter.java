@@ -1,8 +1,8 @@
 package dev.transferengine.core;
 
 import dev.transferengine.ImmCounter;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

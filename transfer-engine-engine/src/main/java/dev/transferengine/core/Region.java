@@ -2,7 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,9 +17,9 @@ final class Region implements MemoryRegion {
     /** The keys on each NIC and the descriptor that names them. */
     static final class Keys {
         private final long[] keys;
-        private final MrDesc descriptor;
+        private final RegionDescriptor descriptor;
 
-        Keys(final long[] keys, final MrDesc descriptor) {
+        Keys(final long[] keys, final RegionDescriptor descriptor) {
             this.keys = keys;
             this.descriptor = descriptor;
         }
@@ -29,14 +29,14 @@ final class Region implements MemoryRegion {
             return keys[nic];
         }
 
-        MrDesc descriptor() {
+        RegionDescriptor descriptor() {
             return descriptor;
         }
     }
 
     /** The engine that registered a region: re-keys it on its group's worker. */
     interface Owner {
-        MrDesc rekey(Region region);
+        RegionDescriptor rekey(Region region);
     }
 
     private final Owner owner;
@@ -94,7 +94,7 @@ final class Region implements MemoryRegion {
     }
 
     @Override
-    public MrDesc descriptor() {
+    public RegionDescriptor descriptor() {
         return keys.descriptor();
     }
 
@@ -104,7 +104,7 @@ final class Region implements MemoryRegion {
     }
 
     @Override
-    public MrDesc rekey() {
+    public RegionDescriptor rekey() {
         return owner.rekey(this);
     }
 

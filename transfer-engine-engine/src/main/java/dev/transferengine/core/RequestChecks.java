@@ -3,20 +3,20 @@ package dev.transferengine.core;
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.MalformedDescriptorException;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
-import dev.transferengine.NicCountMismatchException;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
-import dev.transferengine.RegionBoundsException;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.RegionBoundsException;
 
 import java.util.List;
 
@@ -76,7 +76,7 @@ final class RequestChecks {
         routing(w.routing(), 0);
         peerGroup(w.group(), w.dsts().size(), 0);
         for (int i = 0; i < w.dsts().size(); i++) {
-            final MrDesc dst = w.dsts().get(i);
+            final RegionDescriptor dst = w.dsts().get(i);
             descriptor(dst, 0, "barrier destination " + i);
             groupMember(w.group(), i, dst);
         }
@@ -126,14 +126,14 @@ final class RequestChecks {
         }
     }
 
-    private void descriptor(final MrDesc dst, final int group, final String what) {
+    private void descriptor(final RegionDescriptor dst, final int group, final String what) {
         final int nics = engine.nicCount(group);
         if (dst.nicCount() != nics) {
-            throw new NicCountMismatchException(what + " MrDesc has " + dst.nicCount() + " NICs but group " + group
-                    + " has " + nics + "; both sides must use the same NIC count");
+            throw new NicCountMismatchException(what + " RegionDescriptor has " + dst.nicCount() + " NICs but group "
+                    + group + " has " + nics + "; both sides must use the same NIC count");
         }
         for (int nic = 0; nic < nics; nic++) {
-            final NetAddr address = dst.nic(nic).address();
+            final NetworkAddress address = dst.nic(nic).address();
             if (!address.transport().equals(engine.addressTransport())) {
                 throw new MalformedDescriptorException(what + " NIC " + nic + " is a '" + address.transport()
                         + "' address but this engine uses '" + engine.addressTransport() + "'");
@@ -158,11 +158,11 @@ final class RequestChecks {
         }
     }
 
-    private static void groupMember(final PeerGroup group, final int peer, final MrDesc dst) {
+    private static void groupMember(final PeerGroup group, final int peer, final RegionDescriptor dst) {
         if (PeerGroup.NONE.equals(group)) {
             return;
         }
-        final List<NetAddr> addresses = group.peers().get(peer);
+        final List<NetworkAddress> addresses = group.peers().get(peer);
         for (int nic = 0; nic < addresses.size(); nic++) {
             if (!addresses.get(nic).equals(dst.nic(nic).address())) {
                 throw new InvalidRequestException(

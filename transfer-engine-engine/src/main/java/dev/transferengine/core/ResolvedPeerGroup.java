@@ -1,6 +1,6 @@
 package dev.transferengine.core;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
 
 import java.util.List;
@@ -9,10 +9,10 @@ import java.util.List;
 final class ResolvedPeerGroup implements PeerGroup {
 
     private final Engine engine;
-    private final List<List<NetAddr>> peers;
+    private final List<List<NetworkAddress>> peers;
     private final long[][] handles;
 
-    ResolvedPeerGroup(final Engine engine, final List<List<NetAddr>> peers, final long[][] handles) {
+    ResolvedPeerGroup(final Engine engine, final List<List<NetworkAddress>> peers, final long[][] handles) {
         this.engine = engine;
         this.peers = peers;
         this.handles = handles;
@@ -32,7 +32,7 @@ final class ResolvedPeerGroup implements PeerGroup {
     }
 
     @Override
-    public List<List<NetAddr>> peers() {
+    public List<List<NetworkAddress>> peers() {
         return peers;
     }
 

@@ -1,6 +1,6 @@
 package dev.transferengine.core;
 
-import dev.transferengine.InvalidRequestException;
+import dev.transferengine.exceptions.InvalidRequestException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

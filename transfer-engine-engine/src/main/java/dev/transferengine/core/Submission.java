@@ -3,16 +3,16 @@ package dev.transferengine.core;
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.OperationKind;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferCounters;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +28,7 @@ final class Submission {
 
     @Nullable WriteRequest request;
 
-    @Nullable NetAddr sendPeer;
+    @Nullable NetworkAddress sendPeer;
 
     @Nullable MemorySegment sendBuffer;
 
@@ -60,7 +60,7 @@ final class Submission {
         return this;
     }
 
-    Submission send(final NetAddr peer, final MemorySegment buffer, final TransferListener onDone) {
+    Submission send(final NetworkAddress peer, final MemorySegment buffer, final TransferListener onDone) {
         this.sendPeer = peer;
         this.sendBuffer = buffer;
         this.listener = onDone;

@@ -1,6 +1,6 @@
 package dev.transferengine.core;
 
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +18,7 @@ final class WriteOp {
     long srcOffset;
     long length;
 
-    @Nullable MrDesc dst;
+    @Nullable RegionDescriptor dst;
 
     long dstOffset;
     boolean hasImm;
@@ -31,7 +31,7 @@ final class WriteOp {
             final @Nullable Region from,
             final long fromOffset,
             final long bytes,
-            final MrDesc to,
+            final RegionDescriptor to,
             final long toOffset,
             final boolean withImm,
             final int immValue,

@@ -3,9 +3,9 @@ package dev.transferengine.core;
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.MrDesc;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
@@ -132,7 +132,7 @@ final class WritePlanner {
     }
 
     private void barrier(final BarrierWrite w, final Poster poster) {
-        final List<MrDesc> dsts = w.dsts();
+        final List<RegionDescriptor> dsts = w.dsts();
         final int count = dsts.size();
         final int rangeSize;
         final int first;

@@ -1,6 +1,6 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;

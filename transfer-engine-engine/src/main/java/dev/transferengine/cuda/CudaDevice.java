@@ -52,7 +52,7 @@ final class CudaDevice {
     /**
      * The device with this ordinal; the first call per device retains its primary context (blocks, ~100 ms).
      *
-     * @throws dev.transferengine.DeviceUnavailableException if CUDA or that device cannot be used, with the reason
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if CUDA or that device cannot be used, with the reason
      */
     public static CudaDevice get(final int ordinal) {
         Cuda.ensureDevice(ordinal);

@@ -1,7 +1,7 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.UvmWatchListener;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,9 +1,9 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.util.concurrent.ThreadFactory;
 
@@ -54,7 +54,7 @@ public final class UvmWatchers implements AutoCloseable {
     /**
      * A watcher service on CUDA device {@code device}. Blocks while the device's context is retained.
      *
-     * @throws dev.transferengine.DeviceUnavailableException if CUDA or the device cannot be used, with the reason
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if CUDA or the device cannot be used, with the reason
      */
     public static UvmWatchers open(final int device, final UvmWatchersConfig config) {
         Cuda.ensureDevice(device);

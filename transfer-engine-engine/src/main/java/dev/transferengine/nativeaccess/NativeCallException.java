@@ -1,6 +1,6 @@
 package dev.transferengine.nativeaccess;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.io.Serial;
 

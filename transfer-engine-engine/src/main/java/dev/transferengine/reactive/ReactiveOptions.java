@@ -6,7 +6,7 @@ import java.time.Duration;
  * Settings of a {@link ReactiveTransferEngine}.
  *
  * @param immTimeout        how long {@link ReactiveTransferEngine#expectImm(int, int)} waits before it fails with a
- *                          {@link dev.transferengine.TransferTimeoutException}
+ *                          {@link dev.transferengine.exceptions.TransferTimeoutException}
  * @param receiveBufferSize size in bytes of each receive buffer; longer messages cannot be received
  * @param receivePoolSize   receive buffers each {@link ReactiveTransferEngine#receive()} subscription keeps posted:
  *                          the most messages the engine holds for it at once

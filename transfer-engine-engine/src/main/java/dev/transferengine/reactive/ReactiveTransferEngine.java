@@ -3,16 +3,16 @@ package dev.transferengine.reactive;
 import dev.transferengine.Device;
 import dev.transferengine.ImmCountListener;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.ReceivePool;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
-import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -148,7 +148,7 @@ public final class ReactiveTransferEngine {
      * @param message the bytes to send; copied at each subscription
      * @return a cold {@code Mono} that completes empty once the receiver acknowledged, or fails with the typed error
      */
-    public Mono<Void> send(final NetAddr peer, final byte[] message) {
+    public Mono<Void> send(final NetworkAddress peer, final byte[] message) {
         return send(peer, MemorySegment.ofArray(message));
     }
 
@@ -159,7 +159,7 @@ public final class ReactiveTransferEngine {
      * @param message the bytes to send; copied at each subscription, so the caller may reuse it once subscribed
      * @return a cold {@code Mono} that completes empty once the receiver acknowledged, or fails with the typed error
      */
-    public Mono<Void> send(final NetAddr peer, final MemorySegment message) {
+    public Mono<Void> send(final NetworkAddress peer, final MemorySegment message) {
         final Mono<Void> send = Mono.create(sink -> {
             try {
                 engine.send(peer, message, new SinkListener(sink));
@@ -254,7 +254,7 @@ public final class ReactiveTransferEngine {
      * Changes of a fresh UVM watcher, as a cold {@code Flux}: each subscription allocates its own watcher, hands it
      * to {@code onAllocated} (where the caller passes {@link UvmWatcher#devicePointer()} to its kernel or CUDA graph)
      * and then emits every change the polling thread sees; cancelling releases the slot. GPU stores cannot be held
-     * back, so changes beyond demand are buffered. Fails with {@link dev.transferengine.DeviceUnavailableException}
+     * back, so changes beyond demand are buffered. Fails with {@link dev.transferengine.exceptions.DeviceUnavailableException}
      * where the engine has no GPU.
      *
      * @param onAllocated called once per subscription with the new watcher, on the subscribing thread, right after
@@ -318,7 +318,7 @@ public final class ReactiveTransferEngine {
      * @param peers per peer, its NIC addresses in NIC order
      * @return a cold {@code Mono} of the group
      */
-    public Mono<PeerGroup> addPeerGroup(final List<List<NetAddr>> peers) {
+    public Mono<PeerGroup> addPeerGroup(final List<List<NetworkAddress>> peers) {
         return Mono.fromCallable(() -> engine.addPeerGroup(peers)).subscribeOn(Schedulers.boundedElastic());
     }
 

@@ -33,7 +33,7 @@ final class ReceiveSubscription implements ReceiveListener {
             final FluxSink<ReceivedMessage> sink) {
         final ReceivePool pool;
         try {
-            pool = engine.receivePool(
+            pool = engine.creditedReceivePool(
                     options.receiveBufferSize(), options.receivePoolSize(), new ReceiveSubscription(sink));
         } catch (final RuntimeException e) {
             sink.error(e);

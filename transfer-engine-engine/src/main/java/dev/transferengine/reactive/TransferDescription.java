@@ -3,7 +3,7 @@ package dev.transferengine.reactive;
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.Routing;
 import dev.transferengine.ScatterWrite;
@@ -30,7 +30,7 @@ public record TransferDescription(
         String transport,
         String kind,
         String routing,
-        @Nullable NetAddr peer) {
+        @Nullable NetworkAddress peer) {
 
     /**
      * Describes {@code request}. Allocates.
@@ -73,7 +73,7 @@ public record TransferDescription(
      * @param peer the receiving NIC's address
      * @return kind {@code send}, routing {@code none}
      */
-    public static TransferDescription send(final String transport, final NetAddr peer) {
+    public static TransferDescription send(final String transport, final NetworkAddress peer) {
         return new TransferDescription(transport, "send", "none", peer);
     }
 

@@ -28,7 +28,7 @@ public interface DeviceCopyStream extends AutoCloseable {
      * @param length bytes to copy
      *
      * @return a ticket for {@link #isDone(long)}, increasing with each copy, or {@link #BUSY}
-     * @throws dev.transferengine.DeviceUnavailableException if the driver refused the copy
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if the driver refused the copy
      */
     long copyToHost(long deviceAddress, MemorySegment host, long length);
 
@@ -40,7 +40,7 @@ public interface DeviceCopyStream extends AutoCloseable {
      * @param length bytes to copy
      *
      * @return a ticket for {@link #isDone(long)}, increasing with each copy, or {@link #BUSY}
-     * @throws dev.transferengine.DeviceUnavailableException if the driver refused the copy
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if the driver refused the copy
      */
     long copyToDevice(MemorySegment host, long deviceAddress, long length);
 
@@ -50,7 +50,7 @@ public interface DeviceCopyStream extends AutoCloseable {
      * @param ticket a ticket a copy method returned
      * @return true once that copy and every earlier one finished
      *
-     * @throws dev.transferengine.DeviceUnavailableException if a copy failed on the device
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if a copy failed on the device
      */
     boolean isDone(long ticket);
 

@@ -1,6 +1,6 @@
 package dev.transferengine.spi;
 
-import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.util.ArrayList;
 import java.util.List;

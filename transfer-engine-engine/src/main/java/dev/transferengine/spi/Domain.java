@@ -1,7 +1,7 @@
 package dev.transferengine.spi;
 
 import dev.transferengine.Device;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.TransportEvent;
 
@@ -22,7 +22,7 @@ public interface Domain extends AutoCloseable {
      *
      * @return the address, named by this transport; fixed for the domain's life
      */
-    NetAddr address();
+    NetworkAddress address();
 
     /**
      * A human description, e.g. {@code tcp 127.0.0.1:40123}. Any thread.
@@ -37,7 +37,7 @@ public interface Domain extends AutoCloseable {
      * @param segment the memory: native host memory, or a segment carrying a device pointer
      * @param device where the memory lives
      * @return the remote key, unique within this domain, also used as the local handle
-     * @throws dev.transferengine.DeviceUnavailableException if this domain cannot serve {@code device}
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if this domain cannot serve {@code device}
      */
     long register(MemorySegment segment, Device device);
 
@@ -55,9 +55,9 @@ public interface Domain extends AutoCloseable {
      * @param peer the peer NIC's address
      * @return the handle, for {@link WriteDescriptor#target} and {@link #send}
      *
-     * @throws dev.transferengine.MalformedDescriptorException if the address is not one of this transport's
+     * @throws dev.transferengine.exceptions.MalformedDescriptorException if the address is not one of this transport's
      */
-    long resolve(NetAddr peer);
+    long resolve(NetworkAddress peer);
 
     /**
      * Posts {@code write}, which is reused after the call: a domain copies what it keeps. Its outcome is reported

@@ -1,6 +1,6 @@
 package dev.transferengine.spi;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 /**
  * Events a domain reports, always on its worker thread, from inside {@link Domain#poll()} (or from a post call
@@ -20,8 +20,8 @@ public interface DomainListener {
      * One posted write failed; reported once, instead of {@link #onWriteComplete}.
      *
      * @param token the token the write was posted with
-     * @param error the typed failure, e.g. {@link dev.transferengine.PeerUnreachableException} or
-     *     {@link dev.transferengine.RemoteAccessException}; may be shared by the writes of a failed connection
+     * @param error the typed failure, e.g. {@link dev.transferengine.exceptions.PeerUnreachableException} or
+     *     {@link dev.transferengine.exceptions.RemoteAccessException}; may be shared by the writes of a failed connection
      */
     void onWriteFailed(long token, TransferEngineException error);
 
@@ -37,7 +37,7 @@ public interface DomainListener {
      * One posted send failed; reported once, instead of {@link #onSendComplete}.
      *
      * @param token the token the send was posted with
-     * @param error the typed failure, e.g. {@link dev.transferengine.RemoteAccessException} with
+     * @param error the typed failure, e.g. {@link dev.transferengine.exceptions.RemoteAccessException} with
      *     {@code NO_RECEIVE_BUFFER}
      */
     void onSendFailed(long token, TransferEngineException error);

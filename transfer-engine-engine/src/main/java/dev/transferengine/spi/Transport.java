@@ -11,7 +11,7 @@ public interface Transport {
      * The transport's name.
      *
      * @return the name users select, e.g. {@code tcp}; also the transport name inside its
-     *     {@link dev.transferengine.NetAddr}s
+     *     {@link dev.transferengine.NetworkAddress}s
      */
     String name();
 
@@ -36,7 +36,7 @@ public interface Transport {
      *
      * @param context the NIC's group, index, config and listener
      * @return the open domain, which the worker then owns
-     * @throws dev.transferengine.TransportUnavailableException if the NIC cannot be opened here, with the reason
+     * @throws dev.transferengine.exceptions.TransportUnavailableException if the NIC cannot be opened here, with the reason
      */
     Domain openDomain(DomainContext context);
 

@@ -2,24 +2,24 @@ package dev.transferengine.core;
 
 import dev.transferengine.ApiTestAccess;
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmCountState;
-import dev.transferengine.MrDesc;
 import dev.transferengine.NicCounter;
 import dev.transferengine.PagedWrite;
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
-import dev.transferengine.TransferTimeoutException;
-import dev.transferengine.WorkerFailedException;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.core.LoopbackNetwork.LoopbackDomain;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.exceptions.WorkerFailedException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -149,7 +149,7 @@ class DomainGroupTest {
         final Side receiver = new Side(4, 16);
         final MemorySegment src = pattern(40_000);
         final MemorySegment dst = arena.allocate(40_000);
-        final MrDesc dstDesc = receiver.register(dst).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(dst).descriptor();
         final TransferCounters done = new TransferCounters();
         sender.nic(3).holdPosts(true);
 
@@ -178,7 +178,7 @@ class DomainGroupTest {
     void pagesAreSpreadOverTheNicsInContiguousRanges() {
         final Side sender = new Side(2, 16);
         final Side receiver = new Side(2, 16);
-        final MrDesc dst = receiver.register(arena.allocate(8192)).descriptor();
+        final RegionDescriptor dst = receiver.register(arena.allocate(8192)).descriptor();
         final TransferCounters done = new TransferCounters();
 
         sender.submit(PagedWrite.of(sender.register(pattern(8192)), dst, 1024, new int[] {0, 1, 2, 3, 4, 5, 6}), done);
@@ -193,13 +193,13 @@ class DomainGroupTest {
     void aRequestWhosePiecesFailReportsItsFirstErrorOnceAndNoSuccess() {
         final Side sender = new Side(2, 16);
         final Side receiver = new Side(2, 16);
-        final MrDesc real = receiver.register(arena.allocate(4096)).descriptor();
-        final MrDesc badKeys = new MrDesc(
+        final RegionDescriptor real = receiver.register(arena.allocate(4096)).descriptor();
+        final RegionDescriptor badKeys = new RegionDescriptor(
                 real.address(),
                 real.length(),
                 List.of(
-                        new MrDesc.Nic(real.nic(0).address(), 999),
-                        new MrDesc.Nic(real.nic(1).address(), 998)));
+                        new RegionDescriptor.Nic(real.nic(0).address(), 999),
+                        new RegionDescriptor.Nic(real.nic(1).address(), 998)));
         final Outcome outcome = new Outcome();
 
         sender.submit(
@@ -224,7 +224,7 @@ class DomainGroupTest {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 16);
         final MemorySegment dst = arena.allocate(4096);
-        final MrDesc dstDesc = receiver.register(dst).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(dst).descriptor();
         final Outcome outcome = new Outcome();
         sender.nic(0).holdPosts(true);
         sender.submit(
@@ -256,7 +256,7 @@ class DomainGroupTest {
     void aCompletionThatArrivesAfterTheTimeoutIsIgnored() {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 16);
-        final MrDesc dstDesc = receiver.register(arena.allocate(4096)).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(arena.allocate(4096)).descriptor();
         final Region src = sender.register(pattern(4096));
         final Outcome late = new Outcome();
         sender.nic(0).holdCompletions(true);
@@ -281,7 +281,7 @@ class DomainGroupTest {
     void closingLetsWhatEndedCountAndFailsTheRestWithEngineClosed() {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 16);
-        final MrDesc dstDesc = receiver.register(arena.allocate(4096)).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(arena.allocate(4096)).descriptor();
         final Region src = sender.register(pattern(4096));
         final Outcome ended = new Outcome();
         final Outcome held = new Outcome();
@@ -307,7 +307,7 @@ class DomainGroupTest {
     void anUnexpectedExceptionInAPollIsCountedAndTheWorkerGoesOn() {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 16);
-        final MrDesc dstDesc = receiver.register(arena.allocate(4096)).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(arena.allocate(4096)).descriptor();
         final TransferCounters done = new TransferCounters();
         sender.nic(0).failNextPoll(() -> new IllegalStateException("injected"));
 
@@ -324,9 +324,9 @@ class DomainGroupTest {
         final Side sender = new Side(2, 16);
         final Side receiver = new Side(2, 16);
         final MemorySegment dst = arena.allocate(4096);
-        final MrDesc dstDesc = receiver.register(dst).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(dst).descriptor();
         final Region src = sender.register(pattern(4096));
-        final MrDesc before = src.descriptor();
+        final RegionDescriptor before = src.descriptor();
         final Outcome inFlight = new Outcome();
         sender.nic(1).holdPosts(true);
         sender.submit(new SingleWrite(src, 0, 4096, dstDesc, 0, Routing.sharded(2), OptionalInt.empty()), inFlight);
@@ -365,7 +365,7 @@ class DomainGroupTest {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 1);
         final MemorySegment dst = arena.allocate(4096);
-        final MrDesc dstDesc = receiver.register(dst).descriptor();
+        final RegionDescriptor dstDesc = receiver.register(dst).descriptor();
         final Region src = sender.register(pattern(4096));
         final TransferCounters first = new TransferCounters();
         final TransferCounters second = new TransferCounters();
@@ -390,10 +390,10 @@ class DomainGroupTest {
         final Side receiver = new Side(1, 16);
         final MemorySegment dst = arena.allocate(4096);
         final Region dstRegion = receiver.register(dst);
-        final MrDesc old = dstRegion.descriptor();
+        final RegionDescriptor old = dstRegion.descriptor();
         final Region src = sender.register(pattern(4096));
 
-        final MrDesc fresh = receiver.group.rekey(dstRegion);
+        final RegionDescriptor fresh = receiver.group.rekey(dstRegion);
         final Outcome withOldKey = new Outcome();
         final TransferCounters withNewKey = new TransferCounters();
         sender.submit(SingleWrite.of(src, 0, 4096, old, 0), withOldKey);

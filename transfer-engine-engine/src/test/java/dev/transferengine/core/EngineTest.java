@@ -1,17 +1,17 @@
 package dev.transferengine.core;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.SubmitStatus;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.HoldingDomain;
 import dev.transferengine.spi.HoldingTransport;
 
@@ -66,7 +66,7 @@ class EngineTest {
         final TransferEngine sender = tcp();
         try (TransferEngine receiver = tcp()) {
             final MemoryRegion src = sender.register(arena.allocate(4096), Device.host());
-            final MrDesc dst =
+            final RegionDescriptor dst =
                     receiver.register(arena.allocate(4096), Device.host()).descriptor();
             final CountDownLatch closed = new CountDownLatch(1);
 
@@ -104,7 +104,7 @@ class EngineTest {
                 .build();
         try (TransferEngine receiver = tcp()) {
             final MemoryRegion src = sender.register(arena.allocate(4096), Device.host());
-            final MrDesc dst =
+            final RegionDescriptor dst =
                     receiver.register(arena.allocate(4096), Device.host()).descriptor();
             final HoldingDomain nic = HoldingDomain.at(sender.mainAddress());
             nic.hold(true);
@@ -137,7 +137,7 @@ class EngineTest {
 
     /** Submits until the full queue refuses, which it does at once while the only slot is held. */
     private static BackPressureException catchBackPressure(
-            final TransferEngine sender, final MemoryRegion src, final MrDesc dst) {
+            final TransferEngine sender, final MemoryRegion src, final RegionDescriptor dst) {
         final TransferCounters ignored = new TransferCounters();
         await().atMost(WAIT)
                 .until(() ->

@@ -4,12 +4,12 @@ import dev.transferengine.Device;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferEngineException;
 import dev.transferengine.TransferListener;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
 import java.lang.foreign.Arena;
@@ -79,7 +79,8 @@ class EnginesTest {
             assertThat(a.nicCount(1)).isEqualTo(1);
             // a region registered on group 1 writes through group 1's worker
             final MemoryRegion src = a.register(arena.allocate(4096), Device.host(), 1);
-            final MrDesc dst = b.register(arena.allocate(4096), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    b.register(arena.allocate(4096), Device.host()).descriptor();
             a.submit(SingleWrite.of(src, 0, 4096, dst, 0)).get(10, TimeUnit.SECONDS);
             assertThat(a.metrics().counter(1, 0, dev.transferengine.NicCounter.BYTES_WRITTEN))
                     .isEqualTo(4096);
@@ -92,7 +93,8 @@ class EnginesTest {
                 TransferEngine b = TransferEngine.builder().build();
                 Arena arena = Arena.ofShared()) {
             final MemoryRegion src = a.register(arena.allocate(64), Device.host());
-            final MrDesc dst = b.register(arena.allocate(64), Device.host()).descriptor();
+            final RegionDescriptor dst =
+                    b.register(arena.allocate(64), Device.host()).descriptor();
             final CompletableFuture<Boolean> nonBlocking = new CompletableFuture<>();
             a.submit(SingleWrite.of(src, 0, 64, dst, 0), new TransferListener() {
                 @Override

@@ -2,8 +2,8 @@ package dev.transferengine.core;
 
 import dev.transferengine.ApiTestAccess;
 import dev.transferengine.ImmCountState;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 import java.util.ArrayList;

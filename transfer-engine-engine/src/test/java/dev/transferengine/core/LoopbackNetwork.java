@@ -1,13 +1,13 @@
 package dev.transferengine.core;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.RemoteAccessException;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LoopbackNetwork implements Transport {
 
-    private final Map<NetAddr, LoopbackDomain> open = new HashMap<>();
+    private final Map<NetworkAddress, LoopbackDomain> open = new HashMap<>();
     private final List<LoopbackDomain> opened = new ArrayList<>();
 
     @Override
@@ -53,8 +53,8 @@ final class LoopbackNetwork implements Transport {
 
     @Override
     public Domain openDomain(final DomainContext context) {
-        final NetAddr address =
-                NetAddr.of(name(), ByteBuffer.allocate(4).putInt(opened.size()).array());
+        final NetworkAddress address = NetworkAddress.of(
+                name(), ByteBuffer.allocate(4).putInt(opened.size()).array());
         final LoopbackDomain domain = new LoopbackDomain(address, context.listener());
         open.put(address, domain);
         opened.add(domain);
@@ -73,7 +73,7 @@ final class LoopbackNetwork implements Transport {
             MemorySegment src,
             long srcOffset,
             long length,
-            NetAddr peer,
+            NetworkAddress peer,
             long rkey,
             long remoteOffset,
             boolean hasImm,
@@ -81,10 +81,10 @@ final class LoopbackNetwork implements Transport {
 
     final class LoopbackDomain implements Domain {
 
-        private final NetAddr address;
+        private final NetworkAddress address;
         private final DomainListener listener;
         private final Map<Long, MemorySegment> regions = new HashMap<>();
-        private final List<NetAddr> peers = new ArrayList<>();
+        private final List<NetworkAddress> peers = new ArrayList<>();
         private final ArrayDeque<Post> posted = new ArrayDeque<>();
         /** Completions of placed writes not reported yet (while completions are held). */
         private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
@@ -100,7 +100,7 @@ final class LoopbackNetwork implements Transport {
         private @Nullable Supplier<Throwable> pollFailure;
         private boolean closed;
 
-        LoopbackDomain(final NetAddr address, final DomainListener listener) {
+        LoopbackDomain(final NetworkAddress address, final DomainListener listener) {
             this.address = address;
             this.listener = listener;
         }
@@ -133,7 +133,7 @@ final class LoopbackNetwork implements Transport {
         }
 
         @Override
-        public NetAddr address() {
+        public NetworkAddress address() {
             return address;
         }
 
@@ -155,7 +155,7 @@ final class LoopbackNetwork implements Transport {
         }
 
         @Override
-        public long resolve(final NetAddr peer) {
+        public long resolve(final NetworkAddress peer) {
             final int known = peers.indexOf(peer);
             if (known >= 0) {
                 return known;

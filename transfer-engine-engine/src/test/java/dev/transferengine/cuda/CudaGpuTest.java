@@ -1,9 +1,9 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.StagingBuffer;

@@ -1,10 +1,10 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.time.Duration;

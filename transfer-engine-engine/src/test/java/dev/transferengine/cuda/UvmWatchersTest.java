@@ -1,8 +1,8 @@
 package dev.transferengine.cuda;
 
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.time.Duration;
 import java.util.List;

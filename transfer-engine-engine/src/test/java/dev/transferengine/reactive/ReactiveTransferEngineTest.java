@@ -1,16 +1,16 @@
 package dev.transferengine.reactive;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmWrite;
-import dev.transferengine.InvalidRequestException;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.RegionBoundsException;
-import dev.transferengine.RemoteAccessException;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

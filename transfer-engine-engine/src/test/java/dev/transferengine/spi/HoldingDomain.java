@@ -1,9 +1,9 @@
 package dev.transferengine.spi;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HoldingDomain implements Domain {
 
-    private static final Map<NetAddr, HoldingDomain> OPEN = new ConcurrentHashMap<>();
+    private static final Map<NetworkAddress, HoldingDomain> OPEN = new ConcurrentHashMap<>();
 
     private record Held(long token, boolean send, Runnable post) {}
 
@@ -37,7 +37,7 @@ public final class HoldingDomain implements Domain {
     }
 
     /** The open holding domain with that address, e.g. from {@code engine.nics().get(i).address()}. */
-    public static HoldingDomain at(final NetAddr address) {
+    public static HoldingDomain at(final NetworkAddress address) {
         final HoldingDomain domain = OPEN.get(address);
         if (domain == null) {
             throw new IllegalStateException(
@@ -103,7 +103,7 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
-    public NetAddr address() {
+    public NetworkAddress address() {
         return inner.address();
     }
 
@@ -123,7 +123,7 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
-    public long resolve(final NetAddr peer) {
+    public long resolve(final NetworkAddress peer) {
         return inner.resolve(peer);
     }
 

@@ -1,6 +1,6 @@
 package dev.transferengine.spi;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

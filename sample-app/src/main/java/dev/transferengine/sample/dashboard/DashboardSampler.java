@@ -44,7 +44,10 @@ final class DashboardSampler {
                 engine.nics().stream().map(nic -> nic(nic, metrics)).toList();
         final List<DashboardSnapshot.Peer> peers = engine.peers().stream()
                 .map(peer -> new DashboardSnapshot.Peer(
-                        peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(), peer.lastError()))
+                        peer.group() + "." + peer.nic(),
+                        peer.address().describe(),
+                        peer.state().name(),
+                        peer.lastError()))
                 .toList();
         return new DashboardSnapshot.Engine(
                 name,

@@ -1,7 +1,7 @@
 package dev.transferengine.sample.kv;
 
-import dev.transferengine.MrDesc;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
@@ -90,7 +90,8 @@ public final class PrefillNode implements AutoCloseable {
                     .map(this::destination)
                     // the grant's keys, not the descriptor's: decode re-keys its pool after an abandoned session
                     .flatMap(checked -> decode.open(decodeUrl, pages)
-                            .flatMap(grant -> run(step, tokens, pages, MrDesc.parse(grant.region()), grant, decodeUrl)))
+                            .flatMap(grant ->
+                                    run(step, tokens, pages, RegionDescriptor.parse(grant.region()), grant, decodeUrl)))
                     // released before the result goes downstream, so a caller may start the next one from its onNext
                     .doOnTerminate(() -> busy.set(false))
                     .doOnCancel(() -> busy.set(false));
@@ -102,20 +103,20 @@ public final class PrefillNode implements AutoCloseable {
         cache.close();
     }
 
-    private MrDesc destination(final KvDescriptor descriptor) {
+    private RegionDescriptor destination(final KvDescriptor descriptor) {
         final KvLayout theirs = new KvLayout(
                 descriptor.layers(), descriptor.pagesPerLayer(), descriptor.pageSize(), layout.tokensPerPage());
         if (!layout.compatibleWith(theirs)) {
             throw new IllegalArgumentException("decode's cache is " + theirs + " but prefill's is " + layout);
         }
-        return MrDesc.parse(descriptor.region());
+        return RegionDescriptor.parse(descriptor.region());
     }
 
     private Mono<KvTransferReport> run(
             final long step,
             final int tokens,
             final int pages,
-            final MrDesc dst,
+            final RegionDescriptor dst,
             final KvSessionGrant grant,
             final String decodeUrl) {
         final long start = System.nanoTime();
@@ -147,7 +148,7 @@ public final class PrefillNode implements AutoCloseable {
                 });
     }
 
-    private PagedWrite layerWrite(final int layer, final int pages, final MrDesc dst, final int[] pageTable) {
+    private PagedWrite layerWrite(final int layer, final int pages, final RegionDescriptor dst, final int[] pageTable) {
         final int[] srcPages = new int[pages];
         final int[] dstPages = new int[pages];
         for (int k = 0; k < pages; k++) {

@@ -1,9 +1,9 @@
 package dev.transferengine.sample.weights;
 
 import dev.transferengine.BarrierWrite;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.reactive.ReactiveTransferEngine;
@@ -98,7 +98,7 @@ public final class TrainerNode implements AutoCloseable {
         tensors.close();
     }
 
-    private List<MrDesc> destinations(final List<WeightsDescriptor> descriptors) {
+    private List<RegionDescriptor> destinations(final List<WeightsDescriptor> descriptors) {
         for (final WeightsDescriptor descriptor : descriptors) {
             if (!descriptor.tensors().equals(layout.tensors())) {
                 throw new IllegalArgumentException("inference node " + descriptor.address()
@@ -110,7 +110,7 @@ public final class TrainerNode implements AutoCloseable {
             }
         }
         return descriptors.stream()
-                .map(descriptor -> MrDesc.parse(descriptor.region()))
+                .map(descriptor -> RegionDescriptor.parse(descriptor.region()))
                 .toList();
     }
 
@@ -129,9 +129,10 @@ public final class TrainerNode implements AutoCloseable {
     }
 
     /** Resolves the nodes' NICs once and reuses the group while the same nodes are pushed to. */
-    private Mono<PeerGroup> peerGroup(final List<MrDesc> dsts) {
-        final List<List<NetAddr>> peers = dsts.stream()
-                .map(dst -> dst.nics().stream().map(MrDesc.Nic::address).toList())
+    private Mono<PeerGroup> peerGroup(final List<RegionDescriptor> dsts) {
+        final List<List<NetworkAddress>> peers = dsts.stream()
+                .map(dst ->
+                        dst.nics().stream().map(RegionDescriptor.Nic::address).toList())
                 .toList();
         final ResolvedGroup cached = lastGroup.get();
         if (cached != null && cached.peers.equals(peers)) {
@@ -141,7 +142,7 @@ public final class TrainerNode implements AutoCloseable {
     }
 
     /** The scatter, then (once every byte landed) the barrier; returns the nanoseconds both took. */
-    private Mono<Long> write(final List<MrDesc> dsts, final PeerGroup group) {
+    private Mono<Long> write(final List<RegionDescriptor> dsts, final PeerGroup group) {
         final List<ScatterTarget> targets = dsts.stream()
                 .map(dst -> new ScatterTarget(dst, layout.bytes(), 0, 0))
                 .toList();
@@ -184,5 +185,5 @@ public final class TrainerNode implements AutoCloseable {
     }
 
     /** A peer group and the NICs it was resolved for. */
-    private record ResolvedGroup(List<List<NetAddr>> peers, PeerGroup group) {}
+    private record ResolvedGroup(List<List<NetworkAddress>> peers, PeerGroup group) {}
 }

@@ -168,7 +168,10 @@ public final class TransferEngineEndpoint {
 
         static PeerDescriptor of(final PeerInfo peer) {
             return new PeerDescriptor(
-                    peer.group() + "." + peer.nic(), peer.address().describe(), peer.state(), peer.lastError());
+                    peer.group() + "." + peer.nic(),
+                    peer.address().describe(),
+                    peer.state().name(),
+                    peer.lastError());
         }
     }
 

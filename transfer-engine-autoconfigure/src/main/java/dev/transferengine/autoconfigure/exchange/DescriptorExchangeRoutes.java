@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.exchange;
 
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -15,7 +15,8 @@ final class DescriptorExchangeRoutes {
         return RouterFunctions.route()
                 .GET(path, request -> ServerResponse.ok().bodyValue(published.snapshot()))
                 .GET(path + "/{name}", request -> {
-                    final MrDesc region = published.snapshot().regions().get(request.pathVariable("name"));
+                    final RegionDescriptor region =
+                            published.snapshot().regions().get(request.pathVariable("name"));
                     return region == null
                             ? ServerResponse.notFound().build()
                             : ServerResponse.ok().bodyValue(region);

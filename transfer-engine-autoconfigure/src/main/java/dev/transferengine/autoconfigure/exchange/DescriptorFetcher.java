@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.exchange;
 
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 
 import java.util.NoSuchElementException;
 
@@ -47,7 +47,7 @@ public final class DescriptorFetcher {
      * @param name the name the region is published under
      * @return a cold {@code Mono} of the descriptor
      */
-    public Mono<MrDesc> fetch(final String baseUrl, final String name) {
+    public Mono<RegionDescriptor> fetch(final String baseUrl, final String name) {
         return client.get()
                 .uri(baseUrl + path + "/{name}", name)
                 .retrieve()
@@ -55,6 +55,6 @@ public final class DescriptorFetcher {
                         status -> status.value() == HttpStatus.NOT_FOUND.value(),
                         response -> Mono.error(new NoSuchElementException(
                                 "the service at " + baseUrl + " publishes no region '" + name + "'")))
-                .bodyToMono(MrDesc.class);
+                .bodyToMono(RegionDescriptor.class);
     }
 }

@@ -1,7 +1,7 @@
 package dev.transferengine.autoconfigure.exchange;
 
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 
 import java.util.Map;
@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class PublishedRegions {
 
     private final TransferEngine engine;
-    private final Map<String, MrDesc> regions = new ConcurrentSkipListMap<>();
+    private final Map<String, RegionDescriptor> regions = new ConcurrentSkipListMap<>();
 
     /**
      * An empty set of published regions.
@@ -45,7 +45,7 @@ public final class PublishedRegions {
      * @param descriptor the descriptor to hand out
      * @throws IllegalArgumentException if the name is blank or contains {@code /}
      */
-    public void publish(final String name, final MrDesc descriptor) {
+    public void publish(final String name, final RegionDescriptor descriptor) {
         if (name.isBlank() || name.contains("/")) {
             throw new IllegalArgumentException(
                     "a published region's name must be non-blank without '/': '" + name + "'");

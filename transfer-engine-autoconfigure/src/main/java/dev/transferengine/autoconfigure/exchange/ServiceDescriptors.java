@@ -1,7 +1,7 @@
 package dev.transferengine.autoconfigure.exchange;
 
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 
 import java.util.Map;
 
@@ -13,7 +13,7 @@ import java.util.Map;
  * @param mainAddress the engine's {@link dev.transferengine.TransferEngine#mainAddress()}
  * @param regions     the published regions' descriptors, by the name they were published under
  */
-public record ServiceDescriptors(NetAddr mainAddress, Map<String, MrDesc> regions) {
+public record ServiceDescriptors(NetworkAddress mainAddress, Map<String, RegionDescriptor> regions) {
 
     /** Copies {@code regions}. */
     public ServiceDescriptors {

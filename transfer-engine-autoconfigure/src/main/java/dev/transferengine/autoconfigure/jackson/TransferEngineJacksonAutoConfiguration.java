@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.jackson;
 
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,7 +13,7 @@ import tools.jackson.databind.JacksonModule;
  * to its {@code JsonMapper}, so controllers and {@code WebClient}s read and write descriptors as text.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
-@ConditionalOnClass({MrDesc.class, JacksonModule.class})
+@ConditionalOnClass({RegionDescriptor.class, JacksonModule.class})
 public final class TransferEngineJacksonAutoConfiguration {
 
     TransferEngineJacksonAutoConfiguration() {}

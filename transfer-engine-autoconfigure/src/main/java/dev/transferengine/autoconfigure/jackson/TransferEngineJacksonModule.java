@@ -1,8 +1,8 @@
 package dev.transferengine.autoconfigure.jackson;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 
 import java.util.function.Function;
 
@@ -14,10 +14,10 @@ import tools.jackson.databind.module.SimpleModule;
 import tools.jackson.databind.ser.std.ToStringSerializerBase;
 
 /**
- * Writes {@link MrDesc} and {@link NetAddr} as JSON strings in their text forms ({@link MrDesc#toText()}, URL-safe
- * base64; {@link NetAddr#toString()}, hex) and reads them back, so a controller can return descriptors and a client
+ * Writes {@link RegionDescriptor} and {@link NetworkAddress} as JSON strings in their text forms ({@link RegionDescriptor#toText()}, URL-safe
+ * base64; {@link NetworkAddress#toString()}, hex) and reads them back, so a controller can return descriptors and a client
  * can read them. Text that is not a descriptor fails with Jackson's {@code InvalidFormatException} naming the
- * engine's reason, e.g. "MrDesc is truncated (12 bytes)".
+ * engine's reason, e.g. "RegionDescriptor is truncated (12 bytes)".
  *
  * <p>The starter registers it with Spring Boot's {@code JsonMapper}; elsewhere add it with
  * {@code JsonMapper.builder().addModule(new TransferEngineJacksonModule())}.
@@ -29,10 +29,11 @@ public final class TransferEngineJacksonModule extends SimpleModule {
     /** A module writing and reading both descriptor types. */
     public TransferEngineJacksonModule() {
         super("transfer-engine");
-        addSerializer(MrDesc.class, new TextSerializer<>(MrDesc.class, MrDesc::toText));
-        addDeserializer(MrDesc.class, new TextDeserializer<>(MrDesc.class, MrDesc::parse));
-        addSerializer(NetAddr.class, new TextSerializer<>(NetAddr.class, NetAddr::toString));
-        addDeserializer(NetAddr.class, new TextDeserializer<>(NetAddr.class, NetAddr::parse));
+        addSerializer(RegionDescriptor.class, new TextSerializer<>(RegionDescriptor.class, RegionDescriptor::toText));
+        addDeserializer(
+                RegionDescriptor.class, new TextDeserializer<>(RegionDescriptor.class, RegionDescriptor::parse));
+        addSerializer(NetworkAddress.class, new TextSerializer<>(NetworkAddress.class, NetworkAddress::toString));
+        addDeserializer(NetworkAddress.class, new TextDeserializer<>(NetworkAddress.class, NetworkAddress::parse));
     }
 
     /** Writes a value as the string {@code toText} makes of it. */

@@ -1,5 +1,5 @@
 /**
- * JSON for the engine's descriptors: {@link dev.transferengine.MrDesc} and {@link dev.transferengine.NetAddr} in
+ * JSON for the engine's descriptors: {@link dev.transferengine.RegionDescriptor} and {@link dev.transferengine.NetworkAddress} in
  * their text forms.
  */
 @NullMarked

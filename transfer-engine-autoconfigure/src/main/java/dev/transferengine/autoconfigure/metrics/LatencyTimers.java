@@ -1,7 +1,7 @@
 package dev.transferengine.autoconfigure.metrics;
 
 import dev.transferengine.CompletionObserver;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.OperationKind;
 
 import java.time.Duration;
@@ -34,7 +34,7 @@ final class LatencyTimers implements CompletionObserver {
     private final String engine;
     private final List<Duration> slo;
     private final int maxPeers;
-    private final HashMap<NetAddr, Timer[]> byPeer = new HashMap<>();
+    private final HashMap<NetworkAddress, Timer[]> byPeer = new HashMap<>();
     private final Timer[] group = new Timer[KINDS.length * 2];
     private final Timer[] other = new Timer[KINDS.length * 2];
 
@@ -49,7 +49,7 @@ final class LatencyTimers implements CompletionObserver {
     @SuppressWarnings("EnumOrdinal") // a flat table of timers indexed by kind: no EnumMap lookup per completion
     public void onCompletion(
             final OperationKind kind,
-            final @Nullable NetAddr peer,
+            final @Nullable NetworkAddress peer,
             final long bytes,
             final long nanos,
             final boolean success) {
@@ -63,7 +63,7 @@ final class LatencyTimers implements CompletionObserver {
         timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    private Timer[] timers(final @Nullable NetAddr peer) {
+    private Timer[] timers(final @Nullable NetworkAddress peer) {
         if (peer == null) {
             return group;
         }
@@ -80,7 +80,7 @@ final class LatencyTimers implements CompletionObserver {
     }
 
     @SuppressWarnings("ReferenceEquality") // identity on purpose: which of the tables it is, not equal contents
-    private String peerTag(final @Nullable NetAddr peer, final Timer[] timers) {
+    private String peerTag(final @Nullable NetworkAddress peer, final Timer[] timers) {
         if (timers == group) {
             return "group";
         }

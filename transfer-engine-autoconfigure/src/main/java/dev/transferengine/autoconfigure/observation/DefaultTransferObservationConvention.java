@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.observation;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 
 import io.micrometer.common.KeyValues;
 
@@ -44,7 +44,7 @@ public class DefaultTransferObservationConvention implements TransferObservation
 
     @Override
     public KeyValues getHighCardinalityKeyValues(final TransferObservationContext context) {
-        final NetAddr peer = context.transfer().peer();
+        final NetworkAddress peer = context.transfer().peer();
         final String value =
                 peer != null ? peer.describe() : context.transfer().kind().equals("imm-wait") ? "none" : "group";
         return KeyValues.of("peer", value);

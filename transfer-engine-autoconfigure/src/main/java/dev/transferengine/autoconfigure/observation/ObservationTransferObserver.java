@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.observation;
 
-import dev.transferengine.TransferTimeoutException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.reactive.TransferDescription;
 import dev.transferengine.reactive.TransferObserver;
 

@@ -2,7 +2,7 @@ package dev.transferengine.autoconfigure.exchange;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
@@ -52,7 +52,8 @@ class DescriptorExchangeTests {
             final ServiceDescriptors published =
                     Objects.requireNonNull(fetcher.fetch(baseUrl(decode)).block(WAIT));
             assertThat(published.mainAddress()).isEqualTo(decodeEngine.engine().mainAddress());
-            final MrDesc target = Objects.requireNonNull(published.regions().get("kv-pool"), "kv-pool published");
+            final RegionDescriptor target =
+                    Objects.requireNonNull(published.regions().get("kv-pool"), "kv-pool published");
             StepVerifier.create(prefillEngine
                             .write(SingleWrite.of(sourceRegion, 0, SIZE, target, 0)
                                     .withImm(IMM))

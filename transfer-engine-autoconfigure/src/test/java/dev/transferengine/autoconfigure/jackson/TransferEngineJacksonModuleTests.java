@@ -2,8 +2,8 @@ package dev.transferengine.autoconfigure.jackson;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 
@@ -32,7 +32,7 @@ class TransferEngineJacksonModuleTests {
                     TransferEngineAutoConfiguration.class));
 
     /** A controller's response body with descriptors in it. */
-    record Published(NetAddr address, List<MrDesc> regions) {}
+    record Published(NetworkAddress address, List<RegionDescriptor> regions) {}
 
     @Test
     void descriptorsTravelAsTheirTextFormsAndComeBackEqual() {
@@ -58,18 +58,18 @@ class TransferEngineJacksonModuleTests {
         runner.run(context -> {
             final JsonMapper json = context.getBean(JsonMapper.class);
 
-            assertThatThrownBy(() -> json.readValue("\"AQID\"", MrDesc.class))
+            assertThatThrownBy(() -> json.readValue("\"AQID\"", RegionDescriptor.class))
                     .isInstanceOf(InvalidFormatException.class)
-                    .hasMessageContaining("MrDesc is truncated");
-            assertThatThrownBy(() -> json.readValue("\"not hex\"", NetAddr.class))
+                    .hasMessageContaining("RegionDescriptor is truncated");
+            assertThatThrownBy(() -> json.readValue("\"not hex\"", NetworkAddress.class))
                     .isInstanceOf(InvalidFormatException.class)
-                    .hasMessageContaining("NetAddr text is not hex");
+                    .hasMessageContaining("NetworkAddress text is not hex");
             assertThatThrownBy(() -> json.readValue("{\"address\":42,\"regions\":[]}", Published.class))
                     .isInstanceOf(MismatchedInputException.class)
-                    .hasMessageContaining("NetAddr");
+                    .hasMessageContaining("NetworkAddress");
             assertThatThrownBy(() -> json.readValue(
                             "{\"k\":\"%%%\"}",
-                            json.getTypeFactory().constructMapType(Map.class, String.class, MrDesc.class)))
+                            json.getTypeFactory().constructMapType(Map.class, String.class, RegionDescriptor.class)))
                     .isInstanceOf(InvalidFormatException.class)
                     .hasMessageContaining("not URL-safe base64");
         });

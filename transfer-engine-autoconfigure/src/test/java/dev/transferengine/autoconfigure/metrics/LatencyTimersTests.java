@@ -1,6 +1,6 @@
 package dev.transferengine.autoconfigure.metrics;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.OperationKind;
 
 import java.time.Duration;
@@ -67,7 +67,7 @@ class LatencyTimersTests {
     }
 
     /** The tcp transport's address of 10.0.0.{last}:7400 (port little-endian). */
-    private static NetAddr peer(final int last) {
-        return NetAddr.of("tcp", new byte[] {4, (byte) 0xE8, 0x1C, 10, 0, 0, (byte) last});
+    private static NetworkAddress peer(final int last) {
+        return NetworkAddress.of("tcp", new byte[] {4, (byte) 0xE8, 0x1C, 10, 0, 0, (byte) last});
     }
 }

@@ -2,11 +2,11 @@ package dev.transferengine.autoconfigure.metrics;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.PeerUnreachableException;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.ReactiveTransferEngineAutoConfiguration;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.lang.foreign.Arena;

@@ -4,13 +4,13 @@ import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.ReceivePool;
-import dev.transferengine.RegionBoundsException;
 import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferTimeoutException;
 import dev.transferengine.autoconfigure.ReactiveTransferEngineAutoConfiguration;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.reactive.TransferObserver;
 
@@ -87,7 +87,7 @@ class TransferEngineObservationAutoConfigurationTests {
             final ReactiveTransferEngine reactive = context.getBean(ReactiveTransferEngine.class);
             final TransferEngine engine = reactive.engine();
             try (Arena arena = Arena.ofShared();
-                    ReceivePool receives = engine.postReceives(256, 4, message -> {})) {
+                    ReceivePool receives = engine.postedReceivePool(256, 4, message -> {})) {
                 final MemoryRegion src = engine.register(arena.allocate(16384, 4096), Device.host());
                 final MemoryRegion dst = engine.register(arena.allocate(16384, 4096), Device.host());
 

@@ -1,6 +1,6 @@
 package dev.transferengine.bench.jmh;
 
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
 /**

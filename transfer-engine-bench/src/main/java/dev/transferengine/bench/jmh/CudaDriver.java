@@ -1,6 +1,6 @@
 package dev.transferengine.bench.jmh;
 
-import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package dev.transferengine.bench.jmh;
 
-import dev.transferengine.DeviceUnavailableException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceMemory;
 
 /** The GPU benchmarks' first step: fail at set-up, naming what is missing, on a machine without a usable GPU. */

@@ -1,7 +1,7 @@
 package dev.transferengine.bench.jmh;
 
 import dev.transferengine.Device;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
@@ -25,12 +25,12 @@ final class InstantDomain implements Domain {
     private static final AtomicLong NEXT_ID = new AtomicLong();
 
     private final DomainListener listener;
-    private final NetAddr address;
+    private final NetworkAddress address;
     private long nextKey = 1;
 
     InstantDomain(final DomainContext context) {
         this.listener = context.listener();
-        this.address = NetAddr.of(
+        this.address = NetworkAddress.of(
                 InstantTransport.NAME,
                 ByteBuffer.allocate(Long.BYTES)
                         .putLong(NEXT_ID.incrementAndGet())
@@ -38,7 +38,7 @@ final class InstantDomain implements Domain {
     }
 
     @Override
-    public NetAddr address() {
+    public NetworkAddress address() {
         return address;
     }
 
@@ -58,7 +58,7 @@ final class InstantDomain implements Domain {
     }
 
     @Override
-    public long resolve(final NetAddr peer) {
+    public long resolve(final NetworkAddress peer) {
         return 0;
     }
 

@@ -2,8 +2,8 @@ package dev.transferengine.bench.jmh;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.MrDesc;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
@@ -81,7 +81,7 @@ public class SubmitPathBenchmark {
         receiver = engine();
         final long region = Math.max(SLOTS * size, (long) SLOTS * PAGES * PAGE);
         final MemoryRegion src = sender.register(arena.allocate(region, 4096), Device.host());
-        final MrDesc dst =
+        final RegionDescriptor dst =
                 receiver.register(arena.allocate(region, 4096), Device.host()).descriptor();
         receiver.immCounter(1);
         singles = new WriteRequest[SLOTS];

@@ -1,7 +1,7 @@
 package dev.transferengine.bench.jmh;
 
 import dev.transferengine.Device;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.WriteDescriptor;
 
@@ -166,12 +166,12 @@ public class TcpDomainBenchmark {
     /** The target NIC on a thread of its own, which opens it, polls it until stopped and closes it. */
     static final class Target {
 
-        final NetAddr address;
+        final NetworkAddress address;
         final long rkey;
         private final Thread thread;
         private volatile boolean running = true;
 
-        private Target(final NetAddr address, final long rkey, final Thread thread) {
+        private Target(final NetworkAddress address, final long rkey, final Thread thread) {
             this.address = address;
             this.rkey = rkey;
             this.thread = thread;

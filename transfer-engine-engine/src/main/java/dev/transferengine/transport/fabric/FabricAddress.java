@@ -1,13 +1,13 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The {@link NetAddr} of a fabric endpoint: transport {@code fabric}, payload
+ * The {@link NetworkAddress} of a fabric endpoint: transport {@code fabric}, payload
  * {@code providerNameLength(1), providerName (ASCII, as libfabric names it), fi_getname bytes}. Naming the provider
  * lets a domain refuse an address from another provider before handing foreign bytes to fi_av_insert.
  */
@@ -17,13 +17,13 @@ final class FabricAddress {
 
     private FabricAddress() {}
 
-    static NetAddr of(final String provider, final byte[] name) {
+    static NetworkAddress of(final String provider, final byte[] name) {
         final byte[] providerBytes = provider.getBytes(StandardCharsets.US_ASCII);
         final byte[] payload = new byte[1 + providerBytes.length + name.length];
         payload[0] = (byte) providerBytes.length;
         System.arraycopy(providerBytes, 0, payload, 1, providerBytes.length);
         System.arraycopy(name, 0, payload, 1 + providerBytes.length, name.length);
-        return NetAddr.of(TRANSPORT, payload);
+        return NetworkAddress.of(TRANSPORT, payload);
     }
 
     /**
@@ -31,7 +31,7 @@ final class FabricAddress {
      *
      * @throws MalformedDescriptorException if it is not a fabric address of that provider
      */
-    static byte[] endpointName(final NetAddr address, final String provider) {
+    static byte[] endpointName(final NetworkAddress address, final String provider) {
         if (!TRANSPORT.equals(address.transport())) {
             throw new MalformedDescriptorException("address " + address + " belongs to transport '"
                     + address.transport() + "', not '" + TRANSPORT + "'");

@@ -1,12 +1,12 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -108,7 +108,7 @@ final class FabricDomain implements Domain {
     private final ArrayDeque<FabricWriteChain> postingChains = new ArrayDeque<>();
 
     private final ArrayDeque<FabricWriteChain> spareChains = new ArrayDeque<>();
-    private final NetAddr address;
+    private final NetworkAddress address;
     private final String description;
     private boolean closed;
     private boolean toldOfUnusedTail;
@@ -144,7 +144,7 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public NetAddr address() {
+    public NetworkAddress address() {
         return address;
     }
 
@@ -167,7 +167,7 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public long resolve(final NetAddr peer) {
+    public long resolve(final NetworkAddress peer) {
         ensureOpen();
         return peers.resolve(peer);
     }
@@ -490,7 +490,7 @@ final class FabricDomain implements Domain {
         final byte kind = ops.kind[slot];
         final long peer = ops.peer[slot];
         release(slot);
-        final NetAddr peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
+        final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         final TransferEngineException error = FabricFailures.translate(
                 err, provErrno, text, kind == FabricOps.WRITE, peerAddress, endpoint.provider());
         if (FabricFailures.isUnreachable(err, provErrno) && peerAddress != null) {

@@ -1,9 +1,9 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.NetAddr;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.RemoteAccessException;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -83,7 +83,7 @@ final class FabricFailures {
             final int provErrno,
             final String text,
             final boolean write,
-            final @Nullable NetAddr peer,
+            final @Nullable NetworkAddress peer,
             final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
         if (write

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.NetAddr;
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.PeerUnreachableException;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -78,7 +78,7 @@ final class FabricLocalEndpoints {
      * @throws PeerUnreachableException if {@code name} is an endpoint of this process that is closing or closed
      */
     static long insert(
-            final NetAddr peer, final byte[] name, final Insert insert, final Long2ObjectHashMap<Entry> holder) {
+            final NetworkAddress peer, final byte[] name, final Insert insert, final Long2ObjectHashMap<Entry> holder) {
         synchronized (OPEN) {
             final String key = key(name);
             final Entry entry = OPEN.get(key);

@@ -1,9 +1,10 @@
 package dev.transferengine.transport.fabric;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.PeerState;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,8 +36,8 @@ final class FabricPeers {
     private final int nic;
     private final MemorySegment fiAddr;
     private final Arena arena;
-    private final Object2LongHashMap<NetAddr> handles = new Object2LongHashMap<>(-1);
-    private final Long2ObjectHashMap<NetAddr> addresses = new Long2ObjectHashMap<>();
+    private final Object2LongHashMap<NetworkAddress> handles = new Object2LongHashMap<>(-1);
+    private final Long2ObjectHashMap<NetworkAddress> addresses = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<String> failures = new Long2ObjectHashMap<>();
     /** Peers that are shm endpoints of this process, by handle; their closing is tracked. */
     private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
@@ -60,7 +61,7 @@ final class FabricPeers {
      * @throws MalformedDescriptorException if the address is not one of this provider's, or the AV refuses it
      * @throws PeerUnreachableException     if an shm peer is an endpoint of this process that closed
      */
-    long resolve(final NetAddr peer) {
+    long resolve(final NetworkAddress peer) {
         final long known = handles.getValue(peer);
         if (known != -1) {
             return known;
@@ -76,7 +77,7 @@ final class FabricPeers {
         return FabricLocalEndpoints.insert(peer, name, inThisProcess -> insert(peer, name), localPeers);
     }
 
-    private long insert(final NetAddr peer, final byte[] name) {
+    private long insert(final NetworkAddress peer, final byte[] name) {
         final MemorySegment bytes = arena.allocate(name.length);
         MemorySegment.copy(name, 0, bytes, JAVA_BYTE, 0, name.length);
         final int inserted = endpoint.avInsert(bytes, fiAddr);
@@ -148,7 +149,7 @@ final class FabricPeers {
     }
 
     /** The address behind a handle, or null. */
-    NetAddr address(final long handle) {
+    NetworkAddress address(final long handle) {
         return addresses.get(handle);
     }
 
@@ -179,7 +180,7 @@ final class FabricPeers {
                     group,
                     nic,
                     address,
-                    failure == null ? "CONNECTED" : "UNREACHABLE",
+                    failure == null ? PeerState.CONNECTED : PeerState.UNREACHABLE,
                     failure == null ? "" : failure));
         });
         snapshot = List.copyOf(out);

@@ -1,8 +1,8 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.InvalidRequestException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.InvalidRequestException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.EngineConfig;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.Transport;
@@ -50,7 +50,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fabric.hmem}: ask for FI_HMEM, so CUDA memory registers with {@code iface = FI_HMEM_CUDA}:
  *       {@code auto} (the default) asks efa and verbs and falls back to a provider without it, {@code true} asks
  *       any provider and requires it, {@code false} never asks. Without FI_HMEM, registering device memory fails
- *       with a {@link dev.transferengine.DeviceUnavailableException} saying why.</li>
+ *       with a {@link dev.transferengine.exceptions.DeviceUnavailableException} saying why.</li>
  * </ul>
  * The API version asked for is the newest the library offers, up to 1.22; EFA needs at least 1.18.
  * tcp and verbs endpoints bind to {@link EngineConfig#bindAddress()} (and to {@link DomainContext#port()} when
@@ -59,7 +59,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FabricTransport implements Transport {
 
-    /** The transport name, also the transport of every fabric {@link dev.transferengine.NetAddr}. */
+    /** The transport name, also the transport of every fabric {@link dev.transferengine.NetworkAddress}. */
     public static final String NAME = FabricAddress.TRANSPORT;
 
     static final String LIBRARY_OPTION = "fabric.library";

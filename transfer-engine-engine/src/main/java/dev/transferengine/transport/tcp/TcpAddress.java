@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -9,7 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /**
- * The tcp transport's {@link NetAddr} payload: one NIC's IP address and listening port.
+ * The tcp transport's {@link NetworkAddress} payload: one NIC's IP address and listening port.
  *
  * <pre>
  *  +--------+-----------------+-------------------------------+
@@ -28,22 +28,22 @@ final class TcpAddress {
     private TcpAddress() {}
 
     /** Encodes a bound socket address. */
-    static NetAddr toNetAddr(final InetSocketAddress socketAddress) {
+    static NetworkAddress toNetworkAddress(final InetSocketAddress socketAddress) {
         final byte[] ip = socketAddress.getAddress().getAddress();
         final byte[] payload = new byte[3 + ip.length];
         payload[0] = ip.length == 4 ? FAMILY_V4 : FAMILY_V6;
         payload[1] = (byte) socketAddress.getPort();
         payload[2] = (byte) (socketAddress.getPort() >>> 8);
         System.arraycopy(ip, 0, payload, 3, ip.length);
-        return NetAddr.of(TcpTransport.NAME, payload);
+        return NetworkAddress.of(TcpTransport.NAME, payload);
     }
 
     /**
-     * Decodes an address made by {@link #toNetAddr(InetSocketAddress)}.
+     * Decodes an address made by {@link #toNetworkAddress(InetSocketAddress)}.
      *
      * @throws MalformedDescriptorException if it belongs to another transport or its payload is not as above
      */
-    static InetSocketAddress toSocketAddress(final NetAddr address) {
+    static InetSocketAddress toSocketAddress(final NetworkAddress address) {
         if (!TcpTransport.NAME.equals(address.transport())) {
             throw new MalformedDescriptorException(
                     "tcp transport cannot reach a '" + address.transport() + "' address: " + address);

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.NetAddr;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
 import java.net.InetSocketAddress;
@@ -59,7 +59,7 @@ interface TcpConnectionContext {
     void onConnected(TcpPeer peer);
 
     /** The peer of our connection proved the cluster key in its CHALLENGE. */
-    void onOutboundHello(TcpPeer peer, NetAddr announced, long peerIncarnation);
+    void onOutboundHello(TcpPeer peer, NetworkAddress announced, long peerIncarnation);
 
     /** Ends a request: with its ACK ({@code error} null), a refusal or a failure; reports it and recycles the op. */
     void end(TcpOp op, @Nullable TransferEngineException error);
@@ -82,7 +82,7 @@ interface TcpConnectionContext {
     void onAuthenticated(
             TcpHandshake handshake,
             SocketChannel channel,
-            NetAddr announced,
+            NetworkAddress announced,
             long peerIncarnation,
             ByteBuffer pipelined);
 

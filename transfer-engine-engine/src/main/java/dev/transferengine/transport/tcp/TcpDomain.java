@@ -1,17 +1,18 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.RegionBoundsException;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.PeerState;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.TransportTls;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -74,7 +75,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final TcpBuffers buffers = new TcpBuffers();
     private final Selector selector;
     private final ServerSocketChannel server;
-    private final NetAddr address;
+    private final NetworkAddress address;
     private final byte[] addressBytes;
     private final String description;
     private final long incarnation;
@@ -84,7 +85,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     /** Peers by the low 32 bits of their handle; a slot freed by eviction is reused with a new generation. */
     private final ArrayList<@Nullable TcpPeer> peerSlots = new ArrayList<>();
 
-    private final HashMap<NetAddr, TcpPeer> peersByAddress = new HashMap<>();
+    private final HashMap<NetworkAddress, TcpPeer> peersByAddress = new HashMap<>();
     private final ArrayList<TcpHandshake> handshakes = new ArrayList<>();
     private final ArrayList<TcpInbound> inbound = new ArrayList<>();
     private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
@@ -128,7 +129,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         final InetSocketAddress advertised = bound.getAddress().isAnyLocalAddress()
                 ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort())
                 : bound;
-        this.address = TcpAddress.toNetAddr(advertised);
+        this.address = TcpAddress.toNetworkAddress(advertised);
         this.addressBytes = address.toBytes();
         this.description = "tcp " + TcpAddress.describe(advertised);
         this.counters = new TcpCounters(description, nanoClock);
@@ -199,7 +200,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     @Override
-    public NetAddr address() {
+    public NetworkAddress address() {
         return address;
     }
 
@@ -228,7 +229,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
      * @throws BackPressureException if every one of {@code tcp.maxPeers} peers is connected
      */
     @Override
-    public long resolve(final NetAddr peer) {
+    public long resolve(final NetworkAddress peer) {
         final TcpPeer known = peersByAddress.get(peer);
         if (known != null) {
             return known.handle();
@@ -594,7 +595,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public void onConnected(final TcpPeer peer) {
-        peer.state(TcpPeer.CONNECTED, "");
+        peer.state(PeerState.CONNECTED, "");
         publishPeers();
     }
 
@@ -604,7 +605,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (peer.outbound() == outbound) {
             peer.outbound(null);
         }
-        peer.state(TcpPeer.UNREACHABLE, reason);
+        peer.state(PeerState.UNREACHABLE, reason);
         peer.touch(now);
         publishPeers();
         LOG.debug("{}: connection to {} lost: {}", description, peer, reason);
@@ -616,12 +617,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         if (peer.outbound() == outbound) {
             peer.outbound(null);
         }
-        peer.state(TcpPeer.IDLE, "");
+        peer.state(PeerState.IDLE, "");
         publishPeers();
     }
 
     @Override
-    public void onOutboundHello(final TcpPeer peer, final NetAddr announced, final long peerIncarnation) {
+    public void onOutboundHello(final TcpPeer peer, final NetworkAddress announced, final long peerIncarnation) {
         if (!announced.equals(peer.address())) {
             LOG.debug("{}: {} announced itself as {}", description, peer, announced);
         }
@@ -636,7 +637,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     public void onAuthenticated(
             final TcpHandshake handshake,
             final SocketChannel channel,
-            final NetAddr announced,
+            final NetworkAddress announced,
             final long peerIncarnation,
             final ByteBuffer pipelined) {
         handshakes.remove(handshake);
@@ -721,14 +722,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                         this, peer, settings.socketBufferBytes(), now + settings.handshakeTimeoutNanos());
             } catch (final IOException e) {
                 final String reason = "cannot connect: " + e;
-                peer.state(TcpPeer.UNREACHABLE, reason);
+                peer.state(PeerState.UNREACHABLE, reason);
                 publishPeers();
                 end(op, new PeerUnreachableException(peer.address(), peer + ": " + reason, e));
                 return;
             }
             peer.outbound(outbound);
             if (outbound.connecting()) {
-                peer.state(TcpPeer.CONNECTING, "");
+                peer.state(PeerState.CONNECTING, "");
                 publishPeers();
             }
         }
@@ -940,10 +941,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                 snapshot.add(peer.info(context.group(), context.nic()));
             }
         }
-        final HashSet<NetAddr> listed = new HashSet<>(peersByAddress.keySet());
+        final HashSet<NetworkAddress> listed = new HashSet<>(peersByAddress.keySet());
         for (final TcpInbound connection : inbound) {
             if (listed.add(connection.peerAddress())) {
-                snapshot.add(new PeerInfo(context.group(), context.nic(), connection.peerAddress(), TcpPeer.IDLE, ""));
+                snapshot.add(
+                        new PeerInfo(context.group(), context.nic(), connection.peerAddress(), PeerState.IDLE, ""));
             }
         }
         peerSnapshot = List.copyOf(snapshot);

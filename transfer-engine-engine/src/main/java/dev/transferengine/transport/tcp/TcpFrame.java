@@ -1,6 +1,6 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.exceptions.RemoteAccessException;
 
 import java.nio.ByteBuffer;
 
@@ -80,7 +80,7 @@ final class TcpFrame {
     /** Bytes of a handshake nonce. */
     static final int NONCE_LENGTH = 32;
 
-    /** Most bytes a handshake frame may carry: nonce, proof and an encoded NetAddr, which is far smaller. */
+    /** Most bytes a handshake frame may carry: nonce, proof and an encoded NetworkAddress, which is far smaller. */
     static final int MAX_HELLO_PAYLOAD = 511;
     /** Most bytes of an encoded address in a handshake. */
     static final int MAX_ADDRESS = 255;

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,7 +40,7 @@ final class TcpHandshake {
     private byte @Nullable [] connectorNonce;
     private long connectorIncarnation;
     private byte[] connectorAddress = new byte[0];
-    private @Nullable NetAddr announced;
+    private @Nullable NetworkAddress announced;
     private byte[] acceptorNonce = new byte[0];
     private boolean closeAfterWrite;
     private boolean done;
@@ -162,7 +162,7 @@ final class TcpHandshake {
         final byte[] address = new byte[length - TcpFrame.NONCE_LENGTH];
         in.get(TcpFrame.HEADER_LENGTH + TcpFrame.NONCE_LENGTH, address);
         try {
-            final NetAddr parsed = NetAddr.fromBytes(address);
+            final NetworkAddress parsed = NetworkAddress.fromBytes(address);
             TcpAddress.toSocketAddress(parsed);
             announced = parsed;
         } catch (final MalformedDescriptorException e) {

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 
 import java.io.IOException;
@@ -79,7 +79,7 @@ final class TcpInbound extends TcpConnection {
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private final TcpLanding landing;
     private final String remote;
-    private final NetAddr peerAddress;
+    private final NetworkAddress peerAddress;
     private int state = AT_HEADER;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
@@ -110,7 +110,7 @@ final class TcpInbound extends TcpConnection {
             final TcpConnectionContext context,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
-            final NetAddr peerAddress,
+            final NetworkAddress peerAddress,
             final String remote,
             final ByteBuffer pipelined)
             throws IOException {
@@ -122,7 +122,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     /** The address the peer announced in its handshake. */
-    NetAddr peerAddress() {
+    NetworkAddress peerAddress() {
         return peerAddress;
     }
 

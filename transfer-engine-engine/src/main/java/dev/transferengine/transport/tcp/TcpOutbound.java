@@ -1,11 +1,11 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.RemoteAccessException;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -310,9 +310,9 @@ final class TcpOutbound extends TcpConnection {
             lost("the peer could not prove the cluster key (configure the same tcp.clusterKey on both)", null);
             return false;
         }
-        final NetAddr announced;
+        final NetworkAddress announced;
         try {
-            announced = NetAddr.fromBytes(address);
+            announced = NetworkAddress.fromBytes(address);
         } catch (final MalformedDescriptorException e) {
             protocolError("CHALLENGE with a malformed address: " + e.getMessage());
             return false;

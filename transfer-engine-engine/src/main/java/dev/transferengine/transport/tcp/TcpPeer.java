@@ -1,7 +1,8 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.PeerState;
 
 import java.net.InetSocketAddress;
 
@@ -13,26 +14,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpPeer {
 
-    /** Known, no connection opened from this side yet (it may have connected to us). */
-    static final String IDLE = "IDLE";
-
-    static final String CONNECTING = "CONNECTING";
-    static final String CONNECTED = "CONNECTED";
-    /** The last connection failed ({@link #lastError()} says why); the next post connects again. */
-    static final String UNREACHABLE = "UNREACHABLE";
-
     private final long handle;
-    private final NetAddr address;
+    private final NetworkAddress address;
     private final InetSocketAddress socketAddress;
     private final String text;
     private @Nullable TcpOutbound outbound;
-    private String state = IDLE;
+    private PeerState state = PeerState.IDLE;
     private String lastError = "";
     private long incarnation;
     private int restarts;
     private long lastUsed;
 
-    TcpPeer(final long handle, final NetAddr address, final InetSocketAddress socketAddress) {
+    TcpPeer(final long handle, final NetworkAddress address, final InetSocketAddress socketAddress) {
         this.handle = handle;
         this.address = address;
         this.socketAddress = socketAddress;
@@ -53,7 +46,7 @@ final class TcpPeer {
         return lastUsed;
     }
 
-    NetAddr address() {
+    NetworkAddress address() {
         return address;
     }
 
@@ -69,11 +62,11 @@ final class TcpPeer {
         this.outbound = outbound;
     }
 
-    String state() {
+    PeerState state() {
         return state;
     }
 
-    void state(final String state, final String lastError) {
+    void state(final PeerState state, final String lastError) {
         this.state = state;
         if (!lastError.isEmpty()) {
             this.lastError = lastError;

@@ -1,6 +1,6 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.RemoteAccessException.Reason;
+import dev.transferengine.exceptions.RemoteAccessException.Reason;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,7 +31,7 @@ enum TcpRefusal {
         return code;
     }
 
-    /** What the initiator's {@link dev.transferengine.RemoteAccessException} reports. */
+    /** What the initiator's {@link dev.transferengine.exceptions.RemoteAccessException} reports. */
     Reason reason() {
         return reason;
     }

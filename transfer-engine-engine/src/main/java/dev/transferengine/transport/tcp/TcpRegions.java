@@ -1,8 +1,8 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.InvalidRequestException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.InvalidRequestException;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;

@@ -1,10 +1,10 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.EngineClosedException;
 import dev.transferengine.EngineConfig;
-import dev.transferengine.TransferEngineException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.WriteDescriptor;

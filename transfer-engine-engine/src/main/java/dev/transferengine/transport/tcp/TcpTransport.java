@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.EngineConfig;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.Transport;

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code NetAddr.describe()} reads the payload {@link FabricAddress} writes: the two layouts stay in step. */
+/** {@code NetworkAddress.describe()} reads the payload {@link FabricAddress} writes: the two layouts stay in step. */
 class FabricAddressDescriptionTest {
 
     @Test

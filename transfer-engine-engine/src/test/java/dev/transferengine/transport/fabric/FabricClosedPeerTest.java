@@ -1,7 +1,7 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;

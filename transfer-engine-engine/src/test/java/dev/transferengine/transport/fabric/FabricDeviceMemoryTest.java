@@ -1,8 +1,8 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;

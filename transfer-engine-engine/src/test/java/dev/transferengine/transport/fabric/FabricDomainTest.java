@@ -1,11 +1,11 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -291,9 +291,9 @@ class FabricDomainTest {
     void resolvingKnowsEachPeerOnceAndListsIt(final String provider) {
         final Pair pair = new Pair(provider, 1);
         final Domain initiator = pair.initiators.get(0);
-        final NetAddr target = pair.targets.get(0).address();
+        final NetworkAddress target = pair.targets.get(0).address();
 
-        assertThat(initiator.resolve(NetAddr.parse(target.toString()))).isEqualTo(pair.peers[0]);
+        assertThat(initiator.resolve(NetworkAddress.parse(target.toString()))).isEqualTo(pair.peers[0]);
         assertThat(initiator.peers()).singleElement().satisfies(peer -> {
             assertThat(peer.address()).isEqualTo(target);
             assertThat(peer.unreachable()).isFalse();
@@ -310,7 +310,7 @@ class FabricDomainTest {
         assertThatThrownBy(() -> initiator.resolve(FabricAddress.of(other, new byte[] {1, 2, 3, 4})))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining(other);
-        assertThatThrownBy(() -> initiator.resolve(NetAddr.of("tcp", new byte[] {127, 0, 0, 1, 0, 80})))
+        assertThatThrownBy(() -> initiator.resolve(NetworkAddress.of("tcp", new byte[] {127, 0, 0, 1, 0, 80})))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("transport 'tcp'");
     }

@@ -1,8 +1,8 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
-import dev.transferengine.NetAddr;
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -65,7 +65,7 @@ class FabricPeerFailureTest {
         } while (line != null && !line.startsWith("READY "));
         assertThat(line).as("the peer process reports its address").isNotNull();
         final String[] ready = line.split(" ", -1);
-        final NetAddr remote = NetAddr.parse(ready[1]);
+        final NetworkAddress remote = NetworkAddress.parse(ready[1]);
         final long remoteBase = Long.parseLong(ready[2]);
         final long rkey = Long.parseLong(ready[3]);
 

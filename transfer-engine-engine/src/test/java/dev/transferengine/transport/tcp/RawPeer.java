@@ -1,6 +1,6 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -47,7 +47,8 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The address a raw peer announces: nobody listens on it. */
-    static final byte[] ADDRESS = TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9))
+    static final byte[] ADDRESS = TcpAddress.toNetworkAddress(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 9))
             .toBytes();
     /** The incarnation a raw peer announces. */
     static final long INCARNATION = 0x1234;
@@ -81,7 +82,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The handshake with a NIC that {@code poll} drives (a no-op for an engine's NIC, which its worker drives). */
-    RawPeer authenticate(final NetAddr target, final List<byte[]> keys, final Runnable poll) throws IOException {
+    RawPeer authenticate(final NetworkAddress target, final List<byte[]> keys, final Runnable poll) throws IOException {
         final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
         final byte[] nonce = authenticator.newNonce();
         send(hello(nonce));

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code NetAddr.describe()} reads the payload {@link TcpAddress} writes: the two layouts stay in step. */
+/** {@code NetworkAddress.describe()} reads the payload {@link TcpAddress} writes: the two layouts stay in step. */
 class TcpAddressDescriptionTest {
 
     @Test
@@ -18,7 +18,8 @@ class TcpAddressDescriptionTest {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 258),
             new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535)
         }) {
-            assertThat(TcpAddress.toNetAddr(socket).describe()).isEqualTo("tcp://" + TcpAddress.describe(socket));
+            assertThat(TcpAddress.toNetworkAddress(socket).describe())
+                    .isEqualTo("tcp://" + TcpAddress.describe(socket));
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.MalformedDescriptorException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.net.InetAddress;
@@ -18,12 +18,12 @@ class TcpAddressTest {
     @Test
     void ipv4AddressRoundTripsThroughBytesAndText() {
         final InetSocketAddress socket = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 40123);
-        final NetAddr address = TcpAddress.toNetAddr(socket);
+        final NetworkAddress address = TcpAddress.toNetworkAddress(socket);
 
         assertThat(address.transport()).isEqualTo("tcp");
-        assertThat(TcpAddress.toSocketAddress(NetAddr.fromBytes(address.toBytes())))
+        assertThat(TcpAddress.toSocketAddress(NetworkAddress.fromBytes(address.toBytes())))
                 .isEqualTo(socket);
-        assertThat(TcpAddress.toSocketAddress(NetAddr.parse(address.toString())))
+        assertThat(TcpAddress.toSocketAddress(NetworkAddress.parse(address.toString())))
                 .isEqualTo(socket);
         assertThat(TcpAddress.describe(socket)).isEqualTo("127.0.0.1:40123");
     }
@@ -31,7 +31,7 @@ class TcpAddressTest {
     @Test
     void ipv6AddressRoundTrips() throws UnknownHostException {
         final InetSocketAddress socket = new InetSocketAddress(InetAddress.ofLiteral("::1"), 65535);
-        final NetAddr address = TcpAddress.toNetAddr(socket);
+        final NetworkAddress address = TcpAddress.toNetworkAddress(socket);
 
         assertThat(address.payloadLength()).isEqualTo(19);
         assertThat(TcpAddress.toSocketAddress(address)).isEqualTo(socket);
@@ -50,22 +50,22 @@ class TcpAddressTest {
     @Test
     void addressesOfOtherTransportsOrWithBadPayloadsAreRefused() {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("fabric", new byte[] {4, 1, 0, 127, 0, 0, 1})))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("fabric", new byte[] {4, 1, 0, 127, 0, 0, 1})))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("'fabric'");
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[0])))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("tcp", new byte[0])))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("empty");
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {5, 1, 0, 127, 0, 0, 1})))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("tcp", new byte[] {5, 1, 0, 127, 0, 0, 1})))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("family 5");
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 1, 0, 127, 0, 0})))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("tcp", new byte[] {4, 1, 0, 127, 0, 0})))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("needs 7");
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {6, 1, 0, 127, 0, 0, 1})))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("tcp", new byte[] {6, 1, 0, 127, 0, 0, 1})))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("needs 19");
-            assertThatThrownBy(() -> domain.resolve(NetAddr.of("tcp", new byte[] {4, 0, 0, 127, 0, 0, 1})))
+            assertThatThrownBy(() -> domain.resolve(NetworkAddress.of("tcp", new byte[] {4, 0, 0, 127, 0, 0, 1})))
                     .isInstanceOf(MalformedDescriptorException.class)
                     .hasMessageContaining("port 0");
             assertThat(domain.peers()).isEmpty();

@@ -1,11 +1,12 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.EngineClosedException;
-import dev.transferengine.NetAddr;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
-import dev.transferengine.PeerUnreachableException;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.PeerState;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
@@ -79,7 +80,7 @@ class TcpDomainFaultTest {
                             .isEqualTo(target.address()))
                     .hasMessageContaining("127.0.0.1:" + targetPort);
         }
-        assertThat(state(target.address())).isEqualTo("UNREACHABLE");
+        assertThat(state(target.address())).isEqualTo(PeerState.UNREACHABLE);
 
         initiator.write(new WriteDescriptor()
                 .token(31)
@@ -105,7 +106,7 @@ class TcpDomainFaultTest {
 
             assertThat(initiatorEvents.writesDone).containsKey(40L);
             assertThat(restartedEvents.imms).containsExactly(5);
-            assertThat(state(target.address())).isEqualTo("CONNECTED");
+            assertThat(state(target.address())).isEqualTo(PeerState.CONNECTED);
             assertThat(initiator.peerRestarts()).isEqualTo(1);
             assertThat(initiator.failure()).isNull();
         } finally {
@@ -120,8 +121,8 @@ class TcpDomainFaultTest {
         try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             freePort = probe.getLocalPort();
         }
-        final NetAddr nobody =
-                TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), freePort));
+        final NetworkAddress nobody =
+                TcpAddress.toNetworkAddress(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), freePort));
         final long peer = initiator.resolve(nobody);
         final MemorySegment source = arena.allocate(64);
         final long sourceKey = initiator.register(source, Device.host());
@@ -208,7 +209,7 @@ class TcpDomainFaultTest {
 
             assertThat(initiator.peers()).singleElement().satisfies(p -> {
                 assertThat(p.address()).isEqualTo(target.address());
-                assertThat(p.state()).isEqualTo("CONNECTED");
+                assertThat(p.state()).isEqualTo(PeerState.CONNECTED);
             });
             assertThat(target.peers()).extracting(PeerInfo::address).containsExactly(initiator.address());
             assertThat(initiator.resolve(target.address())).isEqualTo(initiator.resolve(target.address()));
@@ -217,7 +218,7 @@ class TcpDomainFaultTest {
         }
     }
 
-    private String state(final NetAddr peer) {
+    private PeerState state(final NetworkAddress peer) {
         return initiator.peers().stream()
                 .filter(p -> p.address().equals(peer))
                 .findFirst()

@@ -1,6 +1,6 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;

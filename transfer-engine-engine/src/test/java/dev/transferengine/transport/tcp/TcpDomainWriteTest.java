@@ -1,8 +1,8 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.RemoteAccessException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
@@ -282,9 +282,10 @@ class TcpDomainWriteTest {
         initiator.write(
                 new WriteDescriptor().token(1).source(source, 50, sourceKey, 51).target(peer, 0, 0, 1));
 
-        assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(dev.transferengine.RegionBoundsException.class);
+        assertThat(initiatorEvents.writesFailed.get(1L))
+                .isInstanceOf(dev.transferengine.exceptions.RegionBoundsException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state())
-                .isEqualTo("IDLE"));
+                .isEqualTo(dev.transferengine.PeerState.IDLE));
     }
 
     private MemorySegment pattern(final long size, final int seed) {

@@ -1,8 +1,8 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
-import dev.transferengine.PeerUnreachableException;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 

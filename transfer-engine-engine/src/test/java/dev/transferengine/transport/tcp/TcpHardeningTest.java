@@ -1,10 +1,10 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.BackPressureException;
 import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
-import dev.transferengine.InvalidRequestException;
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -343,11 +343,11 @@ class TcpHardeningTest {
         }
         assertThat(domain.peers()).isEmpty();
 
-        final long first =
-                domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1001)));
-        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1002)));
+        final long first = domain.resolve(
+                TcpAddress.toNetworkAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1001)));
+        domain.resolve(TcpAddress.toNetworkAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1002)));
         advance(SECOND, domain);
-        domain.resolve(TcpAddress.toNetAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1003)));
+        domain.resolve(TcpAddress.toNetworkAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1003)));
 
         assertThat(domain.peers()).hasSize(2);
         assertThat(domain.count(TcpCounter.PEERS_EVICTED)).isEqualTo(1);

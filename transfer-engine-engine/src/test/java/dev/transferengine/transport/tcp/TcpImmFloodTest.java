@@ -2,7 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
-import dev.transferengine.MrDesc;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 
 import java.lang.foreign.Arena;
@@ -27,7 +27,7 @@ class TcpImmFloodTest {
                         .maxUnexpectedImms(bound)
                         .build();
                 Arena arena = Arena.ofShared()) {
-            final MrDesc region =
+            final RegionDescriptor region =
                     engine.register(arena.allocate(4096), Device.host()).descriptor();
             final long rkey = region.nic(0).rkey();
             try (RawPeer raw = new RawPeer(TcpAddress.toSocketAddress(engine.mainAddress()), 0)) {

@@ -1,9 +1,9 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
-import dev.transferengine.DeviceUnavailableException;
-import dev.transferengine.RemoteAccessException;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;

@@ -1,6 +1,6 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.TransportUnavailableException;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.Transport;

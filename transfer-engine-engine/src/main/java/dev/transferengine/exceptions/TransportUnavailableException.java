@@ -1,4 +1,6 @@
-package dev.transferengine;
+package dev.transferengine.exceptions;
+
+import dev.transferengine.EngineConfig;
 
 import java.io.Serial;
 

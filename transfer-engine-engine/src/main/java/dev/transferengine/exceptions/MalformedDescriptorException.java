@@ -1,8 +1,11 @@
-package dev.transferengine;
+package dev.transferengine.exceptions;
+
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 
 import java.io.Serial;
 
-/** Bytes or text that should encode a {@link NetAddr} or {@link MrDesc} do not. */
+/** Bytes or text that should encode a {@link NetworkAddress} or {@link RegionDescriptor} do not. */
 public final class MalformedDescriptorException extends TransferEngineException {
 
     @Serial

@@ -1,4 +1,6 @@
-package dev.transferengine;
+package dev.transferengine.exceptions;
+
+import dev.transferengine.NetworkAddress;
 
 import java.io.Serial;
 
@@ -13,7 +15,7 @@ public final class PeerUnreachableException extends TransferEngineException {
     private static final long serialVersionUID = 1L;
 
     /** The address of the NIC that could not be reached. */
-    private final NetAddr peer;
+    private final NetworkAddress peer;
 
     /**
      * A stackless failure to reach a peer.
@@ -22,7 +24,7 @@ public final class PeerUnreachableException extends TransferEngineException {
      * @param reason why, e.g. {@code "connection refused"}; the message reads "{@code peer <peer> unreachable:
      *     <reason>}"
      */
-    public PeerUnreachableException(final NetAddr peer, final String reason) {
+    public PeerUnreachableException(final NetworkAddress peer, final String reason) {
         super("peer " + peer + " unreachable: " + reason, null, true);
         this.peer = peer;
     }
@@ -35,7 +37,7 @@ public final class PeerUnreachableException extends TransferEngineException {
      * @param reason why, e.g. {@code "connection lost"}
      * @param cause the transport's failure, shared by every operation the lost connection ended
      */
-    public PeerUnreachableException(final NetAddr peer, final String reason, final Throwable cause) {
+    public PeerUnreachableException(final NetworkAddress peer, final String reason, final Throwable cause) {
         super("peer " + peer + " unreachable: " + reason, cause, true);
         this.peer = peer;
     }
@@ -45,7 +47,7 @@ public final class PeerUnreachableException extends TransferEngineException {
      *
      * @return the address of the NIC that could not be reached
      */
-    public NetAddr peer() {
+    public NetworkAddress peer() {
         return peer;
     }
 }

@@ -1,4 +1,7 @@
-package dev.transferengine;
+package dev.transferengine.exceptions;
+
+import dev.transferengine.EngineConfig;
+import dev.transferengine.GroupSpec;
 
 import java.io.Serial;
 

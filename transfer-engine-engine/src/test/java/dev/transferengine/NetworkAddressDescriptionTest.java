@@ -6,13 +6,13 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@link NetAddr#describe()}: readable forms of the shipped transports, hex for anything else. */
-class NetAddrDescriptionTest {
+/** {@link NetworkAddress#describe()}: readable forms of the shipped transports, hex for anything else. */
+class NetworkAddressDescriptionTest {
 
     @Test
     void tcpAddressReadsAsUrlWithThePortInTheRightByteOrder() {
         // port 7400 = 0x1CE8, little-endian on the wire: E8 1C
-        final NetAddr address = NetAddr.of("tcp", new byte[] {4, (byte) 0xE8, 0x1C, 10, 0, 0, 5});
+        final NetworkAddress address = NetworkAddress.of("tcp", new byte[] {4, (byte) 0xE8, 0x1C, 10, 0, 0, 5});
 
         assertThat(address.describe()).isEqualTo("tcp://10.0.0.5:7400");
         assertThat(address.toString()).isEqualTo("0103746370" + "04e81c0a000005");
@@ -26,7 +26,7 @@ class NetAddrDescriptionTest {
         payload[2] = 0x1C;
         payload[18] = 1;
 
-        assertThat(NetAddr.of("tcp", payload).describe()).isEqualTo("tcp://[0:0:0:0:0:0:0:1]:7400");
+        assertThat(NetworkAddress.of("tcp", payload).describe()).isEqualTo("tcp://[0:0:0:0:0:0:0:1]:7400");
     }
 
     @Test
@@ -48,21 +48,21 @@ class NetAddrDescriptionTest {
     void opaqueFabricNameAndUnknownTransportFallBackToHex() {
         assertThat(fabric("efa", new byte[] {(byte) 0xFE, (byte) 0x80, 0, 1}).describe())
                 .isEqualTo("fabric:efa:fe800001");
-        assertThat(NetAddr.of("verbs", new byte[] {1, 2}).describe()).isEqualTo("verbs:0102");
+        assertThat(NetworkAddress.of("verbs", new byte[] {1, 2}).describe()).isEqualTo("verbs:0102");
     }
 
     @Test
     void malformedPayloadOfAKnownTransportIsDescribedNotRefused() {
-        assertThat(NetAddr.of("tcp", new byte[] {9, 1}).describe()).isEqualTo("tcp:0901");
-        assertThat(NetAddr.of("fabric", new byte[] {40, 1}).describe()).isEqualTo("fabric:2801");
+        assertThat(NetworkAddress.of("tcp", new byte[] {9, 1}).describe()).isEqualTo("tcp:0901");
+        assertThat(NetworkAddress.of("fabric", new byte[] {40, 1}).describe()).isEqualTo("fabric:2801");
     }
 
-    private static NetAddr fabric(final String provider, final byte[] name) {
+    private static NetworkAddress fabric(final String provider, final byte[] name) {
         final byte[] providerBytes = provider.getBytes(StandardCharsets.US_ASCII);
         final byte[] payload = new byte[1 + providerBytes.length + name.length];
         payload[0] = (byte) providerBytes.length;
         System.arraycopy(providerBytes, 0, payload, 1, providerBytes.length);
         System.arraycopy(name, 0, payload, 1 + providerBytes.length, name.length);
-        return NetAddr.of("fabric", payload);
+        return NetworkAddress.of("fabric", payload);
     }
 }

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.MalformedDescriptorException;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -9,32 +11,32 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class MrDescTest {
+class RegionDescriptorTest {
 
-    private static MrDesc sample(final int nics) {
-        final MrDesc.Nic[] entries = new MrDesc.Nic[nics];
+    private static RegionDescriptor sample(final int nics) {
+        final RegionDescriptor.Nic[] entries = new RegionDescriptor.Nic[nics];
         for (int i = 0; i < nics; i++) {
-            entries[i] = new MrDesc.Nic(
-                    NetAddr.of("tcp", new byte[] {4, 127, 0, 0, 1, 0, (byte) i}), 0x1234_5678_9ABC_DEF0L + i);
+            entries[i] = new RegionDescriptor.Nic(
+                    NetworkAddress.of("tcp", new byte[] {4, 127, 0, 0, 1, 0, (byte) i}), 0x1234_5678_9ABC_DEF0L + i);
         }
-        return new MrDesc(0x7F00_0000_1000L, 1 << 20, List.of(entries));
+        return new RegionDescriptor(0x7F00_0000_1000L, 1 << 20, List.of(entries));
     }
 
     @Test
     void roundTripsThroughBytesAndText() {
         for (int nics = 1; nics <= 4; nics++) {
-            final MrDesc desc = sample(nics);
-            assertThat(MrDesc.fromBytes(desc.toBytes())).isEqualTo(desc);
-            assertThat(MrDesc.parse(desc.toText())).isEqualTo(desc);
+            final RegionDescriptor desc = sample(nics);
+            assertThat(RegionDescriptor.fromBytes(desc.toBytes())).isEqualTo(desc);
+            assertThat(RegionDescriptor.parse(desc.toText())).isEqualTo(desc);
         }
     }
 
     @Test
     void needsOneToFourNics() {
-        assertThatThrownBy(() -> new MrDesc(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RegionDescriptor(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
         final byte[] bytes = sample(1).toBytes();
         bytes[17] = 5;
-        assertThatThrownBy(() -> MrDesc.fromBytes(bytes))
+        assertThatThrownBy(() -> RegionDescriptor.fromBytes(bytes))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("NIC count");
     }
@@ -42,12 +44,12 @@ class MrDescTest {
     @Test
     void truncatedOrPaddedBytesAreRefused() {
         final byte[] bytes = sample(2).toBytes();
-        assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length - 3)))
+        assertThatThrownBy(() -> RegionDescriptor.fromBytes(Arrays.copyOf(bytes, bytes.length - 3)))
                 .isInstanceOf(MalformedDescriptorException.class);
-        assertThatThrownBy(() -> MrDesc.fromBytes(Arrays.copyOf(bytes, bytes.length + 1)))
+        assertThatThrownBy(() -> RegionDescriptor.fromBytes(Arrays.copyOf(bytes, bytes.length + 1)))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("trailing");
-        assertThatThrownBy(() -> MrDesc.parse("%%%")).isInstanceOf(MalformedDescriptorException.class);
+        assertThatThrownBy(() -> RegionDescriptor.parse("%%%")).isInstanceOf(MalformedDescriptorException.class);
     }
 
     @Test
@@ -60,7 +62,7 @@ class MrDescTest {
                 bytes[random.nextInt(bytes.length)] = (byte) random.nextInt();
             }
             try {
-                MrDesc.fromBytes(Arrays.copyOf(bytes, random.nextInt(bytes.length + 1)));
+                RegionDescriptor.fromBytes(Arrays.copyOf(bytes, random.nextInt(bytes.length + 1)));
             } catch (final MalformedDescriptorException expected) {
                 // the only allowed failure
             }

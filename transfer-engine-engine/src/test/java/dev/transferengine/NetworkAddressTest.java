@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.MalformedDescriptorException;
+
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
@@ -7,13 +9,13 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class NetAddrTest {
+class NetworkAddressTest {
 
     @Test
     void roundTripsThroughBytesAndText() {
-        final NetAddr address = NetAddr.of("tcp", new byte[] {4, 127, 0, 0, 1, 0x1F, (byte) 0x90});
-        assertThat(NetAddr.fromBytes(address.toBytes())).isEqualTo(address);
-        assertThat(NetAddr.parse(address.toString())).isEqualTo(address).hasSameHashCodeAs(address);
+        final NetworkAddress address = NetworkAddress.of("tcp", new byte[] {4, 127, 0, 0, 1, 0x1F, (byte) 0x90});
+        assertThat(NetworkAddress.fromBytes(address.toBytes())).isEqualTo(address);
+        assertThat(NetworkAddress.parse(address.toString())).isEqualTo(address).hasSameHashCodeAs(address);
         assertThat(address.transport()).isEqualTo("tcp");
         assertThat(address.payloadLength()).isEqualTo(7);
     }
@@ -21,7 +23,7 @@ class NetAddrTest {
     @Test
     void payloadIsCopiedSoTheAddressStaysImmutable() {
         final byte[] payload = {1, 2, 3};
-        final NetAddr address = NetAddr.of("fabric", payload);
+        final NetworkAddress address = NetworkAddress.of("fabric", payload);
         payload[0] = 9;
         address.payload()[1] = 9;
         assertThat(address.payload()).containsExactly(1, 2, 3);
@@ -29,19 +31,19 @@ class NetAddrTest {
 
     @Test
     void malformedBytesAreRefusedWithTheReason() {
-        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1}))
+        assertThatThrownBy(() -> NetworkAddress.fromBytes(new byte[] {1}))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("at least 3 bytes");
-        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {2, 3, 't', 'c', 'p'}))
+        assertThatThrownBy(() -> NetworkAddress.fromBytes(new byte[] {2, 3, 't', 'c', 'p'}))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("version 2");
-        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1, 9, 't', 'c', 'p'}))
+        assertThatThrownBy(() -> NetworkAddress.fromBytes(new byte[] {1, 9, 't', 'c', 'p'}))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("name length 9");
-        assertThatThrownBy(() -> NetAddr.fromBytes(new byte[] {1, 2, 0, 1, 5}))
+        assertThatThrownBy(() -> NetworkAddress.fromBytes(new byte[] {1, 2, 0, 1, 5}))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("non-printable");
-        assertThatThrownBy(() -> NetAddr.parse("not hex")).isInstanceOf(MalformedDescriptorException.class);
+        assertThatThrownBy(() -> NetworkAddress.parse("not hex")).isInstanceOf(MalformedDescriptorException.class);
     }
 
     @Test
@@ -56,7 +58,7 @@ class NetAddrTest {
                 bytes[0] = 1;
             }
             try {
-                NetAddr.fromBytes(bytes);
+                NetworkAddress.fromBytes(bytes);
             } catch (final MalformedDescriptorException expected) {
                 // the only allowed failure
             }

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.MalformedDescriptorException;
+
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,14 +10,14 @@ import java.util.List;
 
 /**
  * The serialisable descriptor of a registered memory region, handed to peers so they can write into it (the paper's
- * {@code MrDesc}): the base address, the length, and one {@link Nic} (address, remote key) per NIC of the group that
+ * {@code RegionDescriptor}): the base address, the length, and one {@link Nic} (address, remote key) per NIC of the group that
  * registered it. Round-trips through {@link #toBytes()} and through URL-safe base64 text.
  *
  * @param address the region's base address (a host address or a CUDA device pointer)
  * @param length  the region's length in bytes
  * @param nics    one entry per NIC, in NIC order
  */
-public record MrDesc(long address, long length, List<Nic> nics) {
+public record RegionDescriptor(long address, long length, List<Nic> nics) {
 
     private static final byte VERSION = 1;
 
@@ -25,19 +27,19 @@ public record MrDesc(long address, long length, List<Nic> nics) {
      * @param address the address of the NIC that registered the region, which a writer connects to
      * @param rkey    the region's remote key on that NIC; a write carrying a stale key is refused
      */
-    public record Nic(NetAddr address, long rkey) {}
+    public record Nic(NetworkAddress address, long rkey) {}
 
     /**
      * Checks the length and NIC count and copies the NIC list.
      *
      * @throws IllegalArgumentException if the length is negative or there are not 1 to 4 NICs
      */
-    public MrDesc {
+    public RegionDescriptor {
         if (length < 0) {
-            throw new IllegalArgumentException("MrDesc length must be >= 0, was " + length);
+            throw new IllegalArgumentException("RegionDescriptor length must be >= 0, was " + length);
         }
         if (nics.isEmpty() || nics.size() > 4) {
-            throw new IllegalArgumentException("MrDesc needs 1 to 4 NICs, got " + nics.size());
+            throw new IllegalArgumentException("RegionDescriptor needs 1 to 4 NICs, got " + nics.size());
         }
         nics = List.copyOf(nics);
     }
@@ -91,41 +93,41 @@ public record MrDesc(long address, long length, List<Nic> nics) {
      * @throws MalformedDescriptorException if the bytes are truncated, have trailing bytes, an unknown version, a NIC
      *     count out of 1..4, a negative length or a malformed NIC address
      */
-    public static MrDesc fromBytes(final byte[] bytes) {
+    public static RegionDescriptor fromBytes(final byte[] bytes) {
         final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         try {
             final byte version = in.get();
             if (version != VERSION) {
                 throw new MalformedDescriptorException(
-                        "MrDesc version " + version + " is not supported (expected " + VERSION + ")");
+                        "RegionDescriptor version " + version + " is not supported (expected " + VERSION + ")");
             }
             final long address = in.getLong();
             final long length = in.getLong();
             final int count = in.get();
             if (count < 1 || count > 4) {
-                throw new MalformedDescriptorException("MrDesc NIC count must be 1..4, got " + count);
+                throw new MalformedDescriptorException("RegionDescriptor NIC count must be 1..4, got " + count);
             }
             if (length < 0) {
-                throw new MalformedDescriptorException("MrDesc length is negative: " + length);
+                throw new MalformedDescriptorException("RegionDescriptor length is negative: " + length);
             }
             final Nic[] nics = new Nic[count];
             for (int i = 0; i < count; i++) {
                 final long rkey = in.getLong();
                 final int addrLength = Short.toUnsignedInt(in.getShort());
                 if (addrLength > in.remaining()) {
-                    throw new MalformedDescriptorException("MrDesc NIC " + i + " address length " + addrLength
+                    throw new MalformedDescriptorException("RegionDescriptor NIC " + i + " address length " + addrLength
                             + " exceeds the remaining " + in.remaining() + " bytes");
                 }
                 final byte[] addr = new byte[addrLength];
                 in.get(addr);
-                nics[i] = new Nic(NetAddr.fromBytes(addr), rkey);
+                nics[i] = new Nic(NetworkAddress.fromBytes(addr), rkey);
             }
             if (in.hasRemaining()) {
-                throw new MalformedDescriptorException("MrDesc has " + in.remaining() + " trailing bytes");
+                throw new MalformedDescriptorException("RegionDescriptor has " + in.remaining() + " trailing bytes");
             }
-            return new MrDesc(address, length, List.of(nics));
+            return new RegionDescriptor(address, length, List.of(nics));
         } catch (final BufferUnderflowException e) {
-            throw new MalformedDescriptorException("MrDesc is truncated (" + bytes.length + " bytes)", e);
+            throw new MalformedDescriptorException("RegionDescriptor is truncated (" + bytes.length + " bytes)", e);
         }
     }
 
@@ -145,11 +147,12 @@ public record MrDesc(long address, long length, List<Nic> nics) {
      * @return the descriptor
      * @throws MalformedDescriptorException if the text is not URL-safe base64 or its bytes are not a descriptor
      */
-    public static MrDesc parse(final String text) {
+    public static RegionDescriptor parse(final String text) {
         try {
             return fromBytes(Base64.getUrlDecoder().decode(text.strip()));
         } catch (final IllegalArgumentException e) {
-            throw new MalformedDescriptorException("MrDesc text is not URL-safe base64: " + e.getMessage(), e);
+            throw new MalformedDescriptorException(
+                    "RegionDescriptor text is not URL-safe base64: " + e.getMessage(), e);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.transferengine;
+package dev.transferengine.exceptions;
 
 import java.io.Serial;
 

@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.MalformedDescriptorException;
+
 import java.io.Serial;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,7 @@ import java.util.HexFormat;
  *
  * <p>Layout: {@code version(1) = 1, transportNameLength(1), transportName(ASCII), payload}.
  */
-public final class NetAddr implements Serializable {
+public final class NetworkAddress implements Serializable {
 
     // Serializable so that PeerUnreachableException, which carries one, is serializable as every Throwable is.
     @Serial
@@ -32,7 +34,7 @@ public final class NetAddr implements Serializable {
     /** The hash code, computed once: addresses are map keys on the worker. */
     private final int hash;
 
-    private NetAddr(final String transport, final byte[] payload) {
+    private NetworkAddress(final String transport, final byte[] payload) {
         this.transport = transport;
         this.payload = payload;
         this.hash = 31 * transport.hashCode() + Arrays.hashCode(payload);
@@ -46,13 +48,13 @@ public final class NetAddr implements Serializable {
      * @return the address
      * @throws IllegalArgumentException if the name is empty, longer than 32 characters or not ASCII
      */
-    public static NetAddr of(final String transport, final byte[] payload) {
+    public static NetworkAddress of(final String transport, final byte[] payload) {
         if (transport.isEmpty()
                 || transport.length() > 32
                 || !StandardCharsets.US_ASCII.newEncoder().canEncode(transport)) {
             throw new IllegalArgumentException("transport name must be 1..32 ASCII characters: '" + transport + "'");
         }
-        return new NetAddr(transport, payload.clone());
+        return new NetworkAddress(transport, payload.clone());
     }
 
     /**
@@ -62,26 +64,27 @@ public final class NetAddr implements Serializable {
      * @return the address
      * @throws MalformedDescriptorException if the bytes are too short, have an unknown version or a bad transport name
      */
-    public static NetAddr fromBytes(final byte[] bytes) {
+    public static NetworkAddress fromBytes(final byte[] bytes) {
         if (bytes.length < 3) {
-            throw new MalformedDescriptorException("NetAddr needs at least 3 bytes, got " + bytes.length);
+            throw new MalformedDescriptorException("NetworkAddress needs at least 3 bytes, got " + bytes.length);
         }
         if (bytes[0] != VERSION) {
             throw new MalformedDescriptorException(
-                    "NetAddr version " + bytes[0] + " is not supported (expected " + VERSION + ")");
+                    "NetworkAddress version " + bytes[0] + " is not supported (expected " + VERSION + ")");
         }
         final int nameLength = bytes[1] & 0xFF;
         if (nameLength == 0 || nameLength > 32 || 2 + nameLength > bytes.length) {
-            throw new MalformedDescriptorException(
-                    "NetAddr transport name length " + nameLength + " does not fit in " + bytes.length + " bytes");
+            throw new MalformedDescriptorException("NetworkAddress transport name length " + nameLength
+                    + " does not fit in " + bytes.length + " bytes");
         }
         for (int i = 2; i < 2 + nameLength; i++) {
             if (bytes[i] < 0x21 || bytes[i] > 0x7E) {
-                throw new MalformedDescriptorException("NetAddr transport name has a non-printable byte at " + i);
+                throw new MalformedDescriptorException(
+                        "NetworkAddress transport name has a non-printable byte at " + i);
             }
         }
         final String transport = new String(bytes, 2, nameLength, StandardCharsets.US_ASCII);
-        return new NetAddr(transport, Arrays.copyOfRange(bytes, 2 + nameLength, bytes.length));
+        return new NetworkAddress(transport, Arrays.copyOfRange(bytes, 2 + nameLength, bytes.length));
     }
 
     /**
@@ -91,16 +94,16 @@ public final class NetAddr implements Serializable {
      * @return the address
      * @throws MalformedDescriptorException if the text is not hex or its bytes are not an address
      */
-    public static NetAddr parse(final String text) {
+    public static NetworkAddress parse(final String text) {
         try {
             return fromBytes(HEX.parseHex(text.strip()));
         } catch (final IllegalArgumentException e) {
-            throw new MalformedDescriptorException("NetAddr text is not hex: '" + text + "'", e);
+            throw new MalformedDescriptorException("NetworkAddress text is not hex: '" + text + "'", e);
         }
     }
 
     /**
-     * The encoding that travels inside an {@link MrDesc}.
+     * The encoding that travels inside an {@link RegionDescriptor}.
      *
      * @return a new array, for {@link #fromBytes(byte[])}
      */
@@ -167,7 +170,7 @@ public final class NetAddr implements Serializable {
 
     @Override
     public boolean equals(final Object o) {
-        return o instanceof NetAddr other
+        return o instanceof NetworkAddress other
                 && hash == other.hash
                 && transport.equals(other.transport)
                 && Arrays.equals(payload, other.payload);
