@@ -33,8 +33,10 @@ public final class RoleDefaults implements EnvironmentPostProcessor, Ordered {
                 .equals("demo");
         final Map<String, Object> defaults = demo
                 ? Map.of(
-                        "sample.security.open-endpoints", DEMO_OPEN_ENDPOINTS,
-                        "management.endpoint.health.show-details", "always")
+                        "sample.security.open-endpoints",
+                        DEMO_OPEN_ENDPOINTS,
+                        "management.endpoint.health.show-details",
+                        "always")
                 : Map.of(
                         "sample.security.open-endpoints", "health",
                         "management.endpoint.health.show-details", "when-authorized");

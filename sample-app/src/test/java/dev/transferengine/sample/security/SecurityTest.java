@@ -156,7 +156,12 @@ class SecurityTest {
             assertThat(status(demo, "/dashboard/events", false)).isEqualTo(200);
             // what the README tells a demo user to curl, without the demo's random token
             for (final String endpoint : new String[] {"/actuator/prometheus", "/actuator/transferengine"}) {
-                demo.anonymousClient().get().uri(endpoint).exchange().expectStatus().isOk();
+                demo.anonymousClient()
+                        .get()
+                        .uri(endpoint)
+                        .exchange()
+                        .expectStatus()
+                        .isOk();
             }
             demo.anonymousClient()
                     .get()

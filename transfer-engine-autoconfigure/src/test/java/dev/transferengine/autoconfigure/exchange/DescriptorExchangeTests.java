@@ -71,8 +71,8 @@ class DescriptorExchangeTests {
     @Test
     void aServiceWithoutAWebClientBuilderBeanReadsDescriptorsToo() {
         try (ConfigurableApplicationContext decode = start("transfer-engine.exchange.enabled=true");
-                ConfigurableApplicationContext prefill = start(
-                        "spring.autoconfigure.exclude=org.springframework.boot.webclient.autoconfigure."
+                ConfigurableApplicationContext prefill =
+                        start("spring.autoconfigure.exclude=org.springframework.boot.webclient.autoconfigure."
                                 + "WebClientAutoConfiguration");
                 Arena arena = Arena.ofShared()) {
             assertThat(prefill.getBeanProvider(WebClient.Builder.class).getIfAvailable())
