@@ -105,6 +105,26 @@ class TransferEngineTlsTests {
     }
 
     @Test
+    void aBundleWithATrustStoreIsMutualTlsAndTheKeyModeComesFromTheClusterKey() {
+        withBundle("node")
+                .withPropertyValues("transfer-engine.tcp.cluster-key=new-key-0123456789abcdef,old-key-0123456789abcdef")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    final TransferEngineSecurity security = context.getBean(TransferEngineSecurity.class);
+                    assertThat(security.tls()).isEqualTo("mutual");
+                    assertThat(security.key()).isEqualTo("rotating");
+                    assertThat(security.describes(context.getBean(TransferEngine.class)))
+                            .isTrue();
+                    assertThat(security.toString()).isEqualTo("TLS mutual, key rotating");
+                });
+        runner.run(context -> {
+            final TransferEngineSecurity security = context.getBean(TransferEngineSecurity.class);
+            assertThat(security.tls()).isEqualTo("off");
+            assertThat(security.key()).isEqualTo("public-loopback");
+        });
+    }
+
+    @Test
     void theBundleSecuresTheEngineAgainstPeersWithoutTlsAndServesPeersWithIt() {
         withBundle("node").run(context -> {
             assertThat(context).hasNotFailed();
