@@ -147,8 +147,11 @@ final class TransferEnginePropertiesMapper {
                     property, name, "there is no SSL bundle named '" + name + "'", fix);
         }
         final SslOptions options = bundle.getOptions();
+        final ReloadableSslContext context = ReloadableSslContext.of(bundle.createSslContext());
+        // a bundle with reload-on-update calls this when its files change; new connections get the new context
+        bundles.addBundleUpdateHandler(name, updated -> context.reload(updated.createSslContext()));
         builder.tls(new TransportTls(
-                bundle.createSslContext(),
+                context,
                 bundle.getStores().getTrustStore() != null,
                 list(options.getEnabledProtocols()),
                 list(options.getCiphers())));
