@@ -435,21 +435,20 @@ final class DomainGroup implements Agent {
         final int nic = completions.nic(i);
         final long value = completions.value(i);
         switch (completions.kind(i)) {
-            case CompletionQueue.WRITE_DONE -> {
-                counters.add(index, nic, NicCounter.WRITES, 1);
+            case CompletionQueue.COMPLETE -> {
+                final long token = completions.token(i);
+                final boolean send = InFlightTable.isSend(token);
+                counters.add(index, nic, send ? NicCounter.SENDS : NicCounter.WRITES, 1);
                 counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
-                ack(completions.token(i), null);
+                ack(token, null);
             }
-            case CompletionQueue.WRITE_FAILED -> {
-                counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
-                ack(completions.token(i), completions.takeError(i));
+            case CompletionQueue.FAILED -> {
+                final long token = completions.token(i);
+                if (!InFlightTable.isSend(token)) {
+                    counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
+                }
+                ack(token, completions.takeError(i));
             }
-            case CompletionQueue.SEND_DONE -> {
-                counters.add(index, nic, NicCounter.SENDS, 1);
-                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
-                ack(completions.token(i), null);
-            }
-            case CompletionQueue.SEND_FAILED -> ack(completions.token(i), completions.takeError(i));
             case CompletionQueue.RECEIVE -> {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);
                 counters.add(index, nic, NicCounter.BYTES_RECEIVED, value);
@@ -459,7 +458,7 @@ final class DomainGroup implements Agent {
                     receives.onReceive(Receives.bufferIndex(token), (int) value);
                 }
             }
-            case CompletionQueue.IMM, CompletionQueue.IMM_ADMITTED -> {
+            case CompletionQueue.IMM -> {
                 counters.add(index, nic, NicCounter.IMMS, 1);
                 final StageProbe probe = counters.stageProbe();
                 if (probe != null) {
@@ -469,9 +468,23 @@ final class DomainGroup implements Agent {
                         counters.increment(EngineCounter.CALLBACK_ERRORS);
                     }
                 }
-                imms.onImm((int) value, completions.kind(i) == CompletionQueue.IMM_ADMITTED);
+                imms.consume(value);
             }
             default -> throw new IllegalStateException("unknown completion kind " + completions.kind(i));
+        }
+    }
+
+    /**
+     * Drops what the NICs reported but was not handled, since those operations are being failed wholesale; the imms
+     * among them are credited all the same, as their writes landed and their reservations must end.
+     */
+    private void dropCompletions() {
+        for (int i = completions.take(); i >= 0; i = completions.take()) {
+            if (completions.kind(i) == CompletionQueue.IMM) {
+                imms.consume(completions.value(i));
+            } else {
+                completions.takeError(i);
+            }
         }
     }
 
@@ -576,7 +589,7 @@ final class DomainGroup implements Agent {
                         + ") while the operation was in flight; its NICs were reopened",
                 cause);
         downError = error;
-        completions.clear();
+        dropCompletions();
         failInFlight(error);
         closeDomains();
         nextReopen = clock.getAsLong();
@@ -628,7 +641,7 @@ final class DomainGroup implements Agent {
                 }
             }
         }
-        completions.clear(); // closing reports the failure of what was posted; those operations ended already
+        dropCompletions(); // closing reports the failure of what was posted; those operations ended already
     }
 
     // ---- worker thread: control actions -------------------------------------------------------------------------
@@ -705,39 +718,25 @@ final class DomainGroup implements Agent {
     }
 
     /**
-     * The events of one NIC. They are queued and handled after the NIC's poll returns; only {@link #admitsImm} is
+     * The events of one NIC. They are queued and handled after the NIC's poll returns; imm reservations are
      * answered at once, and {@link #onBytesReceived} is a counter.
      */
     private final class NicEvents implements DomainListener {
 
         private final int nic;
-        /** The imm {@link #admitsImm} last said yes to, credited by the next {@link #onImm}. */
-        private int admittedImm;
-
-        private boolean admitted;
 
         NicEvents(final int nic) {
             this.nic = nic;
         }
 
         @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            completions.add(CompletionQueue.WRITE_DONE, nic, token, bytes, null);
+        public void onComplete(final long token, final long bytes) {
+            completions.add(CompletionQueue.COMPLETE, nic, token, bytes, null);
         }
 
         @Override
-        public void onWriteFailed(final long token, final TransferEngineException error) {
-            completions.add(CompletionQueue.WRITE_FAILED, nic, token, 0, error);
-        }
-
-        @Override
-        public void onSendComplete(final long token, final long bytes) {
-            completions.add(CompletionQueue.SEND_DONE, nic, token, bytes, null);
-        }
-
-        @Override
-        public void onSendFailed(final long token, final TransferEngineException error) {
-            completions.add(CompletionQueue.SEND_FAILED, nic, token, 0, error);
+        public void onFailed(final long token, final TransferEngineException error) {
+            completions.add(CompletionQueue.FAILED, nic, token, 0, error);
         }
 
         @Override
@@ -746,17 +745,18 @@ final class DomainGroup implements Agent {
         }
 
         @Override
-        public boolean admitsImm(final int imm) {
-            admitted = imms.admits(imm);
-            admittedImm = imm;
-            return admitted;
+        public long reserveImm(final int imm) {
+            return imms.reserve(imm);
         }
 
         @Override
-        public void onImm(final int imm) {
-            final boolean wasAdmitted = admitted && admittedImm == imm;
-            admitted = false;
-            completions.add(wasAdmitted ? CompletionQueue.IMM_ADMITTED : CompletionQueue.IMM, nic, 0, imm, null);
+        public void onImm(final long reservation) {
+            completions.add(CompletionQueue.IMM, nic, 0, reservation, null);
+        }
+
+        @Override
+        public void releaseImm(final long reservation) {
+            imms.release(reservation);
         }
 
         @Override

@@ -281,17 +281,17 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         final long srcOffset = write.srcOffset();
         final long length = write.length();
         if (closed) {
-            listener.onWriteFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(write.peer());
         if (target == null) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token,
                     new RegionBoundsException(description + ": write of " + length + " bytes at offset " + srcOffset
                             + " falls outside the source of " + src.byteSize() + " bytes"));
@@ -312,16 +312,16 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     @Override
     public void send(final long token, final long peer, final MemorySegment message) {
         if (closed) {
-            listener.onSendFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(peer);
         if (target == null) {
-            listener.onSendFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
+            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
             return;
         }
         if (message.byteSize() > Integer.MAX_VALUE) {
-            listener.onSendFailed(
+            listener.onFailed(
                     token,
                     new InvalidRequestException(description + ": a send carries at most " + Integer.MAX_VALUE
                             + " bytes, not " + message.byteSize()));
@@ -416,7 +416,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             }
         }
         for (final TcpInbound connection : inbound) {
-            connection.closeChannel();
+            connection.closeForShutdown();
         }
         inbound.clear();
         toFlush.clear();
@@ -567,18 +567,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         final long token = op.token;
         final long bytes = op.length;
-        final boolean send = op.isSend();
         release(op);
         if (error == null) {
-            if (send) {
-                listener.onSendComplete(token, bytes);
-            } else {
-                listener.onWriteComplete(token, bytes);
-            }
-        } else if (send) {
-            listener.onSendFailed(token, error);
+            listener.onComplete(token, bytes);
         } else {
-            listener.onWriteFailed(token, error);
+            listener.onFailed(token, error);
         }
     }
 

@@ -180,7 +180,7 @@ final class TcpStaging {
         if (error != null) {
             fail(domain, write, error);
         } else if (!write.failed && write.outstanding == 0 && write.issued == write.length) {
-            domain.listener().onWriteComplete(write.token, write.length);
+            domain.listener().onComplete(write.token, write.length);
         }
     }
 
@@ -314,7 +314,7 @@ final class TcpStaging {
         if (!write.failed) {
             write.failed = true;
             writes.remove(write);
-            domain.listener().onWriteFailed(write.token, error);
+            domain.listener().onFailed(write.token, error);
         }
     }
 
