@@ -64,6 +64,7 @@ final class DomainGroup implements Agent {
     private final int index;
     private final GroupSpec spec;
     private final EngineConfig config;
+    private final WorkerServices services;
     private final Transport transport;
     private final ImmCountTable imms;
     private final CallbackDispatcher callbacks;
@@ -78,8 +79,7 @@ final class DomainGroup implements Agent {
     private final Domain[] domains;
     private final InFlightTable inFlight;
     private final WritePlanner planner;
-    private final WritePlanner.Poster poster = this::post;
-    /** What {@link #post} hands its domain; reused for every piece. */
+    /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();
 
     private final CompletionQueue completions = new CompletionQueue(1024);
@@ -93,8 +93,6 @@ final class DomainGroup implements Agent {
     private final long timeoutNanos;
     private final long timeoutScanNanos;
     private long nextTimeoutScan;
-    /** The request whose pieces the planner is posting. */
-    private @Nullable Submission planning;
 
     private boolean nicsOpen;
     private long nextReopen;
@@ -115,27 +113,18 @@ final class DomainGroup implements Agent {
         }
     }
 
-    DomainGroup(
-            final int index,
-            final GroupSpec spec,
-            final EngineConfig config,
-            final Transport transport,
-            final ImmCountTable imms,
-            final CallbackDispatcher callbacks,
-            final Counters counters,
-            final SendBuffers sendBuffers,
-            final Submissions pool,
-            final LongSupplier clock) {
+    DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final WorkerServices services) {
         this.index = index;
         this.spec = spec;
         this.config = config;
-        this.transport = transport;
-        this.imms = imms;
-        this.callbacks = callbacks;
-        this.counters = counters;
-        this.sendBuffers = sendBuffers;
-        this.pool = pool;
-        this.clock = clock;
+        this.services = services;
+        this.transport = services.transport();
+        this.imms = services.imms();
+        this.callbacks = services.callbacks();
+        this.counters = services.counters();
+        this.sendBuffers = services.sendBuffers();
+        this.pool = services.pool();
+        this.clock = services.clock();
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
@@ -152,6 +141,11 @@ final class DomainGroup implements Agent {
 
     int index() {
         return index;
+    }
+
+    /** What this worker shares with the engine's other workers. */
+    WorkerServices services() {
+        return services;
     }
 
     int nicCount() {
@@ -367,16 +361,19 @@ final class DomainGroup implements Agent {
             postSend(s);
             return;
         }
-        s.remaining = planner.pieces(request);
+        s.remaining = planner.plan(request);
         if (s.remaining == 0) {
             end(s);
             return;
         }
-        planning = s;
+        posted.token(s.token);
         try {
-            planner.plan(request, poster);
+            for (int nic = planner.next(posted); nic >= 0 && post(s, nic); nic = planner.next(posted)) {
+                // every piece is posted in order, until one is abandoned
+            }
         } finally {
-            planning = null;
+            planner.clear();
+            posted.clear();
         }
     }
 
@@ -391,31 +388,25 @@ final class DomainGroup implements Agent {
         }
     }
 
-    /** The planner's {@link WritePlanner.Poster}: posts one piece of {@link #planning} on its NIC. */
-    private boolean post(final WriteOp op, final int unposted) {
-        final Submission s = Objects.requireNonNull(planning);
-        final RegionDescriptor dst = Objects.requireNonNull(op.dst);
+    /** Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. */
+    private boolean post(final Submission s, final int nic) {
         try {
-            final Domain domain = domains[op.nic];
-            final RegionDescriptor.Nic remote = dst.nic(op.nic);
-            final long peer = op.peer >= 0 ? op.peer : domain.resolve(remote.address());
-            final Region src = op.src;
-            inFlight.posted(s.token, op.nic);
+            final Domain domain = domains[nic];
+            if (posted.peer() < 0) {
+                posted.target(
+                        domain.resolve(planner.destination(nic)),
+                        posted.remoteBase(),
+                        posted.remoteOffset(),
+                        posted.rkey());
+            }
+            inFlight.posted(s.token, nic);
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(posted.token(s.token)
-                    .source(
-                            src == null ? MemorySegment.NULL : src.segment(),
-                            op.srcOffset,
-                            src == null ? 0 : src.key(op.nic),
-                            op.length)
-                    .target(peer, dst.address(), op.dstOffset, remote.rkey())
-                    .imm(op.hasImm, op.imm));
-            posted.clear();
+            domain.write(posted);
             return true;
         } catch (final TransferEngineException e) {
-            abandon(s, unposted, e);
+            abandon(s, planner.unposted(), e);
             return false;
         }
     }

@@ -109,19 +109,11 @@ final class Engine implements TransferEngine, Region.Owner {
                 new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
         this.workers = new AgentRunner[groups.length];
+        final WorkerServices services =
+                new WorkerServices(transport, imms, callbacks, counters, sendBuffers, submissionPool, clock);
         try {
             for (int g = 0; g < groups.length; g++) {
-                groups[g] = new DomainGroup(
-                        g,
-                        config.groups().get(g),
-                        config,
-                        transport,
-                        imms,
-                        callbacks,
-                        counters,
-                        sendBuffers,
-                        submissionPool,
-                        clock);
+                groups[g] = new DomainGroup(g, config.groups().get(g), config, services);
                 workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -471,9 +463,7 @@ final class Engine implements TransferEngine, Region.Owner {
                     count,
                     credited,
                     listener,
-                    groups[0],
-                    callbacks,
-                    counters);
+                    groups[0]);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }

@@ -115,16 +115,23 @@ final class FabricDomain implements Domain {
     private boolean toldOfUnusedTail;
     private volatile @Nullable String failure;
 
+    /**
+     * The transport's settings for a domain: posts tried per poll, the operation table's size, whether writes ask for
+     * delivery completion, and whether zero-byte writes do too (shm cannot).
+     */
+    record Options(int postsPerPoll, int maxOps, boolean deliveryComplete, boolean zeroByteDeliveryComplete) {}
+
     FabricDomain(
             final FabricEndpoint endpoint,
             final DomainListener listener,
             final int group,
             final int nic,
             final long caps,
-            final int postsPerPoll,
-            final int maxOps,
-            final boolean deliveryComplete,
-            final boolean zeroByteDeliveryComplete) {
+            final Options options) {
+        final int postsPerPoll = options.postsPerPoll();
+        final int maxOps = options.maxOps();
+        final boolean deliveryComplete = options.deliveryComplete();
+        final boolean zeroByteDeliveryComplete = options.zeroByteDeliveryComplete();
         this.endpoint = endpoint;
         this.listener = listener;
         this.regions = new FabricRegions(endpoint, arena, caps);
@@ -197,15 +204,7 @@ final class FabricDomain implements Domain {
         }
         final long rkey = write.rkey();
         final long remoteAddress = regions.remoteAddress(write.remoteBase(), write.remoteOffset());
-        ops.prepareWrite(
-                slot,
-                write.src().address() + write.srcOffset(),
-                length,
-                regions.desc(srcKey),
-                peer,
-                remoteAddress,
-                rkey,
-                write.hasImm() ? write.imm() & 0xFFFF_FFFFL : 0);
+        ops.prepareWrite(slot, write, regions.desc(srcKey), peer, remoteAddress);
         final long immFlag = write.hasImm() ? FI_REMOTE_CQ_DATA : 0;
         if (chained) {
             if (length > 0) {

@@ -303,9 +303,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             staging.stageOut(this, target, type, source, write);
             return;
         }
-        post(
-                target,
-                acquire().set(type, token, src, srcOffset, length, write.rkey(), write.remoteOffset(), write.imm()));
+        post(target, acquire().write(type, write));
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */
@@ -327,7 +325,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                             + " bytes, not " + message.byteSize()));
             return;
         }
-        post(target, acquire().set(TcpFrame.SEND, token, message, 0, message.byteSize(), 0, 0, 0));
+        post(target, acquire().send(token, message));
     }
 
     /** Worker thread; does not block. Allocates the buffer's view once. */

@@ -41,7 +41,7 @@ final class TcpInbound extends TcpConnection {
      * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
      * has type NACK, its refusal code in {@code imm} and the size to report in {@code length}.
      */
-    private static final class StagedAnswer {
+    private final class StagedAnswer {
         final byte type;
         final long id;
         final int imm;
@@ -57,25 +57,22 @@ final class TcpInbound extends TcpConnection {
 
         final long ticket;
 
+        /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
         StagedAnswer(
                 final byte type,
-                final long id,
                 final int imm,
                 final long reservation,
-                final long rkey,
-                final long offset,
                 final long length,
-                final long receiveToken,
                 final @Nullable DeviceCopyStream stream,
                 final long ticket) {
             this.type = type;
-            this.id = id;
+            this.id = TcpInbound.this.id;
             this.imm = imm;
             this.reservation = reservation;
-            this.rkey = rkey;
-            this.offset = offset;
+            this.rkey = TcpInbound.this.rkey;
+            this.offset = TcpInbound.this.offset;
             this.length = length;
-            this.receiveToken = receiveToken;
+            this.receiveToken = TcpInbound.this.receiveToken;
             this.stream = stream;
             this.ticket = ticket;
         }
@@ -413,8 +410,8 @@ final class TcpInbound extends TcpConnection {
         if (staged.isEmpty()) {
             answer(TcpFrame.NACK, refusal.code(), refusalSize);
         } else {
-            staged.addLast(new StagedAnswer(
-                    TcpFrame.NACK, id, refusal.code(), DomainListener.IMM_REFUSED, rkey, offset, refusalSize, 0, null, 0));
+            staged.addLast(
+                    new StagedAnswer(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
         }
     }
 
@@ -435,16 +432,7 @@ final class TcpInbound extends TcpConnection {
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
         if (device || !staged.isEmpty()) {
             staged.addLast(new StagedAnswer(
-                    type,
-                    id,
-                    imm,
-                    reservation,
-                    rkey,
-                    offset,
-                    length,
-                    receiveToken,
-                    device ? landing.stream() : null,
-                    device ? landing.ticket() : 0));
+                    type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
         report(type, reservation, length, receiveToken);

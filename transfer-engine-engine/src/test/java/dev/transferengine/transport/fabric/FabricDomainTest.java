@@ -103,9 +103,8 @@ class FabricDomainTest {
                             .target(pair.peers[nic], dst.address(), nic * shard, dstKeys[nic])
                             .imm(true, 0x1000 + nic));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
-                        && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
+                && pair.targetEvents.imms.size() == nics);
 
         assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(pair.initiatorEvents.completed.values()).containsOnly(shard);
@@ -137,8 +136,7 @@ class FabricDomainTest {
                             .source(src, 4096L * nic, srcKeys[nic], 4096)
                             .target(pair.peers[nic], dst.address(), 65536L + 4096L * nic, dstKeys[nic]));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics);
 
         assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(dst.asSlice(65536, 4096L * nics).mismatch(src.asSlice(0, 4096L * nics)))
@@ -165,9 +163,8 @@ class FabricDomainTest {
                             .target(pair.peers[nic], dst.address(), 0, dstKeys[nic])
                             .imm(true, -7 - nic));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
-                        && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
+                && pair.targetEvents.imms.size() == nics);
 
         assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(pair.initiatorEvents.completed.values()).containsOnly(0L);

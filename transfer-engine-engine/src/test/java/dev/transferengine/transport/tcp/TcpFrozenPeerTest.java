@@ -69,9 +69,8 @@ class TcpFrozenPeerTest {
                     .source(source, 0, sourceKey, SIZE)
                     .target(peer, 0, 0, oldKey));
         }
-        assertThat(senderEvents.failed)
-                .hasSize(WRITES - QUEUE_BOUND)
-                .allSatisfy((token, error) -> assertThat(error).isInstanceOf(BackPressureException.class));
+        assertThat(senderEvents.failed).hasSize(WRITES - QUEUE_BOUND).allSatisfy((token, error) -> assertThat(error)
+                .isInstanceOf(BackPressureException.class));
         for (int i = 0; i < 100; i++) {
             sender.poll(); // pushes what the sockets take
         }
