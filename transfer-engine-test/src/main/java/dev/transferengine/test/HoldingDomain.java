@@ -1,9 +1,12 @@
-package dev.transferengine.spi;
+package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;

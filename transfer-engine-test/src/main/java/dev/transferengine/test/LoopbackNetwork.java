@@ -1,4 +1,4 @@
-package dev.transferengine.core;
+package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * socket. A write is placed when its sender polls, reported to the receiver when the receiver polls. Knobs let a
  * test hold a NIC's posts or its completions, and make its next poll throw.
  */
-final class LoopbackNetwork implements Transport {
+public final class LoopbackNetwork implements Transport {
 
     private final Map<NetworkAddress, LoopbackDomain> open = new HashMap<>();
     private final List<LoopbackDomain> opened = new ArrayList<>();
@@ -61,8 +61,12 @@ final class LoopbackNetwork implements Transport {
         return domain;
     }
 
-    /** Every domain opened so far, in order; closed ones too. */
-    List<LoopbackDomain> opened() {
+    /**
+     * Every domain opened so far, in order; closed ones too.
+     *
+     * @return the domains, live
+     */
+    public List<LoopbackDomain> opened() {
         return opened;
     }
 
@@ -79,7 +83,8 @@ final class LoopbackNetwork implements Transport {
             boolean hasImm,
             int imm) {}
 
-    final class LoopbackDomain implements Domain {
+    /** One NIC of the network; a test reaches it through {@link #opened()}. */
+    public final class LoopbackDomain implements Domain {
 
         private final NetworkAddress address;
         private final DomainListener listener;
@@ -107,30 +112,57 @@ final class LoopbackNetwork implements Transport {
             this.listener = listener;
         }
 
-        /** While held, posts wait here: nothing is placed. */
-        void holdPosts(final boolean hold) {
+        /**
+         * While held, posts wait here: nothing is placed.
+         *
+         * @param hold whether to hold
+         */
+        public void holdPosts(final boolean hold) {
             holdPosts = hold;
         }
 
-        /** While held, writes are placed but their completions wait. */
-        void holdCompletions(final boolean hold) {
+        /**
+         * While held, writes are placed but their completions wait.
+         *
+         * @param hold whether to hold
+         */
+        public void holdCompletions(final boolean hold) {
             holdCompletions = hold;
         }
 
-        /** The next poll throws what {@code failure} makes, before doing anything. */
-        void failNextPoll(final Supplier<Throwable> failure) {
+        /**
+         * The next poll throws what {@code failure} makes, before doing anything.
+         *
+         * @param failure makes the error to throw
+         */
+        public void failNextPoll(final Supplier<Throwable> failure) {
             pollFailure = failure;
         }
 
-        List<Long> cancelled() {
+        /**
+         * The tokens of the writes the engine cancelled, in order.
+         *
+         * @return the tokens, live
+         */
+        public List<Long> cancelled() {
             return cancelled;
         }
 
-        int waitingPosts() {
+        /**
+         * Posts held back by {@link #holdPosts}.
+         *
+         * @return how many wait
+         */
+        public int waitingPosts() {
             return posted.size();
         }
 
-        boolean isClosed() {
+        /**
+         * Whether the engine closed this domain.
+         *
+         * @return true once closed
+         */
+        public boolean isClosed() {
             return closed;
         }
 

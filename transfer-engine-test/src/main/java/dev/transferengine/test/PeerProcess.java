@@ -1,4 +1,11 @@
-package dev.transferengine;
+package dev.transferengine.test;
+
+import dev.transferengine.Device;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransportEvent;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
