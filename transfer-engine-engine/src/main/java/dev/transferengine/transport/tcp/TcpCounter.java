@@ -30,6 +30,12 @@ enum TcpCounter {
             true,
             "handshakes refused: TLS failed (the peer does not speak TLS, "
                     + "or one side does not trust the other's certificate)"),
+    HANDSHAKE_RELAYED(
+            "handshakes.failed",
+            "address_mismatch",
+            true,
+            "our connections refused: the acceptor proved another address than the one dialled (a relay, "
+                    + "a stale descriptor or a reused address)"),
     HANDSHAKE_CLOSED(
             "handshakes.failed", "closed", true, "connections closed by the peer before the handshake finished"),
     FRAME_TIMEOUT(

@@ -622,10 +622,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     @Override
-    public void onOutboundHello(final TcpPeer peer, final NetworkAddress announced, final long peerIncarnation) {
-        if (!announced.equals(peer.address())) {
-            LOG.debug("{}: {} announced itself as {}", description, peer, announced);
-        }
+    public void onOutboundHello(final TcpPeer peer, final long peerIncarnation) {
         recordIncarnation(peer, peerIncarnation);
     }
 
