@@ -312,6 +312,11 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
+    public void forget(final Region region) {
+        regions.remove(region);
+    }
+
+    @Override
     public void deregister(final MemoryRegion region) {
         enter();
         try {
