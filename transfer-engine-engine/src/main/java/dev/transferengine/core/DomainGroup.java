@@ -24,10 +24,8 @@ import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -59,6 +57,9 @@ final class DomainGroup implements Agent {
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
+    /** How often the worker looks for registered memory the application freed. */
+    private static final long SCOPE_SWEEP_NANOS = 1_000_000;
+
     private static final long REOPEN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final int index;
@@ -84,8 +85,11 @@ final class DomainGroup implements Agent {
 
     private final CompletionQueue completions = new CompletionQueue(1024);
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
-    /** What a restart registers and resolves again on the new NICs. */
-    private final Set<Region> regions = new HashSet<>();
+    /**
+     * What a restart registers and resolves again on the new NICs. A list: the scope sweep walks it by index every
+     * millisecond, without an iterator's garbage.
+     */
+    private final ArrayList<Region> regions = new ArrayList<>();
 
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final BackPressureException backPressure;
@@ -93,6 +97,7 @@ final class DomainGroup implements Agent {
     private final long timeoutNanos;
     private final long timeoutScanNanos;
     private long nextTimeoutScan;
+    private long nextScopeSweep;
 
     private boolean nicsOpen;
     private long nextReopen;
@@ -256,6 +261,11 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
+        final long started = clock.getAsLong();
+        if (started - nextScopeSweep >= 0) {
+            nextScopeSweep = started + SCOPE_SWEEP_NANOS;
+            work += deregisterFreed();
+        }
         work += drainSubmissions();
         work += drainCompletions(); // what posts reported at once
         for (final Domain domain : domains) {
@@ -642,6 +652,30 @@ final class DomainGroup implements Agent {
         final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
         regions.add(region);
         return region;
+    }
+
+    /**
+     * Deregisters the regions whose memory the application freed (closed its arena) while they were registered, so
+     * that the NICs stop accepting writes into it: on fabric a remote write would otherwise land in freed memory
+     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep
+     * (docs/security.md).
+     */
+    private int deregisterFreed() {
+        int freed = 0;
+        for (int i = regions.size() - 1; i >= 0; i--) { // backwards: deregister removes the region
+            final Region region = regions.get(i);
+            if (!region.segment().scope().isAlive() && region.markDeregistered()) {
+                deregister(region);
+                region.forget();
+                counters.increment(EngineCounter.REGIONS_FREED);
+                errors.warn(
+                        "group " + index + ": " + region + " was freed while registered (its arena closed before "
+                                + "deregister); deregistered it now, so peers' writes to it are refused",
+                        null);
+                freed++;
+            }
+        }
+        return freed;
     }
 
     void deregister(final Region region) {
