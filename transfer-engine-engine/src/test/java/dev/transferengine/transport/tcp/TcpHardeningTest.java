@@ -280,8 +280,8 @@ class TcpHardeningTest {
                     .source(source, 0, sourceKey, 256)
                     .target(peer, 0, 0, rkey));
         }
-        pollUntil(() -> memberEvents.writesEnded() == 50, member, target);
-        assertThat(memberEvents.writesFailed).isEmpty();
+        pollUntil(() -> memberEvents.ended() == 50, member, target);
+        assertThat(memberEvents.failed).isEmpty();
         assertThat(target.handshaking()).isEqualTo(4);
         for (final RawPeer raw : churn) {
             raw.close();
