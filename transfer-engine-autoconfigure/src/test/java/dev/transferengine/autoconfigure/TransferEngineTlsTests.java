@@ -119,7 +119,8 @@ class TransferEngineTlsTests {
     @Test
     void aBundleWithATrustStoreIsMutualTlsAndTheKeyModeComesFromTheClusterKey() {
         withBundle("node")
-                .withPropertyValues("transfer-engine.tcp.cluster-key=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=,ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=")
+                .withPropertyValues(
+                        "transfer-engine.tcp.cluster-key=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=,ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     final TransferEngineSecurity security = context.getBean(TransferEngineSecurity.class);
