@@ -1,6 +1,8 @@
 package dev.transferengine;
 
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.test.Checksums;
+import dev.transferengine.test.PeerProcesses;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -25,8 +25,6 @@ import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
-import dev.transferengine.cuda.UvmWatchers;
-import dev.transferengine.cuda.UvmWatchersConfig;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -36,6 +34,8 @@ import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.Transport;
+import dev.transferengine.spi.UvmWatcherProvider;
+import dev.transferengine.spi.UvmWatcherService;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -43,6 +43,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -91,7 +92,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger callersInside = new AtomicInteger();
     private final ThrottledLog agentErrors = new ThrottledLog(LOG);
-    private @Nullable UvmWatchers uvmWatchers;
+    private @Nullable UvmWatcherService uvmWatchers;
 
     Engine(
             final EngineConfig config,
@@ -111,19 +112,11 @@ final class Engine implements TransferEngine, Region.Owner {
                 new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
         this.workers = new AgentRunner[groups.length];
+        final WorkerServices services =
+                new WorkerServices(transport, imms, callbacks, counters, sendBuffers, submissionPool, clock);
         try {
             for (int g = 0; g < groups.length; g++) {
-                groups[g] = new DomainGroup(
-                        g,
-                        config.groups().get(g),
-                        config,
-                        transport,
-                        imms,
-                        callbacks,
-                        counters,
-                        sendBuffers,
-                        submissionPool,
-                        clock);
+                groups[g] = new DomainGroup(g, config.groups().get(g), config, services);
                 workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -487,9 +480,7 @@ final class Engine implements TransferEngine, Region.Owner {
                     count,
                     credited,
                     listener,
-                    groups[0],
-                    callbacks,
-                    counters);
+                    groups[0]);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
@@ -565,22 +556,26 @@ final class Engine implements TransferEngine, Region.Owner {
         }
     }
 
-    /** Opened on first use, on the GPU of the first group that has one (else cuda:0); listeners run on our callback thread. */
-    private synchronized UvmWatchers uvmWatchers() {
+    /**
+     * Opened on first use from the {@link UvmWatcherProvider} the options name, on the GPU of the first group that has
+     * one (else device 0); listeners run on our callback thread.
+     */
+    private synchronized UvmWatcherService uvmWatchers() {
         if (uvmWatchers == null) {
             final int device = config.groups().stream()
                     .filter(g -> g.cudaDevice().isPresent())
                     .mapToInt(g -> g.cudaDevice().getAsInt())
                     .findFirst()
                     .orElse(0);
-            UvmWatchersConfig uvmConfig =
-                    UvmWatchersConfig.defaults().withoutCallbackThread().withPollIdle(config.idleStrategy());
             final String pollCpu = config.option(UVM_POLL_CPU, "");
-            if (!pollCpu.isEmpty()) {
-                uvmConfig = uvmConfig.withPollCpu(Integer.parseInt(pollCpu));
-            }
-            uvmWatchers = UvmWatchers.open(device, uvmConfig);
-            callbacks.attachUvm(uvmWatchers::dispatch);
+            final UvmWatcherService opened = UvmWatcherProvider.require(
+                            config.option(UvmWatcherProvider.OPTION, UvmWatcherProvider.DEFAULT))
+                    .open(
+                            device,
+                            config.idleStrategy(),
+                            pollCpu.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(pollCpu)));
+            callbacks.attachUvm(opened::dispatch);
+            uvmWatchers = opened;
         }
         return uvmWatchers;
     }

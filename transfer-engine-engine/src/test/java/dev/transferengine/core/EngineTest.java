@@ -13,8 +13,8 @@ import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidConfigException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
-import dev.transferengine.spi.HoldingDomain;
-import dev.transferengine.spi.HoldingTransport;
+import dev.transferengine.test.HoldingDomain;
+import dev.transferengine.test.HoldingTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -281,17 +281,17 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         final long srcOffset = write.srcOffset();
         final long length = write.length();
         if (closed) {
-            listener.onWriteFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(write.peer());
         if (target == null) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token,
                     new RegionBoundsException(description + ": write of " + length + " bytes at offset " + srcOffset
                             + " falls outside the source of " + src.byteSize() + " bytes"));
@@ -303,31 +303,29 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             staging.stageOut(this, target, type, source, write);
             return;
         }
-        post(
-                target,
-                acquire().set(type, token, src, srcOffset, length, write.rkey(), write.remoteOffset(), write.imm()));
+        post(target, acquire().write(type, write));
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
     public void send(final long token, final long peer, final MemorySegment message) {
         if (closed) {
-            listener.onSendFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(peer);
         if (target == null) {
-            listener.onSendFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
+            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
             return;
         }
         if (message.byteSize() > Integer.MAX_VALUE) {
-            listener.onSendFailed(
+            listener.onFailed(
                     token,
                     new InvalidRequestException(description + ": a send carries at most " + Integer.MAX_VALUE
                             + " bytes, not " + message.byteSize()));
             return;
         }
-        post(target, acquire().set(TcpFrame.SEND, token, message, 0, message.byteSize(), 0, 0, 0));
+        post(target, acquire().send(token, message));
     }
 
     /** Worker thread; does not block. Allocates the buffer's view once. */
@@ -413,7 +411,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             }
         }
         for (final TcpInbound connection : inbound) {
-            connection.closeChannel();
+            connection.closeForShutdown();
         }
         inbound.clear();
         toFlush.clear();
@@ -564,18 +562,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         final long token = op.token;
         final long bytes = op.length;
-        final boolean send = op.isSend();
         release(op);
         if (error == null) {
-            if (send) {
-                listener.onSendComplete(token, bytes);
-            } else {
-                listener.onWriteComplete(token, bytes);
-            }
-        } else if (send) {
-            listener.onSendFailed(token, error);
+            listener.onComplete(token, bytes);
         } else {
-            listener.onWriteFailed(token, error);
+            listener.onFailed(token, error);
         }
     }
 

@@ -1,13 +1,13 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.Checksums;
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
-import dev.transferengine.PeerProcesses;
 import dev.transferengine.SingleWrite;
-import dev.transferengine.TlsFixture;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.test.Checksums;
+import dev.transferengine.test.PeerProcesses;
+import dev.transferengine.test.TlsFixture;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

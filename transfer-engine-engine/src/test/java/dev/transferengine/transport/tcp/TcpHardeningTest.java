@@ -161,9 +161,9 @@ class TcpHardeningTest {
                 .source(source, 0, sourceKey, 64)
                 .target(initiator.resolve(target.address()), 0, 0, rkey)
                 .imm(true, 9));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsKey(1L);
+        assertThat(initiatorEvents.completed).containsKey(1L);
         assertThat(targetEvents.imms).containsExactly(9);
     }
 
@@ -180,7 +180,7 @@ class TcpHardeningTest {
                 .token(0)
                 .source(source, 0, sourceKey, 1024)
                 .target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         final int spoofs = 20;
         for (int i = 1; i <= spoofs; i++) {
@@ -196,11 +196,11 @@ class TcpHardeningTest {
                     .source(source, 0, sourceKey, 1024)
                     .target(peer, 0, 0, rkey));
             final long token = i;
-            pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
+            pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.ended(token), initiator, target);
         }
-        pollUntil(() -> initiatorEvents.writesEnded() == spoofs + 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == spoofs + 1, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(initiator.peerRestarts()).isZero();
         assertThat(initiator.count(TcpCounter.HANDSHAKE_AUTH_FAILED)).isEqualTo(spoofs);
     }
@@ -237,8 +237,8 @@ class TcpHardeningTest {
                 .source(source, 0, sourceKey, 256)
                 .target(good.resolve(target.address()), 0, 0, rkey)
                 .imm(true, 1));
-        pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
-        assertThat(goodEvents.writesDone).containsKey(1L);
+        pollUntil(() -> goodEvents.ended() == 1, good, target);
+        assertThat(goodEvents.completed).containsKey(1L);
     }
 
     @Test
@@ -280,8 +280,8 @@ class TcpHardeningTest {
                     .source(source, 0, sourceKey, 256)
                     .target(peer, 0, 0, rkey));
         }
-        pollUntil(() -> memberEvents.writesEnded() == 50, member, target);
-        assertThat(memberEvents.writesFailed).isEmpty();
+        pollUntil(() -> memberEvents.ended() == 50, member, target);
+        assertThat(memberEvents.failed).isEmpty();
         assertThat(target.handshaking()).isEqualTo(4);
         for (final RawPeer raw : churn) {
             raw.close();
@@ -329,7 +329,7 @@ class TcpHardeningTest {
         final long peer = initiator.resolve(target.address());
         initiator.write(
                 new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         advance(SECOND, initiator, target);
         advance(61 * SECOND, initiator, target);
@@ -340,8 +340,8 @@ class TcpHardeningTest {
 
         initiator.write(
                 new WriteDescriptor().token(2).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(initiator.pooledBuffers()).isZero();
         assertThat(target.pooledBuffers()).isZero();
     }
@@ -370,10 +370,10 @@ class TcpHardeningTest {
                 .token(100)
                 .source(source, 0, sourceKey, 64)
                 .target(toHealthy, 0, 0, healthyKey));
-        pollUntil(() -> events.writeEnded(100), initiator, healthy);
+        pollUntil(() -> events.ended(100), initiator, healthy);
 
-        assertThat(events.writesDone).containsOnlyKeys(100L);
-        assertThat(events.writesFailed).hasSize(6).allSatisfy((token, error) -> assertThat(error)
+        assertThat(events.completed).containsOnlyKeys(100L);
+        assertThat(events.failed).hasSize(6).allSatisfy((token, error) -> assertThat(error)
                 .isInstanceOf(BackPressureException.class)
                 .hasMessageContaining("maxQueuedPerPeer"));
         assertThat(initiator.count(TcpCounter.BACK_PRESSURE)).isEqualTo(6);
@@ -405,7 +405,7 @@ class TcpHardeningTest {
                 .token(1)
                 .source(source, 0, domain.register(source, Device.host()), 8)
                 .target(first, 0, 0, 1));
-        assertThat(events.writesFailed.get(1L)).isInstanceOf(InvalidRequestException.class);
+        assertThat(events.failed.get(1L)).isInstanceOf(InvalidRequestException.class);
     }
 
     @Test
