@@ -49,6 +49,9 @@ final class DomainGroup implements Agent {
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
+    /** How often the worker looks for registered memory the application freed. */
+    private static final long SCOPE_SWEEP_NANOS = 1_000_000;
+
     private static final long REOPEN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final int index;
@@ -85,6 +88,7 @@ final class DomainGroup implements Agent {
     private long nextTimeoutScan;
     /** The clock, read once at the start of each duty cycle (nanoseconds). */
     private long now;
+    private long nextScopeSweep;
 
     private boolean nicsOpen;
     /** Down for good: the {@link WorkerErrorPolicy} forbade reopening the NICs. */
@@ -253,6 +257,10 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
+        if (now - nextScopeSweep >= 0) {
+            nextScopeSweep = now + SCOPE_SWEEP_NANOS;
+            work += resources.deregisterFreed(counters, errors);
+        }
         work += drainSubmissions();
         work += drainCompletions(); // what posts reported at once
         for (final Domain domain : domains) {

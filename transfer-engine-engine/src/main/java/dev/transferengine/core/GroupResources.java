@@ -1,6 +1,7 @@
 package dev.transferengine.core;
 
 import dev.transferengine.Device;
+import dev.transferengine.EngineCounter;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -8,9 +9,7 @@ import dev.transferengine.spi.Domain;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +25,11 @@ final class GroupResources {
     /** The group's NICs; the group reopens them in place, so this always sees the current ones. */
     private final Domain[] domains;
 
-    private final Set<Region> regions = new HashSet<>();
+    /**
+     * What a restart registers again on the new NICs. A list: the scope sweep walks it by index every millisecond,
+     * without an iterator's garbage.
+     */
+    private final ArrayList<Region> regions = new ArrayList<>();
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
 
@@ -51,6 +54,32 @@ final class GroupResources {
         final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
         regions.add(region);
         return region;
+    }
+
+    /**
+     * Deregisters the regions whose memory the application freed (closed its arena) while they were registered, so
+     * that the NICs stop accepting writes into it: on fabric a remote write would otherwise land in freed memory
+     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep
+     * (docs/security.md).
+     *
+     * @return how many it deregistered
+     */
+    int deregisterFreed(final Counters counters, final ThrottledLog errors) {
+        int freed = 0;
+        for (int i = regions.size() - 1; i >= 0; i--) { // backwards: deregister removes the region
+            final Region region = regions.get(i);
+            if (!region.segment().scope().isAlive() && region.markDeregistered()) {
+                deregister(region);
+                region.forget();
+                counters.increment(EngineCounter.REGIONS_FREED);
+                errors.warn(
+                        "group " + index + ": " + region + " was freed while registered (its arena closed before "
+                                + "deregister); deregistered it now, so peers' writes to it are refused",
+                        null);
+                freed++;
+            }
+        }
+        return freed;
     }
 
     void deregister(final Region region) {
