@@ -88,6 +88,7 @@ final class DomainGroup implements Agent {
     private long nextTimeoutScan;
     /** The clock, read once at the start of each duty cycle (nanoseconds). */
     private long now;
+
     private long nextScopeSweep;
 
     private boolean nicsOpen;

@@ -30,6 +30,7 @@ final class GroupResources {
      * without an iterator's garbage.
      */
     private final ArrayList<Region> regions = new ArrayList<>();
+
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
 
