@@ -105,7 +105,42 @@ public final class PeerProcesses implements AutoCloseable {
         return reply.split(" ");
     }
 
-    /** Kills the peer at once, as a crash would. */
+    /**
+     * Freezes the peer (SIGSTOP), as a stalled host or a long GC pause would: its sockets and memory stay, nothing in
+     * it runs until {@link #resume()}.
+     *
+     * @throws IOException if the signal could not be sent
+     * @throws InterruptedException if interrupted while sending it
+     */
+    public void stop() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /**
+     * Lets a {@link #stop() stopped} peer run again (SIGCONT).
+     *
+     * @throws IOException if the signal could not be sent
+     * @throws InterruptedException if interrupted while sending it
+     */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(final String name) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                .redirectErrorStream(true)
+                .start();
+        final String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed: " + output.strip());
+        }
+    }
+
+    /**
+     * Kills the peer at once, as a crash would.
+     *
+     * @throws InterruptedException if interrupted while waiting for it to end
+     */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
