@@ -43,10 +43,21 @@ public abstract class MultiProcessContract {
 
     private static final Duration WAIT = Duration.ofMinutes(2);
 
-    /** Transport name. */
+    /** For a transport's test class. */
+    protected MultiProcessContract() {}
+
+    /**
+     * The transport under test.
+     *
+     * @return its name
+     */
     protected abstract String transport();
 
-    /** Writes in the soak; a provider whose small writes are slow here may run fewer. */
+    /**
+     * Writes in the soak; a provider whose small writes are slow here may run fewer.
+     *
+     * @return the count
+     */
     protected int soakWrites() {
         return 100_000;
     }
@@ -54,12 +65,18 @@ public abstract class MultiProcessContract {
     /**
      * Why killing a peer process cannot be survived on this transport here (the killed-peer test skips, saying
      * so), or null.
+     *
+     * @return the reason, or null
      */
     protected @Nullable String killedPeerLimitation() {
         return null;
     }
 
-    /** Extra {@code key=value} options for both engines. */
+    /**
+     * Extra options for both engines.
+     *
+     * @return {@code key=value} pairs
+     */
     protected List<String> options() {
         return List.of();
     }
