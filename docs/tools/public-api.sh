@@ -45,8 +45,9 @@ docs/tools/public-api.sh            # baseline 89fca45, the review of issue 15
 Between the two: the 14 exceptions moved to \`dev.transferengine.exceptions\`, \`MrDesc\` became \`RegionDescriptor\`
 and \`NetAddr\` \`NetworkAddress\`, \`postReceives\`/\`receivePool\` became \`postedReceivePool\`/\`creditedReceivePool\`,
 \`PeerState\` is new (\`PeerInfo.state()\`), the SPI gained \`UvmWatcherProvider\`, \`UvmWatcherService\` and
-\`EngineThreadFactory\`, the builder \`clock\`, and the Reactor facade moved to its own module; CHANGELOG.md lists each
-rename old -> new.
+\`EngineThreadFactory\`, \`DomainListener\`'s four send/write callbacks became \`onComplete\`/\`onFailed\` and imm
+admission one reservation (\`reserveImm\`, \`releaseImm\`), the builder gained \`clock\`, and the Reactor facade moved
+to its own module; CHANGELOG.md lists each rename old -> new.
 
 ## Listing (this tree)
 

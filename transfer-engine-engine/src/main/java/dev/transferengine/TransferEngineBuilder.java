@@ -144,8 +144,12 @@ public final class TransferEngineBuilder {
      *
      * @param value at least 1 (default 16384)
      * @return this builder
+     * @throws InvalidConfigException if {@code value} is less than 1
      */
     public TransferEngineBuilder maxInFlight(final int value) {
+        if (value < 1) {
+            throw new InvalidConfigException("maxInFlight", value, "must be >= 1");
+        }
         this.maxInFlight = value;
         return this;
     }

@@ -37,7 +37,7 @@ import static org.awaitility.Awaitility.await;
  */
 class NetworkPartitionTest {
 
-    private static final String KEY = "partition-test-cluster-key-0123456789";
+    private static final String KEY = "C1NmxxmVpCUdV56RXNfOUUgeniBiKoXsISC/Bppcprs=";
     private static final int SLOT = 64 * 1024;
     private static final int SLOTS = 16;
     private static final long REGION = (long) SLOT * SLOTS;

@@ -71,13 +71,7 @@ class DomainGroupTest {
                     0,
                     config.groups().getFirst(),
                     config,
-                    network,
-                    imms,
-                    callbacks,
-                    counters,
-                    new SendBuffers(),
-                    pool,
-                    () -> now);
+                    new WorkerServices(network, imms, callbacks, counters, new SendBuffers(), pool, () -> now));
             group.onStart();
         }
 

@@ -98,6 +98,8 @@ public final class LoopbackNetwork implements Transport {
         private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
         /** What arrived from peers, reported at this domain's next poll. */
         private final ArrayDeque<Runnable> arrivals = new ArrayDeque<>();
+        /** Imm reservations of writes that arrived but were not reported yet; a close gives them back. */
+        private final ArrayDeque<Long> reservations = new ArrayDeque<>();
 
         private final ArrayDeque<MemorySegment> receiveBuffers = new ArrayDeque<>();
         private final ArrayDeque<Long> receiveTokens = new ArrayDeque<>();
@@ -202,7 +204,7 @@ public final class LoopbackNetwork implements Transport {
         @Override
         public void write(final WriteDescriptor write) {
             if (closed) {
-                listener.onWriteFailed(write.token(), new EngineClosedException("domain closed"));
+                listener.onFailed(write.token(), new EngineClosedException("domain closed"));
                 return;
             }
             posted.addLast(new Post(
@@ -269,8 +271,8 @@ public final class LoopbackNetwork implements Transport {
                 return;
             }
             if (post.send()) {
-                target.arrive(post);
-                completions.addLast(() -> listener.onSendComplete(post.token(), post.length()));
+                target.arrive(post, DomainListener.IMM_REFUSED);
+                completions.addLast(() -> listener.onComplete(post.token(), post.length()));
                 return;
             }
             final MemorySegment region = target.regions.get(post.rkey());
@@ -282,16 +284,18 @@ public final class LoopbackNetwork implements Transport {
                 fail(post, new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "outside the region"));
                 return;
             }
-            if (post.hasImm() && !target.listener.admitsImm(post.imm())) {
+            final long reservation =
+                    post.hasImm() ? target.listener.reserveImm(post.imm()) : DomainListener.IMM_REFUSED;
+            if (post.hasImm() && reservation == DomainListener.IMM_REFUSED) {
                 fail(post, new TransferEngineException("imm " + post.imm() + " refused by the receiver"));
                 return;
             }
             MemorySegment.copy(post.src(), post.srcOffset(), region, post.remoteOffset(), post.length());
-            target.arrive(post);
-            completions.addLast(() -> listener.onWriteComplete(post.token(), post.length()));
+            target.arrive(post, reservation);
+            completions.addLast(() -> listener.onComplete(post.token(), post.length()));
         }
 
-        private void arrive(final Post post) {
+        private void arrive(final Post post, final long reservation) {
             if (post.send()) {
                 final Long token = receiveTokens.pollFirst();
                 final MemorySegment buffer = receiveBuffers.pollFirst();
@@ -301,20 +305,20 @@ public final class LoopbackNetwork implements Transport {
                 }
                 return;
             }
+            if (reservation != DomainListener.IMM_REFUSED) {
+                reservations.addLast(reservation);
+            }
             arrivals.addLast(() -> {
                 listener.onBytesReceived(post.length());
-                if (post.hasImm()) {
-                    listener.onImm(post.imm());
+                if (reservation != DomainListener.IMM_REFUSED) {
+                    reservations.removeFirstOccurrence(reservation);
+                    listener.onImm(reservation);
                 }
             });
         }
 
         private void fail(final Post post, final TransferEngineException error) {
-            if (post.send()) {
-                listener.onSendFailed(post.token(), error);
-            } else {
-                listener.onWriteFailed(post.token(), error);
-            }
+            listener.onFailed(post.token(), error);
         }
 
         @Override
@@ -337,6 +341,10 @@ public final class LoopbackNetwork implements Transport {
             final EngineClosedException error = new EngineClosedException(description() + " closed");
             while (!posted.isEmpty()) {
                 fail(posted.pollFirst(), error);
+            }
+            arrivals.clear();
+            while (!reservations.isEmpty()) {
+                listener.releaseImm(reservations.pollFirst());
             }
         }
     }

@@ -910,6 +910,30 @@ public abstract class TransportContract {
         }
 
         @Test
+        void aRegionWhoseArenaWasClosedIsDeregisteredAndWritesToItAreRefused() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
+            final MemoryRegion dstRegion;
+            try (Arena freed = Arena.ofShared()) {
+                dstRegion = receiver.register(freed.allocate(4096, 4096), Device.host());
+            } // the application frees the memory but never deregisters it (issue 16, item 5)
+            final RegionDescriptor stale = dstRegion.descriptor();
+
+            await().atMost(WAIT).until(() -> !dstRegion.isRegistered());
+            assertThat(receiver.regions()).doesNotContain(dstRegion);
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(2))));
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+            receiver.deregister(dstRegion); // the application's late deregister changes nothing
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+
+        @Test
         void descriptorWithAnotherNicCountIsRefused() {
             Assumptions.assumeTrue(maxNics() >= 2, "needs two NICs");
             final TransferEngine sender = engine(2);
