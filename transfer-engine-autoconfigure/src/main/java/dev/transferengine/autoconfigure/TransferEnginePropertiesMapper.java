@@ -8,6 +8,11 @@ import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.spi.DeviceMemory;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -79,11 +84,42 @@ final class TransferEnginePropertiesMapper {
         if (tcp.getClusterKey() != null) {
             builder.option("tcp.clusterKey", tcp.getClusterKey());
         }
-        if (tcp.getClusterKeyFile() != null) {
-            builder.option("tcp.clusterKeyFile", tcp.getClusterKeyFile());
+        final String keyFile = tcp.getClusterKeyFile();
+        if (keyFile != null) {
+            checkClusterKeyFile(keyFile);
+            builder.option("tcp.clusterKeyFile", keyFile);
         }
         if (tcp.isInsecure()) {
             builder.option("tcp.insecure", "true");
+        }
+    }
+
+    /**
+     * Refuses a key file that cannot be read or holds no key: configuring a file and then running without its key
+     * (on loopback the engine would fall back to the public loopback key) is never what was meant. The key's own
+     * rules (length, form) are the engine's; the failure analyzer names the property when it refuses one.
+     */
+    private static void checkClusterKeyFile(final String keyFile) {
+        final String property = PREFIX + "tcp.cluster-key-file";
+        final String text;
+        try {
+            text = Files.readString(Path.of(keyFile), StandardCharsets.UTF_8);
+        } catch (final IOException | InvalidPathException e) {
+            throw new InvalidTransferEnginePropertyException(
+                    property,
+                    keyFile,
+                    "the file cannot be read (" + e.getClass().getSimpleName() + ")",
+                    "Point " + property + " at a file this process can read that holds the cluster key, e.g. made"
+                            + " with 'openssl rand -base64 32 > cluster.key', or set " + PREFIX
+                            + "tcp.cluster-key instead.");
+        }
+        if (text.isBlank()) {
+            throw new InvalidTransferEnginePropertyException(
+                    property,
+                    keyFile,
+                    "the file holds no key",
+                    "Write the cluster key into it (the same on every engine), e.g. 'openssl rand -base64 32 > "
+                            + keyFile + "', or unset " + property + ".");
         }
     }
 
@@ -111,8 +147,11 @@ final class TransferEnginePropertiesMapper {
                     property, name, "there is no SSL bundle named '" + name + "'", fix);
         }
         final SslOptions options = bundle.getOptions();
+        final ReloadableSslContext context = ReloadableSslContext.of(bundle.createSslContext());
+        // a bundle with reload-on-update calls this when its files change; new connections get the new context
+        bundles.addBundleUpdateHandler(name, updated -> context.reload(updated.createSslContext()));
         builder.tls(new TransportTls(
-                bundle.createSslContext(),
+                context,
                 bundle.getStores().getTrustStore() != null,
                 list(options.getEnabledProtocols()),
                 list(options.getCiphers())));

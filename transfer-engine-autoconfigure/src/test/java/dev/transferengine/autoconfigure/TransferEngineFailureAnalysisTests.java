@@ -3,6 +3,8 @@ package dev.transferengine.autoconfigure;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -65,6 +67,49 @@ class TransferEngineFailureAnalysisTests {
                 .contains("transfer-engine.tcp.ssl.bundle")
                 .contains("cluster-tls");
         assertThat(analysis.getAction()).contains("spring.ssl.bundle.jks.cluster-tls");
+    }
+
+    @Test
+    void aShortClusterKeyIsReportedWithTheSpringPropertyAndHowToMakeAKey() {
+        final FailureAnalysis analysis = analyze("transfer-engine.tcp.cluster-key=short");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.tcp.cluster-key")
+                .doesNotContain("tcp.clusterKey")
+                .doesNotContain("short");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.tcp.cluster-key")
+                .contains("openssl rand")
+                .doesNotContain("tcp runs anywhere");
+    }
+
+    @Test
+    void anUnreadableClusterKeyFileIsReportedWithTheSpringPropertyAndTheFile() {
+        final FailureAnalysis analysis =
+                analyze("transfer-engine.tcp.cluster-key-file=/nonexistent/transfer-engine/cluster.key");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.tcp.cluster-key-file")
+                .contains("/nonexistent/transfer-engine/cluster.key")
+                .doesNotContain("tcp.clusterKeyFile");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.tcp.cluster-key-file")
+                .doesNotContain("tcp runs anywhere");
+    }
+
+    @Test
+    void anEmptyClusterKeyFileIsReportedWithTheSpringProperty() throws IOException {
+        final Path empty = Files.createTempFile("cluster", ".key");
+        try {
+            final FailureAnalysis analysis = analyze("transfer-engine.tcp.cluster-key-file=" + empty);
+
+            assertThat(analysis.getDescription())
+                    .contains("transfer-engine.tcp.cluster-key-file")
+                    .doesNotContain("tcp.clusterKeyFile");
+            assertThat(analysis.getAction()).doesNotContain("tcp runs anywhere");
+        } finally {
+            Files.delete(empty);
+        }
     }
 
     @Test
