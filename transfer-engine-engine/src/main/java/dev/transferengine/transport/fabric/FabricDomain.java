@@ -140,7 +140,12 @@ final class FabricDomain implements Domain {
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
                 + Integer.toHexString(endpoint.mrMode())
                 + (endpoint.tagged() ? "" : ", untagged sends")
-                + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
+                + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ", device memory: "
+                + (regions.hmem()
+                        ? "FI_HMEM GPUDirect"
+                        : "refused, the provider offers no FI_HMEM (" + FabricTransport.HMEM_OPTION + "=true asks"
+                                + " for it; the tcp transport stages through pinned host memory)")
+                + ")";
     }
 
     @Override
