@@ -6,7 +6,8 @@
 #   3. the GPU tests of the given packages or classes (default: dev.transferengine.cuda and
 #      dev.transferengine.FabricShmGpuTest; skip with TESTS=0)
 #   4. te-bench's GPU rows (skip with TEBENCH=0): fabric/shm GPU to GPU with --compare against fi_rma_bw -D cuda at
-#      1 MiB and 16 MiB, the same host to host, and tcp staging GPU to GPU; one JSON line each in te-bench.jsonl
+#      1 MiB and 16 MiB (window 16, and 64 as fi_rma_bw's -W), the same host to host, and tcp staging GPU to GPU;
+#      one JSON line each in te-bench.jsonl
 #   5. the GPU JMH suites from te-bench.jar (skip with BENCH=0; BENCH=engine runs only EngineStagingBenchmark):
 #      UvmWatcherLatencyBenchmark (latency.log), StagingBandwidthBenchmark and EngineStagingBenchmark
 #      (bandwidth.log), each also as $OUT/jmh-*.json; JMH="..." replaces the JMH options (default -f 1 -wi 2 -i 3,
@@ -56,6 +57,8 @@ if [ "${TEBENCH:-1}" != 0 ] && [ -n "${TE_FABRIC_LIBRARY:-}" ]; then
   for size in 1MiB 16MiB; do
     tebench --transport fabric --provider shm --device cuda:0 --size "$size" --compare --fabtests "$FABRIC" \
       "${FABRIC_OPTS[@]}"
+    tebench --transport fabric --provider shm --device cuda:0 --size "$size" --window 64 --compare \
+      --fabtests "$FABRIC" "${FABRIC_OPTS[@]}"
     tebench --transport fabric --provider shm --size "$size" --compare --fabtests "$FABRIC" "${FABRIC_OPTS[@]}"
   done
   tebench --transport tcp --device cuda:0 --size 16MiB

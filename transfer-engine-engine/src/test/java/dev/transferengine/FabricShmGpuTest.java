@@ -168,10 +168,11 @@ class FabricShmGpuTest {
         assertThatThrownBy(() -> sender.submit(SingleWrite.of(source, 0, 200, real, SIZE - 100)))
                 .isInstanceOf(RegionBoundsException.class)
                 .hasMessageContaining("destination");
-        // a descriptor that lies about the length gets past the local check; the target's provider must refuse it
-        final RegionDescriptor forged = new RegionDescriptor(real.address() + SIZE - 4096, SIZE, real.nics());
-        assertRefused(
-                sender.submit(SingleWrite.of(source, 0, 1 << 20, forged, 0).withImm(3)));
+        // a descriptor that lies about the length gets past the local check; the target's provider must refuse a write
+        // that runs past the region's end (shm's FI_HMEM entry addresses by offset: FI_MR_HMEM without FI_MR_VIRT_ADDR)
+        final RegionDescriptor forged = new RegionDescriptor(real.address(), 2L * SIZE, real.nics());
+        assertRefused(sender.submit(
+                SingleWrite.of(source, 0, 1 << 20, forged, SIZE - 4096).withImm(3)));
 
         assertThat(crc(peer)).isEqualTo(Long.toString(Checksums.crc32c(arena.allocate(SIZE, 4096))));
     }

@@ -140,12 +140,7 @@ final class FabricDomain implements Domain {
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
                 + Integer.toHexString(endpoint.mrMode())
                 + (endpoint.tagged() ? "" : ", untagged sends")
-                + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ", device memory: "
-                + (regions.hmem()
-                        ? "FI_HMEM GPUDirect"
-                        : "refused, the provider offers no FI_HMEM (" + FabricTransport.HMEM_OPTION + "=true asks"
-                                + " for it; the tcp transport stages through pinned host memory)")
-                + ")";
+                + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
     }
 
     @Override
@@ -155,7 +150,12 @@ final class FabricDomain implements Domain {
 
     @Override
     public String description() {
-        return description;
+        return description + " (device memory: "
+                + (regions.hmem()
+                        ? "FI_HMEM GPUDirect"
+                        : "refused, the provider offers no FI_HMEM; " + FabricTransport.HMEM_OPTION
+                                + "=true asks for it, the tcp transport stages through pinned host memory")
+                + ")";
     }
 
     @Override
