@@ -6,6 +6,8 @@ import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.RegionBoundsException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.test.Checksums;
+import dev.transferengine.test.PeerProcesses;
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
 import java.io.IOException;
