@@ -126,11 +126,12 @@ final class Engine implements TransferEngine, Region.Owner {
             throw e;
         }
         LOG.info(
-                "transfer engine up: transport {}, {} group(s), main address {} (text form {})",
+                "transfer engine up: transport {}, {} group(s), main address {} (text form {}); NICs: {}",
                 transport.name(),
                 groups.length,
                 mainAddress().describe(),
-                mainAddress());
+                mainAddress(),
+                nics().stream().map(NicInfo::description).toList());
     }
 
     /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */

@@ -25,7 +25,8 @@ public interface Domain extends AutoCloseable {
     NetworkAddress address();
 
     /**
-     * A human description, e.g. {@code tcp 127.0.0.1:40123}. Any thread.
+     * A human description, e.g. {@code tcp 127.0.0.1:40123}, ending with the path device memory takes on this NIC
+     * (FI_HMEM GPUDirect, staging through pinned host memory) or why it is refused. Any thread.
      *
      * @return the description, for {@link dev.transferengine.NicInfo} and logs
      */

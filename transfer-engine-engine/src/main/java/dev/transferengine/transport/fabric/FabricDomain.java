@@ -158,7 +158,12 @@ final class FabricDomain implements Domain {
 
     @Override
     public String description() {
-        return description;
+        return description + " (device memory: "
+                + (regions.hmem()
+                        ? "FI_HMEM GPUDirect"
+                        : "refused, the provider offers no FI_HMEM; " + FabricTransport.HMEM_OPTION
+                                + "=true asks for it, the tcp transport stages through pinned host memory")
+                + ")";
     }
 
     @Override

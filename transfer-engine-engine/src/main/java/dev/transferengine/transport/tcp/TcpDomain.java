@@ -206,7 +206,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public String description() {
-        return description;
+        return description + " (device memory: " + staging.path() + ")";
     }
 
     /** Worker thread; does not block. */
