@@ -3,6 +3,7 @@ package dev.transferengine;
 import dev.transferengine.core.Engines;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.NicCountMismatchException;
 import dev.transferengine.exceptions.PeerUnreachableException;
@@ -10,6 +11,7 @@ import dev.transferengine.exceptions.RegionBoundsException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.spi.HoldingDomain;
 import dev.transferengine.spi.HoldingTransport;
 
@@ -943,6 +945,143 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 23), Device.host());
             done(sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0)));
             assertSame(src.segment(), 0, dst, 0, 4096);
+        }
+    }
+
+    /**
+     * Negative acknowledgements: an operation carrying an imm that fails at the sender ends the receiver's matching
+     * wait at once with {@link ImmAbandonedException}, naming the sender, the imm, the missing count and the cause.
+     */
+    @Nested
+    class NegativeAcknowledgements {
+
+        /** Completes with the abandonment its expectation ends with; fails if the count is reached instead. */
+        private CompletableFuture<ImmAbandonedException> expectAbandonment(
+                final TransferEngine receiver, final int imm, final int count) {
+            final CompletableFuture<ImmAbandonedException> abandoned = new CompletableFuture<>();
+            receiver.expectImmCount(imm, count, new ImmCountListener() {
+                @Override
+                public boolean onReached(final int reached) {
+                    abandoned.completeExceptionally(new AssertionError("imm " + reached + " reached its count"));
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandonment) {
+                    abandoned.complete(abandonment);
+                }
+            });
+            return abandoned;
+        }
+
+        private static <T> T within(final CompletableFuture<T> future) {
+            try {
+                return future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (final Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Test
+        void aRefusedImmWriteEndsTheReceiversExpectationNamingTheSenderTheCountAndTheCause() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 31), Device.host());
+            final MemoryRegion dstRegion = receiver.register(zeroed(4096), Device.host());
+            final RegionDescriptor stale = dstRegion.descriptor();
+            receiver.deregister(dstRegion);
+            final CompletableFuture<ImmAbandonedException> abandoned = expectAbandonment(receiver, 41, 1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(41))));
+
+            final ImmAbandonedException nack = within(abandoned);
+            assertThat(nack.peer()).isEqualTo(sender.mainAddress());
+            assertThat(nack.imm()).isEqualTo(41);
+            assertThat(nack.missing()).isEqualTo(1);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT))
+                    .isEqualTo(1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
+        }
+
+        @Test
+        void aTimedOutPagedWriteEndsTheReceiversCounterWaitWithEveryPageMissing() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(3 * 4096, 32), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(3 * 4096), Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(42);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(3, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true);
+
+            final Throwable error = failure(expired(sender.submit(
+                    PagedWrite.of(src, dst, 4096, new int[] {0, 1, 2}).withImm(42))));
+
+            assertThat(error).isInstanceOf(TransferTimeoutException.class);
+            final Throwable ended = within(waited);
+            assertThat(ended).isInstanceOf(ImmAbandonedException.class);
+            final ImmAbandonedException nack = (ImmAbandonedException) ended;
+            assertThat(nack.missing()).isEqualTo(3);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(counter.balance()).as("the waiter gave its credits back").isZero();
+        }
+
+        @Test
+        void closingTheSenderEndsTheReceiversReactiveExpectation() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final CompletableFuture<Throwable> expected = new CompletableFuture<>();
+            new ReactiveTransferEngine(receiver)
+                    .expectImm(43, 1, WAIT)
+                    .subscribe(
+                            null,
+                            expected::complete,
+                            () -> expected.completeExceptionally(new AssertionError("the imm arrived")));
+            nic(sender, 0).hold(true);
+            final CompletableFuture<Void> write = sender.submit(ImmWrite.of(dst, 43));
+
+            sender.close();
+
+            assertThat(failure(write)).isInstanceOf(EngineClosedException.class);
+            assertThat(within(expected))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("imm 43")
+                    .hasMessageContaining("closed");
+        }
+
+        @Test
+        void aFailedBarrierTellsEachReceiverOnce() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine first = engine(1);
+            final TransferEngine second = engine(1);
+            final MemoryRegion firstRegion = first.register(zeroed(4096), Device.host());
+            final MemoryRegion secondRegion = second.register(zeroed(4096), Device.host());
+            final RegionDescriptor firstStale = firstRegion.descriptor();
+            final RegionDescriptor secondStale = secondRegion.descriptor();
+            first.deregister(firstRegion);
+            second.deregister(secondRegion);
+            final CompletableFuture<ImmAbandonedException> firstNack = expectAbandonment(first, 44, 1);
+            final CompletableFuture<ImmAbandonedException> secondNack = expectAbandonment(second, 44, 1);
+
+            failure(ending(remoteRefusal(), sender.submit(BarrierWrite.of(List.of(firstStale, secondStale), 44))));
+
+            assertThat(within(firstNack).peer()).isEqualTo(sender.mainAddress());
+            assertThat(within(secondNack).missing()).isEqualTo(1);
+            await().atMost(WAIT)
+                    .until(() -> first.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1
+                            && second.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1);
         }
     }
 

@@ -44,6 +44,9 @@ final class Submission {
     // worker-owned state
     long token;
     int remaining;
+    /** Pieces that ended well: imm events the receiver surely got, for a negative acknowledgement's count. */
+    int confirmed;
+
     boolean failed;
     long deadlineNanos;
 
@@ -78,6 +81,7 @@ final class Submission {
         future = null;
         failed = false;
         remaining = 0;
+        confirmed = 0;
         token = 0;
         takenNanos = 0;
         postedNanos = 0;

@@ -11,6 +11,7 @@ import dev.transferengine.TransferListener;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
@@ -191,13 +192,23 @@ public final class ReactiveTransferEngine {
      * @param count how many imm events to wait for (>= 1)
      * @param timeout how long to wait, from subscription
      * @return a cold {@code Mono} that completes empty on the callback thread when they arrived; fails with
-     *     {@link TransferTimeoutException} on timeout, or the engine's error for a bad count or a closed engine
+     *     {@link TransferTimeoutException} on timeout, with {@link ImmAbandonedException} at once when a sender
+     *     abandoned an operation carrying {@code imm} (a negative acknowledgement), or the engine's error for a bad
+     *     count or a closed engine
      */
     public Mono<Void> expectImm(final int imm, final int count, final Duration timeout) {
         final Mono<Void> expectation = Mono.create(sink -> {
-            final ImmCountListener listener = reached -> {
-                sink.success();
-                return false;
+            final ImmCountListener listener = new ImmCountListener() {
+                @Override
+                public boolean onReached(final int reached) {
+                    sink.success();
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandoned) {
+                    sink.error(abandoned);
+                }
             };
             try {
                 engine.expectImmCount(imm, count, listener);

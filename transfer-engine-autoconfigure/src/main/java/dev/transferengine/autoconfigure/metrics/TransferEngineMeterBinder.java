@@ -89,6 +89,8 @@ public final class TransferEngineMeterBinder implements MeterBinder {
             error("worker", EngineCounter.WORKER_ERRORS);
             error("imm-refused", EngineCounter.IMMS_REFUSED);
             error("unobserved", EngineCounter.COMPLETIONS_UNOBSERVED);
+            error("imm-abandoned-sent", EngineCounter.IMMS_ABANDONED_SENT);
+            error("imm-abandoned", EngineCounter.IMMS_ABANDONED);
             for (int g = 0; g < engine.groupCount(); g++) {
                 for (int n = 0; n < engine.nicCount(g); n++) {
                     nic(g, n);
