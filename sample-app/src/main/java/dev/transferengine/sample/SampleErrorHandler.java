@@ -1,7 +1,7 @@
 package dev.transferengine.sample;
 
-import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.ImmAbandonedException;
+import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;

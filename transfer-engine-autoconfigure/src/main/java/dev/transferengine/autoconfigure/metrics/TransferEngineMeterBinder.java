@@ -125,9 +125,9 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
         private void error(final String kind, final EngineCounter counter) {
             FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
-                    .description(
-                            "Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
-                                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
+                    .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
+                            + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed,"
+                            + " negative acknowledgements sent and received")
                     .tag("engine", name)
                     .tag("kind", kind)
                     .register(registry);
