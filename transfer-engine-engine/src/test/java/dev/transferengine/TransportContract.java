@@ -996,7 +996,7 @@ public abstract class TransportContract {
             return abandoned;
         }
 
-        private static <T> T within(final CompletableFuture<T> future) {
+        static <T> T within(final CompletableFuture<T> future) {
             try {
                 return future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             } catch (final Exception e) {
@@ -1111,6 +1111,48 @@ public abstract class TransportContract {
             await().atMost(WAIT)
                     .until(() -> first.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1
                             && second.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1);
+        }
+    }
+
+    /** Cancelling a reactive write cancels the operation. */
+    @Nested
+    class Cancellation {
+        @Test
+        void aCancelledPostedWriteIsWithdrawnEndsAsCancelledAndTellsTheReceiver() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 33), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(45);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(1, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true); // held posts wait in the NIC: posted for the engine, not on the wire
+
+            final reactor.core.Disposable subscription = new ReactiveTransferEngine(sender)
+                    .write(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(45))
+                    .subscribe();
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 1);
+            subscription.dispose();
+
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 0);
+            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_FAILED)).isEqualTo(1);
+            assertThat(NegativeAcknowledgements.within(waited))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("cancelled");
+            nic(sender, 0).hold(false); // the cancelled write was withdrawn: releasing the NIC does not send it
+            final MemoryRegion fence = sender.register(filled(8, 34), Device.host());
+            done(sender.submit(SingleWrite.of(fence, 0, 8, dstDesc, 0).withImm(46)));
+            assertThat(MemorySegment.mismatch(dst, 8, 4096, zeroed(4096), 8, 4096))
+                    .isEqualTo(-1);
         }
     }
 

@@ -15,11 +15,13 @@ import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
+import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.exceptions.WorkerFailedException;
@@ -379,6 +381,15 @@ final class DomainGroup implements Agent {
             s.takenNanos = System.nanoTime();
         }
         inFlight.add(s, clock.getAsLong() + timeoutNanos);
+        if (s.isCancelled()) {
+            s.remaining = 0;
+            fail(
+                    s,
+                    new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                            + " cancelled before it was posted"));
+            release(s);
+            return;
+        }
         final WriteRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
@@ -628,6 +639,27 @@ final class DomainGroup implements Agent {
             s = inFlight.nextExpired((int) token + 1, now);
         }
         return expired;
+    }
+
+    /**
+     * Worker thread: cancels the operation submitted with {@code listener} if it is in flight here: its queued pieces
+     * are withdrawn as for a timeout and it ends as cancelled now; one still queued is caught by {@link #start}.
+     */
+    void cancel(final TransferListener listener) {
+        for (Submission s = inFlight.nextLive(0); s != null; s = inFlight.nextLive((int) s.token + 1)) {
+            if (s.hasListener(listener)) {
+                final long token = s.token;
+                fail(
+                        s,
+                        new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                                + " cancelled after it was posted (" + s.remaining + " pieces outstanding)"));
+                for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
+                    domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
+                }
+                release(s);
+                return;
+            }
+        }
     }
 
     /** Fails and frees every operation in flight. */

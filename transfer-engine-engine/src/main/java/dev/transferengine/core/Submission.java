@@ -124,6 +124,17 @@ final class Submission {
         return bytes;
     }
 
+    /** Whether this is the operation submitted with {@code value}. */
+    @SuppressWarnings("ReferenceEquality") // the listener is the operation's identity, whatever its equals says
+    boolean hasListener(final TransferListener value) {
+        return listener == value;
+    }
+
+    /** Whether its caller gave up on it ({@link TransferListener#isCancelled()}). */
+    boolean isCancelled() {
+        return listener != null && listener.isCancelled();
+    }
+
     boolean isSend() {
         return request == null;
     }

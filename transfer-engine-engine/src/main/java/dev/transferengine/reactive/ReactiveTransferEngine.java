@@ -124,7 +124,9 @@ public final class ReactiveTransferEngine {
 
     /**
      * Posts {@code request} on subscribe; completes empty when every write of it completed. A write still in flight
-     * after the engine's operation timeout fails with {@link TransferTimeoutException}.
+     * after the engine's operation timeout fails with {@link TransferTimeoutException}. Cancelling the subscription
+     * cancels the write ({@link TransferEngine#cancel}): one not yet posted is never posted; one posted has its queued
+     * pieces withdrawn and ends as cancelled, and pieces already handed to the transport may still land.
      *
      * @param request the write, reusable: each subscription submits it again
      * @return a cold {@code Mono} that completes empty on the callback thread, or fails with the engine's typed error
@@ -133,7 +135,9 @@ public final class ReactiveTransferEngine {
     public Mono<Void> write(final WriteRequest request) {
         final Mono<Void> write = Mono.create(sink -> {
             try {
-                engine.submit(request, new SinkListener(sink));
+                final SinkListener listener = new SinkListener(sink);
+                engine.submit(request, listener);
+                listener.cancelWith(engine);
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
@@ -338,8 +342,31 @@ public final class ReactiveTransferEngine {
         sink.onDispose(() -> engine.onImm(null));
     }
 
-    /** Completes one {@code Mono} from the engine's callback thread. */
-    private record SinkListener(MonoSink<Void> sink) implements TransferListener {
+    /**
+     * Completes one {@code Mono} from the engine's callback thread; a cancelled subscription cancels the operation
+     * (never posted if still queued, withdrawn if posted).
+     */
+    private static final class SinkListener implements TransferListener {
+
+        private final MonoSink<Void> sink;
+        private volatile boolean cancelled;
+
+        SinkListener(final MonoSink<Void> sink) {
+            this.sink = sink;
+        }
+
+        /** Registers the cancellation once the operation was submitted through {@code engine}. */
+        void cancelWith(final TransferEngine engine) {
+            sink.onCancel(() -> {
+                cancelled = true;
+                engine.cancel(this);
+            });
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
 
         @Override
         public void onDone() {
