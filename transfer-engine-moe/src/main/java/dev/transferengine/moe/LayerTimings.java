@@ -1,0 +1,14 @@
+package dev.transferengine.moe;
+
+/**
+ * What one rank measured in one layer, in nanoseconds of {@link System#nanoTime()}.
+ *
+ * @param dispatchNanos on a dispatcher: from the first post until every expert rank acknowledged the tokens; on an
+ *     expert rank: from the layer's start until every dispatcher's tokens were in
+ * @param combineNanos on an expert rank: from posting the combine until every dispatcher acknowledged it; on a
+ *     dispatcher: from the dispatch's end until every expert rank's outputs were in and summed
+ * @param layerNanos from the layer's start until its barrier passed
+ * @param postingNanos time spent inside the engine's submit calls (posting cost)
+ * @param sentBytes bytes this rank wrote to peers in the layer
+ */
+public record LayerTimings(long dispatchNanos, long combineNanos, long layerNanos, long postingNanos, long sentBytes) {}

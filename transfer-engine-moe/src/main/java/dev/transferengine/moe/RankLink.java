@@ -1,0 +1,327 @@
+package dev.transferengine.moe;
+
+import dev.transferengine.BarrierWrite;
+import dev.transferengine.Device;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferListener;
+import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What both roles share: the engine, the rank's registered region, its peers, the per-layer barrier, and waiting for
+ * a peer's imm in slices, probing the peer between slices so that a dead one fails the wait promptly and by name.
+ */
+final class RankLink implements AutoCloseable {
+
+    /** How long one wait slice lasts before the silent peer is probed. */
+    private static final Duration SLICE = Duration.ofMillis(20);
+
+    /** Where an abort's outcome goes: nowhere, the abort is a best effort on a failed exchange. */
+    private static final TransferListener IGNORED = new TransferListener() {
+        @Override
+        public void onDone() {}
+
+        @Override
+        public void onError(final TransferEngineException error) {}
+    };
+
+    final TransferEngine engine;
+    final MoeShape shape;
+    final ExchangeMode mode;
+    final MoeRole role;
+    final int index;
+    final MemorySegment memory;
+    final MemoryRegion region;
+    private final Duration layerTimeout;
+    private final Arena arena;
+    private final Map<NetworkAddress, Integer> globalRankOf = new HashMap<>();
+    private @Nullable MoePeers peers;
+    private @Nullable PeerGroup barrierGroup;
+    private List<RegionDescriptor> barrierTargets = List.of();
+    private final Map<Integer, ImmCounter> counters = new HashMap<>();
+    private long postingNanos;
+
+    @SuppressWarnings("MustBeClosedChecker") // the link owns the arena and closes it in close()
+    RankLink(
+            final TransferEngine engine,
+            final MoeShape shape,
+            final ExchangeMode mode,
+            final MoeRole role,
+            final int index,
+            final long regionBytes,
+            final Duration layerTimeout) {
+        final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
+        if (index < 0 || index >= count) {
+            throw new IllegalArgumentException(role.name(index) + " is out of range: the shape has " + count);
+        }
+        if (layerTimeout.isNegative() || layerTimeout.isZero()) {
+            throw new IllegalArgumentException("layer timeout must be positive, was " + layerTimeout);
+        }
+        this.engine = engine;
+        this.shape = shape;
+        this.mode = mode;
+        this.role = role;
+        this.index = index;
+        this.layerTimeout = layerTimeout;
+        this.arena = Arena.ofShared();
+        try {
+            this.memory = arena.allocate(regionBytes, 4096);
+            this.region = engine.register(memory, Device.host());
+        } catch (final RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** This rank's index among all ranks: dispatchers first, then expert ranks. */
+    int globalRank() {
+        return globalRank(role, index);
+    }
+
+    int globalRank(final MoeRole peerRole, final int peerIndex) {
+        return peerRole == MoeRole.DISPATCHER ? peerIndex : shape.dispatchers() + peerIndex;
+    }
+
+    MoePeers peers() {
+        final MoePeers known = peers;
+        if (known == null) {
+            throw new IllegalStateException(role.name(index) + " is not connected: call connect(peers) first");
+        }
+        return known;
+    }
+
+    /** Resolves the peers once: the barrier group (every other rank) here, the role's scatter group by the caller. */
+    void connect(final MoePeers all) {
+        all.check(shape);
+        final List<List<NetworkAddress>> others = new ArrayList<>();
+        final List<RegionDescriptor> targets = new ArrayList<>();
+        for (int g = 0; g < shape.dispatchers() + shape.expertRanks(); g++) {
+            final RegionDescriptor desc = descriptorOf(all, g);
+            for (final RegionDescriptor.Nic nic : desc.nics()) {
+                globalRankOf.put(nic.address(), g);
+            }
+            if (g != globalRank()) {
+                others.add(addresses(desc));
+                targets.add(desc);
+            }
+        }
+        barrierTargets = List.copyOf(targets);
+        barrierGroup = targets.isEmpty() ? null : engine.addPeerGroup(others);
+        peers = all;
+        for (int g = 0; g < shape.dispatchers() + shape.expertRanks(); g++) {
+            counter(MoeImms.abort(g));
+        }
+        counter(MoeImms.abort(MoeImms.UNKNOWN_RANK));
+        for (int layer = 0; layer < 2; layer++) {
+            for (int g = 0; g < shape.dispatchers() + shape.expertRanks(); g++) {
+                // counters made up front: imms that arrive before a wait are credited to them, never lost
+                counter(MoeImms.of(MoeImms.BARRIER, layer, g));
+            }
+        }
+    }
+
+    /** The polled counter of an imm, made once (the engine keeps credits that arrived before). */
+    ImmCounter counter(final int imm) {
+        return counters.computeIfAbsent(imm, engine::immCounter);
+    }
+
+    private RegionDescriptor descriptorOf(final MoePeers all, final int global) {
+        return global < shape.dispatchers()
+                ? all.dispatchers().get(global)
+                : all.experts().get(global - shape.dispatchers());
+    }
+
+    static List<NetworkAddress> addresses(final RegionDescriptor desc) {
+        return desc.nics().stream().map(RegionDescriptor.Nic::address).toList();
+    }
+
+    /** Posts a request, counting the time spent in the submit call as posting cost. */
+    CompletableFuture<Void> post(final WriteRequest request) {
+        final long start = System.nanoTime();
+        final CompletableFuture<Void> done = engine.submit(request);
+        postingNanos += System.nanoTime() - start;
+        return done;
+    }
+
+    long takePostingNanos() {
+        final long taken = postingNanos;
+        postingNanos = 0;
+        return taken;
+    }
+
+    /**
+     * Waits for a posted request; a failure names the peer rank when the engine names its NIC, else {@code
+     * fallbackRole}/{@code fallbackIndex} (the single peer, or -1 for "one of").
+     */
+    void complete(final CompletableFuture<Void> done, final int layer, final MoeRole peerRole, final String what) {
+        try {
+            done.get(layerTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MoeRankFailedException(role, index, layer, "interrupted while " + what, e);
+        } catch (final TimeoutException e) {
+            throw new MoeRankFailedException(peerRole, -1, layer, what + " outlasted " + layerTimeout, e);
+        } catch (final ExecutionException e) {
+            throw failure(e.getCause(), layer, peerRole, what);
+        }
+    }
+
+    /** Names the rank behind a failed request where the engine named its NIC. */
+    MoeRankFailedException failure(
+            final @Nullable Throwable cause, final int layer, final MoeRole peerRole, final String what) {
+        if (cause instanceof PeerUnreachableException unreachable) {
+            final Integer global = globalRankOf.get(unreachable.peer());
+            if (global != null) {
+                final boolean dispatcher = global < shape.dispatchers();
+                return new MoeRankFailedException(
+                        dispatcher ? MoeRole.DISPATCHER : MoeRole.EXPERT,
+                        dispatcher ? global : global - shape.dispatchers(),
+                        layer,
+                        what + ": " + unreachable.getMessage(),
+                        unreachable);
+            }
+        }
+        return new MoeRankFailedException(peerRole, -1, layer, what + ": " + cause, cause);
+    }
+
+    /**
+     * Takes {@code n} credits of {@code counter}, sent by the given peer; between slices, probes the peer with an
+     * imm-only write, so a dead peer fails the wait as soon as the engine reports it unreachable. Blocks.
+     */
+    void awaitFrom(
+            final ImmCounter counter,
+            final long n,
+            final MoeRole peerRole,
+            final int peerIndex,
+            final int layer,
+            final String what) {
+        final long deadline = System.nanoTime() + layerTimeout.toNanos();
+        @Nullable CompletableFuture<Void> probe = null;
+        while (true) {
+            final long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                throw new MoeRankFailedException(
+                        peerRole, peerIndex, layer, "no " + what + " within " + layerTimeout, null);
+            }
+            try {
+                counter.await(n, Duration.ofNanos(Math.min(remaining, SLICE.toNanos())));
+                return;
+            } catch (final TransferTimeoutException slice) {
+                checkAborts(layer);
+                if (probe != null && probe.isDone()) {
+                    if (probe.isCompletedExceptionally()) {
+                        final Throwable cause = probe.exceptionNow();
+                        throw new MoeRankFailedException(
+                                peerRole,
+                                peerIndex,
+                                layer,
+                                "waiting for " + what + ", the peer is unreachable: " + cause.getMessage(),
+                                cause);
+                    }
+                    probe = null;
+                }
+                if (probe == null) {
+                    final RegionDescriptor peer = descriptorOf(peers(), globalRank(peerRole, peerIndex));
+                    probe = engine.submit(ImmWrite.of(peer, MoeImms.probe(globalRank())));
+                }
+            }
+        }
+    }
+
+    /**
+     * Tells every other rank, without waiting, that a layer failed and which rank failed it, so that a rank waiting for
+     * a live peer that gave the layer up fails at once, naming the failed rank, instead of waiting out its timeout. The
+     * exchange stays failed: a later layer fails the same way (build a new exchange after a rank failure).
+     */
+    void abort(final MoeRankFailedException failure) {
+        final PeerGroup group = barrierGroup;
+        if (group == null) {
+            return;
+        }
+        final int failed = failure.rank() < 0 ? MoeImms.UNKNOWN_RANK : globalRank(failure.role(), failure.rank());
+        try {
+            engine.submit(BarrierWrite.of(barrierTargets, MoeImms.abort(failed)).withGroup(group), IGNORED);
+        } catch (final RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Fails the wait if a peer reported a rank failed. */
+    private void checkAborts(final int layer) {
+        for (int g = 0; g < shape.dispatchers() + shape.expertRanks(); g++) {
+            if (counter(MoeImms.abort(g)).balance() > 0) {
+                final boolean dispatcher = g < shape.dispatchers();
+                throw new MoeRankFailedException(
+                        dispatcher ? MoeRole.DISPATCHER : MoeRole.EXPERT,
+                        dispatcher ? g : g - shape.dispatchers(),
+                        layer,
+                        "reported failed by a peer rank",
+                        null);
+            }
+        }
+        if (counter(MoeImms.abort(MoeImms.UNKNOWN_RANK)).balance() > 0) {
+            throw new MoeRankFailedException(
+                    role, -1, layer, "a peer rank reported the layer failed by a rank it could not name", null);
+        }
+    }
+
+    /** The layer's barrier: an imm to every other rank, then one from each. Blocks. */
+    void barrier(final int layer) {
+        final PeerGroup group = barrierGroup;
+        if (group == null) {
+            return;
+        }
+        final CompletableFuture<Void> sent =
+                post(BarrierWrite.of(barrierTargets, MoeImms.of(MoeImms.BARRIER, layer, globalRank()))
+                        .withGroup(group));
+        for (int d = 0; d < shape.dispatchers(); d++) {
+            awaitPeerBarrier(MoeRole.DISPATCHER, d, layer);
+        }
+        for (int e = 0; e < shape.expertRanks(); e++) {
+            awaitPeerBarrier(MoeRole.EXPERT, e, layer);
+        }
+        complete(sent, layer, MoeRole.EXPERT, "the barrier");
+    }
+
+    private void awaitPeerBarrier(final MoeRole peerRole, final int peerIndex, final int layer) {
+        final int global = globalRank(peerRole, peerIndex);
+        if (global != globalRank()) {
+            awaitFrom(counter(MoeImms.of(MoeImms.BARRIER, layer, global)), 1, peerRole, peerIndex, layer, "barrier");
+        }
+    }
+
+    /** Deregisters the region and frees it; the engine stays open (it belongs to the caller). */
+    @Override
+    public void close() {
+        try {
+            engine.deregister(region);
+        } catch (final EngineClosedException closed) {
+            // a closed engine dropped its registrations with it: nothing left to deregister
+        } finally {
+            arena.close();
+        }
+    }
+}

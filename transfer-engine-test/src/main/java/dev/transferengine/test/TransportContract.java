@@ -1,0 +1,1412 @@
+package dev.transferengine.test;
+
+import dev.transferengine.BarrierWrite;
+import dev.transferengine.Device;
+import dev.transferengine.EngineCounter;
+import dev.transferengine.GroupRouting;
+import dev.transferengine.ImmCountListener;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.NicCounter;
+import dev.transferengine.NicInfo;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.Routing;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferCounters;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransferListener;
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.ImmAbandonedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.OperationCancelledException;
+import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract every transport honours (DESIGN §3), written once against the public API. A transport's test
+ * extends this class and says how to build an engine; every test then runs real engines on loopback. The tests
+ * come in focused nested groups that share this one fixture: its engines are closed after each test.
+ */
+public abstract class TransportContract {
+
+    protected static final Duration WAIT = Duration.ofSeconds(30);
+    private static final long REGION = 1 << 20;
+
+    private final List<TransferEngine> engines = new ArrayList<>();
+    /** The clock of {@link #manualClockEngine} and {@link #holdingEngine}, in nanoseconds. */
+    private final AtomicLong manualTime = new AtomicLong();
+
+    private final Arena arena = Arena.ofShared();
+
+    /** Selects the transport and its options on {@code builder}. */
+    protected abstract TransferEngineBuilder configure(TransferEngineBuilder builder);
+
+    /** Largest NIC count this transport supports in a group here. */
+    protected int maxNics() {
+        return 4;
+    }
+
+    /**
+     * Whether a send that finds no posted receive buffer is refused ({@code NO_RECEIVE_BUFFER}); otherwise the
+     * transport holds it until a buffer is posted (libfabric RDM providers queue unexpected messages).
+     */
+    protected boolean refusesSendsWithoutBuffer() {
+        return true;
+    }
+
+    /** Whether a send larger than the posted receive buffers is refused back to the sender. */
+    protected boolean refusesOversizedSends() {
+        return true;
+    }
+
+    /**
+     * Whether each send lands only in a posted buffer large enough for it: with pools of different sizes, and, where
+     * oversized sends are not refused, by holding one that fits no buffer until one that fits is posted (otherwise
+     * the transport may take a smaller buffer and lose the message).
+     */
+    protected boolean sendsFindABufferThatFits() {
+        return true;
+    }
+
+    /**
+     * Whether a failed operation with an imm reaches its receiver as a negative acknowledgement; libfabric's shm
+     * before 1.19 sends untagged, where no control message can be kept apart from the user's messages.
+     */
+    protected boolean deliversNegativeAcknowledgements() {
+        return true;
+    }
+
+    /**
+     * Whether the peer still takes messages after it refused a write with an imm; shm leaves the endpoint stuck
+     * toward that peer after a refused delivery-complete write (issue 21, item 4), so its acknowledgement never
+     * leaves.
+     */
+    protected boolean takesMessagesAfterARefusedWrite() {
+        return true;
+    }
+
+    /** Whether a zero-byte imm write (barrier, imm-only) with a stale key fails at the sender; shm reports success. */
+    protected boolean failsStaleKeyZeroByteWrites() {
+        return true;
+    }
+
+    /** Whether the receiver sees writes without imm land, so it can count their bytes. */
+    protected boolean countsReceivedBytesOfEveryWrite() {
+        return true;
+    }
+
+    /** What a write gets that the receiver refuses (bad key, out of bounds). */
+    protected Class<? extends TransferEngineException> remoteRefusal() {
+        return RemoteAccessException.class;
+    }
+
+    /** What a write to a peer that is gone gets. */
+    protected Class<? extends TransferEngineException> unreachablePeerFailure() {
+        return PeerUnreachableException.class;
+    }
+
+    /** Where the failure is a timeout, moves {@link #manualTime} until {@code future} ends; see {@link #expired}. */
+    private CompletableFuture<Void> ending(
+            final Class<? extends TransferEngineException> expected, final CompletableFuture<Void> future) {
+        return expected == TransferTimeoutException.class ? expired(future) : future;
+    }
+
+    /**
+     * Moves {@link #manualTime} past every deadline until {@code future} is done. Only engines made with that clock
+     * see it move; nothing else they do can time out, however slow the machine.
+     */
+    private CompletableFuture<Void> expired(final CompletableFuture<Void> future) {
+        await().atMost(WAIT).until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0 && future.isDone());
+        return future;
+    }
+
+    protected TransferEngine engine(final int nics) {
+        final TransferEngine engine = builder(nics).build();
+        engines.add(engine);
+        return engine;
+    }
+
+    /** An engine whose operations time out only when a test moves {@link #manualTime}. */
+    protected TransferEngine manualClockEngine(final int nics) {
+        return open(builder(nics));
+    }
+
+    /**
+     * An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped.
+     * Its operations time out only when a test moves {@link #manualTime}.
+     */
+    protected TransferEngine holdingEngine(final int nics) {
+        final TransferEngineBuilder builder = builder(nics);
+        return open(builder.option(HoldingTransport.WRAPPED, builder.config().transport())
+                .transport(HoldingTransport.NAME));
+    }
+
+    /** The transport under test, {@code nics} NICs in one group. */
+    private TransferEngineBuilder builder(final int nics) {
+        return configure(TransferEngine.builder()
+                .group(nics)
+                .operationTimeout(Duration.ofSeconds(20))
+                .drainTimeout(Duration.ofSeconds(2)));
+    }
+
+    private TransferEngine open(final TransferEngineBuilder builder) {
+        final TransferEngine engine = builder.clock(manualTime::get).build();
+        engines.add(engine);
+        return engine;
+    }
+
+    /** NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}. */
+    protected static HoldingDomain nic(final TransferEngine engine, final int nic) {
+        return HoldingDomain.at(engine.nics().get(nic).address());
+    }
+
+    @AfterEach
+    void closeEngines() {
+        engines.forEach(TransferEngine::close);
+        arena.close();
+    }
+
+    protected MemorySegment filled(final long size, final int seed) {
+        final MemorySegment segment = arena.allocate(size, 4096);
+        for (long i = 0; i < size; i++) {
+            segment.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));
+        }
+        return segment;
+    }
+
+    protected MemorySegment zeroed(final long size) {
+        return arena.allocate(size, 4096);
+    }
+
+    private static void done(final CompletableFuture<Void> future) {
+        try {
+            future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (final ExecutionException e) {
+            throw new AssertionError("transfer failed", e.getCause());
+        } catch (final Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Throwable failure(final CompletableFuture<Void> future) {
+        try {
+            future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (final ExecutionException e) {
+            return Objects.requireNonNull(e.getCause());
+        } catch (final Exception e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("expected the transfer to fail, it succeeded");
+    }
+
+    private static void awaitBalance(final ImmCounter counter, final long expected) {
+        await().atMost(WAIT).until(() -> counter.balance() >= expected);
+        assertThat(counter.balance()).isEqualTo(expected);
+    }
+
+    private static void assertSame(
+            final MemorySegment a, final long aOffset, final MemorySegment b, final long bOffset, final long length) {
+        assertThat(MemorySegment.mismatch(a, aOffset, aOffset + length, b, bOffset, bOffset + length))
+                .as("bytes differ")
+                .isEqualTo(-1);
+    }
+
+    /** Single writes: sharding, pinning, imms per shard. */
+    @Nested
+    class SingleWrites {
+        @ParameterizedTest(name = "{0} shards")
+        @ValueSource(ints = {1, 2, 3, 4})
+        void shardedSingleWriteDeliversTheBytesAndOneImmPerShard(final int shards) {
+            final int nics = Math.min(shards, maxNics());
+            final TransferEngine sender = engine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemorySegment src = filled(REGION, 1);
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(100);
+
+            final long length = 300_000 + 17;
+            done(sender.submit(new SingleWrite(
+                    srcRegion, 123, length, dstDesc, 4567, Routing.sharded(nics), OptionalInt.of(100))));
+
+            awaitBalance(counter, nics);
+            assertSame(src, 123, dst, 4567, length);
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 4566)).isZero();
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 4567 + length)).isZero();
+        }
+
+        @Test
+        void smallShardedWritePostsZeroLengthShardsThatStillCarryTheImm() {
+            final int nics = Math.min(4, maxNics());
+            final TransferEngine sender = engine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemoryRegion src = sender.register(filled(4096, 2), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(7);
+
+            // 100 bytes at the very end of the region: the empty shards go to offset 0, never past the end
+            done(sender.submit(new SingleWrite(src, 0, 100, dstDesc, 3996, Routing.sharded(nics), OptionalInt.of(7))));
+
+            awaitBalance(counter, nics);
+            assertSame(src.segment(), 0, dst, 3996, 100);
+        }
+
+        @Test
+        void pinnedWriteUsesOneNicAndDeliversOneImm() {
+            final int nics = Math.min(4, maxNics());
+            final TransferEngine sender = engine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemoryRegion src = sender.register(filled(REGION, 3), Device.host());
+            final MemorySegment dst = zeroed(REGION);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(8);
+
+            done(sender.submit(
+                    new SingleWrite(src, 0, REGION, dstDesc, 0, Routing.pinned(nics - 1), OptionalInt.of(8))));
+
+            awaitBalance(counter, 1);
+            assertSame(src.segment(), 0, dst, 0, REGION);
+            assertThat(sender.metrics().counter(0, nics - 1, NicCounter.BYTES_WRITTEN))
+                    .isEqualTo(REGION);
+        }
+
+        @Test
+        void writeWithoutImmDeliversNoImmEvent() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(8192, 4), Device.host());
+            final MemorySegment dst = zeroed(8192);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final List<Integer> unexpected = new CopyOnWriteArrayList<>();
+            receiver.onImm(unexpected::add);
+
+            done(sender.submit(SingleWrite.of(src, 0, 8192, dstDesc, 0)));
+            done(sender.submit(ImmWrite.of(dstDesc, 55))); // a fence: it arrives, the write had no imm
+
+            await().atMost(WAIT).until(() -> unexpected.contains(55));
+            assertThat(unexpected).containsExactly(55);
+            assertSame(src.segment(), 0, dst, 0, 8192);
+        }
+    }
+
+    /** Paged writes: strides, offsets, index lists. */
+    @Nested
+    class PagedWrites {
+        @ParameterizedTest(name = "{0} NICs")
+        @ValueSource(ints = {1, 2, 4})
+        void pagedWriteHonoursStridesOffsetsAndIndexListsWithOneImmPerPage(final int requestedNics) {
+            final int nics = Math.min(requestedNics, maxNics());
+            final TransferEngine sender = engine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemorySegment src = filled(REGION, 5);
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(3);
+
+            final int[] srcPages = {9, 0, 4, 4, 17, 2, 11};
+            final int[] dstPages = {0, 5, 1, 12, 3, 8, 2};
+            final long pageLength = 1000;
+            final long srcStride = 1100;
+            final long dstStride = 1536;
+            final PagedWrite write = new PagedWrite(
+                    srcRegion,
+                    64,
+                    srcStride,
+                    srcPages,
+                    dstDesc,
+                    128,
+                    dstStride,
+                    dstPages,
+                    pageLength,
+                    OptionalInt.of(3));
+            done(sender.submit(write));
+
+            awaitBalance(counter, srcPages.length);
+            for (int k = 0; k < srcPages.length; k++) {
+                assertSame(src, 64 + srcStride * srcPages[k], dst, 128 + dstStride * dstPages[k], pageLength);
+            }
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 127)).isZero(); // the offset's gap stays untouched
+        }
+
+        @Test
+        void pagedWriteCanBeSubmittedManyTimes() {
+            final TransferEngine sender = engine(2);
+            final TransferEngine receiver = engine(2);
+            final MemoryRegion src = sender.register(filled(64 * 1024, 6), Device.host());
+            final MemorySegment dst = zeroed(64 * 1024);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(1);
+            final PagedWrite write = PagedWrite.of(src, dstDesc, 1024, new int[] {0, 1, 2, 3, 60, 61, 62, 63})
+                    .withImm(1);
+
+            final TransferCounters counters = new TransferCounters();
+            for (int i = 0; i < 200; i++) {
+                sender.submit(write, counters);
+            }
+            counters.awaitCompleted(200, WAIT);
+
+            assertThat(counters.failed()).isZero();
+            counter.await(200 * 8L, WAIT);
+            assertSame(src.segment(), 60 * 1024, dst, 60 * 1024, 4096);
+        }
+    }
+
+    /** Imm-only writes and barriers. */
+    @Nested
+    class ImmOnlyAndBarrier {
+        @Test
+        void immOnlyWriteDeliversOneImmAndNoBytes() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final CountDownLatch reached = new CountDownLatch(1);
+            receiver.expectImmCount(0xCAFE, 1, imm -> {
+                reached.countDown();
+                return false;
+            });
+
+            done(sender.submit(ImmWrite.of(dstDesc, 0xCAFE)));
+
+            await().atMost(WAIT).until(() -> reached.getCount() == 0);
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+        }
+
+        @Test
+        void barrierDeliversOneImmPerDestination() {
+            final int nics = Math.min(2, maxNics());
+            final TransferEngine sender = engine(nics);
+            final List<RegionDescriptor> dsts = new ArrayList<>();
+            final List<ImmCounter> counters = new ArrayList<>();
+            for (int p = 0; p < 3; p++) {
+                final TransferEngine peer = engine(nics);
+                dsts.add(peer.register(zeroed(4096), Device.host()).descriptor());
+                counters.add(peer.immCounter(77));
+            }
+
+            done(sender.submit(BarrierWrite.of(dsts, 77)));
+            done(sender.submit(BarrierWrite.of(dsts, 77).withRouting(Routing.pinned(nics - 1))));
+
+            counters.forEach(counter -> awaitBalance(counter, 2));
+        }
+    }
+
+    /** Scatter and peer groups. */
+    @Nested
+    class ScatterAndPeerGroups {
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = {"shardPeers", "shardBytes", "singleNic"})
+        void scatterToThreePeersDeliversEachTargetItsBytesAndImms(final String routingName) {
+            final int nics = Math.min(2, maxNics());
+            final GroupRouting routing =
+                    switch (routingName) {
+                        case "shardPeers" -> GroupRouting.shardPeers();
+                        case "shardBytes" -> GroupRouting.shardBytes();
+                        default -> GroupRouting.singleNic(nics - 1);
+                    };
+            final TransferEngine sender = engine(nics);
+            final MemorySegment src = filled(REGION, 7);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final List<ScatterTarget> targets = new ArrayList<>();
+            final List<MemorySegment> dsts = new ArrayList<>();
+            final List<ImmCounter> counters = new ArrayList<>();
+            for (int p = 0; p < 3; p++) {
+                final TransferEngine peer = engine(nics);
+                final MemorySegment dst = zeroed(REGION);
+                dsts.add(dst);
+                // odd lengths so shard-bytes has a remainder to keep
+                targets.add(new ScatterTarget(
+                        peer.register(dst, Device.host()).descriptor(), 10_001 + p, 1000L * p, 50L * p));
+                counters.add(peer.immCounter(9));
+            }
+
+            done(sender.submit(
+                    ScatterWrite.of(srcRegion, targets).withRouting(routing).withImm(9)));
+
+            final int immsPerTarget = routing instanceof GroupRouting.ShardBytes ? nics : 1;
+            for (int p = 0; p < 3; p++) {
+                awaitBalance(counters.get(p), immsPerTarget);
+                assertSame(src, 1000L * p, dsts.get(p), 50L * p, 10_001 + p);
+            }
+        }
+
+        @Test
+        void peerGroupIsResolvedOnceAndServesScatterAndBarrier() {
+            final int nics = Math.min(2, maxNics());
+            final TransferEngine sender = engine(nics);
+            final MemorySegment src = filled(REGION, 8);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final List<List<NetworkAddress>> addresses = new ArrayList<>();
+            final List<ScatterTarget> targets = new ArrayList<>();
+            final List<RegionDescriptor> dsts = new ArrayList<>();
+            final List<MemorySegment> memory = new ArrayList<>();
+            final List<ImmCounter> counters = new ArrayList<>();
+            for (int p = 0; p < 3; p++) {
+                final TransferEngine peer = engine(nics);
+                final MemorySegment dst = zeroed(REGION);
+                final RegionDescriptor desc = peer.register(dst, Device.host()).descriptor();
+                addresses.add(
+                        desc.nics().stream().map(RegionDescriptor.Nic::address).toList());
+                targets.add(new ScatterTarget(desc, 65_536, 65_536L * p, 0));
+                dsts.add(desc);
+                memory.add(dst);
+                counters.add(peer.immCounter(21));
+            }
+            final PeerGroup group = sender.addPeerGroup(addresses);
+            assertThat(group.size()).isEqualTo(3);
+
+            final ScatterWrite scatter =
+                    ScatterWrite.of(srcRegion, targets).withGroup(group).withImm(21);
+            for (int round = 0; round < 5; round++) {
+                done(sender.submit(scatter));
+            }
+            done(sender.submit(BarrierWrite.of(dsts, 21).withGroup(group)));
+
+            for (int p = 0; p < 3; p++) {
+                awaitBalance(counters.get(p), 6);
+                assertSame(src, 65_536L * p, memory.get(p), 0, 65_536);
+            }
+        }
+
+        @Test
+        void scatterTargetsMustFollowThePeerGroupsOrder() {
+            final TransferEngine sender = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 9), Device.host());
+            final TransferEngine a = engine(1);
+            final TransferEngine b = engine(1);
+            final RegionDescriptor da = a.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor db = b.register(zeroed(4096), Device.host()).descriptor();
+            final PeerGroup group = sender.addPeerGroup(List.of(List.of(a.mainAddress()), List.of(b.mainAddress())));
+
+            assertThatThrownBy(() -> sender.submit(ScatterWrite.of(
+                                    src, List.of(new ScatterTarget(db, 1, 0, 0), new ScatterTarget(da, 1, 0, 0)))
+                            .withGroup(group)))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("group's order");
+        }
+    }
+
+    /** Two-sided sends and receive pools. */
+    @Nested
+    class TwoSided {
+        @Test
+        void sendCopiesTheMessageAndTheReceiverGetsIt() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> received = new CopyOnWriteArrayList<>();
+            // more buffers than messages: a buffer goes back to the pool only after its listener ran, and the sender
+            // must not outrun that here
+            receiver.postedReceivePool(
+                    256, 32, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            final byte[] buffer = "hello decode".getBytes();
+            final CompletableFuture<Void> sent = sender.send(receiver.mainAddress(), buffer);
+            buffer[0] = 'J'; // the engine copied it: reuse at once is fine
+            done(sent);
+            for (int i = 0; i < 20; i++) {
+                done(sender.send(receiver.mainAddress(), ("message " + i).getBytes()));
+            }
+
+            await().atMost(WAIT).until(() -> received.size() == 21);
+            assertThat(received).contains("hello decode", "message 0", "message 19");
+        }
+
+        @Test
+        void aFullReceivePoolRefusesTheSendAndBuffersReturnWhenTheListenerReturns() throws Exception {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final CountDownLatch release = new CountDownLatch(1);
+            final AtomicInteger received = new AtomicInteger();
+            final ReceivePool pool = receiver.postedReceivePool(64, 2, message -> {
+                received.incrementAndGet();
+                try {
+                    release.await(); // hold the first buffer on the callback thread
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+
+            done(sender.send(receiver.mainAddress(), "one".getBytes()));
+            done(sender.send(receiver.mainAddress(), "two".getBytes()));
+            final CompletableFuture<Void> third = sender.send(receiver.mainAddress(), "three".getBytes());
+            if (refusesSendsWithoutBuffer()) {
+                final Throwable refused = failure(third);
+                assertThat(refused).isInstanceOf(RemoteAccessException.class);
+                assertThat(((RemoteAccessException) refused).reason())
+                        .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER);
+            }
+
+            release.countDown();
+            if (!refusesSendsWithoutBuffer()) {
+                done(third); // held by the transport, delivered once a buffer came back: never lost
+                await().atMost(WAIT).until(() -> received.get() == 3);
+            }
+            await().atMost(WAIT).until(() -> pool.available() == 2);
+            done(sender.send(receiver.mainAddress(), "four".getBytes()));
+            await().atMost(WAIT).until(() -> received.get() == (refusesSendsWithoutBuffer() ? 3 : 4));
+        }
+
+        @Test
+        void aCreditedPoolPostsOneBufferPerCredit() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> received = new CopyOnWriteArrayList<>();
+            final ReceivePool pool = receiver.creditedReceivePool(
+                    64, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            if (!refusesSendsWithoutBuffer()) {
+                // the transport holds messages until credit posts a buffer: none is delivered before, none is lost
+                final CompletableFuture<Void> early = sender.send(receiver.mainAddress(), "early".getBytes());
+                assertThat(received).isEmpty();
+                pool.grant(1);
+                done(early);
+                await().atMost(WAIT).until(() -> received.size() == 1);
+                assertThat(received).containsExactly("early");
+                assertThat(pool.available())
+                        .as("spent credits are not re-posted")
+                        .isZero();
+                return;
+            }
+            assertThat(failure(sender.send(receiver.mainAddress(), "no credit".getBytes())))
+                    .isInstanceOf(RemoteAccessException.class);
+            pool.grant(2);
+            await().atMost(WAIT).until(() -> pool.available() == 2);
+            done(sender.send(receiver.mainAddress(), "a".getBytes()));
+            done(sender.send(receiver.mainAddress(), "b".getBytes()));
+            await().atMost(WAIT).until(() -> received.size() == 2);
+            assertThat(pool.available()).as("spent credits are not re-posted").isZero();
+            assertThat(failure(sender.send(receiver.mainAddress(), "c".getBytes())))
+                    .isInstanceOf(RemoteAccessException.class);
+
+            pool.grant(1);
+            await().atMost(WAIT).until(() -> pool.available() == 1);
+            done(sender.send(receiver.mainAddress(), "d".getBytes()));
+            await().atMost(WAIT).until(() -> received.size() == 3);
+            assertThat(received).containsExactly("a", "b", "d");
+        }
+
+        @Test
+        void twoPoolsOfDifferentSizesTakeEveryMessageInABufferThatFits() {
+            Assumptions.assumeTrue(
+                    sendsFindABufferThatFits(), "the transport may land a send in a smaller buffer of another pool");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            receiver.postedReceivePool(64, 8, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(
+                    4096, 8, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            final List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                final String message = i % 2 == 0 ? "short " + i : ("long " + i + " ").repeat(100);
+                expected.add(message);
+                // one at a time: each pool keeps free buffers, whichever of them the transport takes
+                done(sender.send(receiver.mainAddress(), message.getBytes()));
+            }
+            await().atMost(WAIT).until(() -> small.size() + large.size() == 16);
+            assertThat(small).allMatch(m -> m.length() <= 64);
+            final List<String> all = new ArrayList<>(small);
+            all.addAll(large);
+            assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
+        void everySendUpToTheSizeAskedForFitsAPoolOfAnySize() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> received = new CopyOnWriteArrayList<>();
+            final ReceivePool pool = receiver.postedReceivePool(
+                    1000, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            assertThat(pool.bufferSize()).isGreaterThanOrEqualTo(1000);
+
+            final List<String> expected = List.of("x".repeat(600), "y".repeat(1000), "z".repeat(513));
+            for (final String message : expected) {
+                done(sender.send(receiver.mainAddress(), message.getBytes()));
+            }
+            await().atMost(WAIT).until(() -> received.size() == expected.size());
+            assertThat(received).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
+        void oversizedSendIsHeldUntilABufferThatFitsIsPosted() {
+            Assumptions.assumeFalse(refusesOversizedSends(), "the transport refuses an oversized send");
+            Assumptions.assumeTrue(sendsFindABufferThatFits(), "the transport may truncate an oversized send");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            receiver.postedReceivePool(16, 2, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            final String oversized = "seventeen bytes!!";
+            // its completion may wait for the match: the later send that fits must not wait behind it
+            final CompletableFuture<Void> held = sender.send(receiver.mainAddress(), oversized.getBytes());
+            done(sender.send(receiver.mainAddress(), "fits".getBytes()));
+            await().atMost(WAIT).until(() -> small.size() == 1);
+
+            receiver.postedReceivePool(64, 2, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            await().atMost(WAIT).until(() -> large.size() == 1);
+            done(held);
+            assertThat(small).containsExactly("fits");
+            assertThat(large).containsExactly(oversized);
+        }
+
+        @Test
+        void oversizedSendIsRefusedByTheReceiver() {
+            Assumptions.assumeTrue(refusesOversizedSends(), "the transport does not refuse an oversized send");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            receiver.postedReceivePool(16, 2, message -> {});
+
+            final Throwable refused = failure(sender.send(receiver.mainAddress(), new byte[17]));
+            assertThat(refused).isInstanceOf(RemoteAccessException.class);
+        }
+    }
+
+    /** Receiver-side imm counting, also when delivery is reordered. */
+    @Nested
+    class ReceiverCounting {
+        @Test
+        void expectationReArmsAndReplaysTheSurplusToTheImmListener() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final List<Integer> unexpected = new CopyOnWriteArrayList<>();
+            receiver.onImm(unexpected::add);
+            final AtomicInteger fired = new AtomicInteger();
+            receiver.expectImmCount(42, 2, imm -> fired.incrementAndGet() < 2);
+
+            for (int i = 0; i < 5; i++) {
+                done(sender.submit(ImmWrite.of(dst, 42)));
+            }
+
+            await().atMost(WAIT).until(() -> unexpected.size() == 1);
+            assertThat(fired).hasValue(2);
+            assertThat(unexpected).containsExactly(42);
+        }
+
+        @Test
+        void immsThatArriveBeforeTheExpectationAreCreditedNotLost() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            for (int i = 0; i < 3; i++) {
+                done(sender.submit(ImmWrite.of(dst, 99)));
+            }
+            final CountDownLatch reached = new CountDownLatch(1);
+            await().atMost(WAIT).until(() -> receiver.metrics().counter(EngineCounter.IMM_EVENTS) == 3);
+
+            receiver.expectImmCount(99, 3, imm -> {
+                reached.countDown();
+                return false;
+            });
+
+            await().atMost(WAIT).until(() -> reached.getCount() == 0);
+        }
+
+        @Test
+        void polledCounterCreditsEarlyArrivals() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            for (int i = 0; i < 4; i++) {
+                done(sender.submit(ImmWrite.of(dst, 5)));
+            }
+            await().atMost(WAIT).until(() -> receiver.metrics().counter(EngineCounter.IMM_EVENTS) == 4);
+
+            final ImmCounter counter = receiver.immCounter(5);
+            counter.await(4, WAIT);
+            assertThatThrownBy(() -> counter.await(1, Duration.ofMillis(50)))
+                    .isInstanceOf(TransferTimeoutException.class);
+        }
+
+        @Test
+        void immsStayExactWhenOneNicIsHeldBackAndDeliveryIsReordered() {
+            final int nics = Math.min(2, maxNics());
+            Assumptions.assumeTrue(nics >= 2, "needs two NICs to reorder across NICs");
+            final TransferEngine sender = holdingEngine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemorySegment src = filled(REGION, 10);
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(31);
+
+            nic(sender, 1).hold(true);
+            final List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                writes.add(sender.submit(
+                        new SingleWrite(srcRegion, 0, REGION, dstDesc, 0, Routing.sharded(2), OptionalInt.of(31))));
+            }
+            await().atMost(WAIT).until(() -> counter.balance() == 10); // only NIC 0's shards arrived
+            assertThat(writes).noneMatch(CompletableFuture::isDone);
+            nic(sender, 1).hold(false);
+
+            writes.forEach(TransportContract::done);
+            awaitBalance(counter, 20);
+            assertSame(src, 0, dst, 0, REGION);
+        }
+    }
+
+    /** Bad input, refused locally before anything moves or by the receiver with its memory untouched. */
+    @Nested
+    class BadInput {
+        @Test
+        void localOutOfBoundsWriteIsRefusedBeforeAnythingMoves() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 11), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+
+            assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 4000, 200, dst, 0)))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("source");
+            assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 200, dst, 3900)))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("destination");
+            assertThatThrownBy(() -> sender.submit(PagedWrite.of(src, dst, 1024, new int[] {0, 4})))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("page 1");
+        }
+
+        @Test
+        void remoteOutOfBoundsWriteIsRefusedByTheReceiverAndLeavesItsMemoryUntouched() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(16384, 12), Device.host());
+            final MemorySegment dst = filled(4096, 13);
+            final MemorySegment before = zeroed(4096);
+            MemorySegment.copy(dst, 0, before, 0, 4096);
+            final RegionDescriptor real = receiver.register(dst, Device.host()).descriptor();
+            // a descriptor that lies about the length gets past the local check; the receiver must still refuse it
+            final RegionDescriptor forged = new RegionDescriptor(real.address(), 1 << 20, real.nics());
+
+            final Throwable error =
+                    failure(ending(remoteRefusal(), sender.submit(SingleWrite.of(src, 0, 8192, forged, 0))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, before, 0, 4096)).isEqualTo(-1);
+        }
+
+        @Test
+        void staleKeyAfterDeregistrationIsRefusedAndLeavesMemoryUntouched() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 14), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = receiver.register(dst, Device.host());
+            final RegionDescriptor stale = dstRegion.descriptor();
+            receiver.deregister(dstRegion);
+            assertThat(dstRegion.isRegistered()).isFalse();
+            assertThat(receiver.regions()).doesNotContain(dstRegion);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(1))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+        }
+
+        @Test
+        void aRegionWhoseArenaWasClosedIsDeregisteredAndWritesToItAreRefused() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
+            final MemoryRegion dstRegion;
+            try (Arena freed = Arena.ofShared()) {
+                dstRegion = receiver.register(freed.allocate(4096, 4096), Device.host());
+            } // the application frees the memory but never deregisters it (issue 16, item 5)
+            final RegionDescriptor stale = dstRegion.descriptor();
+
+            await().atMost(WAIT).until(() -> !dstRegion.isRegistered());
+            assertThat(receiver.regions()).doesNotContain(dstRegion);
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(2))));
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+            receiver.deregister(dstRegion); // the application's late deregister changes nothing
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+
+        @Test
+        void descriptorWithAnotherNicCountIsRefused() {
+            Assumptions.assumeTrue(maxNics() >= 2, "needs two NICs");
+            final TransferEngine sender = engine(2);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 15), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+
+            assertThatThrownBy(() -> sender.submit(SingleWrite.of(src, 0, 16, dst, 0)))
+                    .isInstanceOf(NicCountMismatchException.class)
+                    .hasMessageContaining("1 NICs but group 0 has 2");
+        }
+
+        @Test
+        void routingBeyondTheGroupsNicsIsRefused() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+
+            assertThatThrownBy(() ->
+                            sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.sharded(2))))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("sharded(2)");
+            assertThatThrownBy(() ->
+                            sender.submit(SingleWrite.of(src, 0, 16, dst, 0).withRouting(Routing.pinned(1))))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("pinned(1)");
+        }
+
+        @Test
+        void deviceMemoryWithoutAGroupForThatGpuIsRefused() {
+            final TransferEngine engine = engine(1);
+            assertThatThrownBy(() -> engine.register(zeroed(64), Device.cuda(0)))
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("cuda:0");
+        }
+
+        @Test
+        void heapSegmentsCannotBeRegistered() {
+            final TransferEngine engine = engine(1);
+            assertThatThrownBy(() -> engine.register(MemorySegment.ofArray(new byte[64]), Device.host()))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("native");
+        }
+    }
+
+    /** Failures in flight: unreachable peers, timeouts that withdraw, re-keyed regions that fence late writes. */
+    @Nested
+    class FailuresAndFencing {
+        @Test
+        void unreachablePeerFailsTheWriteAndTheEngineServesOthers() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine gone = engine(1);
+            final TransferEngine alive = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 17), Device.host());
+            final RegionDescriptor goneDesc =
+                    gone.register(zeroed(4096), Device.host()).descriptor();
+            final MemorySegment aliveMemory = zeroed(4096);
+            final RegionDescriptor aliveDesc =
+                    alive.register(aliveMemory, Device.host()).descriptor();
+            gone.close();
+
+            final Throwable error =
+                    failure(ending(unreachablePeerFailure(), sender.submit(SingleWrite.of(src, 0, 4096, goneDesc, 0))));
+            assertThat(error).isInstanceOf(unreachablePeerFailure());
+
+            done(sender.submit(SingleWrite.of(src, 0, 4096, aliveDesc, 0)));
+            assertSame(src.segment(), 0, aliveMemory, 0, 4096);
+        }
+
+        @Test
+        void aWriteThatCannotCompleteTimesOutIsWithdrawnAndTheEngineServesLaterWrites() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 21), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(4);
+            nic(sender, 0).hold(true);
+
+            final Throwable error = failure(expired(
+                    sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(4))));
+
+            assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleWrite");
+            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT))
+                    .isEqualTo(1);
+            nic(sender, 0).hold(false); // the timed-out write was withdrawn: releasing the NIC does not send it
+            done(sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(5)));
+            done(sender.submit(ImmWrite.of(dstDesc, 4)));
+            awaitBalance(counter, 1);
+            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(2);
+            assertThat(sender.metrics().inFlight()).isZero();
+        }
+
+        @Test
+        void rekeyRefusesWritesWithTheOldKeysAndLeavesTheMemoryUntouched() {
+            final TransferEngine oldKeySender = manualClockEngine(1);
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = receiver.register(dst, Device.host());
+            final RegionDescriptor old = dstRegion.descriptor();
+
+            final RegionDescriptor fresh = dstRegion.rekey();
+
+            assertThat(fresh).isEqualTo(dstRegion.descriptor()).isNotEqualTo(old);
+            final MemoryRegion oldKeySrc = oldKeySender.register(filled(4096, 22), Device.host());
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    oldKeySender.submit(
+                            SingleWrite.of(oldKeySrc, 0, 4096, old, 0).withImm(6))));
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+            final MemoryRegion src = sender.register(filled(4096, 23), Device.host());
+            done(sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0)));
+            assertSame(src.segment(), 0, dst, 0, 4096);
+        }
+    }
+
+    /**
+     * Negative acknowledgements: an operation carrying an imm that fails at the sender ends the receiver's matching
+     * wait at once with {@link ImmAbandonedException}, naming the sender, the imm, the missing count and the cause.
+     */
+    @Nested
+    class NegativeAcknowledgements {
+
+        /** Completes with the abandonment its expectation ends with; fails if the count is reached instead. */
+        private CompletableFuture<ImmAbandonedException> expectAbandonment(
+                final TransferEngine receiver, final int imm, final int count) {
+            final CompletableFuture<ImmAbandonedException> abandoned = new CompletableFuture<>();
+            receiver.expectImmCount(imm, count, new ImmCountListener() {
+                @Override
+                public boolean onReached(final int reached) {
+                    abandoned.completeExceptionally(new AssertionError("imm " + reached + " reached its count"));
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandonment) {
+                    abandoned.complete(abandonment);
+                }
+            });
+            return abandoned;
+        }
+
+        static <T> T within(final CompletableFuture<T> future) {
+            try {
+                return future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (final Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Test
+        void aRefusedImmWriteEndsTheReceiversExpectationNamingTheSenderTheCountAndTheCause() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            Assumptions.assumeTrue(takesMessagesAfterARefusedWrite(), "a declared defect of this transport");
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 31), Device.host());
+            final MemoryRegion dstRegion = receiver.register(zeroed(4096), Device.host());
+            final RegionDescriptor stale = dstRegion.descriptor();
+            receiver.deregister(dstRegion);
+            final CompletableFuture<ImmAbandonedException> abandoned = expectAbandonment(receiver, 41, 1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(41))));
+
+            final ImmAbandonedException nack = within(abandoned);
+            assertThat(nack.peer()).isEqualTo(sender.mainAddress());
+            assertThat(nack.imm()).isEqualTo(41);
+            assertThat(nack.missing()).isEqualTo(1);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT))
+                    .isEqualTo(1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
+        }
+
+        @Test
+        void aTimedOutPagedWriteEndsTheReceiversCounterWaitWithEveryPageMissing() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(3 * 4096, 32), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(3 * 4096), Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(42);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(3, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true);
+
+            final Throwable error = failure(expired(sender.submit(
+                    PagedWrite.of(src, dst, 4096, new int[] {0, 1, 2}).withImm(42))));
+
+            assertThat(error).isInstanceOf(TransferTimeoutException.class);
+            final Throwable ended = within(waited);
+            assertThat(ended).isInstanceOf(ImmAbandonedException.class);
+            final ImmAbandonedException nack = (ImmAbandonedException) ended;
+            assertThat(nack.missing()).isEqualTo(3);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(counter.balance()).as("the waiter gave its credits back").isZero();
+        }
+
+        @Test
+        void closingTheSenderEndsTheReceiversReactiveExpectation() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final CompletableFuture<ImmAbandonedException> expected = expectAbandonment(receiver, 43, 1);
+            nic(sender, 0).hold(true);
+            final CompletableFuture<Void> write = sender.submit(ImmWrite.of(dst, 43));
+
+            sender.close();
+
+            assertThat(failure(write)).isInstanceOf(EngineClosedException.class);
+            assertThat(within(expected))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("imm 43")
+                    .hasMessageContaining("closed");
+        }
+
+        @Test
+        void aFailedBarrierTellsEachReceiverOnce() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            Assumptions.assumeTrue(failsStaleKeyZeroByteWrites(), "a declared defect of this transport");
+            Assumptions.assumeTrue(takesMessagesAfterARefusedWrite(), "a declared defect of this transport");
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine first = engine(1);
+            final TransferEngine second = engine(1);
+            final MemoryRegion firstRegion = first.register(zeroed(4096), Device.host());
+            final MemoryRegion secondRegion = second.register(zeroed(4096), Device.host());
+            final RegionDescriptor firstStale = firstRegion.descriptor();
+            final RegionDescriptor secondStale = secondRegion.descriptor();
+            first.deregister(firstRegion);
+            second.deregister(secondRegion);
+            final CompletableFuture<ImmAbandonedException> firstNack = expectAbandonment(first, 44, 1);
+            final CompletableFuture<ImmAbandonedException> secondNack = expectAbandonment(second, 44, 1);
+
+            failure(ending(remoteRefusal(), sender.submit(BarrierWrite.of(List.of(firstStale, secondStale), 44))));
+
+            assertThat(within(firstNack).peer()).isEqualTo(sender.mainAddress());
+            assertThat(within(secondNack).missing()).isEqualTo(1);
+            await().atMost(WAIT)
+                    .until(() -> first.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1
+                            && second.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1);
+        }
+    }
+
+    /** Cancelling a write ({@link TransferEngine#cancel}, as a cancelled reactive write does) cancels the operation. */
+    @Nested
+    class Cancellation {
+
+        /** A listener the test cancels; it records how the write ended. */
+        private static final class CancellableListener implements TransferListener {
+            final CompletableFuture<TransferEngineException> ended = new CompletableFuture<>();
+            volatile boolean cancelled;
+
+            @Override
+            public void onDone() {
+                ended.completeExceptionally(new AssertionError("the cancelled write completed"));
+            }
+
+            @Override
+            public void onError(final TransferEngineException error) {
+                ended.complete(error);
+            }
+
+            @Override
+            public boolean isCancelled() {
+                return cancelled;
+            }
+        }
+
+        @Test
+        void aCancelledPostedWriteIsWithdrawnEndsAsCancelledAndTellsTheReceiver() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 33), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(45);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(1, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true); // held posts wait in the NIC: posted for the engine, not on the wire
+
+            final CancellableListener listener = new CancellableListener();
+            sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(45), listener);
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 1);
+            listener.cancelled = true;
+            sender.cancel(listener);
+
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 0);
+            assertThat(NegativeAcknowledgements.within(listener.ended))
+                    .isInstanceOf(OperationCancelledException.class)
+                    .hasMessageContaining("after it was posted");
+            assertThat(NegativeAcknowledgements.within(waited))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("cancelled");
+            nic(sender, 0).hold(false); // the cancelled write was withdrawn: releasing the NIC does not send it
+            final MemoryRegion fence = sender.register(filled(8, 34), Device.host());
+            done(sender.submit(SingleWrite.of(fence, 0, 8, dstDesc, 0).withImm(46)));
+            assertThat(MemorySegment.mismatch(dst, 8, 4096, zeroed(4096), 8, 4096))
+                    .isEqualTo(-1);
+        }
+    }
+
+    /**
+     * Faults while writes are in flight: each write is held at the sender's NIC, the fault happens, the NIC lets go,
+     * and the manual clock moves past every deadline. Every write must then end exactly once (done or failed with a
+     * typed error), and memory that was fenced before the writes left must stay untouched.
+     */
+    @Nested
+    class FaultsMidTransfer {
+
+        private static final int WRITES = 8;
+
+        /** Submits {@link #WRITES} held writes with imm to {@code target}; returns the count of ends per write. */
+        private List<Outcome> heldWrites(final TransferEngine sender, final RegionDescriptor target) {
+            final MemoryRegion src = sender.register(filled(4096, 41), Device.host());
+            nic(sender, 0).hold(true);
+            final List<Outcome> outcomes = new ArrayList<>();
+            for (int i = 0; i < WRITES; i++) {
+                final Outcome outcome = new Outcome();
+                outcomes.add(outcome);
+                sender.submit(SingleWrite.of(src, 0, 4096, target, 0).withImm(30 + i), outcome);
+            }
+            return outcomes;
+        }
+
+        /** Lets the held writes go, then moves the clock until every one of them ended. */
+        private void release(final TransferEngine sender, final List<Outcome> outcomes) {
+            nic(sender, 0).hold(false);
+            await().atMost(WAIT)
+                    .until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0
+                            && outcomes.stream().allMatch(o -> o.ends.get() > 0));
+        }
+
+        private void assertEachEndedOnce(final List<Outcome> outcomes) {
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.ends).hasValue(1));
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error)
+                    .satisfiesAnyOf(e -> assertThat(e).hasValue(null), e -> assertThat(e.get())
+                            .isInstanceOf(TransferEngineException.class)));
+        }
+
+        @Test
+        void keyRotationWhileWritesAreInFlightFailsEveryOldKeyWriteOnceAndFencesTheMemory() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion region = receiver.register(dst, Device.host());
+            final List<Outcome> outcomes = heldWrites(sender, region.descriptor());
+
+            region.rekey();
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+        }
+
+        @Test
+        void regionCloseWhileWritesAreInFlightFailsEveryWriteOnceAndFencesTheMemory() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion region = receiver.register(dst, Device.host());
+            final List<Outcome> outcomes = heldWrites(sender, region.descriptor());
+
+            receiver.deregister(region);
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+        }
+
+        @Test
+        void senderCloseWhileWritesAreInFlightEndsEveryWriteOnce() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final List<Outcome> outcomes = heldWrites(
+                    sender, receiver.register(zeroed(4096), Device.host()).descriptor());
+
+            sender.close();
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isInstanceOf(EngineClosedException.class));
+            assertThat(sender.metrics().inFlight()).isZero();
+        }
+
+        @Test
+        void receiverCloseWhileWritesAreInFlightFailsEveryWriteOnceAndTheSenderServesAnotherPeer() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final TransferEngine other = engine(1);
+            final List<Outcome> outcomes = heldWrites(
+                    sender, receiver.register(zeroed(4096), Device.host()).descriptor());
+
+            receiver.close();
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            final MemoryRegion src = sender.register(filled(4096, 42), Device.host());
+            final MemorySegment otherMemory = zeroed(4096);
+            done(sender.submit(SingleWrite.of(
+                    src, 0, 4096, other.register(otherMemory, Device.host()).descriptor(), 0)));
+            assertSame(src.segment(), 0, otherMemory, 0, 4096);
+        }
+    }
+
+    /** How one write ended: how many times its listener was called, and the error if it failed. */
+    private static final class Outcome implements TransferListener {
+        final AtomicInteger ends = new AtomicInteger();
+        final AtomicReference<@Nullable TransferEngineException> error = new AtomicReference<>();
+
+        @Override
+        public void onDone() {
+            ends.incrementAndGet();
+        }
+
+        @Override
+        public void onError(final TransferEngineException failure) {
+            error.set(failure);
+            ends.incrementAndGet();
+        }
+    }
+
+    /** Closing and describing an engine. */
+    @Nested
+    class Lifecycle {
+        @Test
+        void closedEngineRefusesEveryCall() {
+            final TransferEngine engine = engine(1);
+            final TransferEngine peer = engine(1);
+            final MemoryRegion src = engine.register(filled(4096, 18), Device.host());
+            final RegionDescriptor dst =
+                    peer.register(zeroed(4096), Device.host()).descriptor();
+            engine.close();
+
+            assertThatThrownBy(() -> engine.submit(SingleWrite.of(src, 0, 16, dst, 0)))
+                    .isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.register(zeroed(64), Device.host()))
+                    .isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.send(peer.mainAddress(), new byte[1]))
+                    .isInstanceOf(EngineClosedException.class);
+            assertThatThrownBy(() -> engine.immCounter(1)).isInstanceOf(EngineClosedException.class);
+            assertThat(engine.isHealthy()).isFalse();
+        }
+
+        @Test
+        void closeWaitsForInFlightWritesToDrain() {
+            final TransferEngine sender = engine(2 <= maxNics() ? 2 : 1);
+            final TransferEngine receiver = engine(sender.nicCount(0));
+            final MemoryRegion src = sender.register(filled(REGION, 19), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(REGION), Device.host()).descriptor();
+            final TransferCounters counters = new TransferCounters();
+            for (int i = 0; i < 50; i++) {
+                sender.submit(SingleWrite.of(src, 0, REGION, dst, 0), counters);
+            }
+
+            sender.close();
+
+            assertThat(counters.completed()).isEqualTo(50);
+            assertThat(counters.failed()).as("drained within the drain timeout").isZero();
+        }
+
+        @Test
+        void describesItsNicsAndPeers() {
+            final int nics = Math.min(2, maxNics());
+            final TransferEngine sender = engine(nics);
+            final TransferEngine receiver = engine(nics);
+            final MemoryRegion src = sender.register(filled(8192, 20), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(8192), Device.host()).descriptor();
+            done(sender.submit(SingleWrite.of(src, 0, 8192, dst, 0).withRouting(Routing.sharded(nics))));
+
+            assertThat(sender.nics()).hasSize(nics).allMatch(NicInfo::healthy);
+            assertThat(sender.nics().getFirst().address()).isEqualTo(sender.mainAddress());
+            assertThat(sender.isHealthy()).isTrue();
+            assertThat(sender.peers()).isNotEmpty();
+            assertThat(sender.regions()).containsExactly(src);
+            assertThat(sender.metrics().counter(EngineCounter.REQUESTS_DONE)).isEqualTo(1);
+            assertThat(sender.metrics().inFlight()).isZero();
+            if (countsReceivedBytesOfEveryWrite()) {
+                assertThat(receiver.metrics().counter(0, 0, NicCounter.BYTES_RECEIVED))
+                        .isPositive();
+            }
+        }
+    }
+}
