@@ -2,12 +2,15 @@ package dev.transferengine.core;
 
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
+import dev.transferengine.GroupRouting;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.NicCounter;
 import dev.transferengine.StageProbe;
+import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.exceptions.WorkerFailedException;
@@ -47,6 +50,12 @@ final class DomainGroup implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(DomainGroup.class);
     private static final int CONTROL_DRAIN_LIMIT = 8;
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
+    /**
+     * How long closing polls the NICs after it posted negative acknowledgements, so that they leave (a tcp peer may
+     * need a connection and its handshake first); closing without any waits for nothing.
+     */
+    private static final long CLOSE_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
     /** How often the worker looks for registered memory the application freed. */
@@ -290,8 +299,12 @@ final class DomainGroup implements Agent {
             drainCompletions(); // what ended before the close counts as ended
         }
         final EngineClosedException closed = new EngineClosedException("engine closed while the operation was pending");
+        final long abandonedBefore = counters.counter(EngineCounter.IMMS_ABANDONED_SENT);
         failInFlight(closed);
         failQueued(closed);
+        if (nicsOpen && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
+            flushControl();
+        }
         closeDomains(); // receive buffers are freed by the engine once every worker stopped
     }
 
@@ -355,6 +368,15 @@ final class DomainGroup implements Agent {
             s.takenNanos = System.nanoTime();
         }
         inFlight.add(s, now + timeoutNanos);
+        if (s.isCancelled()) {
+            s.remaining = 0;
+            fail(
+                    s,
+                    new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                            + " cancelled before it was posted"));
+            release(s);
+            return;
+        }
         final WriteRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
@@ -490,6 +512,8 @@ final class DomainGroup implements Agent {
         }
         if (error != null) {
             fail(s, error);
+        } else {
+            s.confirmed++;
         }
         if (--s.remaining == 0) {
             end(s);
@@ -517,7 +541,73 @@ final class DomainGroup implements Agent {
     private void fail(final Submission s, final TransferEngineException error) {
         if (!s.failed) {
             s.failed = true;
+            abandonImms(s, error);
             s.complete(error, callbacks, counters);
+        }
+    }
+
+    /**
+     * The request failed: where it carries an imm, tells each receiver how many of its imm events will not come (a
+     * negative acknowledgement over NIC 0), so the receiver's expectation ends now instead of at its own timeout.
+     * Only while the NICs are open; a failure path, so it may allocate.
+     */
+    private void abandonImms(final Submission s, final TransferEngineException error) {
+        final WriteRequest request = s.request;
+        if (request == null || !nicsOpen) {
+            return;
+        }
+        final String cause = String.valueOf(error.getMessage());
+        switch (request) {
+            case SingleWrite w ->
+                w.imm()
+                        .ifPresent(imm -> abandonImm(
+                                w.dst(),
+                                imm,
+                                (w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1) - s.confirmed,
+                                cause));
+            case PagedWrite w -> w.imm().ifPresent(imm -> abandonImm(w.dst(), imm, w.pageCount() - s.confirmed, cause));
+            case ImmWrite w -> abandonImm(w.dst(), w.value(), 1 - s.confirmed, cause);
+            case BarrierWrite w -> abandonEach(w.dsts(), w.value(), 1, cause);
+            case ScatterWrite w -> {
+                if (w.imm().isPresent()) {
+                    final List<RegionDescriptor> dsts =
+                            new ArrayList<>(w.targets().size());
+                    for (final ScatterTarget target : w.targets()) {
+                        dsts.add(target.dst());
+                    }
+                    final int perTarget = w.routing() instanceof GroupRouting.ShardBytes ? domains.length : 1;
+                    abandonEach(dsts, w.imm().getAsInt(), perTarget, cause);
+                }
+            }
+        }
+    }
+
+    /** One acknowledgement per receiving peer, counting every event of the request to it (some may have landed). */
+    private void abandonEach(
+            final List<RegionDescriptor> dsts, final int imm, final int perDestination, final String cause) {
+        final Map<NetworkAddress, RegionDescriptor> byPeer = new LinkedHashMap<>();
+        final Map<NetworkAddress, Integer> events = new HashMap<>();
+        for (final RegionDescriptor dst : dsts) {
+            final NetworkAddress peer = dst.nic(0).address();
+            byPeer.putIfAbsent(peer, dst);
+            events.merge(peer, perDestination, Integer::sum);
+        }
+        byPeer.forEach((peer, dst) -> abandonImm(dst, imm, events.getOrDefault(peer, perDestination), cause));
+    }
+
+    private void abandonImm(final RegionDescriptor dst, final int imm, final int missing, final String cause) {
+        if (missing <= 0) {
+            return;
+        }
+        final Domain domain = domains[0];
+        try {
+            domain.abandonImm(domain.resolve(dst.nic(0).address()), imm, missing, cause);
+            counters.increment(EngineCounter.IMMS_ABANDONED_SENT);
+        } catch (final RuntimeException e) { // the request's own failure is reported either way
+            errors.warn(
+                    "group " + index + ": telling " + dst.nic(0).address() + " that imm " + imm
+                            + " was abandoned failed",
+                    e);
         }
     }
 
@@ -551,6 +641,27 @@ final class DomainGroup implements Agent {
             s = inFlight.nextExpired((int) token + 1, now);
         }
         return expired;
+    }
+
+    /**
+     * Worker thread: cancels the operation submitted with {@code listener} if it is in flight here: its queued pieces
+     * are withdrawn as for a timeout and it ends as cancelled now; one still queued is caught by {@link #start}.
+     */
+    void cancel(final TransferListener listener) {
+        for (Submission s = inFlight.nextLive(0); s != null; s = inFlight.nextLive((int) s.token + 1)) {
+            if (s.hasListener(listener)) {
+                final long token = s.token;
+                fail(
+                        s,
+                        new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                                + " cancelled after it was posted (" + s.remaining + " pieces outstanding)"));
+                for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
+                    domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
+                }
+                release(s);
+                return;
+            }
+        }
     }
 
     /** Fails and frees every operation in flight. */
@@ -619,7 +730,26 @@ final class DomainGroup implements Agent {
         nicsOpen = true;
     }
 
+    /**
+     * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), so
+     * that negative acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
+     */
+    private void flushControl() {
+        final long until = System.nanoTime() + CLOSE_FLUSH_NANOS;
+        while (System.nanoTime() - until < 0) {
+            for (final Domain domain : domains) {
+                try {
+                    domain.poll();
+                    drainCompletions();
+                } catch (final RuntimeException e) {
+                    errors.warn("polling " + domain.description() + " while closing failed", e);
+                }
+            }
+        }
+    }
+
     private void closeDomains() {
+        nicsOpen = false;
         for (int nic = 0; nic < domains.length; nic++) {
             final Domain domain = domains[nic];
             if (domain != null) {

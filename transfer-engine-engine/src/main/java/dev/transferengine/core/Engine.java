@@ -331,6 +331,13 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
+    public void cancel(final TransferListener listener) {
+        for (final DomainGroup group : groups) {
+            group.control(g -> g.cancel(listener));
+        }
+    }
+
+    @Override
     public void submit(final WriteRequest request, final TransferCounters transferCounters) {
         submit(request, null, given(transferCounters, "counters"), null);
     }

@@ -1,6 +1,8 @@
 package dev.transferengine.core;
 
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
@@ -58,6 +60,11 @@ final class NicEvents implements DomainListener {
     @Override
     public void releaseImm(final long reservation) {
         imms.release(reservation);
+    }
+
+    @Override
+    public void onImmAbandoned(final NetworkAddress peer, final int imm, final int missing, final String cause) {
+        imms.onAbandoned(new ImmAbandonedException(peer, imm, missing, cause));
     }
 
     @Override

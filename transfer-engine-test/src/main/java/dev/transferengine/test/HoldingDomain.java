@@ -90,6 +90,12 @@ public final class HoldingDomain implements Domain {
         }
     }
 
+    /** Not held: a negative acknowledgement is a control message, and it must reach the peer of a held write. */
+    @Override
+    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+        inner.abandonImm(peer, imm, missing, cause);
+    }
+
     @Override
     public int poll() {
         int work = 0;
