@@ -25,7 +25,7 @@ cd "$dir"
 JAVA=${JAVA:-$PWD/jre/bin/java}
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-3s}
-KEY=(--option tcp.clusterKey=bench-cluster-key-0123456789abcdef)
+KEY=(--option tcp.clusterKey=KqyWad/WpftAydYFjPxgOUdBXph2F1zDy1XpcR+GT+A=)  # 32 random bytes, base64 (a bench-only key)
 TLS=(--tls-keystore "$PWD/node.p12" --tls-password changeit)
 run() {
   local name=$1; shift

@@ -35,6 +35,11 @@ public enum EngineCounter {
     CALLBACK_ERRORS("exceptions thrown by user callbacks (logged and swallowed)"),
     /** Unexpected errors caught in a worker duty cycle; the worker carried on. */
     WORKER_ERRORS("unexpected errors caught in a worker duty cycle"),
+    /**
+     * Regions whose memory the application freed (closed its arena) while they were registered; the worker
+     * deregistered each within a millisecond, so peers' writes to them are refused from then on.
+     */
+    REGIONS_FREED("regions freed while registered, then deregistered by the worker"),
     /** Workers restarted with fresh NICs after an unrecoverable error; their in-flight operations failed. */
     WORKER_RESTARTS(
             "workers restarted with fresh NICs after an unrecoverable error (their in-flight operations failed)"),

@@ -147,7 +147,8 @@ public interface TransferEngine extends AutoCloseable {
      *
      * @param request the write, checked against its regions and group now
      * @param listener told of the outcome, exactly once
-     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
+     *     an argument is null
      * @throws RegionBoundsException if a write would fall outside its source or destination region
      * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
@@ -161,7 +162,8 @@ public interface TransferEngine extends AutoCloseable {
      *
      * @param request the write, checked now
      * @param counters bumped once, on the worker, when the request ends; one instance may count many requests
-     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
+     *     an argument is null
      * @throws RegionBoundsException if a write would fall outside its source or destination region
      * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
@@ -175,7 +177,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param request the write, checked now
      * @return completes with null when every write completed, or exceptionally with the request's
      *     {@link TransferEngineException}; dependent stages without an executor run on the callback thread
-     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
+     *     an argument is null
      * @throws RegionBoundsException if a write would fall outside its source or destination region
      * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
@@ -192,7 +195,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param request the write, checked now
      * @param listener told of the outcome, exactly once, if accepted
      * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
-     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
+     *     an argument is null
      * @throws RegionBoundsException if a write would fall outside its source or destination region
      * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      */
@@ -206,7 +210,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param request the write, checked now
      * @param counters bumped once, on the worker, when an accepted request ends
      * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
-     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
+     *     an argument is null
      * @throws RegionBoundsException if a write would fall outside its source or destination region
      * @throws NicCountMismatchException if a destination names a different number of NICs than the group
      */
@@ -221,6 +226,7 @@ public interface TransferEngine extends AutoCloseable {
      * @param listener told once the receiver acknowledged, or of the failure (e.g. {@link RemoteAccessException}
      *     with {@code NO_RECEIVE_BUFFER})
      * @throws MalformedDescriptorException if {@code peer} belongs to another transport
+     * @throws InvalidRequestException if an argument is null
      * @throws BackPressureException if group 0's submission queue is full; nothing was sent
      * @throws EngineClosedException if the engine is closed
      */
@@ -248,7 +254,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param count how many buffers, 1 to 16,777,215
      * @param listener told of each message, on the callback thread
      * @return the pool; close it to stop re-posting
-     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
+     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range, if the pool would hold
+     *     more than 1 GiB ({@code bufferSize * count}), or if {@code listener} is null
      * @throws EngineClosedException if the engine is closed
      */
     ReceivePool postedReceivePool(int bufferSize, int count, ReceiveListener listener);
@@ -263,7 +270,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param count how many buffers, 1 to 16,777,215: at most this many are posted however much credit is granted
      * @param listener told of each message, on the callback thread
      * @return the pool, with no credit yet
-     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range
+     * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range, if the pool would hold
+     *     more than 1 GiB ({@code bufferSize * count}), or if {@code listener} is null
      * @throws EngineClosedException if the engine is closed
      */
     ReceivePool creditedReceivePool(int bufferSize, int count, ReceiveListener listener);
@@ -277,7 +285,7 @@ public interface TransferEngine extends AutoCloseable {
      * @param count how many imms make the expectation fire (>= 1)
      * @param listener called on the callback thread each time the count is reached
      * @return the replaced state, or null
-     * @throws InvalidRequestException if {@code count} is less than 1
+     * @throws InvalidRequestException if {@code count} is less than 1 or {@code listener} is null
      * @throws EngineClosedException if the engine is closed
      */
     @Nullable ImmCountState expectImmCount(int imm, int count, ImmCountListener listener);

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +34,7 @@ public final class TransferEngineBuilder {
     private int maxUnexpectedImms = 65536;
     private final Map<String, String> options = new HashMap<>();
     private @Nullable TransportTls tls;
+    private LongSupplier clock = System::nanoTime;
 
     TransferEngineBuilder() {}
 
@@ -141,8 +144,12 @@ public final class TransferEngineBuilder {
      *
      * @param value at least 1 (default 16384)
      * @return this builder
+     * @throws InvalidConfigException if {@code value} is less than 1
      */
     public TransferEngineBuilder maxInFlight(final int value) {
+        if (value < 1) {
+            throw new InvalidConfigException("maxInFlight", value, "must be >= 1");
+        }
         this.maxInFlight = value;
         return this;
     }
@@ -184,6 +191,19 @@ public final class TransferEngineBuilder {
     }
 
     /**
+     * The clock the engine's workers read to expire operations (default {@link System#nanoTime()}). A test passes a
+     * manual clock and moves it past a deadline to time an operation out, instead of waiting for the timeout; see the
+     * {@code transfer-engine-test} kit.
+     *
+     * @param nanoTime monotonic time in nanoseconds; called from the workers, so it must be thread-safe and not block
+     * @return this builder
+     */
+    public TransferEngineBuilder clock(final LongSupplier nanoTime) {
+        this.clock = Objects.requireNonNull(nanoTime, "clock");
+        return this;
+    }
+
+    /**
      * The config this builder would build an engine from, checked; opens nothing.
      *
      * @return the config, one group of one NIC if no group was added
@@ -213,6 +233,6 @@ public final class TransferEngineBuilder {
      * @throws TransportUnavailableException if the transport cannot run here, with the reason
      */
     public TransferEngine build() {
-        return Engines.open(config(), TransferCounters.UPDATER);
+        return Engines.open(config(), TransferCounters.UPDATER, clock);
     }
 }

@@ -31,10 +31,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine's layering, checked on its main classes: the API (its root and its exceptions) at the bottom; the SPI on the API; core on both;
- * one package per transport on the API and the SPI only; native access and CUDA beside them; the reactive facade on
- * the API only; no cycle between packages except the API's two entry points into core; and a module descriptor
- * that exports the API, the SPI and the facade only.
+ * The engine's layering, checked on its main classes: the API (its root and its exceptions) at the bottom; the SPI on
+ * the API; core on both, reaching CUDA and Reactor only through the SPI (the UVM watcher provider and the engine thread
+ * factory, found through {@link java.util.ServiceLoader}); one package per transport on the API and the SPI only;
+ * native access and CUDA beside them; no cycle between packages except the API's two entry points into core; and a
+ * module descriptor that exports the API, its exceptions and the SPI only. The Reactor facade is a module of its own.
  */
 class ArchitectureTest {
 
@@ -45,7 +46,7 @@ class ArchitectureTest {
     private static final String TRANSPORTS = "dev.transferengine.transport..";
     private static final String CUDA = "dev.transferengine.cuda..";
     private static final String NATIVE = "dev.transferengine.nativeaccess..";
-    private static final String REACTIVE = "dev.transferengine.reactive..";
+    private static final String REACTOR = "reactor..";
 
     private static final JavaClasses ENGINE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -65,7 +66,7 @@ class ArchitectureTest {
                 .resideInAnyPackage(API, EXCEPTIONS)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(SPI, TRANSPORTS, CUDA, NATIVE, REACTIVE)
+                .resideInAnyPackage(SPI, TRANSPORTS, CUDA, NATIVE, REACTOR)
                 .check(ENGINE);
     }
 
@@ -93,19 +94,35 @@ class ArchitectureTest {
                 .resideInAPackage(SPI)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(CORE, TRANSPORTS, CUDA, NATIVE, REACTIVE)
+                .resideInAnyPackage(CORE, TRANSPORTS, CUDA, NATIVE, REACTOR)
                 .check(ENGINE);
     }
 
     @Test
-    void coreKnowsNoTransportAndNotTheReactiveFacade() {
+    void coreKnowsNoTransport() {
         noClasses()
                 .that()
                 .resideInAPackage(CORE)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(TRANSPORTS, REACTIVE)
+                .resideInAnyPackage(TRANSPORTS)
                 .check(ENGINE);
+    }
+
+    @Test
+    void coreReachesCudaOnlyThroughTheSpi() {
+        noClasses()
+                .that()
+                .resideInAPackage(CORE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(CUDA)
+                .check(ENGINE);
+    }
+
+    @Test
+    void noPartOfTheEngineDependsOnReactor() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage(REACTOR).check(ENGINE);
     }
 
     @Test
@@ -115,7 +132,7 @@ class ArchitectureTest {
                 .resideInAPackage(TRANSPORTS)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(CORE, CUDA, REACTIVE)
+                .resideInAnyPackage(CORE, CUDA, REACTOR)
                 .check(ENGINE);
         slices().matching("dev.transferengine.transport.(*)..")
                 .should()
@@ -130,25 +147,14 @@ class ArchitectureTest {
                 .resideInAPackage(NATIVE)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, REACTIVE)
+                .resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, REACTOR)
                 .check(ENGINE);
         noClasses()
                 .that()
                 .resideInAPackage(CUDA)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(CORE, TRANSPORTS, REACTIVE)
-                .check(ENGINE);
-    }
-
-    @Test
-    void theReactiveFacadeUsesTheApiOnly() {
-        noClasses()
-                .that()
-                .resideInAPackage(REACTIVE)
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage(CORE, SPI, TRANSPORTS, CUDA, NATIVE)
+                .resideInAnyPackage(CORE, TRANSPORTS, REACTOR)
                 .check(ENGINE);
     }
 
@@ -173,7 +179,7 @@ class ArchitectureTest {
     }
 
     @Test
-    void theModuleExportsTheApiItsExceptionsTheSpiAndTheReactiveFacadeOnlyAndProvidesEveryServiceEntry()
+    void theModuleExportsTheApiItsExceptionsAndTheSpiOnlyAndProvidesEveryServiceEntry()
             throws IOException, URISyntaxException {
         final Path classes = Path.of(TransferEngine.class
                 .getProtectionDomain()
@@ -188,7 +194,10 @@ class ArchitectureTest {
         assertThat(module.exports())
                 .allMatch(e -> !e.isQualified())
                 .extracting(ModuleDescriptor.Exports::source)
-                .containsExactlyInAnyOrder(API, EXCEPTIONS, "dev.transferengine.spi", "dev.transferengine.reactive");
+                .containsExactlyInAnyOrder(API, EXCEPTIONS, "dev.transferengine.spi");
+        assertThat(module.requires())
+                .extracting(ModuleDescriptor.Requires::name)
+                .doesNotContain("reactor.core");
         assertThat(module.opens()).isEmpty();
         // what the class path finds through META-INF/services, the module path must find through "provides"
         for (final ModuleDescriptor.Provides provides : module.provides()) {

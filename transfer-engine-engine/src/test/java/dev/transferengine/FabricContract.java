@@ -1,5 +1,6 @@
 package dev.transferengine;
 
+import dev.transferengine.test.TransportContract;
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
 /**

@@ -1,5 +1,6 @@
 package dev.transferengine;
 
+import dev.transferengine.test.MultiProcessContract;
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
 import java.util.ArrayList;

@@ -1,6 +1,8 @@
 package dev.transferengine;
 
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.test.Checksums;
+import dev.transferengine.test.PeerProcesses;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -35,7 +37,7 @@ import static org.awaitility.Awaitility.await;
  */
 class NetworkPartitionTest {
 
-    private static final String KEY = "partition-test-cluster-key-0123456789";
+    private static final String KEY = "C1NmxxmVpCUdV56RXNfOUUgeniBiKoXsISC/Bppcprs=";
     private static final int SLOT = 64 * 1024;
     private static final int SLOTS = 16;
     private static final long REGION = (long) SLOT * SLOTS;

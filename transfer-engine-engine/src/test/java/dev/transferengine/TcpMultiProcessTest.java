@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.test.MultiProcessContract;
+
 /** Two JVM processes on the tcp transport. */
 class TcpMultiProcessTest extends MultiProcessContract {
 

@@ -1,5 +1,8 @@
 package dev.transferengine;
 
+import dev.transferengine.test.TlsFixture;
+import dev.transferengine.test.TransportContract;
+
 import java.time.Duration;
 
 /**

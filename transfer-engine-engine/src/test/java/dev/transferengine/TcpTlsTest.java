@@ -1,6 +1,7 @@
 package dev.transferengine;
 
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.test.TlsFixture;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

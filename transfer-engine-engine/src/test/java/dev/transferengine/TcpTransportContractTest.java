@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.test.TransportContract;
+
 /** The transport contract on the pure-Java tcp transport. */
 class TcpTransportContractTest extends TransportContract {
 

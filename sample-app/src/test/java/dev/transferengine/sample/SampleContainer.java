@@ -24,7 +24,7 @@ final class SampleContainer extends GenericContainer<SampleContainer> {
     static final int ENGINE_PORT = 7400;
 
     /** The key every container's engine authenticates its peers with. */
-    private static final String CLUSTER_KEY = "sample-app-it-cluster-key-0123456789";
+    private static final String CLUSTER_KEY = "Q0/cNalV+SvO7IBB8CdxZRNTzGJht1przYeHYGucU2Q=";
 
     private final String alias;
 

@@ -355,7 +355,8 @@ public class TransferEngineProperties {
     public static class Tcp {
 
         /**
-         * Cluster key every engine of the cluster shares (at least 16 bytes); 'new,old' accepts two during rotation.
+         * Cluster key every engine of the cluster shares (at least 32 random bytes in base64 or hex, e.g. from
+         * 'openssl rand -base64 32'); 'new,old' accepts two during rotation.
          * Required to bind a non-loopback address unless 'insecure' is set.
          */
         private @Nullable String clusterKey;

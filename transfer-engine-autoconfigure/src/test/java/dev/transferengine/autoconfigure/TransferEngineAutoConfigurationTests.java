@@ -76,8 +76,8 @@ class TransferEngineAutoConfigurationTests {
                 .hasFailed()
                 .getFailure()
                 .rootCause()
-                .hasMessageContaining("at least 16 bytes"));
-        runner.withPropertyValues("transfer-engine.tcp.cluster-key=a-cluster-key-of-32-bytes-length")
+                .hasMessageContaining("at least 32 random bytes"));
+        runner.withPropertyValues("transfer-engine.tcp.cluster-key=eJAYUQCjrxilHKAvc7GK5pJOqM9xQa8TZ/WEPFILIKA=")
                 .run(context -> assertThat(context).hasSingleBean(TransferEngine.class));
     }
 

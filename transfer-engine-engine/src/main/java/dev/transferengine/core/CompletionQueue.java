@@ -15,13 +15,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class CompletionQueue {
 
-    static final byte WRITE_DONE = 1;
-    static final byte WRITE_FAILED = 2;
-    static final byte SEND_DONE = 3;
-    static final byte SEND_FAILED = 4;
-    static final byte RECEIVE = 5;
-    static final byte IMM = 6;
-    static final byte IMM_ADMITTED = 7;
+    static final byte COMPLETE = 1;
+    static final byte FAILED = 2;
+    static final byte RECEIVE = 3;
+    /** An imm landed; the value is its reservation. */
+    static final byte IMM = 4;
 
     private byte[] kinds;
     private int[] nics;
@@ -87,13 +85,6 @@ final class CompletionQueue {
         final TransferEngineException error = errors[i];
         errors[i] = null;
         return error;
-    }
-
-    /** Drops every queued event: their operations are being failed wholesale. */
-    void clear() {
-        Arrays.fill(errors, 0, size, null);
-        head = 0;
-        size = 0;
     }
 
     private void grow() {

@@ -24,10 +24,8 @@ import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -59,11 +57,15 @@ final class DomainGroup implements Agent {
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
+    /** How often the worker looks for registered memory the application freed. */
+    private static final long SCOPE_SWEEP_NANOS = 1_000_000;
+
     private static final long REOPEN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final int index;
     private final GroupSpec spec;
     private final EngineConfig config;
+    private final WorkerServices services;
     private final Transport transport;
     private final ImmCountTable imms;
     private final CallbackDispatcher callbacks;
@@ -78,14 +80,16 @@ final class DomainGroup implements Agent {
     private final Domain[] domains;
     private final InFlightTable inFlight;
     private final WritePlanner planner;
-    private final WritePlanner.Poster poster = this::post;
-    /** What {@link #post} hands its domain; reused for every piece. */
+    /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();
 
     private final CompletionQueue completions = new CompletionQueue(1024);
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
-    /** What a restart registers and resolves again on the new NICs. */
-    private final Set<Region> regions = new HashSet<>();
+    /**
+     * What a restart registers and resolves again on the new NICs. A list: the scope sweep walks it by index every
+     * millisecond, without an iterator's garbage.
+     */
+    private final ArrayList<Region> regions = new ArrayList<>();
 
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final BackPressureException backPressure;
@@ -93,8 +97,7 @@ final class DomainGroup implements Agent {
     private final long timeoutNanos;
     private final long timeoutScanNanos;
     private long nextTimeoutScan;
-    /** The request whose pieces the planner is posting. */
-    private @Nullable Submission planning;
+    private long nextScopeSweep;
 
     private boolean nicsOpen;
     private long nextReopen;
@@ -115,27 +118,18 @@ final class DomainGroup implements Agent {
         }
     }
 
-    DomainGroup(
-            final int index,
-            final GroupSpec spec,
-            final EngineConfig config,
-            final Transport transport,
-            final ImmCountTable imms,
-            final CallbackDispatcher callbacks,
-            final Counters counters,
-            final SendBuffers sendBuffers,
-            final Submissions pool,
-            final LongSupplier clock) {
+    DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final WorkerServices services) {
         this.index = index;
         this.spec = spec;
         this.config = config;
-        this.transport = transport;
-        this.imms = imms;
-        this.callbacks = callbacks;
-        this.counters = counters;
-        this.sendBuffers = sendBuffers;
-        this.pool = pool;
-        this.clock = clock;
+        this.services = services;
+        this.transport = services.transport();
+        this.imms = services.imms();
+        this.callbacks = services.callbacks();
+        this.counters = services.counters();
+        this.sendBuffers = services.sendBuffers();
+        this.pool = services.pool();
+        this.clock = services.clock();
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
@@ -152,6 +146,11 @@ final class DomainGroup implements Agent {
 
     int index() {
         return index;
+    }
+
+    /** What this worker shares with the engine's other workers. */
+    WorkerServices services() {
+        return services;
     }
 
     int nicCount() {
@@ -262,6 +261,11 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
+        final long started = clock.getAsLong();
+        if (started - nextScopeSweep >= 0) {
+            nextScopeSweep = started + SCOPE_SWEEP_NANOS;
+            work += deregisterFreed();
+        }
         work += drainSubmissions();
         work += drainCompletions(); // what posts reported at once
         for (final Domain domain : domains) {
@@ -367,16 +371,19 @@ final class DomainGroup implements Agent {
             postSend(s);
             return;
         }
-        s.remaining = planner.pieces(request);
+        s.remaining = planner.plan(request);
         if (s.remaining == 0) {
             end(s);
             return;
         }
-        planning = s;
+        posted.token(s.token);
         try {
-            planner.plan(request, poster);
+            for (int nic = planner.next(posted); nic >= 0 && post(s, nic); nic = planner.next(posted)) {
+                // every piece is posted in order, until one is abandoned
+            }
         } finally {
-            planning = null;
+            planner.clear();
+            posted.clear();
         }
     }
 
@@ -391,31 +398,25 @@ final class DomainGroup implements Agent {
         }
     }
 
-    /** The planner's {@link WritePlanner.Poster}: posts one piece of {@link #planning} on its NIC. */
-    private boolean post(final WriteOp op, final int unposted) {
-        final Submission s = Objects.requireNonNull(planning);
-        final RegionDescriptor dst = Objects.requireNonNull(op.dst);
+    /** Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. */
+    private boolean post(final Submission s, final int nic) {
         try {
-            final Domain domain = domains[op.nic];
-            final RegionDescriptor.Nic remote = dst.nic(op.nic);
-            final long peer = op.peer >= 0 ? op.peer : domain.resolve(remote.address());
-            final Region src = op.src;
-            inFlight.posted(s.token, op.nic);
+            final Domain domain = domains[nic];
+            if (posted.peer() < 0) {
+                posted.target(
+                        domain.resolve(planner.destination(nic)),
+                        posted.remoteBase(),
+                        posted.remoteOffset(),
+                        posted.rkey());
+            }
+            inFlight.posted(s.token, nic);
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(posted.token(s.token)
-                    .source(
-                            src == null ? MemorySegment.NULL : src.segment(),
-                            op.srcOffset,
-                            src == null ? 0 : src.key(op.nic),
-                            op.length)
-                    .target(peer, dst.address(), op.dstOffset, remote.rkey())
-                    .imm(op.hasImm, op.imm));
-            posted.clear();
+            domain.write(posted);
             return true;
         } catch (final TransferEngineException e) {
-            abandon(s, unposted, e);
+            abandon(s, planner.unposted(), e);
             return false;
         }
     }
@@ -435,21 +436,20 @@ final class DomainGroup implements Agent {
         final int nic = completions.nic(i);
         final long value = completions.value(i);
         switch (completions.kind(i)) {
-            case CompletionQueue.WRITE_DONE -> {
-                counters.add(index, nic, NicCounter.WRITES, 1);
+            case CompletionQueue.COMPLETE -> {
+                final long token = completions.token(i);
+                final boolean send = InFlightTable.isSend(token);
+                counters.add(index, nic, send ? NicCounter.SENDS : NicCounter.WRITES, 1);
                 counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
-                ack(completions.token(i), null);
+                ack(token, null);
             }
-            case CompletionQueue.WRITE_FAILED -> {
-                counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
-                ack(completions.token(i), completions.takeError(i));
+            case CompletionQueue.FAILED -> {
+                final long token = completions.token(i);
+                if (!InFlightTable.isSend(token)) {
+                    counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
+                }
+                ack(token, completions.takeError(i));
             }
-            case CompletionQueue.SEND_DONE -> {
-                counters.add(index, nic, NicCounter.SENDS, 1);
-                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
-                ack(completions.token(i), null);
-            }
-            case CompletionQueue.SEND_FAILED -> ack(completions.token(i), completions.takeError(i));
             case CompletionQueue.RECEIVE -> {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);
                 counters.add(index, nic, NicCounter.BYTES_RECEIVED, value);
@@ -459,7 +459,7 @@ final class DomainGroup implements Agent {
                     receives.onReceive(Receives.bufferIndex(token), (int) value);
                 }
             }
-            case CompletionQueue.IMM, CompletionQueue.IMM_ADMITTED -> {
+            case CompletionQueue.IMM -> {
                 counters.add(index, nic, NicCounter.IMMS, 1);
                 final StageProbe probe = counters.stageProbe();
                 if (probe != null) {
@@ -469,9 +469,23 @@ final class DomainGroup implements Agent {
                         counters.increment(EngineCounter.CALLBACK_ERRORS);
                     }
                 }
-                imms.onImm((int) value, completions.kind(i) == CompletionQueue.IMM_ADMITTED);
+                imms.consume(value);
             }
             default -> throw new IllegalStateException("unknown completion kind " + completions.kind(i));
+        }
+    }
+
+    /**
+     * Drops what the NICs reported but was not handled, since those operations are being failed wholesale; the imms
+     * among them are credited all the same, as their writes landed and their reservations must end.
+     */
+    private void dropCompletions() {
+        for (int i = completions.take(); i >= 0; i = completions.take()) {
+            if (completions.kind(i) == CompletionQueue.IMM) {
+                imms.consume(completions.value(i));
+            } else {
+                completions.takeError(i);
+            }
         }
     }
 
@@ -576,7 +590,7 @@ final class DomainGroup implements Agent {
                         + ") while the operation was in flight; its NICs were reopened",
                 cause);
         downError = error;
-        completions.clear();
+        dropCompletions();
         failInFlight(error);
         closeDomains();
         nextReopen = clock.getAsLong();
@@ -628,7 +642,7 @@ final class DomainGroup implements Agent {
                 }
             }
         }
-        completions.clear(); // closing reports the failure of what was posted; those operations ended already
+        dropCompletions(); // closing reports the failure of what was posted; those operations ended already
     }
 
     // ---- worker thread: control actions -------------------------------------------------------------------------
@@ -638,6 +652,30 @@ final class DomainGroup implements Agent {
         final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
         regions.add(region);
         return region;
+    }
+
+    /**
+     * Deregisters the regions whose memory the application freed (closed its arena) while they were registered, so
+     * that the NICs stop accepting writes into it: on fabric a remote write would otherwise land in freed memory
+     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep
+     * (docs/security.md).
+     */
+    private int deregisterFreed() {
+        int freed = 0;
+        for (int i = regions.size() - 1; i >= 0; i--) { // backwards: deregister removes the region
+            final Region region = regions.get(i);
+            if (!region.segment().scope().isAlive() && region.markDeregistered()) {
+                deregister(region);
+                region.forget();
+                counters.increment(EngineCounter.REGIONS_FREED);
+                errors.warn(
+                        "group " + index + ": " + region + " was freed while registered (its arena closed before "
+                                + "deregister); deregistered it now, so peers' writes to it are refused",
+                        null);
+                freed++;
+            }
+        }
+        return freed;
     }
 
     void deregister(final Region region) {
@@ -705,39 +743,25 @@ final class DomainGroup implements Agent {
     }
 
     /**
-     * The events of one NIC. They are queued and handled after the NIC's poll returns; only {@link #admitsImm} is
+     * The events of one NIC. They are queued and handled after the NIC's poll returns; imm reservations are
      * answered at once, and {@link #onBytesReceived} is a counter.
      */
     private final class NicEvents implements DomainListener {
 
         private final int nic;
-        /** The imm {@link #admitsImm} last said yes to, credited by the next {@link #onImm}. */
-        private int admittedImm;
-
-        private boolean admitted;
 
         NicEvents(final int nic) {
             this.nic = nic;
         }
 
         @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            completions.add(CompletionQueue.WRITE_DONE, nic, token, bytes, null);
+        public void onComplete(final long token, final long bytes) {
+            completions.add(CompletionQueue.COMPLETE, nic, token, bytes, null);
         }
 
         @Override
-        public void onWriteFailed(final long token, final TransferEngineException error) {
-            completions.add(CompletionQueue.WRITE_FAILED, nic, token, 0, error);
-        }
-
-        @Override
-        public void onSendComplete(final long token, final long bytes) {
-            completions.add(CompletionQueue.SEND_DONE, nic, token, bytes, null);
-        }
-
-        @Override
-        public void onSendFailed(final long token, final TransferEngineException error) {
-            completions.add(CompletionQueue.SEND_FAILED, nic, token, 0, error);
+        public void onFailed(final long token, final TransferEngineException error) {
+            completions.add(CompletionQueue.FAILED, nic, token, 0, error);
         }
 
         @Override
@@ -746,17 +770,18 @@ final class DomainGroup implements Agent {
         }
 
         @Override
-        public boolean admitsImm(final int imm) {
-            admitted = imms.admits(imm);
-            admittedImm = imm;
-            return admitted;
+        public long reserveImm(final int imm) {
+            return imms.reserve(imm);
         }
 
         @Override
-        public void onImm(final int imm) {
-            final boolean wasAdmitted = admitted && admittedImm == imm;
-            admitted = false;
-            completions.add(wasAdmitted ? CompletionQueue.IMM_ADMITTED : CompletionQueue.IMM, nic, 0, imm, null);
+        public void onImm(final long reservation) {
+            completions.add(CompletionQueue.IMM, nic, 0, reservation, null);
+        }
+
+        @Override
+        public void releaseImm(final long reservation) {
+            imms.release(reservation);
         }
 
         @Override

@@ -25,8 +25,6 @@ import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
-import dev.transferengine.cuda.UvmWatchers;
-import dev.transferengine.cuda.UvmWatchersConfig;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -36,6 +34,8 @@ import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.Transport;
+import dev.transferengine.spi.UvmWatcherProvider;
+import dev.transferengine.spi.UvmWatcherService;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -43,6 +43,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -68,6 +69,8 @@ final class Engine implements TransferEngine, Region.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     /** Engine option: CPU to pin the UVM watchers' polling thread to. */
     static final String UVM_POLL_CPU = "uvm.pollCpu";
+    /** Off-heap bytes one receive pool may hold: a typo in a size must fail, not reserve gigabytes. */
+    static final long MAX_RECEIVE_POOL_BYTES = 1L << 30;
 
     /** Shared by every call after close: stackless, so one per engine costs nothing to throw. */
     private final EngineClosedException closedError = new EngineClosedException("the engine is closed");
@@ -89,7 +92,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger callersInside = new AtomicInteger();
     private final ThrottledLog agentErrors = new ThrottledLog(LOG);
-    private @Nullable UvmWatchers uvmWatchers;
+    private @Nullable UvmWatcherService uvmWatchers;
 
     Engine(
             final EngineConfig config,
@@ -109,19 +112,11 @@ final class Engine implements TransferEngine, Region.Owner {
                 new Submissions(config.maxInFlight() * config.groups().size() + config.submitQueueCapacity());
         this.groups = new DomainGroup[config.groups().size()];
         this.workers = new AgentRunner[groups.length];
+        final WorkerServices services =
+                new WorkerServices(transport, imms, callbacks, counters, sendBuffers, submissionPool, clock);
         try {
             for (int g = 0; g < groups.length; g++) {
-                groups[g] = new DomainGroup(
-                        g,
-                        config.groups().get(g),
-                        config,
-                        transport,
-                        imms,
-                        callbacks,
-                        counters,
-                        sendBuffers,
-                        submissionPool,
-                        clock);
+                groups[g] = new DomainGroup(g, config.groups().get(g), config, services);
                 workers[g] = new AgentRunner(groups[g].idle(), this::onAgentError, null, groups[g]);
                 AgentRunner.startOnThread(workers[g], EngineThreads.INSTANCE);
             }
@@ -310,6 +305,11 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
+    public void forget(final Region region) {
+        regions.remove(region);
+    }
+
+    @Override
     public void deregister(final MemoryRegion region) {
         enter();
         try {
@@ -330,12 +330,12 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public void submit(final WriteRequest request, final TransferListener listener) {
-        submit(request, listener, null, null);
+        submit(request, given(listener, "listener"), null, null);
     }
 
     @Override
     public void submit(final WriteRequest request, final TransferCounters transferCounters) {
-        submit(request, null, transferCounters, null);
+        submit(request, null, given(transferCounters, "counters"), null);
     }
 
     @Override
@@ -347,12 +347,12 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public SubmitStatus trySubmit(final WriteRequest request, final TransferListener listener) {
-        return trySubmit(request, listener, null);
+        return trySubmit(request, given(listener, "listener"), null);
     }
 
     @Override
     public SubmitStatus trySubmit(final WriteRequest request, final TransferCounters transferCounters) {
-        return trySubmit(request, null, transferCounters);
+        return trySubmit(request, null, given(transferCounters, "counters"));
     }
 
     private void submit(
@@ -393,12 +393,15 @@ final class Engine implements TransferEngine, Region.Owner {
             final @Nullable TransferListener listener,
             final @Nullable TransferCounters transferCounters,
             final @Nullable CompletableFuture<Void> future) {
-        final DomainGroup group = groups[checks.check(request)];
+        final DomainGroup group = groups[checks.check(given(request, "request"))];
         return offer(group, submissionPool.acquire().write(request, listener, transferCounters, future)) ? null : group;
     }
 
     @Override
     public void send(final NetworkAddress peer, final MemorySegment message, final TransferListener listener) {
+        given(peer, "peer");
+        given(message, "message");
+        given(listener, "listener");
         enter();
         try {
             if (!peer.transport().equals(addressTransport())) {
@@ -458,12 +461,18 @@ final class Engine implements TransferEngine, Region.Owner {
 
     private ReceivePool receives(
             final int bufferSize, final int count, final boolean credited, final ReceiveListener listener) {
+        given(listener, "listener");
         enter();
         try {
+            final String method = credited ? "creditedReceivePool" : "postedReceivePool";
             if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
-                throw new InvalidRequestException(
-                        "postedReceivePool needs bufferSize >= 1 and 1 <= count <= 16777215, got " + bufferSize + " x "
-                                + count);
+                throw new InvalidRequestException(method + " needs bufferSize >= 1 and 1 <= count <= 16777215, got "
+                        + bufferSize + " x " + count);
+            }
+            if ((long) bufferSize * count > MAX_RECEIVE_POOL_BYTES) {
+                throw new InvalidRequestException(method + " of " + bufferSize + " x " + count + " = "
+                        + (long) bufferSize * count + " bytes exceeds the " + MAX_RECEIVE_POOL_BYTES
+                        + " bytes one pool may hold off the heap; use fewer or smaller buffers");
             }
             final Receives pool = new Receives(
                     nextPoolId.getAndIncrement(),
@@ -471,9 +480,7 @@ final class Engine implements TransferEngine, Region.Owner {
                     count,
                     credited,
                     listener,
-                    groups[0],
-                    callbacks,
-                    counters);
+                    groups[0]);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
@@ -488,6 +495,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public @Nullable ImmCountState expectImmCount(final int imm, final int count, final ImmCountListener listener) {
+        given(listener, "listener");
         checkOpen();
         return imms.expect(imm, count, listener);
     }
@@ -539,6 +547,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public UvmWatcher allocUvmWatcher(final UvmWatchListener listener) {
+        given(listener, "listener");
         enter();
         try {
             return uvmWatchers().allocate(listener);
@@ -547,22 +556,26 @@ final class Engine implements TransferEngine, Region.Owner {
         }
     }
 
-    /** Opened on first use, on the GPU of the first group that has one (else cuda:0); listeners run on our callback thread. */
-    private synchronized UvmWatchers uvmWatchers() {
+    /**
+     * Opened on first use from the {@link UvmWatcherProvider} the options name, on the GPU of the first group that has
+     * one (else device 0); listeners run on our callback thread.
+     */
+    private synchronized UvmWatcherService uvmWatchers() {
         if (uvmWatchers == null) {
             final int device = config.groups().stream()
                     .filter(g -> g.cudaDevice().isPresent())
                     .mapToInt(g -> g.cudaDevice().getAsInt())
                     .findFirst()
                     .orElse(0);
-            UvmWatchersConfig uvmConfig =
-                    UvmWatchersConfig.defaults().withoutCallbackThread().withPollIdle(config.idleStrategy());
             final String pollCpu = config.option(UVM_POLL_CPU, "");
-            if (!pollCpu.isEmpty()) {
-                uvmConfig = uvmConfig.withPollCpu(Integer.parseInt(pollCpu));
-            }
-            uvmWatchers = UvmWatchers.open(device, uvmConfig);
-            callbacks.attachUvm(uvmWatchers::dispatch);
+            final UvmWatcherService opened = UvmWatcherProvider.require(
+                            config.option(UvmWatcherProvider.OPTION, UvmWatcherProvider.DEFAULT))
+                    .open(
+                            device,
+                            config.idleStrategy(),
+                            pollCpu.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(pollCpu)));
+            callbacks.attachUvm(opened::dispatch);
+            uvmWatchers = opened;
         }
         return uvmWatchers;
     }
@@ -644,6 +657,18 @@ final class Engine implements TransferEngine, Region.Owner {
         if (closed.get()) {
             throw closedError;
         }
+    }
+
+    /**
+     * {@code value}, refused with a typed error if null: callers without NullAway (Kotlin, reflection, a stray null)
+     * must fail at the call, not later on the callback thread.
+     */
+    @SuppressWarnings("NullAway") // the check is for callers outside NullAway's reach
+    private static <T> T given(final @Nullable T value, final String what) {
+        if (value == null) {
+            throw new InvalidRequestException(what + " must not be null");
+        }
+        return value;
     }
 
     private static <T extends @Nullable Object> T await(

@@ -5,13 +5,12 @@ import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmListener;
 import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.spi.DomainListener;
 
 import java.util.Objects;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Receiver-side imm counting, shared by every worker of an engine. Each imm value has at most one entry:
@@ -23,10 +22,10 @@ import org.slf4j.LoggerFactory;
  *   <li>credits: imms that arrived before anyone expected them and with no imm listener set, kept until claimed.</li>
  * </ul>
  * Imms with no entry go to the imm listener when one is set. At most {@code maxCredited} distinct values are
- * credited at once, so a peer sending ever new values cannot exhaust memory: a domain asks {@link #admits} before
- * placing a write with an imm and refuses it beyond the bound; an imm that arrives without being asked for is
- * dropped there. Both are counted. One lock guards the table: it is held for a few field updates, never while
- * user code runs.
+ * credited or reserved at once, so a peer sending ever new values cannot exhaust memory: a domain
+ * {@link #reserve}s before placing a write with an imm and refuses it beyond the bound (counted), then
+ * {@link #consume}s or {@link #release}s the reservation. One lock guards the table: it is held for a few field
+ * updates, never while user code runs.
  */
 final class ImmCountTable {
 
@@ -65,16 +64,20 @@ final class ImmCountTable {
         }
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(ImmCountTable.class);
+    /** The bit of a reservation that holds a place against the bound. */
+    static final long HOLDS_PLACE = 1L << 32;
+
+    private static final long IMM_BITS = 0xFFFF_FFFFL;
 
     private final Int2ObjectHashMap<Entry> entries = new Int2ObjectHashMap<>();
     private final CallbackDispatcher callbacks;
     private final Counters counters;
     private final int maxCredited;
-    private final ThrottledLog dropped = new ThrottledLog(LOG);
     private volatile @Nullable ImmListener immListener;
     /** Entries that only hold credits. */
     private int credited;
+    /** Reservations that hold a place against {@link #maxCredited}, not yet consumed or released. */
+    private int reserved;
 
     ImmCountTable(final CallbackDispatcher callbacks, final Counters counters, final int maxCredited) {
         this.callbacks = callbacks;
@@ -82,44 +85,59 @@ final class ImmCountTable {
         this.maxCredited = maxCredited;
     }
 
-    /** Worker thread: whether an imm {@code imm} would be taken now; a refusal is counted. */
-    boolean admits(final int imm) {
-        final boolean admitted;
+    /**
+     * Worker thread: reserves the credit of one incoming {@code imm}, see
+     * {@link dev.transferengine.spi.DomainListener#reserveImm}. A value nobody expects (no entry, no imm listener)
+     * takes one of the {@code maxCredited} places until the reservation is consumed or released.
+     *
+     * @return the reservation: the imm in the low 32 bits, {@link #HOLDS_PLACE} when it holds a place; or
+     *     {@link dev.transferengine.spi.DomainListener#IMM_REFUSED}, counted
+     */
+    long reserve(final int imm) {
+        final long reservation = imm & IMM_BITS;
         synchronized (this) {
-            admitted = credited < maxCredited || immListener != null || entries.containsKey(imm);
+            if (immListener != null || entries.containsKey(imm)) {
+                return reservation;
+            }
+            if (credited + reserved < maxCredited) {
+                reserved++;
+                return reservation | HOLDS_PLACE;
+            }
         }
-        if (!admitted) {
-            counters.increment(EngineCounter.IMMS_REFUSED);
-        }
-        return admitted;
+        counters.increment(EngineCounter.IMMS_REFUSED);
+        return DomainListener.IMM_REFUSED;
     }
 
-    /**
-     * Worker thread: one imm arrived; {@code admitted} when {@link #admits} said yes for it just before, so it is
-     * credited even if other workers filled the table meanwhile.
-     */
-    void onImm(final int imm, final boolean admitted) {
+    /** Worker thread: the write of {@code reservation} landed; its imm is credited, past the bound if need be. */
+    void consume(final long reservation) {
+        final int imm = (int) reservation;
         counters.increment(EngineCounter.IMM_EVENTS);
         synchronized (this) {
+            if ((reservation & HOLDS_PLACE) != 0) {
+                reserved--;
+            }
             final Entry entry = entries.get(imm);
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
                     callbacks.dispatch(() -> listener.onImm(imm));
-                } else if (admitted || credited < maxCredited) {
-                    put(new Entry(imm, 0, null, null, 1));
                 } else {
-                    counters.increment(EngineCounter.IMMS_REFUSED);
-                    dropped.warn(
-                            "imm " + imm + " dropped: " + maxCredited + " distinct unexpected imm values are "
-                                    + "credited already (maxUnexpectedImms); expect the values you use",
-                            null);
+                    put(new Entry(imm, 0, null, null, 1)); // reserved, so within the bound
                 }
             } else if (entry.polled != null) {
                 entry.polled.credit();
             } else {
                 entry.count++;
                 fireIfDue(entry);
+            }
+        }
+    }
+
+    /** Worker thread: the write of {@code reservation} will never land; its place is free again. */
+    void release(final long reservation) {
+        if ((reservation & HOLDS_PLACE) != 0) {
+            synchronized (this) {
+                reserved--;
             }
         }
     }

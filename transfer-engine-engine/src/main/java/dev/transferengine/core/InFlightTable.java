@@ -11,6 +11,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class InFlightTable {
 
+    /** The token bit of a send; a write's token has it clear. Generations take 30 bits, so bit 62 is free. */
+    private static final long SEND = 1L << 62;
+
     private final @Nullable Submission[] slots;
     private final int[] generations;
     private final long[] deadlines;
@@ -50,8 +53,13 @@ final class InFlightTable {
         deadlines[slot] = deadlineNanos;
         postedNics[slot] = 0;
         active++;
-        s.token = (long) generation << 32 | slot;
+        s.token = (long) generation << 32 | slot | (s.isSend() ? SEND : 0);
         return s.token;
+    }
+
+    /** Whether {@code token} is a send's rather than a write's; stale tokens too. */
+    static boolean isSend(final long token) {
+        return (token & SEND) != 0;
     }
 
     /** The live operation with {@code token}, or null when it ended already (a stale completion). */

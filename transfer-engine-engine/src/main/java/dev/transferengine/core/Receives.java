@@ -42,15 +42,13 @@ final class Receives implements ReceivePool {
             final int count,
             final boolean credited,
             final ReceiveListener listener,
-            final DomainGroup group,
-            final CallbackDispatcher callbacks,
-            final Counters counters) {
+            final DomainGroup group) {
         this.id = id;
         this.bufferSize = bufferSize;
         this.listener = listener;
         this.group = group;
-        this.callbacks = callbacks;
-        this.counters = counters;
+        this.callbacks = group.services().callbacks();
+        this.counters = group.services().counters();
         this.credited = credited;
         this.buffers = new MemorySegment[count];
         this.posted = new boolean[count];

@@ -37,6 +37,9 @@ final class Region implements MemoryRegion {
     /** The engine that registered a region: re-keys it on its group's worker. */
     interface Owner {
         RegionDescriptor rekey(Region region);
+
+        /** The region's worker deregistered it on its own (its memory was freed): stop listing it. */
+        default void forget(final Region region) {}
     }
 
     private final Owner owner;
@@ -71,6 +74,11 @@ final class Region implements MemoryRegion {
     /** Worker of its group: the region is registered under new keys now. */
     void keys(final Keys value) {
         keys = value;
+    }
+
+    /** Tells the engine that registered it that its worker deregistered it; worker thread. */
+    void forget() {
+        owner.forget(this);
     }
 
     /** Marks the region deregistered; true for the one caller that did it. */

@@ -3,6 +3,7 @@ package dev.transferengine.core;
 import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.RegionDescriptor;
@@ -11,197 +12,200 @@ import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.spi.WriteDescriptor;
 
-import java.util.List;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * Turns a request into per-NIC pieces: shards single writes, spreads pages, barrier destinations and scatter
- * targets over the NICs in contiguous ranges, and rotates the first NIC from request to request so load spreads.
- * Knows nothing of domains or completion: each piece goes to a {@link Poster}. Worker thread; allocation-free.
+ * Turns a request into per-NIC pieces, pulled one at a time: {@link #plan} starts a request and says how many pieces
+ * it has, {@link #next} fills the group's reused {@link WriteDescriptor} with the next one. Shards single writes,
+ * spreads pages, barrier destinations and scatter targets over the NICs in contiguous ranges, and rotates the first
+ * NIC from request to request so load spreads. Knows nothing of domains or completion; the caller stops pulling when
+ * it abandons a request. Worker thread; allocation-free.
  */
 final class WritePlanner {
 
-    /** Where pieces go. */
-    interface Poster {
-
-        /**
-         * Posts {@code op}; {@code unposted} counts it and every later piece of the request.
-         *
-         * @return false when the request was abandoned: no further piece is wanted
-         */
-        boolean post(WriteOp op, int unposted);
-    }
-
     private final int nics;
-    private final WriteOp op = new WriteOp();
     private int roundRobin;
+
+    private @Nullable WriteRequest request;
+    private int pieces;
+    /** The next piece's index, 0 to {@link #pieces}. */
+    private int cursor;
+    /** The NIC of piece 0, and how many consecutive pieces share a NIC. */
+    private int first;
+
+    private int rangeSize;
+    private long shardSize;
+    /** The destination of the piece {@link #next} filled last. */
+    private @Nullable RegionDescriptor dst;
 
     WritePlanner(final int nics) {
         this.nics = nics;
     }
 
-    /** How many pieces {@link #plan} will post for {@code request}; each completes once. */
-    int pieces(final WriteRequest request) {
-        return switch (request) {
-            case SingleWrite w -> w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1;
-            case PagedWrite w -> w.pageCount();
-            case ImmWrite w -> 1;
-            case BarrierWrite w -> w.dsts().size();
-            case ScatterWrite w ->
-                w.routing() instanceof GroupRouting.ShardBytes
-                        ? w.targets().size() * nics
-                        : w.targets().size();
+    /**
+     * Starts {@code request}, forgetting any earlier one.
+     *
+     * @return how many pieces it has; each completes once
+     */
+    int plan(final WriteRequest request) {
+        this.request = request;
+        cursor = 0;
+        rangeSize = 1;
+        first = 0;
+        switch (request) {
+            case SingleWrite w -> {
+                pieces = w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1;
+                first = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(pieces);
+                shardSize = Sharding.shardSize(w.length(), pieces);
+            }
+            case PagedWrite w -> {
+                pieces = w.pageCount();
+                if (pieces > 0) {
+                    rangeSize = Sharding.rangeSize(pieces, nics);
+                    first = nextNics(Sharding.rangeCount(pieces, nics));
+                }
+            }
+            case ImmWrite w -> {
+                pieces = 1;
+                first = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(1);
+            }
+            case BarrierWrite w -> {
+                pieces = w.dsts().size();
+                if (w.routing() instanceof Routing.Pinned pinned) {
+                    rangeSize = pieces;
+                    first = pinned.nic();
+                } else {
+                    rangeSize = Sharding.rangeSize(pieces, nics);
+                    first = nextNics(Sharding.rangeCount(pieces, nics));
+                }
+            }
+            case ScatterWrite w -> {
+                final int targets = w.targets().size();
+                if (w.routing() instanceof GroupRouting.ShardBytes) {
+                    pieces = targets * nics;
+                } else {
+                    pieces = targets;
+                    rangeSize =
+                            w.routing() instanceof GroupRouting.SingleNic ? targets : Sharding.rangeSize(targets, nics);
+                    first = w.routing() instanceof GroupRouting.SingleNic single ? single.nic() : 0;
+                }
+            }
+        }
+        return pieces;
+    }
+
+    /**
+     * Fills {@code out} with the next piece: its source, its target (the peer handle is -1 when the caller must
+     * resolve {@link #destination}) and its imm; the token is the caller's.
+     *
+     * @return the NIC the piece goes through, or -1 once every piece was handed out
+     */
+    int next(final WriteDescriptor out) {
+        final WriteRequest current = request;
+        if (current == null || cursor == pieces) {
+            return -1;
+        }
+        final int p = cursor++;
+        return switch (current) {
+            case SingleWrite w -> {
+                final int nic = (first + p) % nics;
+                final long offset = Sharding.shardOffset(w.length(), shardSize, p);
+                source(
+                        out,
+                        (Region) w.src(),
+                        nic,
+                        w.srcOffset() + offset,
+                        Sharding.shardLength(w.length(), shardSize, p));
+                yield target(
+                        out,
+                        nic,
+                        w.dst(),
+                        w.dstOffset() + offset,
+                        -1,
+                        w.imm().isPresent(),
+                        w.imm().orElse(0));
+            }
+            case PagedWrite w -> {
+                final int nic = (first + p / rangeSize) % nics;
+                source(out, (Region) w.src(), nic, w.srcOffset() + w.srcStride() * w.srcPage(p), w.pageLength());
+                final long dstOffset = w.dstOffset() + w.dstStride() * w.dstPage(p);
+                yield target(
+                        out,
+                        nic,
+                        w.dst(),
+                        dstOffset,
+                        -1,
+                        w.imm().isPresent(),
+                        w.imm().orElse(0));
+            }
+            case ImmWrite w -> {
+                source(out, null, first, 0, 0);
+                yield target(out, first, w.dst(), 0, -1, true, w.value());
+            }
+            case BarrierWrite w -> {
+                final int nic = (first + p / rangeSize) % nics;
+                source(out, null, nic, 0, 0);
+                yield target(out, nic, w.dsts().get(p), 0, peerHandle(w.group(), p, nic), true, w.value());
+            }
+            case ScatterWrite w -> scatter(w, p, out);
         };
     }
 
-    /** Posts every piece of {@code request} in order, stopping early when the poster abandons it. */
-    void plan(final WriteRequest request, final Poster poster) {
-        try {
-            switch (request) {
-                case SingleWrite w -> single(w, poster);
-                case PagedWrite w -> paged(w, poster);
-                case ImmWrite w ->
-                    poster.post(
-                            op.set(
-                                    w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(1),
-                                    null,
-                                    0,
-                                    0,
-                                    w.dst(),
-                                    0,
-                                    true,
-                                    w.value(),
-                                    -1),
-                            1);
-                case BarrierWrite w -> barrier(w, poster);
-                case ScatterWrite w -> scatter(w, poster);
-            }
-        } finally {
-            op.clear();
-        }
-    }
-
-    private void single(final SingleWrite w, final Poster poster) {
+    private int scatter(final ScatterWrite w, final int p, final WriteDescriptor out) {
         final Region src = (Region) w.src();
-        final int shards = pieces(w);
-        final int first = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(shards);
-        final long shardSize = Sharding.shardSize(w.length(), shards);
-        for (int j = 0; j < shards; j++) {
-            final long offset = Sharding.shardOffset(w.length(), shardSize, j);
-            if (!poster.post(
-                    op.set(
-                            (first + j) % nics,
-                            src,
-                            w.srcOffset() + offset,
-                            Sharding.shardLength(w.length(), shardSize, j),
-                            w.dst(),
-                            w.dstOffset() + offset,
-                            w.imm().isPresent(),
-                            w.imm().orElse(0),
-                            -1),
-                    shards - j)) {
-                return;
-            }
-        }
-    }
-
-    private void paged(final PagedWrite w, final Poster poster) {
-        final int pages = w.pageCount();
-        if (pages == 0) {
-            return;
-        }
-        final Region src = (Region) w.src();
-        final int rangeSize = Sharding.rangeSize(pages, nics);
-        final int first = nextNics(Sharding.rangeCount(pages, nics));
-        for (int k = 0; k < pages; k++) {
-            if (!poster.post(
-                    op.set(
-                            (first + k / rangeSize) % nics,
-                            src,
-                            w.srcOffset() + w.srcStride() * w.srcPage(k),
-                            w.pageLength(),
-                            w.dst(),
-                            w.dstOffset() + w.dstStride() * w.dstPage(k),
-                            w.imm().isPresent(),
-                            w.imm().orElse(0),
-                            -1),
-                    pages - k)) {
-                return;
-            }
-        }
-    }
-
-    private void barrier(final BarrierWrite w, final Poster poster) {
-        final List<RegionDescriptor> dsts = w.dsts();
-        final int count = dsts.size();
-        final int rangeSize;
-        final int first;
-        if (w.routing() instanceof Routing.Pinned pinned) {
-            rangeSize = count;
-            first = pinned.nic();
-        } else {
-            rangeSize = Sharding.rangeSize(count, nics);
-            first = nextNics(Sharding.rangeCount(count, nics));
-        }
-        for (int i = 0; i < count; i++) {
-            final int nic = (first + i / rangeSize) % nics;
-            if (!poster.post(
-                    op.set(nic, null, 0, 0, dsts.get(i), 0, true, w.value(), peerHandle(w.group(), i, nic)),
-                    count - i)) {
-                return;
-            }
-        }
-    }
-
-    private void scatter(final ScatterWrite w, final Poster poster) {
-        final Region src = (Region) w.src();
-        final List<ScatterTarget> targets = w.targets();
-        final int count = targets.size();
         final boolean hasImm = w.imm().isPresent();
         final int imm = w.imm().orElse(0);
         if (w.routing() instanceof GroupRouting.ShardBytes) {
-            for (int i = 0; i < count; i++) {
-                final ScatterTarget t = targets.get(i);
-                for (int nic = 0; nic < nics; nic++) {
-                    final long offset = Sharding.byteSliceOffset(t.length(), nics, nic);
-                    if (!poster.post(
-                            op.set(
-                                    nic,
-                                    src,
-                                    t.srcOffset() + offset,
-                                    Sharding.byteSliceLength(t.length(), nics, nic),
-                                    t.dst(),
-                                    t.dstOffset() + offset,
-                                    hasImm,
-                                    imm,
-                                    peerHandle(w.group(), i, nic)),
-                            (count - i) * nics - nic)) {
-                        return;
-                    }
-                }
-            }
-            return;
+            final int i = p / nics;
+            final int nic = p % nics;
+            final ScatterTarget t = w.targets().get(i);
+            final long offset = Sharding.byteSliceOffset(t.length(), nics, nic);
+            source(out, src, nic, t.srcOffset() + offset, Sharding.byteSliceLength(t.length(), nics, nic));
+            return target(out, nic, t.dst(), t.dstOffset() + offset, peerHandle(w.group(), i, nic), hasImm, imm);
         }
-        final int rangeSize = w.routing() instanceof GroupRouting.SingleNic ? count : Sharding.rangeSize(count, nics);
-        final int first = w.routing() instanceof GroupRouting.SingleNic single ? single.nic() : 0;
-        for (int i = 0; i < count; i++) {
-            final ScatterTarget t = targets.get(i);
-            final int nic = (first + i / rangeSize) % nics;
-            if (!poster.post(
-                    op.set(
-                            nic,
-                            src,
-                            t.srcOffset(),
-                            t.length(),
-                            t.dst(),
-                            t.dstOffset(),
-                            hasImm,
-                            imm,
-                            peerHandle(w.group(), i, nic)),
-                    count - i)) {
-                return;
-            }
-        }
+        final ScatterTarget t = w.targets().get(p);
+        final int nic = (first + p / rangeSize) % nics;
+        source(out, src, nic, t.srcOffset(), t.length());
+        return target(out, nic, t.dst(), t.dstOffset(), peerHandle(w.group(), p, nic), hasImm, imm);
+    }
+
+    /** How many pieces were not handed out yet, counting the one {@link #next} filled last. */
+    int unposted() {
+        return pieces - cursor + 1;
+    }
+
+    /** The address, on NIC {@code nic}, of the destination of the piece {@link #next} filled last. */
+    NetworkAddress destination(final int nic) {
+        return Objects.requireNonNull(dst, "no piece was handed out").nic(nic).address();
+    }
+
+    /** Drops the references to user objects once the request's pieces are posted or abandoned. */
+    void clear() {
+        request = null;
+        dst = null;
+    }
+
+    private static void source(
+            final WriteDescriptor out, final @Nullable Region src, final int nic, final long offset, final long bytes) {
+        out.source(src == null ? MemorySegment.NULL : src.segment(), offset, src == null ? 0 : src.key(nic), bytes);
+    }
+
+    private int target(
+            final WriteDescriptor out,
+            final int nic,
+            final RegionDescriptor to,
+            final long toOffset,
+            final long peer,
+            final boolean hasImm,
+            final int imm) {
+        dst = to;
+        out.target(peer, to.address(), toOffset, to.nic(nic).rkey()).imm(hasImm, imm);
+        return nic;
     }
 
     private static long peerHandle(final PeerGroup group, final int peer, final int nic) {
@@ -209,8 +213,8 @@ final class WritePlanner {
     }
 
     private int nextNics(final int count) {
-        final int first = roundRobin;
+        final int start = roundRobin;
         roundRobin = (roundRobin + count) % nics;
-        return first;
+        return start;
     }
 }

@@ -4,6 +4,7 @@ import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.spi.UvmWatcherService;
 
 import java.util.concurrent.ThreadFactory;
 
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@link UvmWatchersConfig#withoutCallbackThread()}, on the caller's: an engine's callback thread calls
  * {@link #dispatch(int)} in its duty cycle, so watcher listeners run on the same thread as every other callback.
  */
-public final class UvmWatchers implements AutoCloseable {
+public final class UvmWatchers implements UvmWatcherService {
 
     private static final Logger LOG = LoggerFactory.getLogger(UvmWatchers.class);
     private static final ThreadFactory DAEMONS = runnable -> {
@@ -68,6 +69,7 @@ public final class UvmWatchers implements AutoCloseable {
      * @throws EngineClosedException if the service is closed
      * @throws IllegalStateException if {@link UvmWatchersConfig#maxWatchers()} slots are in use
      */
+    @Override
     public UvmWatcher allocate(final UvmWatchListener listener) {
         final WatchEntry entry = table.allocate(listener);
         startPolling();
@@ -80,6 +82,7 @@ public final class UvmWatchers implements AutoCloseable {
      *
      * @return changes handled (0 = idle)
      */
+    @Override
     public int dispatch(final int limit) {
         return dispatcher.dispatch(limit);
     }

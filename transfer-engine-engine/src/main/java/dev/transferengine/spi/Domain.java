@@ -61,7 +61,7 @@ public interface Domain extends AutoCloseable {
 
     /**
      * Posts {@code write}, which is reused after the call: a domain copies what it keeps. Its outcome is reported
-     * once, through {@link DomainListener#onWriteComplete} or {@link DomainListener#onWriteFailed}.
+     * once, through {@link DomainListener#onComplete} or {@link DomainListener#onFailed}.
      *
      * @param write the write, valid only during the call
      */
@@ -69,7 +69,7 @@ public interface Domain extends AutoCloseable {
 
     /**
      * Posts a two-sided send of the whole {@code message}, which stays untouched until completion. Its outcome is
-     * reported once, through {@link DomainListener#onSendComplete} or {@link DomainListener#onSendFailed}.
+     * reported once, through {@link DomainListener#onComplete} or {@link DomainListener#onFailed}.
      *
      * @param token the engine's token, handed back in the report
      * @param peer the handle {@link #resolve} returned for the receiving NIC

@@ -4,43 +4,36 @@ import dev.transferengine.exceptions.TransferEngineException;
 
 /**
  * Events a domain reports, always on its worker thread, from inside {@link Domain#poll()} (or from a post call
- * that fails at once). Tokens are the engine's; the domain hands them back untouched.
+ * that fails at once). Tokens are the engine's; the domain hands them back untouched, and the engine knows from a
+ * token whether it was a write or a send (fabric-lib's {@code DomainCompletionEntry} likewise carries only the id).
+ *
+ * <p>Imm admission is one reservation: {@link #reserveImm} before a byte of an imm write is placed, then exactly one
+ * of {@link #onImm} (the write landed) or {@link #releaseImm} (it never will, e.g. its connection broke mid-payload)
+ * for every reservation that was granted.
  */
 public interface DomainListener {
 
+    /** What {@link #reserveImm} answers when the imm may not land now. */
+    long IMM_REFUSED = -1;
+
     /**
-     * One posted write finished: its bytes are in the peer's memory.
+     * One posted write or send finished: a write's bytes are in the peer's memory, a send was acknowledged by the
+     * receiver.
      *
-     * @param token the token the write was posted with
+     * @param token the token the operation was posted with
      * @param bytes its payload length, in bytes
      */
-    void onWriteComplete(long token, long bytes);
+    void onComplete(long token, long bytes);
 
     /**
-     * One posted write failed; reported once, instead of {@link #onWriteComplete}.
+     * One posted write or send failed; reported once, instead of {@link #onComplete}.
      *
-     * @param token the token the write was posted with
-     * @param error the typed failure, e.g. {@link dev.transferengine.exceptions.PeerUnreachableException} or
-     *     {@link dev.transferengine.exceptions.RemoteAccessException}; may be shared by the writes of a failed connection
+     * @param token the token the operation was posted with
+     * @param error the typed failure, e.g. {@link dev.transferengine.exceptions.PeerUnreachableException},
+     *     {@link dev.transferengine.exceptions.RemoteAccessException} (for a send e.g. with {@code NO_RECEIVE_BUFFER});
+     *     may be shared by the operations of a failed connection
      */
-    void onWriteFailed(long token, TransferEngineException error);
-
-    /**
-     * One posted send was acknowledged by the receiver.
-     *
-     * @param token the token the send was posted with
-     * @param bytes its message length, in bytes
-     */
-    void onSendComplete(long token, long bytes);
-
-    /**
-     * One posted send failed; reported once, instead of {@link #onSendComplete}.
-     *
-     * @param token the token the send was posted with
-     * @param error the typed failure, e.g. {@link dev.transferengine.exceptions.RemoteAccessException} with
-     *     {@code NO_RECEIVE_BUFFER}
-     */
-    void onSendFailed(long token, TransferEngineException error);
+    void onFailed(long token, TransferEngineException error);
 
     /**
      * The receive buffer posted with {@code token} now holds a message of {@code length} bytes.
@@ -51,26 +44,32 @@ public interface DomainListener {
     void onReceive(long token, int length);
 
     /**
-     * Whether an imm write carrying {@code imm} may land now. A domain asks before it places the bytes of a write
-     * with an imm and refuses the write (leaving its memory untouched) when this answers false: the engine credits
-     * at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects, and beyond that bound an
-     * unexpected value would be lost. Cheap and allocation-free; worker thread. An imm this answered true for is
-     * credited by this domain's next {@link #onImm(int)}, so ask right before placing; a domain that never asks has
-     * its imms beyond the bound dropped and counted.
+     * Reserves the credit of one incoming imm {@code imm}, before the bytes of its write are placed. The engine
+     * credits at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects; a reservation
+     * holds its place against that bound until it is consumed by {@link #onImm} or given back by
+     * {@link #releaseImm}, so what was reserved is never lost to other writes filling the bound meanwhile. A domain
+     * that cannot ask before the bytes land (an RDMA NIC reports the imm with the completion) reserves and consumes
+     * at once, and an imm refused then is dropped and counted. Cheap and allocation-free; worker thread.
      *
      * @param imm the 32-bit imm the incoming write carries
-     * @return true to let the write land; false to refuse it
+     * @return the reservation, 0 or more, to hand to {@link #onImm} or {@link #releaseImm}; or {@link #IMM_REFUSED}
+     *     when the write must be refused (its target memory left untouched); a refusal is counted
      */
-    default boolean admitsImm(final int imm) {
-        return true;
-    }
+    long reserveImm(int imm);
 
     /**
-     * A write with an imm landed in local memory.
+     * The write of a reservation landed in local memory: its imm is credited.
      *
-     * @param imm the 32-bit imm it carried
+     * @param reservation what {@link #reserveImm} returned, never {@link #IMM_REFUSED}; consumed by this call
      */
-    void onImm(int imm);
+    void onImm(long reservation);
+
+    /**
+     * Gives back a reservation whose write will never land (its connection or domain closed first).
+     *
+     * @param reservation what {@link #reserveImm} returned, never {@link #IMM_REFUSED}; consumed by this call
+     */
+    void releaseImm(long reservation);
 
     /**
      * A remote write placed {@code bytes} into local memory, for the NIC's counters.

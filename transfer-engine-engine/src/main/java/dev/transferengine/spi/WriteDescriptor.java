@@ -100,8 +100,8 @@ public final class WriteDescriptor {
     }
 
     /**
-     * The engine's token, to hand back in {@link DomainListener#onWriteComplete} or
-     * {@link DomainListener#onWriteFailed}.
+     * The engine's token, to hand back in {@link DomainListener#onComplete} or
+     * {@link DomainListener#onFailed}.
      *
      * @return the token set by {@link #token(long)}
      */

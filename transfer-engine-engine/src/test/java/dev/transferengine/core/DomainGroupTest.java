@@ -14,12 +14,13 @@ import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
-import dev.transferengine.core.LoopbackNetwork.LoopbackDomain;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.exceptions.WorkerFailedException;
+import dev.transferengine.test.LoopbackNetwork;
+import dev.transferengine.test.LoopbackNetwork.LoopbackDomain;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,13 +71,7 @@ class DomainGroupTest {
                     0,
                     config.groups().getFirst(),
                     config,
-                    network,
-                    imms,
-                    callbacks,
-                    counters,
-                    new SendBuffers(),
-                    pool,
-                    () -> now);
+                    new WorkerServices(network, imms, callbacks, counters, new SendBuffers(), pool, () -> now));
             group.onStart();
         }
 

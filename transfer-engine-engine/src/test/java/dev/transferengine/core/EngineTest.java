@@ -10,10 +10,11 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidConfigException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
-import dev.transferengine.spi.HoldingDomain;
-import dev.transferengine.spi.HoldingTransport;
+import dev.transferengine.test.HoldingDomain;
+import dev.transferengine.test.HoldingTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -58,6 +59,46 @@ class EngineTest {
                     .isInstanceOf(InvalidRequestException.class)
                     .hasMessageContaining("confined");
             assertThat(engine.regions()).isEmpty();
+        }
+    }
+
+    @Test
+    @SuppressWarnings("NullAway") // the nulls are the point: callers outside NullAway's reach pass them
+    void nullArgumentsAnOverlargeReceivePoolAndANegativeMaxInFlightAreRefusedWithTypedErrors() {
+        assertThatThrownBy(() -> TransferEngine.builder().maxInFlight(-1))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("maxInFlight");
+        try (TransferEngine engine = tcp()) {
+            final MemoryRegion region = engine.register(arena.allocate(4096), Device.host());
+            final SingleWrite write = SingleWrite.of(region, 0, 64, region.descriptor(), 0);
+            final TransferListener noListener = null;
+            final TransferCounters noCounters = null;
+            assertThatThrownBy(() -> engine.submit(write, noListener))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("listener must not be null");
+            assertThatThrownBy(() -> engine.trySubmit(write, noListener))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("listener must not be null");
+            assertThatThrownBy(() -> engine.submit(write, noCounters))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("counters must not be null");
+            assertThatThrownBy(() -> engine.send(engine.mainAddress(), arena.allocate(8), noListener))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("listener must not be null");
+            assertThatThrownBy(() -> engine.postedReceivePool(64, 4, null))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("listener must not be null");
+            assertThatThrownBy(() -> engine.expectImmCount(7, 1, null))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("listener must not be null");
+            assertThatThrownBy(() -> engine.postedReceivePool(1 << 30, 4, message -> {}))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("postedReceivePool of 1073741824 x 4");
+            assertThatThrownBy(() -> engine.creditedReceivePool(1 << 20, 2048, message -> {}))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("exceeds");
+            // nothing half-done: the engine still writes
+            assertThat(engine.submit(write)).succeedsWithin(WAIT);
         }
     }
 

@@ -7,17 +7,13 @@ import dev.transferengine.MemoryRegion;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
-import dev.transferengine.TransferListener;
-import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.transport.fabric.FabricTestAccess;
 
 import java.lang.foreign.Arena;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -84,30 +80,6 @@ class EnginesTest {
             a.submit(SingleWrite.of(src, 0, 4096, dst, 0)).get(10, TimeUnit.SECONDS);
             assertThat(a.metrics().counter(1, 0, dev.transferengine.NicCounter.BYTES_WRITTEN))
                     .isEqualTo(4096);
-        }
-    }
-
-    @Test
-    void callbacksRunOnANonBlockingThread() throws Exception {
-        try (TransferEngine a = TransferEngine.builder().build();
-                TransferEngine b = TransferEngine.builder().build();
-                Arena arena = Arena.ofShared()) {
-            final MemoryRegion src = a.register(arena.allocate(64), Device.host());
-            final RegionDescriptor dst =
-                    b.register(arena.allocate(64), Device.host()).descriptor();
-            final CompletableFuture<Boolean> nonBlocking = new CompletableFuture<>();
-            a.submit(SingleWrite.of(src, 0, 64, dst, 0), new TransferListener() {
-                @Override
-                public void onDone() {
-                    nonBlocking.complete(Schedulers.isInNonBlockingThread());
-                }
-
-                @Override
-                public void onError(final TransferEngineException error) {
-                    nonBlocking.completeExceptionally(error);
-                }
-            });
-            assertThat(nonBlocking.get(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 }

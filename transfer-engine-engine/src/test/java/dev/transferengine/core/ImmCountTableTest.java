@@ -4,6 +4,7 @@ import dev.transferengine.ApiTestAccess;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.spi.DomainListener;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +29,13 @@ class ImmCountTableTest {
         }
     }
 
+    /** {@code count} imms arrive as a NIC reports them: reserved, then consumed; refused ones are dropped. */
     private void imms(final int imm, final int count) {
         for (int i = 0; i < count; i++) {
-            table.onImm(imm, false);
+            final long reservation = table.reserve(imm);
+            if (reservation != DomainListener.IMM_REFUSED) {
+                table.consume(reservation);
+            }
         }
     }
 
@@ -135,25 +140,38 @@ class ImmCountTableTest {
         imms(1, 2);
         imms(2, 1);
         imms(3, 1);
-        assertThat(table.admits(3)).as("a value credited already").isTrue();
-        assertThat(table.admits(4)).isFalse();
-        imms(4, 1); // arrives without being asked for: dropped
+        final long credited = table.reserve(3);
+        assertThat(credited).as("a value credited already").isNotEqualTo(DomainListener.IMM_REFUSED);
+        table.release(credited);
+        assertThat(table.reserve(4)).isEqualTo(DomainListener.IMM_REFUSED);
+        imms(4, 1); // refused again, so dropped
 
         assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
                 .isEqualTo(2);
         assertThat(table.remove(4)).isNull();
         assertThat(table.remove(1)).isEqualTo(new ImmCountState(2, 0));
-        assertThat(table.admits(4)).as("claiming a value frees its place").isTrue();
+        assertThat(table.reserve(4)).as("claiming a value frees its place").isNotEqualTo(DomainListener.IMM_REFUSED);
     }
 
     @Test
-    void anAdmittedImmIsCreditedEvenIfOtherNicsFilledTheTableMeanwhile() {
-        assertThat(table.admits(9)).isTrue();
+    void aReservationHoldsItsPlaceSoItIsCreditedEvenIfOtherNicsFillTheTableMeanwhile() {
+        final long reservation = table.reserve(9);
         imms(1, 1);
         imms(2, 1);
-        imms(3, 1);
-        table.onImm(9, true);
+        assertThat(table.reserve(3)).as("two credited and one reserved").isEqualTo(DomainListener.IMM_REFUSED);
+        table.consume(reservation);
         assertThat(table.remove(9)).isEqualTo(new ImmCountState(1, 0));
+    }
+
+    @Test
+    void aReleasedReservationFreesItsPlaceAndCreditsNothing() {
+        imms(1, 1);
+        imms(2, 1);
+        final long reservation = table.reserve(9);
+        assertThat(table.reserve(3)).isEqualTo(DomainListener.IMM_REFUSED);
+        table.release(reservation);
+        assertThat(table.remove(9)).isNull();
+        assertThat(table.reserve(3)).isNotEqualTo(DomainListener.IMM_REFUSED);
     }
 
     @Test
@@ -162,9 +180,9 @@ class ImmCountTableTest {
         imms(2, 1);
         imms(3, 1);
         table.expect(7, 5, imm -> false);
-        assertThat(table.admits(7)).isTrue();
+        assertThat(table.reserve(7)).isNotEqualTo(DomainListener.IMM_REFUSED);
         table.immListener(imm -> {});
-        assertThat(table.admits(8)).isTrue();
+        assertThat(table.reserve(8)).isNotEqualTo(DomainListener.IMM_REFUSED);
         assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
                 .isZero();
     }

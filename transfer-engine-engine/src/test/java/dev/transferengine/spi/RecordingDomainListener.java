@@ -10,36 +10,27 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Records what a domain reports, in arrival order, for the transports' domain-level tests. Safe to read from
- * another thread than the one polling the domain.
+ * another thread than the one polling the domain. Grants every imm reservation: the reservation is the imm itself.
  */
 public class RecordingDomainListener implements DomainListener {
 
-    public final Map<Long, Long> writesDone = Collections.synchronizedMap(new LinkedHashMap<>());
-    public final Map<Long, TransferEngineException> writesFailed = Collections.synchronizedMap(new LinkedHashMap<>());
-    public final Map<Long, Long> sendsDone = Collections.synchronizedMap(new LinkedHashMap<>());
-    public final Map<Long, TransferEngineException> sendsFailed = Collections.synchronizedMap(new LinkedHashMap<>());
+    public final Map<Long, Long> completed = Collections.synchronizedMap(new LinkedHashMap<>());
+    public final Map<Long, TransferEngineException> failed = Collections.synchronizedMap(new LinkedHashMap<>());
     public final Map<Long, Integer> receives = Collections.synchronizedMap(new LinkedHashMap<>());
     public final List<Integer> imms = new CopyOnWriteArrayList<>();
+    /** Imms whose reservation was given back: their writes never landed. */
+    public final List<Integer> releasedImms = new CopyOnWriteArrayList<>();
+
     public volatile long bytesReceived;
 
     @Override
-    public void onWriteComplete(final long token, final long bytes) {
-        writesDone.put(token, bytes);
+    public void onComplete(final long token, final long bytes) {
+        completed.put(token, bytes);
     }
 
     @Override
-    public void onWriteFailed(final long token, final TransferEngineException error) {
-        writesFailed.put(token, error);
-    }
-
-    @Override
-    public void onSendComplete(final long token, final long bytes) {
-        sendsDone.put(token, bytes);
-    }
-
-    @Override
-    public void onSendFailed(final long token, final TransferEngineException error) {
-        sendsFailed.put(token, error);
+    public void onFailed(final long token, final TransferEngineException error) {
+        failed.put(token, error);
     }
 
     @Override
@@ -48,8 +39,18 @@ public class RecordingDomainListener implements DomainListener {
     }
 
     @Override
-    public void onImm(final int imm) {
-        imms.add(imm);
+    public long reserveImm(final int imm) {
+        return imm & 0xFFFF_FFFFL;
+    }
+
+    @Override
+    public void onImm(final long reservation) {
+        imms.add((int) reservation);
+    }
+
+    @Override
+    public void releaseImm(final long reservation) {
+        releasedImms.add((int) reservation);
     }
 
     @Override
@@ -58,15 +59,12 @@ public class RecordingDomainListener implements DomainListener {
         bytesReceived += bytes;
     }
 
-    public int writesEnded() {
-        return writesDone.size() + writesFailed.size();
+    /** Operations reported complete or failed. */
+    public int ended() {
+        return completed.size() + failed.size();
     }
 
-    public int sendsEnded() {
-        return sendsDone.size() + sendsFailed.size();
-    }
-
-    public boolean writeEnded(final long token) {
-        return writesDone.containsKey(token) || writesFailed.containsKey(token);
+    public boolean ended(final long token) {
+        return completed.containsKey(token) || failed.containsKey(token);
     }
 }

@@ -132,7 +132,7 @@ class TransferEngineMetricsAutoConfigurationTests {
             context.getBean(TransferEngineMeterBinder.class).bindTo(registry);
             final TransferEngine engine = context.getBean(TransferEngine.class);
             try (TransferEngine stranger = TransferEngine.builder()
-                            .option("tcp.clusterKey", "another-cluster-key-0123456789")
+                            .option("tcp.clusterKey", "fDcM/kernwIFimR1BCBL/293dWjrI1qAdgaEJqYZS9k=")
                             .build();
                     Arena arena = Arena.ofShared()) {
                 // The connecting side checks the acceptor's proof first, and counts before it fails the write.

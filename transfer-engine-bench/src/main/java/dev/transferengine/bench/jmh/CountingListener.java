@@ -17,23 +17,12 @@ final class CountingListener implements DomainListener {
     long bytesReceived;
 
     @Override
-    public void onWriteComplete(final long token, final long bytes) {
+    public void onComplete(final long token, final long bytes) {
         done++;
     }
 
     @Override
-    public void onWriteFailed(final long token, final TransferEngineException error) {
-        done++;
-        failed++;
-    }
-
-    @Override
-    public void onSendComplete(final long token, final long bytes) {
-        done++;
-    }
-
-    @Override
-    public void onSendFailed(final long token, final TransferEngineException error) {
+    public void onFailed(final long token, final TransferEngineException error) {
         done++;
         failed++;
     }
@@ -44,8 +33,18 @@ final class CountingListener implements DomainListener {
     }
 
     @Override
-    public void onImm(final int imm) {
+    public long reserveImm(final int imm) {
+        return imm & 0xFFFF_FFFFL; // every imm is welcome; the reservation is the imm itself
+    }
+
+    @Override
+    public void onImm(final long reservation) {
         imms++;
+    }
+
+    @Override
+    public void releaseImm(final long reservation) {
+        // nothing is held per reservation
     }
 
     @Override

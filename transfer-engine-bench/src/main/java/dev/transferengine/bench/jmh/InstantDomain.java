@@ -64,12 +64,12 @@ final class InstantDomain implements Domain {
 
     @Override
     public void write(final WriteDescriptor write) {
-        listener.onWriteComplete(write.token(), write.length());
+        listener.onComplete(write.token(), write.length());
     }
 
     @Override
     public void send(final long token, final long peer, final MemorySegment message) {
-        listener.onSendComplete(token, message.byteSize());
+        listener.onComplete(token, message.byteSize());
     }
 
     @Override

@@ -162,6 +162,7 @@ final class FabricCalls {
         }
     }
 
+    @SuppressWarnings("checkstyle:ParameterNumber") // one parameter per argument of the C function, plus fn and errno
     static int intPPLPLP(
             final MemorySegment fn,
             final MemorySegment errno,
@@ -193,6 +194,7 @@ final class FabricCalls {
         }
     }
 
+    @SuppressWarnings("checkstyle:ParameterNumber") // one parameter per argument of the C function, plus fn and errno
     static int intIPPLPP(
             final MemorySegment fn,
             final MemorySegment errno,

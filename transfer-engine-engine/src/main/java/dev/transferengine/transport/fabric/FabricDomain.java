@@ -34,7 +34,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * queue that {@link #poll()} works through by at most {@code fabric.postsPerPoll} attempts per call. An operation
  * turned away again goes to the back, so one peer that cannot take work (still connecting, unreachable) never
  * holds up the others: delivery is unordered anyway. {@link #poll()} then reads
- * the CQ in batches of 16: remote CQ data becomes {@link DomainListener#onImm}, local completions complete their
+ * the CQ in batches of 16: remote CQ data is reserved and consumed at once ({@link DomainListener#reserveImm}, then
+ * {@link DomainListener#onImm}), since the NIC placed the bytes already; local completions complete their
  * operation, and errors are read with fi_cq_readerr and reported as typed exceptions. Progress is manual on
  * tcp/shm, so the target must keep polling for writes to land.
  *
@@ -114,16 +115,23 @@ final class FabricDomain implements Domain {
     private boolean toldOfUnusedTail;
     private volatile @Nullable String failure;
 
+    /**
+     * The transport's settings for a domain: posts tried per poll, the operation table's size, whether writes ask for
+     * delivery completion, and whether zero-byte writes do too (shm cannot).
+     */
+    record Options(int postsPerPoll, int maxOps, boolean deliveryComplete, boolean zeroByteDeliveryComplete) {}
+
     FabricDomain(
             final FabricEndpoint endpoint,
             final DomainListener listener,
             final int group,
             final int nic,
             final long caps,
-            final int postsPerPoll,
-            final int maxOps,
-            final boolean deliveryComplete,
-            final boolean zeroByteDeliveryComplete) {
+            final Options options) {
+        final int postsPerPoll = options.postsPerPoll();
+        final int maxOps = options.maxOps();
+        final boolean deliveryComplete = options.deliveryComplete();
+        final boolean zeroByteDeliveryComplete = options.zeroByteDeliveryComplete();
         this.endpoint = endpoint;
         this.listener = listener;
         this.regions = new FabricRegions(endpoint, arena, caps);
@@ -180,31 +188,23 @@ final class FabricDomain implements Domain {
         final long peer = write.peer();
         final TransferEngineException refused = refusal();
         if (refused != null) {
-            listener.onWriteFailed(token, refused);
+            listener.onFailed(token, refused);
             return;
         }
         if (length > 0 && !regions.isRegistered(srcKey)) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token,
                     new InvalidRequestException("source key " + srcKey + " is not registered on " + description));
             return;
         }
         final int slot = ops.acquire(FabricOps.WRITE, token, length, peer);
         if (slot < 0) {
-            listener.onWriteFailed(token, saturated());
+            listener.onFailed(token, saturated());
             return;
         }
         final long rkey = write.rkey();
         final long remoteAddress = regions.remoteAddress(write.remoteBase(), write.remoteOffset());
-        ops.prepareWrite(
-                slot,
-                write.src().address() + write.srcOffset(),
-                length,
-                regions.desc(srcKey),
-                peer,
-                remoteAddress,
-                rkey,
-                write.hasImm() ? write.imm() & 0xFFFF_FFFFL : 0);
+        ops.prepareWrite(slot, write, regions.desc(srcKey), peer, remoteAddress);
         final long immFlag = write.hasImm() ? FI_REMOTE_CQ_DATA : 0;
         if (chained) {
             if (length > 0) {
@@ -278,12 +278,12 @@ final class FabricDomain implements Domain {
     public void send(final long token, final long peer, final MemorySegment message) {
         final TransferEngineException refused = refusal();
         if (refused != null) {
-            listener.onSendFailed(token, refused);
+            listener.onFailed(token, refused);
             return;
         }
         final int slot = ops.acquire(FabricOps.SEND, token, message.byteSize(), peer);
         if (slot < 0) {
-            listener.onSendFailed(token, saturated());
+            listener.onFailed(token, saturated());
             return;
         }
         ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
@@ -432,7 +432,11 @@ final class FabricDomain implements Domain {
     private void complete(final long offset) {
         final long cqFlags = entries.get(JAVA_LONG, offset + CQE_FLAGS);
         if ((cqFlags & FI_REMOTE_CQ_DATA) != 0 && (cqFlags & FI_RECV) == 0) {
-            listener.onImm((int) entries.get(JAVA_LONG, offset + CQE_DATA));
+            // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine
+            final long reservation = listener.reserveImm((int) entries.get(JAVA_LONG, offset + CQE_DATA));
+            if (reservation != DomainListener.IMM_REFUSED) {
+                listener.onImm(reservation);
+            }
             final long bytes = entries.get(JAVA_LONG, offset + CQE_LEN);
             if (bytes > 0) {
                 listener.onBytesReceived(bytes);
@@ -449,16 +453,11 @@ final class FabricDomain implements Domain {
         final long peer = ops.peer[slot];
         final int received = (int) entries.get(JAVA_LONG, offset + CQE_LEN);
         release(slot);
-        switch (kind) {
-            case FabricOps.WRITE -> {
-                peers.markReachable(peer);
-                listener.onWriteComplete(token, bytes);
-            }
-            case FabricOps.SEND -> {
-                peers.markReachable(peer);
-                listener.onSendComplete(token, bytes);
-            }
-            default -> listener.onReceive(token, received);
+        if (kind == FabricOps.RECV) {
+            listener.onReceive(token, received);
+        } else {
+            peers.markReachable(peer);
+            listener.onComplete(token, bytes);
         }
     }
 
@@ -496,10 +495,10 @@ final class FabricDomain implements Domain {
         if (FabricFailures.isUnreachable(err, provErrno) && peerAddress != null) {
             peers.markUnreachable(peer, text);
         }
-        switch (kind) {
-            case FabricOps.WRITE -> listener.onWriteFailed(token, error);
-            case FabricOps.SEND -> listener.onSendFailed(token, error);
-            default -> LOG.warn("{}: receive buffer {} failed and is dropped: {}", description, token, text);
+        if (kind == FabricOps.RECV) {
+            LOG.warn("{}: receive buffer {} failed and is dropped: {}", description, token, text);
+        } else {
+            listener.onFailed(token, error);
         }
     }
 
@@ -533,10 +532,8 @@ final class FabricDomain implements Domain {
             }
             final long token = ops.token[slot];
             release(slot);
-            if (kind == FabricOps.WRITE) {
-                listener.onWriteFailed(token, error);
-            } else if (kind == FabricOps.SEND) {
-                listener.onSendFailed(token, error);
+            if (kind != FabricOps.RECV) {
+                listener.onFailed(token, error);
             }
         }
     }

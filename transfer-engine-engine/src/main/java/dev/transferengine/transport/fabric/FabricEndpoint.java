@@ -105,53 +105,17 @@ final class FabricEndpoint implements AutoCloseable {
             final MemorySegment out = arena.allocate(ADDRESS);
             check("fi_fabric", library.openFabric(MemorySegment.ofAddress(fabricAttr), out, errno));
             final MemorySegment fabric = track(out.get(ADDRESS, 0));
-            check(
-                    "fi_domain",
-                    FabricCalls.intPPPP(
-                            slot(fabric, OBJ_OPS, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain"),
-                            errno,
-                            fabric,
-                            info,
-                            out,
-                            MemorySegment.NULL));
-            this.domain = track(out.get(ADDRESS, 0));
+            this.domain = open("fi_domain", fabric, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain", info, out);
 
             final MemorySegment cqAttr = arena.allocate(FI_CQ_ATTR);
             cqAttr.set(JAVA_INT, FI_CQ_ATTR.byteOffset(groupElement("format")), FI_CQ_FORMAT_DATA);
-            check(
-                    "fi_cq_open",
-                    FabricCalls.intPPPP(
-                            slot(domain, OBJ_OPS, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open"),
-                            errno,
-                            domain,
-                            cqAttr,
-                            out,
-                            MemorySegment.NULL));
-            this.cq = track(out.get(ADDRESS, 0));
+            this.cq = open("fi_cq_open", domain, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open", cqAttr, out);
 
             final MemorySegment avAttr = arena.allocate(FI_AV_ATTR);
             avAttr.set(JAVA_INT, FI_AV_ATTR.byteOffset(groupElement("type")), FabricDiscovery.FI_AV_TABLE);
-            check(
-                    "fi_av_open",
-                    FabricCalls.intPPPP(
-                            slot(domain, OBJ_OPS, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open"),
-                            errno,
-                            domain,
-                            avAttr,
-                            out,
-                            MemorySegment.NULL));
-            this.av = track(out.get(ADDRESS, 0));
+            this.av = open("fi_av_open", domain, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open", avAttr, out);
 
-            check(
-                    "fi_endpoint",
-                    FabricCalls.intPPPP(
-                            slot(domain, OBJ_OPS, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint"),
-                            errno,
-                            domain,
-                            info,
-                            out,
-                            MemorySegment.NULL));
-            this.ep = track(out.get(ADDRESS, 0));
+            this.ep = open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out);
 
             final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
             check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));
@@ -190,6 +154,20 @@ final class FabricEndpoint implements AutoCloseable {
             closeQuietly(e);
             throw e;
         }
+    }
+
+    /** Calls the open function at {@code fn} of {@code parent}'s ops table and tracks what it opened. */
+    private MemorySegment open(
+            final String call,
+            final MemorySegment parent,
+            final long fn,
+            final String fnName,
+            final MemorySegment attr,
+            final MemorySegment out) {
+        check(
+                call,
+                FabricCalls.intPPPP(slot(parent, OBJ_OPS, fn, fnName), errno, parent, attr, out, MemorySegment.NULL));
+        return track(out.get(ADDRESS, 0));
     }
 
     private MemorySegment track(final MemorySegment object) {

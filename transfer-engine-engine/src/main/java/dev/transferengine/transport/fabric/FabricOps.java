@@ -1,5 +1,7 @@
 package dev.transferengine.transport.fabric;
 
+import dev.transferengine.spi.WriteDescriptor;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -117,18 +119,15 @@ final class FabricOps {
     }
 
     /**
-     * Fills a slot's fi_msg_rma for a write of {@code bytes} from {@code localAddress} to {@code remoteAddress}.
+     * Fills a slot's fi_msg_rma for {@code write}, to {@code remoteAddress} (translated for the provider's mr_mode).
      * A zero-byte write still carries one rma_iov with a valid address and key (EFA requires it).
      */
     void prepareWrite(
-            final int slot,
-            final long localAddress,
-            final long bytes,
-            final long desc,
-            final long fiAddr,
-            final long remoteAddress,
-            final long rkey,
-            final long data) {
+            final int slot, final WriteDescriptor write, final long desc, final long fiAddr, final long remoteAddress) {
+        final long localAddress = write.src().address() + write.srcOffset();
+        final long bytes = write.length();
+        final long rkey = write.rkey();
+        final long data = write.hasImm() ? write.imm() & 0xFFFF_FFFFL : 0;
         final long base = address(slot);
         final MemorySegment m = FabricLibrary.NATIVE;
         m.set(JAVA_LONG, base + SLOT_IOV + IOV_BASE, localAddress);

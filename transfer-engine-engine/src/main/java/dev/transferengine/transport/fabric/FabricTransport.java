@@ -147,10 +147,11 @@ public final class FabricTransport implements Transport {
                         context.group(),
                         context.nic(),
                         caps,
-                        intOption(config, POSTS_PER_POLL_OPTION, 32),
-                        intOption(config, MAX_OPS_OPTION, 262_144),
-                        Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
-                        selection.provider != FabricProvider.SHM);
+                        new FabricDomain.Options(
+                                intOption(config, POSTS_PER_POLL_OPTION, 32),
+                                intOption(config, MAX_OPS_OPTION, 262_144),
+                                Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
+                                selection.provider != FabricProvider.SHM));
             } catch (final RuntimeException e) {
                 endpoint.close();
                 throw e;

@@ -58,8 +58,8 @@ interface TcpConnectionContext {
     /** The connect to {@code peer} finished. */
     void onConnected(TcpPeer peer);
 
-    /** The peer of our connection proved the cluster key in its CHALLENGE. */
-    void onOutboundHello(TcpPeer peer, NetworkAddress announced, long peerIncarnation);
+    /** The peer of our connection proved the cluster key, for the address we dialled, in its CHALLENGE. */
+    void onOutboundHello(TcpPeer peer, long peerIncarnation);
 
     /** Ends a request: with its ACK ({@code error} null), a refusal or a failure; reports it and recycles the op. */
     void end(TcpOp op, @Nullable TransferEngineException error);

@@ -10,7 +10,23 @@ enum TcpCounter {
             "refusals",
             "connection_limit",
             true,
-            "inbound connections closed at once: the NIC held tcp.maxInboundConnections already"),
+            "authenticated connections closed at once: the NIC held tcp.maxInboundConnections already"),
+    HANDSHAKES_REFUSED(
+            "refusals",
+            "handshake_limit",
+            true,
+            "accepted sockets closed at once: the NIC ran tcp.maxPendingHandshakes unfinished handshakes already"),
+    HANDSHAKES_REFUSED_PER_SOURCE(
+            "refusals",
+            "handshake_source_limit",
+            true,
+            "accepted sockets closed at once: their source address ran tcp.maxHandshakesPerSource unfinished "
+                    + "handshakes already"),
+    ERROR_CLOSED(
+            "connections.closed",
+            "error",
+            true,
+            "sockets closed after an Error (e.g. OutOfMemoryError) while serving them; the worker carries on"),
     HANDSHAKE_VERSION(
             "handshakes.failed", "version", true, "handshakes refused: the peer speaks another wire protocol version"),
     HANDSHAKE_AUTH_FAILED(
@@ -30,6 +46,12 @@ enum TcpCounter {
             true,
             "handshakes refused: TLS failed (the peer does not speak TLS, "
                     + "or one side does not trust the other's certificate)"),
+    HANDSHAKE_RELAYED(
+            "handshakes.failed",
+            "address_mismatch",
+            true,
+            "our connections refused: the acceptor proved another address than the one dialled (a relay, "
+                    + "a stale descriptor or a reused address)"),
     HANDSHAKE_CLOSED(
             "handshakes.failed", "closed", true, "connections closed by the peer before the handshake finished"),
     FRAME_TIMEOUT(

@@ -86,7 +86,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final ArrayList<@Nullable TcpPeer> peerSlots = new ArrayList<>();
 
     private final HashMap<NetworkAddress, TcpPeer> peersByAddress = new HashMap<>();
-    private final ArrayList<TcpHandshake> handshakes = new ArrayList<>();
+    private final TcpPendingHandshakes handshakes = new TcpPendingHandshakes();
     private final ArrayList<TcpInbound> inbound = new ArrayList<>();
     private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
     /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
@@ -281,17 +281,17 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         final long srcOffset = write.srcOffset();
         final long length = write.length();
         if (closed) {
-            listener.onWriteFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(write.peer());
         if (target == null) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
-            listener.onWriteFailed(
+            listener.onFailed(
                     token,
                     new RegionBoundsException(description + ": write of " + length + " bytes at offset " + srcOffset
                             + " falls outside the source of " + src.byteSize() + " bytes"));
@@ -303,31 +303,29 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             staging.stageOut(this, target, type, source, write);
             return;
         }
-        post(
-                target,
-                acquire().set(type, token, src, srcOffset, length, write.rkey(), write.remoteOffset(), write.imm()));
+        post(target, acquire().write(type, write));
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
     public void send(final long token, final long peer, final MemorySegment message) {
         if (closed) {
-            listener.onSendFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
         final TcpPeer target = peer(peer);
         if (target == null) {
-            listener.onSendFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
+            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
             return;
         }
         if (message.byteSize() > Integer.MAX_VALUE) {
-            listener.onSendFailed(
+            listener.onFailed(
                     token,
                     new InvalidRequestException(description + ": a send carries at most " + Integer.MAX_VALUE
                             + " bytes, not " + message.byteSize()));
             return;
         }
-        post(target, acquire().set(TcpFrame.SEND, token, message, 0, message.byteSize(), 0, 0, 0));
+        post(target, acquire().send(token, message));
     }
 
     /** Worker thread; does not block. Allocates the buffer's view once. */
@@ -401,10 +399,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         closed = true;
         staging.close(this);
-        for (int i = handshakes.size() - 1; i >= 0; i--) {
-            handshakes.get(i).close();
-        }
-        handshakes.clear();
+        handshakes.closeAll();
         for (final TcpPeer peer : peerSlots) {
             if (peer == null) {
                 continue;
@@ -416,7 +411,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             }
         }
         for (final TcpInbound connection : inbound) {
-            connection.closeChannel();
+            connection.closeForShutdown();
         }
         inbound.clear();
         toFlush.clear();
@@ -567,18 +562,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         final long token = op.token;
         final long bytes = op.length;
-        final boolean send = op.isSend();
         release(op);
         if (error == null) {
-            if (send) {
-                listener.onSendComplete(token, bytes);
-            } else {
-                listener.onWriteComplete(token, bytes);
-            }
-        } else if (send) {
-            listener.onSendFailed(token, error);
+            listener.onComplete(token, bytes);
         } else {
-            listener.onWriteFailed(token, error);
+            listener.onFailed(token, error);
         }
     }
 
@@ -622,10 +610,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     }
 
     @Override
-    public void onOutboundHello(final TcpPeer peer, final NetworkAddress announced, final long peerIncarnation) {
-        if (!announced.equals(peer.address())) {
-            LOG.debug("{}: {} announced itself as {}", description, peer, announced);
-        }
+    public void onOutboundHello(final TcpPeer peer, final long peerIncarnation) {
         recordIncarnation(peer, peerIncarnation);
     }
 
@@ -643,6 +628,17 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         handshakes.remove(handshake);
         final String remote =
                 TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from " + handshake.remote() + ")";
+        if (inbound.size() >= settings.maxInboundConnections()) {
+            // Only authenticated connections count here: handshakes have their own bounds, so a flood of them
+            // never locks a member out of these slots.
+            counters.count(
+                    TcpCounter.CONNECTIONS_REFUSED,
+                    remote,
+                    "already " + settings.maxInboundConnections() + " authenticated connections ("
+                            + TcpSettings.MAX_INBOUND_CONNECTIONS + ")");
+            handshake.close();
+            return;
+        }
         final TcpTls connectionTls = handshake.tls();
         final boolean requestsFollowed =
                 pipelined.hasRemaining() || (connectionTls != null && connectionTls.pendingInput());
@@ -772,6 +768,9 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             } catch (final RuntimeException e) {
                 LOG.warn("{}: closing a connection after an unexpected error", description, e);
                 connection.lost("internal error: " + e, e);
+            } catch (final Error e) { // the policy in dispatch: this connection closes, the worker carries on
+                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(connection.channel), e.toString());
+                connection.lost("internal error: " + e, e);
             }
         }
         toFlush.clear();
@@ -811,6 +810,13 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             } catch (final IOException e) {
                 handshake.fail(TcpCounter.HANDSHAKE_CLOSED, e.toString());
                 selectedWork++;
+            } catch (final Error e) {
+                // Policy (issue 16, item 2): an Error while serving one socket (an OutOfMemoryError from a flood of
+                // TLS handshakes, a StackOverflowError in a provider) closes that socket, which frees what it held,
+                // and the worker carries on; left to Agrona's AgentRunner, which rethrows Errors, it would end the
+                // worker and every peer's writes with it.
+                handshake.fail(TcpCounter.ERROR_CLOSED, "while handshaking: " + e);
+                selectedWork++;
             }
         } else if (key.attachment() instanceof TcpConnection connection) {
             try {
@@ -820,6 +826,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                 selectedWork++;
             } catch (final RuntimeException e) {
                 LOG.warn("{}: closing a connection after an unexpected error", description, e);
+                connection.lost("internal error: " + e, e);
+                selectedWork++;
+            } catch (final Error e) { // the policy above: this connection closes, the worker carries on
+                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(connection.channel), e.toString());
                 connection.lost("internal error: " + e, e);
                 selectedWork++;
             }
@@ -846,23 +856,28 @@ final class TcpDomain implements Domain, TcpConnectionContext {
                 return accepted;
             }
             accepted++;
-            if (handshakes.size() + inbound.size() >= settings.maxInboundConnections()) {
+            final @Nullable TcpCounter refusal = handshakes.refusal(sourceOf(channel), settings);
+            if (refusal != null) {
                 counters.count(
-                        TcpCounter.CONNECTIONS_REFUSED,
+                        refusal,
                         describeRemote(channel),
-                        "already "
-                                + settings.maxInboundConnections() + " inbound connections ("
-                                + TcpSettings.MAX_INBOUND_CONNECTIONS
-                                + ")");
+                        refusal == TcpCounter.HANDSHAKES_REFUSED
+                                ? "already " + settings.maxPendingHandshakes() + " unfinished handshakes ("
+                                        + TcpSettings.MAX_PENDING_HANDSHAKES + ")"
+                                : "already " + settings.maxHandshakesPerSource()
+                                        + " unfinished handshakes from this address ("
+                                        + TcpSettings.MAX_HANDSHAKES_PER_SOURCE + ")");
                 closeQuietly(channel);
                 continue;
             }
             try {
                 TcpConnection.configure(channel, settings.socketBufferBytes());
-                handshakes.add(
-                        new TcpHandshake(this, channel, tls(channel, null), now + settings.handshakeTimeoutNanos()));
+                handshakes.add(new TcpHandshake(this, channel, tls != null, now + settings.handshakeTimeoutNanos()));
             } catch (final IOException e) {
                 LOG.debug("{}: dropping an accepted connection: {}", description, e.toString());
+                closeQuietly(channel);
+            } catch (final Error e) { // the policy in dispatch: this socket closes, the worker carries on
+                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(channel), "accepting: " + e);
                 closeQuietly(channel);
             }
         }
@@ -910,6 +925,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             closedConnections.get(i).releaseBuffers();
         }
         closedConnections.clear();
+    }
+
+    private static @Nullable InetAddress sourceOf(final SocketChannel channel) {
+        try {
+            return channel.getRemoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null;
+        } catch (final IOException e) {
+            return null;
+        }
     }
 
     private static String describeRemote(final SocketChannel channel) {

@@ -4,6 +4,9 @@ import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.MalformedDescriptorException;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
@@ -29,10 +32,15 @@ final class TcpHandshake {
 
     private final TcpConnectionContext domain;
     private final SocketChannel channel;
-    private final @Nullable TcpTls tls;
+    /** Whether the NIC speaks TLS: the connection's TLS starts with its first bytes. */
+    private final boolean tlsExpected;
+    /** Null until the first bytes arrive on a TLS NIC, and always without TLS. */
+    private @Nullable TcpTls tls;
+
     private final SelectionKey key;
     private final long deadlineNanos;
     private final String remote;
+    private final @Nullable InetAddress source;
     private final ByteBuffer in = ByteBuffer.allocate(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer out = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD)
             .order(ByteOrder.LITTLE_ENDIAN);
@@ -48,14 +56,16 @@ final class TcpHandshake {
     TcpHandshake(
             final TcpConnectionContext domain,
             final SocketChannel channel,
-            final @Nullable TcpTls tls,
+            final boolean tlsExpected,
             final long deadlineNanos)
             throws IOException {
         this.domain = domain;
         this.channel = channel;
-        this.tls = tls;
+        this.tlsExpected = tlsExpected;
         this.deadlineNanos = deadlineNanos;
-        this.remote = String.valueOf(channel.getRemoteAddress());
+        final SocketAddress remoteAddress = channel.getRemoteAddress();
+        this.remote = String.valueOf(remoteAddress);
+        this.source = remoteAddress instanceof InetSocketAddress inet ? inet.getAddress() : null;
         this.key = channel.register(domain.selector(), SelectionKey.OP_READ, this);
         out.limit(0);
     }
@@ -66,6 +76,11 @@ final class TcpHandshake {
 
     String remote() {
         return remote;
+    }
+
+    /** The address the connection came from, which its per-source bound counts; null if the socket closed. */
+    @Nullable InetAddress source() {
+        return source;
     }
 
     /** The connection's TLS, handed on to the inbound connection; null without TLS. */
@@ -94,7 +109,13 @@ final class TcpHandshake {
         if ((readyOps & SelectionKey.OP_READ) == 0 || done) {
             return 0;
         }
-        final int read = tls == null ? channel.read(in) : tls.read(in);
+        if (tlsExpected && tls == null) {
+            // Only now, with a ClientHello to read: a socket that says nothing costs no SSLEngine and no record
+            // buffers while it waits for its timeout (issue 16, item 2).
+            tls = domain.tls(channel, null);
+        }
+        final TcpTls connectionTls = tls;
+        final int read = connectionTls == null ? channel.read(in) : connectionTls.read(in);
         if (read < 0) {
             fail(TcpCounter.HANDSHAKE_CLOSED, "closed by the peer during the handshake");
             return 1;
@@ -108,7 +129,7 @@ final class TcpHandshake {
                 refuseVersion(frame.version());
                 return 1;
             }
-            if (tls == null && in.get(0) == TLS_HANDSHAKE_RECORD) {
+            if (!tlsExpected && in.get(0) == TLS_HANDSHAKE_RECORD) {
                 fail(TcpCounter.HANDSHAKE_TLS, "the peer speaks TLS; this NIC has no TLS configured");
                 return 1;
             }

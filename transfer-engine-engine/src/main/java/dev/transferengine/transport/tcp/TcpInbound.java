@@ -3,6 +3,7 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
+import dev.transferengine.spi.DomainListener;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,10 +41,13 @@ final class TcpInbound extends TcpConnection {
      * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
      * has type NACK, its refusal code in {@code imm} and the size to report in {@code length}.
      */
-    private static final class StagedAnswer {
+    private final class StagedAnswer {
         final byte type;
         final long id;
         final int imm;
+        /** The imm's reservation, consumed when the answer is reported; {@code IMM_REFUSED} for none. */
+        final long reservation;
+
         final long rkey;
         final long offset;
         final long length;
@@ -53,23 +57,22 @@ final class TcpInbound extends TcpConnection {
 
         final long ticket;
 
+        /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
         StagedAnswer(
                 final byte type,
-                final long id,
                 final int imm,
-                final long rkey,
-                final long offset,
+                final long reservation,
                 final long length,
-                final long receiveToken,
                 final @Nullable DeviceCopyStream stream,
                 final long ticket) {
             this.type = type;
-            this.id = id;
+            this.id = TcpInbound.this.id;
             this.imm = imm;
-            this.rkey = rkey;
-            this.offset = offset;
+            this.reservation = reservation;
+            this.rkey = TcpInbound.this.rkey;
+            this.offset = TcpInbound.this.offset;
             this.length = length;
-            this.receiveToken = receiveToken;
+            this.receiveToken = TcpInbound.this.receiveToken;
             this.stream = stream;
             this.ticket = ticket;
         }
@@ -90,6 +93,9 @@ final class TcpInbound extends TcpConnection {
     private byte type;
     private long id;
     private int imm;
+    /** The reservation of the imm of the request being placed; {@code IMM_REFUSED} while none is held. */
+    private long immReservation = DomainListener.IMM_REFUSED;
+
     private long rkey;
     private long offset;
     private long length;
@@ -317,7 +323,8 @@ final class TcpInbound extends TcpConnection {
                     refuse(TcpRefusal.UNKNOWN_KEY, -1);
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
-                } else if (frameType != TcpFrame.WRITE && !context.listener().admitsImm(imm)) {
+                } else if (frameType != TcpFrame.WRITE
+                        && (immReservation = context.listener().reserveImm(imm)) == DomainListener.IMM_REFUSED) {
                     // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
                     refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
                 } else {
@@ -371,6 +378,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void refuse(final TcpRefusal reason, final long size) {
+        releaseReservation();
         context.count(
                 TcpCounter.of(reason),
                 remote,
@@ -402,7 +410,8 @@ final class TcpInbound extends TcpConnection {
         if (staged.isEmpty()) {
             answer(TcpFrame.NACK, refusal.code(), refusalSize);
         } else {
-            staged.addLast(new StagedAnswer(TcpFrame.NACK, id, refusal.code(), rkey, offset, refusalSize, 0, null, 0));
+            staged.addLast(
+                    new StagedAnswer(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
         }
     }
 
@@ -419,33 +428,23 @@ final class TcpInbound extends TcpConnection {
         final TcpMemory memory = target;
         target = null;
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
+        final long reservation = immReservation;
+        immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
         if (device || !staged.isEmpty()) {
             staged.addLast(new StagedAnswer(
-                    type,
-                    id,
-                    imm,
-                    rkey,
-                    offset,
-                    length,
-                    receiveToken,
-                    device ? landing.stream() : null,
-                    device ? landing.ticket() : 0));
+                    type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
-        report(type, imm, length, receiveToken);
+        report(type, reservation, length, receiveToken);
         answer(TcpFrame.ACK, 0, length);
     }
 
-    private void report(final byte frameType, final int frameImm, final long frameLength, final long token) {
+    private void report(final byte frameType, final long reservation, final long frameLength, final long token) {
         if (frameType == TcpFrame.SEND) {
             context.listener().onReceive(token, (int) frameLength);
         } else {
             if (frameType != TcpFrame.WRITE) {
-                // Asked again right before the credit, as the engine pairs an admission with the next imm; a
-                // payload that took several polls may have let other writes fill the bound meanwhile, and then
-                // the engine drops and counts this imm.
-                context.listener().admitsImm(frameImm);
-                context.listener().onImm(frameImm);
+                context.listener().onImm(reservation);
             }
             if (frameLength > 0) {
                 context.listener().onBytesReceived(frameLength);
@@ -484,7 +483,7 @@ final class TcpInbound extends TcpConnection {
                 outFrame.at(encoded)
                         .encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset, answer.length);
             } else {
-                report(answer.type, answer.imm, answer.length, answer.receiveToken);
+                report(answer.type, answer.reservation, answer.length, answer.receiveToken);
                 outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset, answer.length);
             }
             encoded += TcpFrame.HEADER_LENGTH;
@@ -509,9 +508,29 @@ final class TcpInbound extends TcpConnection {
     @Override
     void lost(final String reason, final @Nullable Throwable cause) {
         if (!closed()) {
-            closeChannel();
-            landing.abandon();
+            closeForShutdown();
             context.onInboundClosed(this, remote, reason);
+        }
+    }
+
+    /** Closes the connection as its domain closes: gives back the imm reservations of what was never reported. */
+    void closeForShutdown() {
+        closeChannel();
+        landing.abandon();
+        releaseReservation();
+        for (final StagedAnswer answer : staged) { // placed, but never reported or acknowledged
+            if (answer.reservation != DomainListener.IMM_REFUSED) {
+                context.listener().releaseImm(answer.reservation);
+            }
+        }
+        staged.clear();
+    }
+
+    /** Gives back the reservation of the request being placed, which will not be reported. */
+    private void releaseReservation() {
+        if (immReservation != DomainListener.IMM_REFUSED) {
+            context.listener().releaseImm(immReservation);
+            immReservation = DomainListener.IMM_REFUSED;
         }
     }
 }

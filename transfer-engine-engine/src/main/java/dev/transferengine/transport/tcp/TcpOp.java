@@ -1,5 +1,7 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.spi.WriteDescriptor;
+
 import java.lang.foreign.MemorySegment;
 
 import org.jspecify.annotations.Nullable;
@@ -30,20 +32,39 @@ final class TcpOp {
         return type == TcpFrame.SEND;
     }
 
-    TcpOp set(
+    /** Takes a write's fields whole; {@code type} is its frame type (WRITE, WRITE_IMM or IMM). */
+    TcpOp write(final byte type, final WriteDescriptor write) {
+        return set(type, write.token(), write.src(), write.srcOffset(), write.length())
+                .target(write.rkey(), write.remoteOffset(), write.imm());
+    }
+
+    /** A two-sided send of the whole {@code message}. */
+    TcpOp send(final long token, final MemorySegment message) {
+        return set(TcpFrame.SEND, token, message, 0, message.byteSize()).target(0, 0, 0);
+    }
+
+    /** One piece of a staged device write: {@code bytes} of the staging chunk {@code from}, at {@code issued}. */
+    TcpOp piece(
             final byte type,
-            final long token,
-            final MemorySegment source,
-            final long sourceOffset,
-            final long length,
-            final long rkey,
-            final long remoteOffset,
-            final int imm) {
+            final WriteDescriptor write,
+            final MemorySegment from,
+            final long issued,
+            final long bytes) {
+        return set(type, write.token(), from, 0, bytes)
+                .target(write.rkey(), write.remoteOffset() + issued, write.imm());
+    }
+
+    private TcpOp set(
+            final byte type, final long token, final MemorySegment source, final long sourceOffset, final long length) {
         this.type = type;
         this.token = token;
         this.source = source;
         this.sourceOffset = sourceOffset;
         this.length = length;
+        return this;
+    }
+
+    private TcpOp target(final long rkey, final long remoteOffset, final int imm) {
         this.rkey = rkey;
         this.remoteOffset = remoteOffset;
         this.imm = imm;

@@ -300,6 +300,22 @@ final class TcpOutbound extends TcpConnection {
         final byte[] address = new byte[(int) length - fixed];
         in.get(at, peerNonce).get(at + TcpFrame.NONCE_LENGTH, proof).get(at + fixed, address);
         final long incarnation = inFrame.token();
+        final NetworkAddress announced;
+        try {
+            announced = NetworkAddress.fromBytes(address);
+        } catch (final MalformedDescriptorException e) {
+            protocolError("CHALLENGE with a malformed address: " + e.getMessage());
+            return false;
+        }
+        if (!announced.equals(peer.address())) {
+            // The proof covers the address the acceptor announced: a member's genuine proof for its own address,
+            // forwarded by whoever we dialled, must not make that host a member (issue 16, item 1).
+            final String why = "dialled " + peer.address().describe() + " but the acceptor proved "
+                    + announced.describe() + " (a relay, a stale descriptor or a reused address)";
+            context.count(TcpCounter.HANDSHAKE_RELAYED, peer.toString(), why);
+            lost("handshake refused: " + why, null);
+            return false;
+        }
         final TcpAuthenticator.Handshake handshake = new TcpAuthenticator.Handshake(
                 nonce, context.incarnation(), context.addressBytes(), peerNonce, incarnation, address);
         if (!context.authenticator().verify(true, handshake, proof)) {
@@ -310,13 +326,6 @@ final class TcpOutbound extends TcpConnection {
             lost("the peer could not prove the cluster key (configure the same tcp.clusterKey on both)", null);
             return false;
         }
-        final NetworkAddress announced;
-        try {
-            announced = NetworkAddress.fromBytes(address);
-        } catch (final MalformedDescriptorException e) {
-            protocolError("CHALLENGE with a malformed address: " + e.getMessage());
-            return false;
-        }
         inHead += TcpFrame.HEADER_LENGTH + (int) length;
         authenticated = true;
         remoteIncarnation = incarnation;
@@ -325,7 +334,7 @@ final class TcpOutbound extends TcpConnection {
         out.put(encoded + TcpFrame.HEADER_LENGTH, context.authenticator().prove(false, handshake));
         encoded += TcpFrame.HEADER_LENGTH + TcpAuthenticator.PROOF_LENGTH;
         markDirty();
-        context.onOutboundHello(peer, announced, incarnation);
+        context.onOutboundHello(peer, incarnation);
         return true;
     }
 

@@ -7,25 +7,34 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tcp transport's options, parsed and checked once. Every bound has a default that a single-host test and a
  * production cluster both live with; {@code docs/security.md} lists them.
  *
  * @param socketBufferBytes      SO_SNDBUF and SO_RCVBUF per socket; 0 leaves them to the kernel
- * @param maxInboundConnections  connections peers may hold open to one NIC, handshaking or not
+ * @param maxInboundConnections  authenticated connections peers may hold open to one NIC
+ * @param maxPendingHandshakes   accepted sockets one NIC runs a handshake on at once; more are closed at once
+ * @param maxHandshakesPerSource of those, how many one source address may hold
  * @param maxPeers               peers one NIC keeps an entry for; idle, disconnected ones are evicted beyond it
  * @param maxQueuedPerPeer       requests queued or awaiting their answer per peer; more fail with back-pressure
  * @param handshakeTimeoutNanos  how long a connection may take to finish the handshake
  * @param frameTimeoutNanos      how long a frame may stall half-read, or requests wait without a byte of answer
  * @param idleTimeoutNanos       how long a connection may carry nothing before it is closed; 0 never
- * @param keys                   accepted cluster keys, the first proving this side; empty for none
+ * @param keys                   accepted cluster keys, decoded, the first proving this side; empty for none
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
  */
 record TcpSettings(
         int socketBufferBytes,
         int maxInboundConnections,
+        int maxPendingHandshakes,
+        int maxHandshakesPerSource,
         int maxPeers,
         int maxQueuedPerPeer,
         long handshakeTimeoutNanos,
@@ -36,6 +45,8 @@ record TcpSettings(
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
+    static final String MAX_PENDING_HANDSHAKES = "tcp.maxPendingHandshakes";
+    static final String MAX_HANDSHAKES_PER_SOURCE = "tcp.maxHandshakesPerSource";
     static final String MAX_PEERS = "tcp.maxPeers";
     static final String MAX_QUEUED_PER_PEER = "tcp.maxQueuedPerPeer";
     static final String HANDSHAKE_TIMEOUT = "tcp.handshakeTimeoutMs";
@@ -45,10 +56,22 @@ record TcpSettings(
     static final String CLUSTER_KEY_FILE = "tcp.clusterKeyFile";
     static final String INSECURE = "tcp.insecure";
 
-    /** Shortest key accepted, in bytes: a shorter one is guessable. */
-    static final int MIN_KEY_BYTES = 16;
+    /**
+     * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
+     * guessing: 32 random bytes (2^256 candidates) do; a phrase does not (issue 16, item 4).
+     */
+    static final int MIN_KEY_BYTES = 32;
+    /** Fewest distinct byte values in a key: 32 random bytes have about 30; a repeated pattern far fewer. */
+    private static final int MIN_DISTINCT_KEY_BYTES = 16;
 
     private static final long MILLIS = 1_000_000L;
+    /** Heap a TLS handshake holds before it authenticates, with margin. */
+    private static final long TLS_HANDSHAKE_BYTES = 96 * 1024;
+    /** Heap a plain handshake holds before it authenticates, with margin. */
+    private static final long PLAIN_HANDSHAKE_BYTES = 4 * 1024;
+
+    private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
+    private static final Pattern BASE64 = Pattern.compile("[A-Za-z0-9+/_-]+={0,2}");
 
     /**
      * Reads the options.
@@ -56,9 +79,16 @@ record TcpSettings(
      * @throws IllegalArgumentException naming the option that is wrong and why
      */
     static TcpSettings of(final EngineConfig config) {
+        final long pending = number(
+                config,
+                MAX_PENDING_HANDSHAKES,
+                defaultPendingHandshakes(Runtime.getRuntime().maxMemory(), config),
+                1);
         return new TcpSettings(
                 (int) number(config, SOCKET_BUFFER, 4 << 20, 0),
                 (int) number(config, MAX_INBOUND_CONNECTIONS, 1024, 1),
+                (int) pending,
+                (int) number(config, MAX_HANDSHAKES_PER_SOURCE, Math.max(4, pending / 4), 1),
                 (int) number(config, MAX_PEERS, 4096, 1),
                 (int) number(config, MAX_QUEUED_PER_PEER, 16_384, 1),
                 number(config, HANDSHAKE_TIMEOUT, 10_000, 1) * MILLIS,
@@ -66,6 +96,16 @@ record TcpSettings(
                 number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
                 keys(config),
                 Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
+    }
+
+    /**
+     * Unfinished handshakes may hold an eighth of the heap: a TLS one holds an {@code SSLEngine} and three record
+     * buffers (about {@value #TLS_HANDSHAKE_BYTES} bytes; about 900 of them ran a 64 MiB heap out of memory), a plain
+     * one two small buffers. 16 to 1024.
+     */
+    static long defaultPendingHandshakes(final long maxHeapBytes, final EngineConfig config) {
+        final long each = config.tls() == null ? PLAIN_HANDSHAKE_BYTES : TLS_HANDSHAKE_BYTES;
+        return Math.clamp(maxHeapBytes / 8 / each, 16, 1024);
     }
 
     private static long number(final EngineConfig config, final String option, final long fallback, final long min) {
@@ -100,22 +140,74 @@ record TcpSettings(
         } else {
             texts = List.of(inline.split(","));
         }
+        final String source = file.isEmpty() ? CLUSTER_KEY : CLUSTER_KEY_FILE + " " + file;
         final List<byte[]> keys = new ArrayList<>();
         for (final String text : texts) {
-            final byte[] key = text.strip().getBytes(StandardCharsets.UTF_8);
-            if (key.length == 0) {
-                continue;
+            if (!text.isBlank()) {
+                keys.add(decodeKey(text.strip(), source));
             }
-            if (key.length < MIN_KEY_BYTES) {
-                throw new IllegalArgumentException("a cluster key needs at least " + MIN_KEY_BYTES + " bytes, got "
-                        + key.length + " (from " + (file.isEmpty() ? CLUSTER_KEY : file) + ")");
-            }
-            keys.add(key);
+        }
+        if (!file.isEmpty() && keys.isEmpty()) {
+            // An empty file is a deployment mistake (a secret that did not mount), never a request for the public key.
+            throw new IllegalArgumentException(CLUSTER_KEY_FILE + ": " + file + " holds no key");
         }
         if (keys.size() > 2) {
             throw new IllegalArgumentException("at most two cluster keys (the current one first, then the one being "
                     + "rotated out), got " + keys.size());
         }
         return List.copyOf(keys);
+    }
+
+    /**
+     * The key bytes {@code text} writes in hex (64 or more hex digits) or base64 (standard or URL-safe, padded or
+     * not).
+     *
+     * @throws IllegalArgumentException if it is neither, decodes to fewer than {@value #MIN_KEY_BYTES} bytes or is
+     *     plainly not random; the message never shows the key
+     */
+    static byte[] decodeKey(final String text, final String source) {
+        final byte[] key = decoded(text);
+        final String advice = "a cluster key must be at least " + MIN_KEY_BYTES + " random bytes written in base64 or "
+                + "hex, e.g. from 'openssl rand -base64 32' (a phrase falls to offline guessing; docs/security.md)";
+        if (key == null) {
+            throw new IllegalArgumentException(
+                    source + ": a key of " + text.length() + " characters is neither hex nor base64; " + advice);
+        }
+        if (key.length < MIN_KEY_BYTES) {
+            throw new IllegalArgumentException(source + ": a key decodes to " + key.length + " bytes, fewer than "
+                    + MIN_KEY_BYTES + "; " + advice);
+        }
+        final boolean[] seen = new boolean[256];
+        int distinct = 0;
+        for (final byte b : key) {
+            if (!seen[b & 0xFF]) {
+                seen[b & 0xFF] = true;
+                distinct++;
+            }
+        }
+        if (distinct < MIN_DISTINCT_KEY_BYTES) {
+            throw new IllegalArgumentException(source + ": a key of " + key.length + " bytes has only " + distinct
+                    + " distinct byte values, so it is not random; " + advice);
+        }
+        return key;
+    }
+
+    private static byte @Nullable [] decoded(final String text) {
+        if (text.length() % 2 == 0 && HEX.matcher(text).matches()) {
+            return HexFormat.of().parseHex(text);
+        }
+        if (!BASE64.matcher(text).matches()) {
+            return null;
+        }
+        final String standard = text.replace('-', '+').replace('_', '/');
+        try {
+            return Base64.getDecoder().decode(standard.length() % 4 == 0 ? standard : pad(standard));
+        } catch (final IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static String pad(final String unpadded) {
+        return unpadded + "=".repeat((4 - unpadded.length() % 4) % 4);
     }
 }

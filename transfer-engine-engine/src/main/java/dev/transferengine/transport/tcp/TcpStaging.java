@@ -47,36 +47,25 @@ final class TcpStaging {
     static final class StagedWrite {
         final TcpPeer peer;
         final byte type;
-        final long token;
+        /** The write, copied: the engine reuses its descriptor. */
+        final WriteDescriptor write;
+
         final int device;
         final long deviceAddress;
+        final long token;
         final long length;
-        final long rkey;
-        final long remoteOffset;
-        final int imm;
         long issued;
         int outstanding;
         boolean failed;
 
-        StagedWrite(
-                final TcpPeer peer,
-                final byte type,
-                final long token,
-                final int device,
-                final long deviceAddress,
-                final long length,
-                final long rkey,
-                final long remoteOffset,
-                final int imm) {
+        StagedWrite(final TcpPeer peer, final byte type, final TcpMemory source, final WriteDescriptor write) {
             this.peer = peer;
             this.type = type;
-            this.token = token;
-            this.device = device;
-            this.deviceAddress = deviceAddress;
-            this.length = length;
-            this.rkey = rkey;
-            this.remoteOffset = remoteOffset;
-            this.imm = imm;
+            this.write = write.copy();
+            this.device = source.device();
+            this.deviceAddress = source.segment().address() + write.srcOffset();
+            this.token = write.token();
+            this.length = write.length();
         }
     }
 
@@ -154,16 +143,7 @@ final class TcpStaging {
             final byte type,
             final TcpMemory source,
             final WriteDescriptor write) {
-        writes.addLast(new StagedWrite(
-                peer,
-                type,
-                write.token(),
-                source.device(),
-                source.segment().address() + write.srcOffset(),
-                write.length(),
-                write.rkey(),
-                write.remoteOffset(),
-                write.imm()));
+        writes.addLast(new StagedWrite(peer, type, source, write));
         issueOut(domain);
     }
 
@@ -180,7 +160,7 @@ final class TcpStaging {
         if (error != null) {
             fail(domain, write, error);
         } else if (!write.failed && write.outstanding == 0 && write.issued == write.length) {
-            domain.listener().onWriteComplete(write.token, write.length);
+            domain.listener().onComplete(write.token, write.length);
         }
     }
 
@@ -277,15 +257,7 @@ final class TcpStaging {
             }
             final boolean last = write.issued + piece == write.length;
             final TcpOp op = domain.acquire()
-                    .set(
-                            last ? write.type : TcpFrame.WRITE,
-                            write.token,
-                            chunk.segment,
-                            0,
-                            piece,
-                            write.rkey,
-                            write.remoteOffset + write.issued,
-                            write.imm);
+                    .piece(last ? write.type : TcpFrame.WRITE, write.write, chunk.segment, write.issued, piece);
             op.chunk = chunk;
             chunk.op = op;
             chunk.owner = write;
@@ -314,7 +286,7 @@ final class TcpStaging {
         if (!write.failed) {
             write.failed = true;
             writes.remove(write);
-            domain.listener().onWriteFailed(write.token, error);
+            domain.listener().onFailed(write.token, error);
         }
     }
 

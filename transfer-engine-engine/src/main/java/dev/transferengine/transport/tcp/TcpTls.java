@@ -16,19 +16,23 @@ import javax.net.ssl.SSLException;
  * <p>What plain sockets do not have: bytes may wait in here on both sides. {@link #pendingOutput()} says that
  * encrypted bytes wait for the socket (the owner keeps OP_WRITE interest); {@link #pendingInput()} says that
  * decrypted bytes wait for a read the selector will not report, so the domain re-dispatches the connection.
- * Holds three heap buffers of one TLS record each (about 17 KiB each) from the accept on. Delegated tasks
- * (certificate checks) run inline on the worker. Worker thread only.
+ * Holds three heap buffers of one TLS record each (about 17 KiB each) from the first bytes on; once the handshake is
+ * over the two for encrypted bytes grow to {@value #RECORDS_PER_IO} records, so that one system call moves several
+ * records. A read whose destination has room for a whole record decrypts straight into it, not through the third
+ * buffer (issue 16, item 7). Delegated tasks (certificate checks) run inline on the worker. Worker thread only.
  */
 final class TcpTls {
 
     private static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
+    /** TLS records one socket read or write moves at most, once the TLS handshake is over. */
+    private static final int RECORDS_PER_IO = 4;
 
     private final SocketChannel channel;
     private final SSLEngine engine;
     /** Encrypted bytes from the socket, in fill mode. */
-    private final ByteBuffer netIn;
+    private ByteBuffer netIn;
     /** Encrypted bytes for the socket: {@code [position, limit)} wait to be written. */
-    private final ByteBuffer netOut;
+    private ByteBuffer netOut;
     /** Decrypted bytes not handed out yet: {@code [position, limit)}. */
     private ByteBuffer appIn;
 
@@ -38,6 +42,10 @@ final class TcpTls {
     private boolean underflow;
 
     private boolean eof;
+    /** The one destination of a single-buffer read, reused. */
+    private final ByteBuffer[] single = {NOTHING[0]};
+    /** The encrypted-byte buffers grew to {@value #RECORDS_PER_IO} records. */
+    private boolean grown;
 
     TcpTls(final SocketChannel channel, final SSLEngine engine) throws SSLException {
         this.channel = channel;
@@ -55,6 +63,14 @@ final class TcpTls {
         if (!ready()) {
             return eof ? -1 : 0;
         }
+        if (!appIn.hasRemaining() && dst.remaining() >= appIn.capacity()) {
+            single[0] = dst;
+            final long direct = unwrapInto(single);
+            single[0] = NOTHING[0];
+            if (direct != 0) {
+                return (int) direct;
+            }
+        }
         if (!appIn.hasRemaining()) {
             fill();
         }
@@ -68,6 +84,12 @@ final class TcpTls {
     long read(final ByteBuffer[] dsts) throws IOException {
         if (!ready()) {
             return eof ? -1 : 0;
+        }
+        if (!appIn.hasRemaining() && room(dsts) >= appIn.capacity()) {
+            final long direct = unwrapInto(dsts);
+            if (direct != 0) {
+                return direct;
+            }
         }
         if (!appIn.hasRemaining()) {
             fill();
@@ -85,6 +107,59 @@ final class TcpTls {
         return moved;
     }
 
+    /**
+     * Decrypts records straight into {@code dsts} while they have room for a whole record: the copy through
+     * {@link #appIn} is what made TLS cost most of its throughput. Returns the bytes placed, -1 at the end of the
+     * stream with none placed, 0 if none could be (the caller then goes through {@link #appIn}).
+     */
+    private long unwrapInto(final ByteBuffer[] dsts) throws IOException {
+        long placed = 0;
+        while (!eof && room(dsts) >= appIn.capacity()) {
+            if (netIn.position() == 0 || underflow) {
+                if (!netIn.hasRemaining()) {
+                    throw new SSLException("a TLS record larger than " + netIn.capacity() + " bytes");
+                }
+                final int read = channel.read(netIn);
+                if (read < 0) {
+                    eof = true;
+                    break;
+                }
+                if (read == 0) {
+                    break;
+                }
+                underflow = false;
+                continue;
+            }
+            netIn.flip();
+            final SSLEngineResult result;
+            try {
+                result = engine.unwrap(netIn, dsts);
+            } catch (final SSLException e) {
+                throw alerted(e);
+            } finally {
+                netIn.compact();
+            }
+            placed += result.bytesProduced();
+            switch (result.getStatus()) {
+                case OK -> {
+                    if (engine.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+                        // A post-handshake message (a session ticket, a key update) may want an answer.
+                        handshaking = true;
+                        if (!ready()) {
+                            return placed;
+                        }
+                    }
+                }
+                case BUFFER_UNDERFLOW -> underflow = true;
+                case BUFFER_OVERFLOW -> {
+                    return placed;
+                }
+                case CLOSED -> eof = true;
+            }
+        }
+        return placed == 0 && eof ? -1 : placed;
+    }
+
     /** Encrypts and writes {@code src}; returns the plain bytes taken, which may sit encrypted in here a while. */
     int write(final ByteBuffer src) throws IOException {
         return (int) write(new ByteBuffer[] {src});
@@ -99,13 +174,28 @@ final class TcpTls {
             return 0;
         }
         long taken = 0;
+        final int packet = engine.getSession().getPacketBufferSize();
         while (remaining(srcs)) {
-            final SSLEngineResult result = wrap(srcs);
-            if (result.getStatus() != SSLEngineResult.Status.OK) {
-                throw new SSLException("TLS wrap " + result.getStatus() + " with " + taken + " bytes taken");
-            }
-            taken += result.bytesConsumed();
-            if (result.bytesConsumed() == 0 && !netOut.hasRemaining()) {
+            // As many records as fit, then one write: a write per 16 KiB record was a system call per record.
+            netOut.clear();
+            long consumed;
+            do {
+                final SSLEngineResult result;
+                try {
+                    result = engine.wrap(srcs, netOut);
+                } catch (final SSLException e) {
+                    netOut.flip();
+                    throw alerted(e);
+                }
+                if (result.getStatus() != SSLEngineResult.Status.OK) {
+                    netOut.flip();
+                    throw new SSLException("TLS wrap " + result.getStatus() + " with " + taken + " bytes taken");
+                }
+                consumed = result.bytesConsumed();
+                taken += consumed;
+            } while (consumed > 0 && remaining(srcs) && netOut.remaining() >= packet);
+            netOut.flip();
+            if (consumed == 0 && !netOut.hasRemaining()) {
                 // A key update or the like wants the handshake first.
                 handshaking = true;
                 if (!ready()) {
@@ -156,6 +246,7 @@ final class TcpTls {
                 case NOT_HANDSHAKING, FINISHED -> {
                     handshaking = false;
                     finishedSinceAsked = true;
+                    grow();
                     return true;
                 }
                 case NEED_TASK -> {
@@ -183,6 +274,20 @@ final class TcpTls {
                 }
             }
         }
+    }
+
+    /**
+     * Gives the encrypted-byte buffers room for {@value #RECORDS_PER_IO} records once, after the first TLS handshake:
+     * only connections that got this far pay for it, never a pending handshake.
+     */
+    private void grow() {
+        if (grown) {
+            return;
+        }
+        grown = true;
+        final int capacity = RECORDS_PER_IO * engine.getSession().getPacketBufferSize();
+        netIn = ByteBuffer.allocate(capacity).put(netIn.flip());
+        netOut = ByteBuffer.allocate(capacity).put(netOut).flip();
     }
 
     /** Decrypts into {@link #appIn} until it holds bytes or the socket has no more. */
@@ -300,6 +405,15 @@ final class TcpTls {
         dst.put(appIn);
         appIn.limit(limit);
         return n;
+    }
+
+    /** Bytes {@code buffers} can take in all. */
+    private static long room(final ByteBuffer[] buffers) {
+        long room = 0;
+        for (final ByteBuffer buffer : buffers) {
+            room += buffer.remaining();
+        }
+        return room;
     }
 
     private static boolean remaining(final ByteBuffer[] buffers) {

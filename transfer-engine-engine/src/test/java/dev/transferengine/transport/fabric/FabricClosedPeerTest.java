@@ -49,9 +49,9 @@ class FabricClosedPeerTest {
                 .imm(true, 1));
         writerSide.pollUntil(() -> {
             targetSide.pollAll(); // shm progress is manual: the target must poll for the write to land
-            return events.writeEnded(1);
+            return events.ended(1);
         });
-        assertThat(events.writesDone).containsKey(1L);
+        assertThat(events.completed).containsKey(1L);
 
         targetSide.close();
         for (int w = 2; w <= 4; w++) {
@@ -61,11 +61,11 @@ class FabricClosedPeerTest {
                     .target(peer, dst.address(), 0, dstKey)
                     .imm(true, w));
             final long token = w;
-            writerSide.pollUntil(() -> events.writeEnded(token));
+            writerSide.pollUntil(() -> events.ended(token));
         }
 
-        assertThat(events.writesFailed).containsOnlyKeys(2L, 3L, 4L);
-        assertThat(events.writesFailed.values())
+        assertThat(events.failed).containsOnlyKeys(2L, 3L, 4L);
+        assertThat(events.failed.values())
                 .allSatisfy(error -> assertThat(error).isInstanceOf(PeerUnreachableException.class));
         assertThat(writer.peers())
                 .anySatisfy(info -> assertThat(info.unreachable()).isTrue());

@@ -103,12 +103,11 @@ class FabricDomainTest {
                             .target(pair.peers[nic], dst.address(), nic * shard, dstKeys[nic])
                             .imm(true, 0x1000 + nic));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
-                        && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
+                && pair.targetEvents.imms.size() == nics);
 
-        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
-        assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(shard);
+        assertThat(pair.initiatorEvents.failed).isEmpty();
+        assertThat(pair.initiatorEvents.completed.values()).containsOnly(shard);
         final List<Integer> expected = new ArrayList<>();
         for (int nic = 0; nic < nics; nic++) {
             expected.add(0x1000 + nic);
@@ -137,10 +136,9 @@ class FabricDomainTest {
                             .source(src, 4096L * nic, srcKeys[nic], 4096)
                             .target(pair.peers[nic], dst.address(), 65536L + 4096L * nic, dstKeys[nic]));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics);
 
-        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(dst.asSlice(65536, 4096L * nics).mismatch(src.asSlice(0, 4096L * nics)))
                 .isEqualTo(-1);
         fixture.pollAll();
@@ -165,12 +163,11 @@ class FabricDomainTest {
                             .target(pair.peers[nic], dst.address(), 0, dstKeys[nic])
                             .imm(true, -7 - nic));
         }
-        fixture.pollUntil(
-                () -> pair.initiatorEvents.writesDone.size() + pair.initiatorEvents.writesFailed.size() == nics
-                        && pair.targetEvents.imms.size() == nics);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics
+                && pair.targetEvents.imms.size() == nics);
 
-        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
-        assertThat(pair.initiatorEvents.writesDone.values()).containsOnly(0L);
+        assertThat(pair.initiatorEvents.failed).isEmpty();
+        assertThat(pair.initiatorEvents.completed.values()).containsOnly(0L);
         assertThat(pair.targetEvents.imms).hasSize(nics).allMatch(imm -> imm <= -7);
         assertThat(dst.mismatch(arena.allocate(4096))).isEqualTo(-1);
     }
@@ -189,9 +186,9 @@ class FabricDomainTest {
             pair.initiators.get(nic).send(200 + nic, pair.peers[nic], message);
         }
         fixture.pollUntil(() -> pair.targetEvents.receives.size() == nics
-                && pair.initiatorEvents.sendsDone.size() + pair.initiatorEvents.sendsFailed.size() == nics);
+                && pair.initiatorEvents.completed.size() + pair.initiatorEvents.failed.size() == nics);
 
-        assertThat(pair.initiatorEvents.sendsFailed).isEmpty();
+        assertThat(pair.initiatorEvents.failed).isEmpty();
         for (int nic = 0; nic < nics; nic++) {
             final String text = "hello over nic " + nic;
             assertThat(pair.targetEvents.receives).containsEntry(100L + nic, text.length() + 1);
@@ -228,13 +225,13 @@ class FabricDomainTest {
                                 badKey ? 0 : 4096,
                                 badKey ? dstKey ^ 0x5A5A_5A5AL : dstKey)
                         .imm(true, 1));
-        for (int i = 0; i < 5000 && !pair.initiatorEvents.writeEnded(1); i++) {
+        for (int i = 0; i < 5000 && !pair.initiatorEvents.ended(1); i++) {
             fixture.pollAll();
         }
 
-        assertThat(pair.initiatorEvents.writesDone).doesNotContainKey(1L);
-        if (pair.initiatorEvents.writesFailed.containsKey(1L)) {
-            assertThat(pair.initiatorEvents.writesFailed.get(1L))
+        assertThat(pair.initiatorEvents.completed).doesNotContainKey(1L);
+        if (pair.initiatorEvents.failed.containsKey(1L)) {
+            assertThat(pair.initiatorEvents.failed.get(1L))
                     .isInstanceOf(RemoteAccessException.class)
                     .hasMessageContaining(provider);
         }
@@ -249,8 +246,8 @@ class FabricDomainTest {
                 .source(src, 0, otherKey, 4096)
                 .target(other.resolve(pair.targets.get(0).address()), dst.address(), 0, dstKey)
                 .imm(true, 2));
-        fixture.pollUntil(() -> otherEvents.writeEnded(2) && pair.targetEvents.imms.contains(2));
-        assertThat(otherEvents.writesDone).containsKey(2L);
+        fixture.pollUntil(() -> otherEvents.ended(2) && pair.targetEvents.imms.contains(2));
+        assertThat(otherEvents.completed).containsKey(2L);
         assertThat(dst.asSlice(0, 4096).mismatch(src.asSlice(0, 4096))).isEqualTo(-1);
         assertThat(pair.targets.get(0).failure()).isNull();
         assertThat(pair.initiators.get(0).failure()).isNull();
@@ -278,9 +275,9 @@ class FabricDomainTest {
                         .token(1)
                         .source(src, 0, srcKey, 4096)
                         .target(pair.peers[0], dst.address(), 0, dstKey + 1));
-        fixture.pollUntil(() -> pair.initiatorEvents.writeEnded(1));
+        fixture.pollUntil(() -> pair.initiatorEvents.ended(1));
 
-        assertThat(pair.initiatorEvents.writesFailed.get(1L))
+        assertThat(pair.initiatorEvents.failed.get(1L))
                 .isInstanceOf(RemoteAccessException.class)
                 .hasMessageContaining("tcp;ofi_rxm")
                 .hasMessageContaining("key");
@@ -339,7 +336,7 @@ class FabricDomainTest {
         initiator.write(
                 new WriteDescriptor().token(6).source(src, 0, srcKey, 4096).target(pair.peers[0], 0, 0, dstKey));
 
-        assertThat(pair.initiatorEvents.writesFailed.get(5L)).isInstanceOf(EngineClosedException.class);
-        assertThat(pair.initiatorEvents.writesFailed.get(6L)).isInstanceOf(EngineClosedException.class);
+        assertThat(pair.initiatorEvents.failed.get(5L)).isInstanceOf(EngineClosedException.class);
+        assertThat(pair.initiatorEvents.failed.get(6L)).isInstanceOf(EngineClosedException.class);
     }
 }

@@ -82,14 +82,14 @@ class FabricPeerFailureTest {
                     .target(handle, remoteBase, offset, rkey)
                     .imm(true, i));
         }
-        fixture.pollUntil(() -> !events.writesDone.isEmpty() || !events.writesFailed.isEmpty());
+        fixture.pollUntil(() -> !events.completed.isEmpty() || !events.failed.isEmpty());
         peer.destroyForcibly();
         assertThat(peer.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
-        fixture.pollUntil(() -> events.writesDone.size() + events.writesFailed.size() == WRITES);
+        fixture.pollUntil(() -> events.completed.size() + events.failed.size() == WRITES);
 
-        assertThat(events.writesFailed).isNotEmpty();
-        assertThat(events.writesFailed.values()).allSatisfy(error -> assertThat(error)
+        assertThat(events.failed).isNotEmpty();
+        assertThat(events.failed.values()).allSatisfy(error -> assertThat(error)
                 .isInstanceOf(PeerUnreachableException.class)
                 .hasMessageContaining("tcp;ofi_rxm"));
         assertThat(domain.peers()).anySatisfy(info -> {
@@ -107,8 +107,8 @@ class FabricPeerFailureTest {
                 .source(src, 0, srcKey, WRITE)
                 .target(domain.resolve(target.address()), dst.address(), 0, dstKey)
                 .imm(true, 7));
-        fixture.pollUntil(() -> events.writeEnded(-1) && targetEvents.imms.contains(7));
-        assertThat(events.writesDone).containsKey(-1L);
+        fixture.pollUntil(() -> events.ended(-1) && targetEvents.imms.contains(7));
+        assertThat(events.completed).containsKey(-1L);
         assertThat(List.copyOf(targetEvents.imms)).containsExactly(7);
     }
 }

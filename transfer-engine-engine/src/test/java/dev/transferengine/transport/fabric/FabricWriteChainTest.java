@@ -49,16 +49,16 @@ class FabricWriteChainTest {
 
     /** Counts each token's successful completions, as the engine counts a request's pieces. */
     private static final class PieceListener extends RecordingDomainListener {
-        final Map<Long, Integer> completed = new HashMap<>();
+        final Map<Long, Integer> pieces = new HashMap<>();
 
         @Override
-        public void onWriteComplete(final long token, final long bytes) {
-            super.onWriteComplete(token, bytes);
-            completed.merge(token, 1, Integer::sum);
+        public void onComplete(final long token, final long bytes) {
+            super.onComplete(token, bytes);
+            pieces.merge(token, 1, Integer::sum);
         }
 
         int completed(final long token) {
-            return completed.getOrDefault(token, 0);
+            return pieces.getOrDefault(token, 0);
         }
     }
 
@@ -153,8 +153,8 @@ class FabricWriteChainTest {
         final Pair[] self = new Pair[1];
         final RecordingDomainListener targetEvents = new RecordingDomainListener() {
             @Override
-            public void onImm(final int imm) {
-                super.onImm(imm);
+            public void onImm(final long reservation) {
+                super.onImm(reservation);
                 // The n-th imm of the request may only be seen once at least n of its pages are in place.
                 if (self[0].pagesPlaced() < imms.size()) {
                     immsBeforeTheirPage[0]++;
@@ -168,7 +168,7 @@ class FabricWriteChainTest {
         pair.writePages(dstKey);
         fixture.pollUntil(() -> pair.initiatorEvents.completed(TOKEN) == PAGES && targetEvents.imms.size() == PAGES);
 
-        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(immsBeforeTheirPage[0])
                 .as("imms seen before their page was in place")
                 .isZero();
@@ -286,8 +286,8 @@ class FabricWriteChainTest {
         }
         if (passes == 0) {
             fixture.pollUntil(
-                    () -> pair.initiatorEvents.completed.values().stream().allMatch(pieces -> pieces == PAGES)
-                            && pair.initiatorEvents.completed.size() == REQUESTS);
+                    () -> pair.initiatorEvents.pieces.values().stream().allMatch(pieces -> pieces == PAGES)
+                            && pair.initiatorEvents.pieces.size() == REQUESTS);
         } else {
             for (int i = 0; i < SETTLE_POLLS; i++) {
                 fixture.pollAll();
@@ -311,7 +311,7 @@ class FabricWriteChainTest {
         } else {
             assertThat(done).as("requests done before the region closed").isBetween(1, REQUESTS - 1);
         }
-        assertThat(pair.initiatorEvents.writesFailed).isEmpty();
+        assertThat(pair.initiatorEvents.failed).isEmpty();
     }
 
     @Test
@@ -328,7 +328,7 @@ class FabricWriteChainTest {
             fixture.pollAll();
         }
 
-        assertThat(pair.initiatorEvents.writesEnded()).isZero();
+        assertThat(pair.initiatorEvents.ended()).isZero();
         assertThat(targetEvents.imms).isEmpty();
         assertThat(pair.dst.mismatch(arena.allocate(pair.dst.byteSize()))).isEqualTo(-1);
     }

@@ -11,6 +11,8 @@ import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /** A hand-driven client socket that speaks (or mangles) the frame protocol, for tests. */
 final class RawPeer implements AutoCloseable {
 
@@ -29,7 +31,16 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects to {@code target}, e.g. an engine's NIC, with a receive buffer of {@code receiveBuffer} bytes. */
     RawPeer(final InetSocketAddress target, final int receiveBuffer) throws IOException {
+        this(target, null, receiveBuffer);
+    }
+
+    /** Connects to {@code target} from {@code local} (e.g. 127.0.0.2, another loopback source), null: any. */
+    RawPeer(final InetSocketAddress target, final @Nullable InetAddress local, final int receiveBuffer)
+            throws IOException {
         channel = SocketChannel.open();
+        if (local != null) {
+            channel.bind(new InetSocketAddress(local, 0));
+        }
         channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
         if (receiveBuffer > 0) {
             channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);

@@ -56,7 +56,7 @@ class TcpDomainFaultTest {
                 .source(source, 0, sourceKey, 4096)
                 .target(targetPeer, 0, 0, targetKey)
                 .imm(true, 1));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
         // The target is no longer polled, so it answers nothing, and then dies with these writes in flight.
         for (long token = 10; token < 20; token++) {
             initiator.write(new WriteDescriptor()
@@ -70,12 +70,12 @@ class TcpDomainFaultTest {
                 .source(source, 0, sourceKey, 4096)
                 .target(bystanderPeer, 0, 0, bystanderKey)
                 .imm(true, 3));
-        pollUntil(() -> initiatorEvents.writesDone.containsKey(30L), initiator, bystander);
+        pollUntil(() -> initiatorEvents.completed.containsKey(30L), initiator, bystander);
         target.close();
-        pollUntil(() -> initiatorEvents.writesEnded() == 12, initiator, bystander);
+        pollUntil(() -> initiatorEvents.ended() == 12, initiator, bystander);
 
         for (long token = 10; token < 20; token++) {
-            assertThat(initiatorEvents.writesFailed.get(token))
+            assertThat(initiatorEvents.failed.get(token))
                     .isInstanceOfSatisfying(PeerUnreachableException.class, e -> assertThat(e.peer())
                             .isEqualTo(target.address()))
                     .hasMessageContaining("127.0.0.1:" + targetPort);
@@ -87,8 +87,8 @@ class TcpDomainFaultTest {
                 .source(source, 0, sourceKey, 4096)
                 .target(bystanderPeer, 0, 0, bystanderKey)
                 .imm(true, 4));
-        pollUntil(() -> initiatorEvents.writesEnded() == 13, initiator, bystander);
-        assertThat(initiatorEvents.writesDone).containsKey(31L);
+        pollUntil(() -> initiatorEvents.ended() == 13, initiator, bystander);
+        assertThat(initiatorEvents.completed).containsKey(31L);
 
         final RecordingDomainListener restartedEvents = new RecordingDomainListener();
         final TcpDomain restarted = TcpDomains.open(restartedEvents, targetPort, 0, Map.of());
@@ -102,9 +102,9 @@ class TcpDomainFaultTest {
                     .source(source, 0, sourceKey, 4096)
                     .target(targetPeer, 0, 0, restartedKey)
                     .imm(true, 5));
-            pollUntil(() -> initiatorEvents.writesEnded() == 14, initiator, restarted, bystander);
+            pollUntil(() -> initiatorEvents.ended() == 14, initiator, restarted, bystander);
 
-            assertThat(initiatorEvents.writesDone).containsKey(40L);
+            assertThat(initiatorEvents.completed).containsKey(40L);
             assertThat(restartedEvents.imms).containsExactly(5);
             assertThat(state(target.address())).isEqualTo(PeerState.CONNECTED);
             assertThat(initiator.peerRestarts()).isEqualTo(1);
@@ -130,12 +130,12 @@ class TcpDomainFaultTest {
         initiator.write(
                 new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, 1));
         initiator.send(2, peer, source);
-        pollUntil(() -> initiatorEvents.writesEnded() == 1 && initiatorEvents.sendsEnded() == 1, initiator);
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator);
 
-        assertThat(initiatorEvents.writesFailed.get(1L))
+        assertThat(initiatorEvents.failed.get(1L))
                 .isInstanceOf(PeerUnreachableException.class)
                 .hasMessageContaining("127.0.0.1:" + freePort);
-        assertThat(initiatorEvents.sendsFailed.get(2L)).isInstanceOf(PeerUnreachableException.class);
+        assertThat(initiatorEvents.failed.get(2L)).isInstanceOf(PeerUnreachableException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> {
             assertThat(p.unreachable()).isTrue();
             assertThat(p.lastError()).isNotEmpty();
@@ -163,17 +163,17 @@ class TcpDomainFaultTest {
             initiator.close();
             initiator.close();
 
-            assertThat(initiatorEvents.writesFailed).hasSize(5);
-            assertThat(initiatorEvents.writesFailed.values()).allSatisfy(e -> assertThat(e)
+            assertThat(initiatorEvents.failed).as("5 writes and a send").hasSize(6);
+            assertThat(initiatorEvents.failed.values()).allSatisfy(e -> assertThat(e)
                     .isInstanceOf(EngineClosedException.class)
                     .hasMessageContaining("domain closed"));
-            assertThat(initiatorEvents.sendsFailed.get(9L)).isInstanceOf(EngineClosedException.class);
+            assertThat(initiatorEvents.failed.get(9L)).isInstanceOf(EngineClosedException.class);
 
             initiator.write(new WriteDescriptor()
                     .token(20)
                     .source(source, 0, sourceKey, 8)
                     .target(peer, 0, 0, rkey));
-            assertThat(initiatorEvents.writesFailed.get(20L)).isInstanceOf(EngineClosedException.class);
+            assertThat(initiatorEvents.failed.get(20L)).isInstanceOf(EngineClosedException.class);
             assertThat(initiator.poll()).isZero();
             assertThat(targetEvents.imms).isEmpty();
         } finally {
@@ -204,8 +204,7 @@ class TcpDomainFaultTest {
                     .token(1)
                     .source(source, 0, sourceKey, 8)
                     .target(initiator.resolve(target.address()), 0, 0, rkey));
-            pollUntil(
-                    () -> initiatorEvents.writesEnded() == 1 && !target.peers().isEmpty(), initiator, target);
+            pollUntil(() -> initiatorEvents.ended() == 1 && !target.peers().isEmpty(), initiator, target);
 
             assertThat(initiator.peers()).singleElement().satisfies(p -> {
                 assertThat(p.address()).isEqualTo(target.address());

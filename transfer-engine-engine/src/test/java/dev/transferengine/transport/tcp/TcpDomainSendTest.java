@@ -43,9 +43,9 @@ class TcpDomainSendTest {
         receiver.postReceive(100, buffer);
 
         sender.send(1, peer, message("hello, receiver"));
-        pollUntil(() -> senderEvents.sendsEnded() == 1 && receiverEvents.receives.size() == 1, sender, receiver);
+        pollUntil(() -> senderEvents.ended() == 1 && receiverEvents.receives.size() == 1, sender, receiver);
 
-        assertThat(senderEvents.sendsDone).containsEntry(1L, 15L);
+        assertThat(senderEvents.completed).containsEntry(1L, 15L);
         assertThat(receiverEvents.receives).containsEntry(100L, 15);
         assertThat(text(buffer, 15)).isEqualTo("hello, receiver");
     }
@@ -62,9 +62,9 @@ class TcpDomainSendTest {
         sender.send(10, peer, message("a message of 31 bytes in total."));
         sender.send(11, peer, message("tiny"));
         sender.send(12, peer, message("third"));
-        pollUntil(() -> senderEvents.sendsEnded() == 3, sender, receiver);
+        pollUntil(() -> senderEvents.ended() == 3, sender, receiver);
 
-        assertThat(senderEvents.sendsFailed).isEmpty();
+        assertThat(senderEvents.failed).isEmpty();
         assertThat(receiverEvents.receives)
                 .containsExactly(java.util.Map.entry(2L, 31), java.util.Map.entry(1L, 4), java.util.Map.entry(3L, 5));
         assertThat(text(large, 31)).isEqualTo("a message of 31 bytes in total.");
@@ -80,12 +80,12 @@ class TcpDomainSendTest {
             sender.send(round, peer, message("round " + round));
             final int expected = round + 1;
             pollUntil(
-                    () -> receiverEvents.receives.size() == expected && senderEvents.sendsEnded() == expected,
+                    () -> receiverEvents.receives.size() == expected && senderEvents.ended() == expected,
                     sender,
                     receiver);
             assertThat(text(buffer, 7)).isEqualTo("round " + round);
         }
-        assertThat(senderEvents.sendsDone).hasSize(5);
+        assertThat(senderEvents.completed).hasSize(5);
     }
 
     @Test
@@ -95,23 +95,23 @@ class TcpDomainSendTest {
 
         sender.send(1, peer, message("too long for the buffer"));
         sender.send(2, peer, message("ok"));
-        pollUntil(() -> senderEvents.sendsEnded() == 2, sender, receiver);
+        pollUntil(() -> senderEvents.ended() == 2, sender, receiver);
 
-        assertThat(senderEvents.sendsFailed.get(1L))
+        assertThat(senderEvents.failed.get(1L))
                 .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
                         .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
                 .hasMessageContaining("23 bytes")
                 .hasMessageContaining("largest posted receive buffer: 4 bytes");
-        assertThat(senderEvents.sendsDone).containsOnlyKeys(2L);
+        assertThat(senderEvents.completed).containsOnlyKeys(2L);
         assertThat(receiverEvents.receives).containsExactly(java.util.Map.entry(1L, 2));
     }
 
     @Test
     void sendWithNoBufferPostedAtAllIsRefused() {
         sender.send(1, peer, message("nobody listens"));
-        pollUntil(() -> senderEvents.sendsEnded() == 1, sender, receiver);
+        pollUntil(() -> senderEvents.ended() == 1, sender, receiver);
 
-        assertThat(senderEvents.sendsFailed.get(1L))
+        assertThat(senderEvents.failed.get(1L))
                 .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
                         .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
                 .hasMessageContaining("none");
@@ -127,7 +127,7 @@ class TcpDomainSendTest {
         }
 
         sender.send(1, peer, message);
-        pollUntil(() -> senderEvents.sendsEnded() == 1, sender, receiver);
+        pollUntil(() -> senderEvents.ended() == 1, sender, receiver);
 
         assertThat(receiverEvents.receives).containsEntry(9L, 1_500_000);
         assertThat(buffer.asSlice(0, message.byteSize()).mismatch(message)).isEqualTo(-1);

@@ -53,9 +53,9 @@ class TcpDomainWriteTest {
                 .token(7)
                 .source(source, 1000, sourceKey, 50_000)
                 .target(peer, destination.address(), 3000, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(7L, 50_000L);
+        assertThat(initiatorEvents.completed).containsEntry(7L, 50_000L);
         assertThat(destination.asSlice(3000, 50_000).mismatch(source.asSlice(1000, 50_000)))
                 .isEqualTo(-1);
         assertThat(destination.asSlice(0, 3000).mismatch(filled(3000, (byte) 0)))
@@ -77,9 +77,9 @@ class TcpDomainWriteTest {
                 .source(source, 0, sourceKey, 4096)
                 .target(peer, 0, 0, rkey)
                 .imm(true, 0xCAFE));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(1L, 4096L);
+        assertThat(initiatorEvents.completed).containsEntry(1L, 4096L);
         assertThat(targetEvents.imms).containsExactly(0xCAFE);
         assertThat(destination.mismatch(source)).isEqualTo(-1);
     }
@@ -97,9 +97,9 @@ class TcpDomainWriteTest {
                 .source(source, 0, sourceKey, 0)
                 .target(peer, 0, 0, rkey)
                 .imm(true, -1));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(5L, 0L);
+        assertThat(initiatorEvents.completed).containsEntry(5L, 0L);
         assertThat(targetEvents.imms).containsExactly(-1);
         assertThat(targetEvents.bytesReceived).isZero();
         assertThat(destination.mismatch(filled(64, (byte) 9))).isEqualTo(-1);
@@ -132,9 +132,9 @@ class TcpDomainWriteTest {
                     .target(peer, 0, offset, rkey)
                     .imm(true, page));
         }
-        pollUntil(() -> initiatorEvents.writesEnded() == pages, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == pages, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(targetEvents.imms).hasSize(pages);
         assertThat(targetEvents.bytesReceived).isEqualTo(expectedBytes);
         for (int page = 0; page < pages; page++) {
@@ -166,9 +166,9 @@ class TcpDomainWriteTest {
                         .target(peer, 0, i * 1024L * 1024, rkey)
                         .imm(true, i));
             }
-            pollUntil(() -> initiatorEvents.writesEnded() == 3, smallInitiator, smallTarget);
+            pollUntil(() -> initiatorEvents.ended() == 3, smallInitiator, smallTarget);
 
-            assertThat(initiatorEvents.writesFailed).isEmpty();
+            assertThat(initiatorEvents.failed).isEmpty();
             assertThat(destination.mismatch(source)).isEqualTo(-1);
             assertThat(targetEvents.imms).containsExactly(0, 1, 2);
         } finally {
@@ -209,18 +209,18 @@ class TcpDomainWriteTest {
                 .source(source, 0, sourceKey, 96)
                 .target(peer, 0, 4000, rkey)
                 .imm(true, 5));
-        pollUntil(() -> initiatorEvents.writesEnded() == 5, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 5, initiator, target);
 
         for (long token = 1; token <= 4; token++) {
-            assertThat(initiatorEvents.writesFailed.get(token))
+            assertThat(initiatorEvents.failed.get(token))
                     .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
                             .isEqualTo(RemoteAccessException.Reason.OUT_OF_BOUNDS))
                     .hasMessageContaining(Long.toHexString(rkey))
                     .hasMessageContaining("region size 4096");
         }
-        assertThat(initiatorEvents.writesFailed.get(1L)).hasMessageContaining("offset 4000 of length 100");
+        assertThat(initiatorEvents.failed.get(1L)).hasMessageContaining("offset 4000 of length 100");
         // The refused payloads were skipped exactly, so the write after them still lands.
-        assertThat(initiatorEvents.writesDone).containsOnlyKeys(5L);
+        assertThat(initiatorEvents.completed).containsOnlyKeys(5L);
         assertThat(targetEvents.imms).containsExactly(5);
         assertThat(destination.asSlice(0, 4000).mismatch(before.asSlice(0, 4000)))
                 .isEqualTo(-1);
@@ -248,9 +248,9 @@ class TcpDomainWriteTest {
                 .source(source, 0, sourceKey, 0)
                 .target(peer, 0, 0, rkey ^ 0x5555)
                 .imm(true, 2));
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed.values()).hasSize(2).allSatisfy(e -> assertThat(e)
+        assertThat(initiatorEvents.failed.values()).hasSize(2).allSatisfy(e -> assertThat(e)
                 .isInstanceOfSatisfying(RemoteAccessException.class, r -> assertThat(r.reason())
                         .isEqualTo(RemoteAccessException.Reason.UNKNOWN_KEY)));
         assertThat(targetEvents.imms).isEmpty();
@@ -282,7 +282,7 @@ class TcpDomainWriteTest {
         initiator.write(
                 new WriteDescriptor().token(1).source(source, 50, sourceKey, 51).target(peer, 0, 0, 1));
 
-        assertThat(initiatorEvents.writesFailed.get(1L))
+        assertThat(initiatorEvents.failed.get(1L))
                 .isInstanceOf(dev.transferengine.exceptions.RegionBoundsException.class);
         assertThat(initiator.peers()).singleElement().satisfies(p -> assertThat(p.state())
                 .isEqualTo(dev.transferengine.PeerState.IDLE));

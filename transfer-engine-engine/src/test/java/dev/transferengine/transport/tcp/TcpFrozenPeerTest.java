@@ -59,7 +59,7 @@ class TcpFrozenPeerTest {
                 .token(0)
                 .source(source, 0, sourceKey, SIZE)
                 .target(peer, 0, 0, oldKey));
-        pollUntil(() -> senderEvents.writeEnded(0), sender, receiver);
+        pollUntil(() -> senderEvents.ended(0), sender, receiver);
         target.fill((byte) 0);
 
         // From here on the receiver is not polled: it is frozen.
@@ -69,21 +69,20 @@ class TcpFrozenPeerTest {
                     .source(source, 0, sourceKey, SIZE)
                     .target(peer, 0, 0, oldKey));
         }
-        assertThat(senderEvents.writesFailed)
-                .hasSize(WRITES - QUEUE_BOUND)
-                .allSatisfy((token, error) -> assertThat(error).isInstanceOf(BackPressureException.class));
+        assertThat(senderEvents.failed).hasSize(WRITES - QUEUE_BOUND).allSatisfy((token, error) -> assertThat(error)
+                .isInstanceOf(BackPressureException.class));
         for (int i = 0; i < 100; i++) {
             sender.poll(); // pushes what the sockets take
         }
         // Two sweeps of the manual clock, each past the 1 s frame timeout: the first sees the quiet start.
-        for (int sweep = 0; sweep < 4 && senderEvents.writesEnded() < WRITES + 1; sweep++) {
+        for (int sweep = 0; sweep < 4 && senderEvents.ended() < WRITES + 1; sweep++) {
             time += 2 * SECOND;
             sender.poll();
         }
 
-        assertThat(senderEvents.writesDone).containsOnlyKeys(0L);
-        assertThat(senderEvents.writesFailed).hasSize(WRITES);
-        assertThat(senderEvents.writesFailed.values())
+        assertThat(senderEvents.completed).containsOnlyKeys(0L);
+        assertThat(senderEvents.failed).hasSize(WRITES);
+        assertThat(senderEvents.failed.values())
                 .filteredOn(PeerUnreachableException.class::isInstance)
                 .hasSize(QUEUE_BOUND);
         assertThat(sender.count(TcpCounter.FRAME_TIMEOUT)).isEqualTo(1);

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class TcpHardeningTest {
 
-    private static final String KEY = "hardening-test-cluster-key-0123456789";
+    private static final String KEY = "d7gtTrS7pDFQMzN0pkzlkZeQ3v46dqPNqwwMBgMKYHI=";
     private static final Map<String, String> KEYED = Map.of(TcpSettings.CLUSTER_KEY, KEY);
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
@@ -101,7 +101,8 @@ class TcpHardeningTest {
         final long rkey = target.register(arena.allocate(4096), Device.host());
 
         final RawPeer wrongKey = raw(target);
-        wrongKey.authenticate(target, List.of("another-cluster-key-0123456789".getBytes(StandardCharsets.UTF_8)))
+        wrongKey.authenticate(
+                        target, List.of(TcpSettings.decodeKey("KqyWad/WpftAydYFjPxgOUdBXph2F1zDy1XpcR+GT+A=", "test")))
                 .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 1 << 20, 0))
                 .send(RawPeer.header(TcpFrame.WRITE, 0, 2, rkey + 1, 0, 0));
         pollUntil(wrongKey::closedByPeer, target);
@@ -132,7 +133,7 @@ class TcpHardeningTest {
         final TcpDomain target = open(new RecordingDomainListener(), KEYED);
         final long rkey = target.register(arena.allocate(4096), Device.host());
         final RawPeer raw = raw(target);
-        raw.authenticate(target, List.of(KEY.getBytes(StandardCharsets.UTF_8)))
+        raw.authenticate(target, List.of(TcpSettings.decodeKey(KEY, "test")))
                 .send(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 4000, 200))
                 .send(new byte[200]);
         pollUntil(() -> raw.receivedBytes() >= TcpFrame.HEADER_LENGTH, target);
@@ -147,7 +148,7 @@ class TcpHardeningTest {
     void rotationAcceptsBothKeysAndProvesWithTheFirst() {
         final RecordingDomainListener initiatorEvents = new RecordingDomainListener();
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
-        final String next = "the-next-cluster-key-0123456789";
+        final String next = "dc1d807f182efa86291c6381b74bbef4b34fb9a5e838a1ebddc8ac822718c939";
         // Mid-rotation: every engine accepts both keys; the target already proves with the next one, the
         // initiator still with the current one.
         final TcpDomain target = open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, next + "," + KEY));
@@ -160,9 +161,9 @@ class TcpHardeningTest {
                 .source(source, 0, sourceKey, 64)
                 .target(initiator.resolve(target.address()), 0, 0, rkey)
                 .imm(true, 9));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsKey(1L);
+        assertThat(initiatorEvents.completed).containsKey(1L);
         assertThat(targetEvents.imms).containsExactly(9);
     }
 
@@ -179,7 +180,7 @@ class TcpHardeningTest {
                 .token(0)
                 .source(source, 0, sourceKey, 1024)
                 .target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         final int spoofs = 20;
         for (int i = 1; i <= spoofs; i++) {
@@ -195,11 +196,11 @@ class TcpHardeningTest {
                     .source(source, 0, sourceKey, 1024)
                     .target(peer, 0, 0, rkey));
             final long token = i;
-            pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.writeEnded(token), initiator, target);
+            pollUntil(() -> spoofer.closedByPeer() && initiatorEvents.ended(token), initiator, target);
         }
-        pollUntil(() -> initiatorEvents.writesEnded() == spoofs + 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == spoofs + 1, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(initiator.peerRestarts()).isZero();
         assertThat(initiator.count(TcpCounter.HANDSHAKE_AUTH_FAILED)).isEqualTo(spoofs);
     }
@@ -208,23 +209,24 @@ class TcpHardeningTest {
     void aConnectionFloodIsBoundedAndAllocatesNoConnectionBuffers() throws IOException {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final TcpDomain target =
-                open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY, TcpSettings.MAX_INBOUND_CONNECTIONS, "8"));
+                open(targetEvents, Map.of(TcpSettings.CLUSTER_KEY, KEY, TcpSettings.MAX_PENDING_HANDSHAKES, "8"));
         final long directBefore = directMemoryUsed();
         final int flood = 64;
         for (int i = 0; i < flood; i++) {
             raw(target);
         }
-        pollUntil(() -> target.inboundConnections() + target.count(TcpCounter.CONNECTIONS_REFUSED) == flood, target);
+        pollUntil(() -> target.inboundConnections() + refusedHandshakes(target) == flood, target);
 
-        assertThat(target.inboundConnections()).isEqualTo(8);
-        assertThat(target.count(TcpCounter.CONNECTIONS_REFUSED)).isEqualTo(flood - 8);
+        // one source: its own bound (a quarter of 8, at least 4) is what holds it
+        assertThat(target.inboundConnections()).isEqualTo(4);
+        assertThat(refusedHandshakes(target)).isEqualTo(flood - 4);
         // Before v2 each accept took 320 KiB of direct memory up front: 64 connects were 20 MiB.
         assertThat(directMemoryUsed() - directBefore).isLessThan(1 << 20);
 
         // The idle flood ages out at the handshake timeout; then a real peer gets in and writes.
         advance(TcpSettings.of(TcpDomains.config(0, KEYED)).handshakeTimeoutNanos() + SECOND, target);
         assertThat(target.inboundConnections()).isZero();
-        assertThat(target.count(TcpCounter.HANDSHAKE_TIMEOUT)).isEqualTo(8);
+        assertThat(target.count(TcpCounter.HANDSHAKE_TIMEOUT)).isEqualTo(4);
         final RecordingDomainListener goodEvents = new RecordingDomainListener();
         final TcpDomain good = open(goodEvents, KEYED);
         final MemorySegment source = arena.allocate(256).fill((byte) 3);
@@ -235,8 +237,55 @@ class TcpHardeningTest {
                 .source(source, 0, sourceKey, 256)
                 .target(good.resolve(target.address()), 0, 0, rkey)
                 .imm(true, 1));
-        pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
-        assertThat(goodEvents.writesDone).containsKey(1L);
+        pollUntil(() -> goodEvents.ended() == 1, good, target);
+        assertThat(goodEvents.completed).containsKey(1L);
+    }
+
+    @Test
+    void aChurnerFromOneAddressNeitherLocksANewMemberOutNorDisturbsAuthenticatedOnes() throws IOException {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final TcpDomain target = open(
+                targetEvents,
+                Map.of(
+                        TcpSettings.CLUSTER_KEY,
+                        KEY,
+                        TcpSettings.MAX_PENDING_HANDSHAKES,
+                        "8",
+                        TcpSettings.MAX_INBOUND_CONNECTIONS,
+                        "2"));
+        final long rkey = target.register(arena.allocate(256), Device.host());
+        final RecordingDomainListener memberEvents = new RecordingDomainListener();
+        final TcpDomain member = open(memberEvents, KEYED);
+        final MemorySegment source = arena.allocate(256).fill((byte) 7);
+        final long sourceKey = member.register(source, Device.host());
+        final long peer = member.resolve(target.address());
+
+        // The churner holds as many unfinished handshakes as it can, from another loopback address.
+        final InetSocketAddress targetSocket = new InetSocketAddress(InetAddress.getLoopbackAddress(), target.port());
+        final InetAddress churnerAddress = InetAddress.getByName("127.0.0.2");
+        final List<RawPeer> churn = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            churn.add(new RawPeer(targetSocket, churnerAddress, 0));
+        }
+        pollUntil(() -> target.inboundConnections() + refusedHandshakes(target) == 40, target);
+        assertThat(target.handshaking())
+                .as("one source holds a quarter of the slots")
+                .isEqualTo(4);
+
+        // A new member still gets in and writes while the churner holds its slots, and the slots of the
+        // authenticated connections (2) are not shared with handshakes at all.
+        for (int token = 1; token <= 50; token++) {
+            member.write(new WriteDescriptor()
+                    .token(token)
+                    .source(source, 0, sourceKey, 256)
+                    .target(peer, 0, 0, rkey));
+        }
+        pollUntil(() -> memberEvents.ended() == 50, member, target);
+        assertThat(memberEvents.failed).isEmpty();
+        assertThat(target.handshaking()).isEqualTo(4);
+        for (final RawPeer raw : churn) {
+            raw.close();
+        }
     }
 
     @Test
@@ -280,7 +329,7 @@ class TcpHardeningTest {
         final long peer = initiator.resolve(target.address());
         initiator.write(
                 new WriteDescriptor().token(1).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         advance(SECOND, initiator, target);
         advance(61 * SECOND, initiator, target);
@@ -291,8 +340,8 @@ class TcpHardeningTest {
 
         initiator.write(
                 new WriteDescriptor().token(2).source(source, 0, sourceKey, 64).target(peer, 0, 0, rkey));
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(initiator.pooledBuffers()).isZero();
         assertThat(target.pooledBuffers()).isZero();
     }
@@ -321,10 +370,10 @@ class TcpHardeningTest {
                 .token(100)
                 .source(source, 0, sourceKey, 64)
                 .target(toHealthy, 0, 0, healthyKey));
-        pollUntil(() -> events.writeEnded(100), initiator, healthy);
+        pollUntil(() -> events.ended(100), initiator, healthy);
 
-        assertThat(events.writesDone).containsOnlyKeys(100L);
-        assertThat(events.writesFailed).hasSize(6).allSatisfy((token, error) -> assertThat(error)
+        assertThat(events.completed).containsOnlyKeys(100L);
+        assertThat(events.failed).hasSize(6).allSatisfy((token, error) -> assertThat(error)
                 .isInstanceOf(BackPressureException.class)
                 .hasMessageContaining("maxQueuedPerPeer"));
         assertThat(initiator.count(TcpCounter.BACK_PRESSURE)).isEqualTo(6);
@@ -356,7 +405,7 @@ class TcpHardeningTest {
                 .token(1)
                 .source(source, 0, domain.register(source, Device.host()), 8)
                 .target(first, 0, 0, 1));
-        assertThat(events.writesFailed.get(1L)).isInstanceOf(InvalidRequestException.class);
+        assertThat(events.failed.get(1L)).isInstanceOf(InvalidRequestException.class);
     }
 
     @Test
@@ -382,13 +431,27 @@ class TcpHardeningTest {
     void badKeyOptionsAreReportedByName() {
         final TcpTransport tcp = new TcpTransport();
         assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "short"))))
-                .contains("at least 16 bytes");
+                .contains("neither hex nor base64");
+        // a phrase that happens to be base64 still decodes to too few bytes
+        assertThat(tcp.unavailabilityCause(
+                        TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "a-cluster-key-of-32-bytes-length"))))
+                .contains("decodes to 24 bytes, fewer than 32");
+        assertThat(tcp.unavailabilityCause(
+                        TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "my cluster passphrase, long enough!"))))
+                .contains("neither hex nor base64")
+                .doesNotContain("passphrase");
+        assertThat(tcp.unavailabilityCause(TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY, "ab".repeat(40)))))
+                .contains("not random");
         assertThat(tcp.unavailabilityCause(TcpDomains.config(
                         0, Map.of(TcpSettings.CLUSTER_KEY, KEY, TcpSettings.CLUSTER_KEY_FILE, "/nonexistent"))))
                 .contains("not both");
         assertThat(tcp.unavailabilityCause(
                         TcpDomains.config(0, Map.of(TcpSettings.CLUSTER_KEY_FILE, "/nonexistent/key"))))
                 .contains("cannot read");
+    }
+
+    private static long refusedHandshakes(final TcpDomain target) {
+        return target.count(TcpCounter.HANDSHAKES_REFUSED) + target.count(TcpCounter.HANDSHAKES_REFUSED_PER_SOURCE);
     }
 
     private static long directMemoryUsed() {

@@ -165,9 +165,9 @@ class TcpMalformedFrameTest {
                 .source(source, 0, sourceKey, 1024)
                 .target(good.resolve(target.address()), 0, 2048, rkey)
                 .imm(true, 99));
-        pollUntil(() -> goodEvents.writesEnded() == 1, good, target);
+        pollUntil(() -> goodEvents.ended() == 1, good, target);
 
-        assertThat(goodEvents.writesDone).containsEntry(1L, 1024L);
+        assertThat(goodEvents.completed).containsEntry(1L, 1024L);
         assertThat(targetEvents.imms).containsExactly(99);
         assertThat(region.asSlice(2048, 1024).mismatch(source)).isEqualTo(-1);
         assertThat(region.asSlice(0, 2048).mismatch(before.asSlice(0, 2048))).isEqualTo(-1);

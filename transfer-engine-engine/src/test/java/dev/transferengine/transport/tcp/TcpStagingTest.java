@@ -82,9 +82,9 @@ class TcpStagingTest {
                 .source(source, 1000, sourceKey, 250_000)
                 .target(peer, destination.address(), 5000, rkey)
                 .imm(true, 42));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(1L, 250_000L);
+        assertThat(initiatorEvents.completed).containsEntry(1L, 250_000L);
         assertThat(destination.asSlice(5000, 250_000).mismatch(source.asSlice(1000, 250_000)))
                 .isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(42);
@@ -109,11 +109,11 @@ class TcpStagingTest {
         pollUntil(() -> targetEvents.bytesReceived == 0 && pollBoth(200), initiator, target);
 
         assertThat(targetEvents.imms).isEmpty();
-        assertThat(initiatorEvents.writesEnded()).isZero();
+        assertThat(initiatorEvents.ended()).isZero();
         assertThat(destination.get(ValueLayout.JAVA_BYTE, 0)).isZero();
 
         HostBackedDeviceMemory.HOLD.set(false);
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         assertThat(targetEvents.imms).containsExactly(7);
         assertThat(destination.mismatch(source)).isEqualTo(-1);
@@ -142,11 +142,11 @@ class TcpStagingTest {
                 .imm(true, 2));
         pollBoth(500);
 
-        assertThat(initiatorEvents.writesEnded()).isZero();
+        assertThat(initiatorEvents.ended()).isZero();
         HostBackedDeviceMemory.HOLD.set(false);
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L, 2L);
+        assertThat(initiatorEvents.completed).containsOnlyKeys(1L, 2L);
         assertThat(targetEvents.imms).containsExactly(1, 2);
         assertThat(onDevice.mismatch(source)).isEqualTo(-1);
         assertThat(onHost.mismatch(source)).isEqualTo(-1);
@@ -168,9 +168,9 @@ class TcpStagingTest {
                     .target(peer, destination.address(), i * 4096L, rkey)
                     .imm(true, i));
         }
-        pollUntil(() -> initiatorEvents.writesEnded() == writes, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == writes, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed).isEmpty();
+        assertThat(initiatorEvents.failed).isEmpty();
         assertThat(destination.mismatch(source)).isEqualTo(-1);
         assertThat(targetEvents.imms).hasSize(writes);
     }
@@ -189,7 +189,7 @@ class TcpStagingTest {
                 .target(peer, 0, 0, rkey));
         initiator.close();
 
-        assertThat(initiatorEvents.writesFailed).containsOnlyKeys(5L);
+        assertThat(initiatorEvents.failed).containsOnlyKeys(5L);
     }
 
     @Test
@@ -220,9 +220,9 @@ class TcpStagingTest {
                 .source(source, 7, sourceKey, size)
                 .target(peer, destination.address(), 100, rkey)
                 .imm(true, 33));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(initiatorEvents.completed).containsEntry(1L, (long) size);
         assertThat(destination.asSlice(100, size).mismatch(source.asSlice(7, size)))
                 .isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(33);
@@ -246,9 +246,9 @@ class TcpStagingTest {
                 .source(source, 0, sourceKey, size)
                 .target(peer, destination.address(), 0, rkey)
                 .imm(true, 4));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(initiatorEvents.completed).containsEntry(1L, (long) size);
         assertThat(destination.mismatch(source)).isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(4);
         assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isZero();
@@ -270,9 +270,9 @@ class TcpStagingTest {
                 .source(source, 0, sourceKey, size)
                 .target(peer, destination.address(), 0, rkey)
                 .imm(true, 5));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsEntry(1L, (long) size);
+        assertThat(initiatorEvents.completed).containsEntry(1L, (long) size);
         assertThat(destination.mismatch(source)).isEqualTo(-1);
         assertThat(targetEvents.imms).containsExactly(5);
         assertThat(HostBackedDeviceMemory.COPIES_TO_HOST.get()).isEqualTo(10);
@@ -316,16 +316,16 @@ class TcpStagingTest {
                 .source(hostSource, 0, hostKey, size)
                 .target(peer, 0, size, hostRkey)
                 .imm(true, 4));
-        pollUntil(() -> initiatorEvents.writesEnded() == 4, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 4, initiator, target);
         target.write(new WriteDescriptor()
                 .token(5)
                 .source(toDevice, 0, deviceRkey, size)
                 .target(back, 0, 0, returnedRkey)
                 .imm(true, 5));
-        pollUntil(() -> targetEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> targetEvents.ended() == 1, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L, 2L, 3L, 4L);
-        assertThat(targetEvents.writesDone).containsOnlyKeys(5L);
+        assertThat(initiatorEvents.completed).containsOnlyKeys(1L, 2L, 3L, 4L);
+        assertThat(targetEvents.completed).containsOnlyKeys(5L);
         assertThat(toDevice.asSlice(0, size).mismatch(deviceSource)).isEqualTo(-1);
         assertThat(toDevice.asSlice(size, size).mismatch(hostSource)).isEqualTo(-1);
         assertThat(toHost.asSlice(0, size).mismatch(deviceSource)).isEqualTo(-1);
@@ -354,12 +354,12 @@ class TcpStagingTest {
         pollBoth(500);
 
         // Both receive chunks are full and waiting for their copies, so the third cannot even be read.
-        assertThat(initiatorEvents.writesEnded()).isZero();
+        assertThat(initiatorEvents.ended()).isZero();
         assertThat(targetEvents.imms).isEmpty();
         assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isZero();
 
         HostBackedDeviceMemory.HOLD.set(false);
-        pollUntil(() -> initiatorEvents.writesEnded() == 1, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1, initiator, target);
 
         assertThat(HostBackedDeviceMemory.COPIES_TO_DEVICE.get()).isEqualTo(3);
         assertThat(targetEvents.imms).containsExactly(8);
@@ -384,10 +384,10 @@ class TcpStagingTest {
                 .target(peer, 0, 0, deviceKey + 1));
         pollBoth(500);
         HostBackedDeviceMemory.HOLD.set(false);
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
 
-        assertThat(initiatorEvents.writesDone).containsOnlyKeys(1L);
-        assertThat(initiatorEvents.writesFailed.get(2L)).isInstanceOf(RemoteAccessException.class);
+        assertThat(initiatorEvents.completed).containsOnlyKeys(1L);
+        assertThat(initiatorEvents.failed.get(2L)).isInstanceOf(RemoteAccessException.class);
         assertThat(initiator.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.MALFORMED_FRAMES))
                 .isZero();
     }
@@ -408,16 +408,16 @@ class TcpStagingTest {
                 .source(source, 0, sourceKey, size)
                 .target(peer, 0, 3L * CHUNK, rkey)
                 .imm(true, 1));
-        pollUntil(() -> initiatorEvents.writesEnded() == 1 && pollBoth(50), initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 1 && pollBoth(50), initiator, target);
         initiator.write(new WriteDescriptor()
                 .token(2)
                 .source(source, 0, sourceKey, size)
                 .target(peer, 0, 0, rkey)
                 .imm(true, 2));
-        pollUntil(() -> initiatorEvents.writesEnded() == 2, initiator, target);
+        pollUntil(() -> initiatorEvents.ended() == 2, initiator, target);
 
-        assertThat(initiatorEvents.writesFailed.get(1L)).isInstanceOf(RemoteAccessException.class);
-        assertThat(initiatorEvents.writesDone).containsOnlyKeys(2L);
+        assertThat(initiatorEvents.failed.get(1L)).isInstanceOf(RemoteAccessException.class);
+        assertThat(initiatorEvents.completed).containsOnlyKeys(2L);
         assertThat(targetEvents.imms).containsExactly(2);
         assertThat(destination.mismatch(source)).isEqualTo(-1);
     }

@@ -1,9 +1,12 @@
-package dev.transferengine.spi;
+package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -23,7 +26,7 @@ public final class HoldingDomain implements Domain {
 
     private static final Map<NetworkAddress, HoldingDomain> OPEN = new ConcurrentHashMap<>();
 
-    private record Held(long token, boolean send, Runnable post) {}
+    private record Held(long token, Runnable post) {}
 
     private final Domain inner;
     private final DomainListener listener;
@@ -55,7 +58,7 @@ public final class HoldingDomain implements Domain {
     public void write(final WriteDescriptor write) {
         if (held || !backlog.isEmpty()) {
             final WriteDescriptor kept = write.copy();
-            backlog.addLast(new Held(kept.token(), false, () -> inner.write(kept)));
+            backlog.addLast(new Held(kept.token(), () -> inner.write(kept)));
         } else {
             inner.write(write);
         }
@@ -65,7 +68,7 @@ public final class HoldingDomain implements Domain {
     public void send(final long token, final long peer, final MemorySegment message) {
         final Runnable post = () -> inner.send(token, peer, message);
         if (held || !backlog.isEmpty()) {
-            backlog.addLast(new Held(token, true, post));
+            backlog.addLast(new Held(token, post));
         } else {
             post.run();
         }
@@ -93,11 +96,7 @@ public final class HoldingDomain implements Domain {
         Held h;
         while ((h = backlog.pollFirst()) != null) {
             final EngineClosedException closed = new EngineClosedException("domain closed while the post was held");
-            if (h.send()) {
-                listener.onSendFailed(h.token(), closed);
-            } else {
-                listener.onWriteFailed(h.token(), closed);
-            }
+            listener.onFailed(h.token(), closed);
         }
         inner.close();
     }

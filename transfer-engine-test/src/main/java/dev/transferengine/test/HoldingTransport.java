@@ -1,6 +1,9 @@
-package dev.transferengine.spi;
+package dev.transferengine.test;
 
 import dev.transferengine.EngineConfig;
+import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.DomainContext;
+import dev.transferengine.spi.Transport;
 
 import java.util.ServiceLoader;
 

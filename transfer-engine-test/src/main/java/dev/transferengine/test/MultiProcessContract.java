@@ -1,5 +1,12 @@
-package dev.transferengine;
+package dev.transferengine.test;
 
+import dev.transferengine.Device;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.Routing;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferCounters;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 

@@ -1,4 +1,4 @@
-package dev.transferengine.core;
+package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * socket. A write is placed when its sender polls, reported to the receiver when the receiver polls. Knobs let a
  * test hold a NIC's posts or its completions, and make its next poll throw.
  */
-final class LoopbackNetwork implements Transport {
+public final class LoopbackNetwork implements Transport {
 
     private final Map<NetworkAddress, LoopbackDomain> open = new HashMap<>();
     private final List<LoopbackDomain> opened = new ArrayList<>();
@@ -61,8 +61,12 @@ final class LoopbackNetwork implements Transport {
         return domain;
     }
 
-    /** Every domain opened so far, in order; closed ones too. */
-    List<LoopbackDomain> opened() {
+    /**
+     * Every domain opened so far, in order; closed ones too.
+     *
+     * @return the domains, live
+     */
+    public List<LoopbackDomain> opened() {
         return opened;
     }
 
@@ -79,7 +83,8 @@ final class LoopbackNetwork implements Transport {
             boolean hasImm,
             int imm) {}
 
-    final class LoopbackDomain implements Domain {
+    /** One NIC of the network; a test reaches it through {@link #opened()}. */
+    public final class LoopbackDomain implements Domain {
 
         private final NetworkAddress address;
         private final DomainListener listener;
@@ -90,6 +95,8 @@ final class LoopbackNetwork implements Transport {
         private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
         /** What arrived from peers, reported at this domain's next poll. */
         private final ArrayDeque<Runnable> arrivals = new ArrayDeque<>();
+        /** Imm reservations of writes that arrived but were not reported yet; a close gives them back. */
+        private final ArrayDeque<Long> reservations = new ArrayDeque<>();
 
         private final ArrayDeque<MemorySegment> receiveBuffers = new ArrayDeque<>();
         private final ArrayDeque<Long> receiveTokens = new ArrayDeque<>();
@@ -105,30 +112,57 @@ final class LoopbackNetwork implements Transport {
             this.listener = listener;
         }
 
-        /** While held, posts wait here: nothing is placed. */
-        void holdPosts(final boolean hold) {
+        /**
+         * While held, posts wait here: nothing is placed.
+         *
+         * @param hold whether to hold
+         */
+        public void holdPosts(final boolean hold) {
             holdPosts = hold;
         }
 
-        /** While held, writes are placed but their completions wait. */
-        void holdCompletions(final boolean hold) {
+        /**
+         * While held, writes are placed but their completions wait.
+         *
+         * @param hold whether to hold
+         */
+        public void holdCompletions(final boolean hold) {
             holdCompletions = hold;
         }
 
-        /** The next poll throws what {@code failure} makes, before doing anything. */
-        void failNextPoll(final Supplier<Throwable> failure) {
+        /**
+         * The next poll throws what {@code failure} makes, before doing anything.
+         *
+         * @param failure makes the error to throw
+         */
+        public void failNextPoll(final Supplier<Throwable> failure) {
             pollFailure = failure;
         }
 
-        List<Long> cancelled() {
+        /**
+         * The tokens of the writes the engine cancelled, in order.
+         *
+         * @return the tokens, live
+         */
+        public List<Long> cancelled() {
             return cancelled;
         }
 
-        int waitingPosts() {
+        /**
+         * Posts held back by {@link #holdPosts}.
+         *
+         * @return how many wait
+         */
+        public int waitingPosts() {
             return posted.size();
         }
 
-        boolean isClosed() {
+        /**
+         * Whether the engine closed this domain.
+         *
+         * @return true once closed
+         */
+        public boolean isClosed() {
             return closed;
         }
 
@@ -167,7 +201,7 @@ final class LoopbackNetwork implements Transport {
         @Override
         public void write(final WriteDescriptor write) {
             if (closed) {
-                listener.onWriteFailed(write.token(), new EngineClosedException("domain closed"));
+                listener.onFailed(write.token(), new EngineClosedException("domain closed"));
                 return;
             }
             posted.addLast(new Post(
@@ -234,8 +268,8 @@ final class LoopbackNetwork implements Transport {
                 return;
             }
             if (post.send()) {
-                target.arrive(post);
-                completions.addLast(() -> listener.onSendComplete(post.token(), post.length()));
+                target.arrive(post, DomainListener.IMM_REFUSED);
+                completions.addLast(() -> listener.onComplete(post.token(), post.length()));
                 return;
             }
             final MemorySegment region = target.regions.get(post.rkey());
@@ -247,16 +281,18 @@ final class LoopbackNetwork implements Transport {
                 fail(post, new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "outside the region"));
                 return;
             }
-            if (post.hasImm() && !target.listener.admitsImm(post.imm())) {
+            final long reservation =
+                    post.hasImm() ? target.listener.reserveImm(post.imm()) : DomainListener.IMM_REFUSED;
+            if (post.hasImm() && reservation == DomainListener.IMM_REFUSED) {
                 fail(post, new TransferEngineException("imm " + post.imm() + " refused by the receiver"));
                 return;
             }
             MemorySegment.copy(post.src(), post.srcOffset(), region, post.remoteOffset(), post.length());
-            target.arrive(post);
-            completions.addLast(() -> listener.onWriteComplete(post.token(), post.length()));
+            target.arrive(post, reservation);
+            completions.addLast(() -> listener.onComplete(post.token(), post.length()));
         }
 
-        private void arrive(final Post post) {
+        private void arrive(final Post post, final long reservation) {
             if (post.send()) {
                 final Long token = receiveTokens.pollFirst();
                 final MemorySegment buffer = receiveBuffers.pollFirst();
@@ -266,20 +302,20 @@ final class LoopbackNetwork implements Transport {
                 }
                 return;
             }
+            if (reservation != DomainListener.IMM_REFUSED) {
+                reservations.addLast(reservation);
+            }
             arrivals.addLast(() -> {
                 listener.onBytesReceived(post.length());
-                if (post.hasImm()) {
-                    listener.onImm(post.imm());
+                if (reservation != DomainListener.IMM_REFUSED) {
+                    reservations.removeFirstOccurrence(reservation);
+                    listener.onImm(reservation);
                 }
             });
         }
 
         private void fail(final Post post, final TransferEngineException error) {
-            if (post.send()) {
-                listener.onSendFailed(post.token(), error);
-            } else {
-                listener.onWriteFailed(post.token(), error);
-            }
+            listener.onFailed(post.token(), error);
         }
 
         @Override
@@ -302,6 +338,10 @@ final class LoopbackNetwork implements Transport {
             final EngineClosedException error = new EngineClosedException(description() + " closed");
             while (!posted.isEmpty()) {
                 fail(posted.pollFirst(), error);
+            }
+            arrivals.clear();
+            while (!reservations.isEmpty()) {
+                listener.releaseImm(reservations.pollFirst());
             }
         }
     }

@@ -1,4 +1,4 @@
-package dev.transferengine;
+package dev.transferengine.test;
 
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;

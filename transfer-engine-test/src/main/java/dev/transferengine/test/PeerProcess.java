@@ -1,9 +1,18 @@
-package dev.transferengine;
+package dev.transferengine.test;
+
+import dev.transferengine.Device;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransportEvent;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code AWAIT <imm> <count>} (waits for the credits, then prints {@code COUNTED <imm> <balance-after>}),
  * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code RECEIVED <n>} (waits for {@code n} messages,
  * then prints {@code RECEIVED <count> <bytes>}), {@code HEALTH} (prints {@code HEALTH <healthy> <events>}, the
- * transport events that are not zero as {@code category/reason=count,...} or {@code -}).
+ * transport events that are not zero as {@code category/reason=count,...} or {@code -}), {@code HEAP} (collects
+ * garbage, then prints {@code HEAP <used bytes> <max bytes>}).
  *
  * <p>Arguments: {@code transport nics regionBytes [key=value options...]}; the option {@code bindAddress=ADDR} sets
  * the engine's bind address, {@code tlsKeyStore=PATH} turns on mutual TLS with that identity (see
@@ -75,6 +85,12 @@ public final class PeerProcess {
                     }
                     case "CRC" -> System.out.println("CRC " + Checksums.crc32c(region));
                     case "HEALTH" -> System.out.println("HEALTH " + engine.isHealthy() + " " + events(engine));
+                    case "HEAP" -> {
+                        System.gc();
+                        final MemoryUsage heap =
+                                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+                        System.out.println("HEAP " + heap.getUsed() + " " + heap.getMax());
+                    }
                     case "RECEIVED" -> {
                         // sends complete when the message landed; the listener counts it a moment later
                         final long expected = Long.parseLong(command[1]);

@@ -1,6 +1,27 @@
-package dev.transferengine;
+package dev.transferengine.test;
 
-import dev.transferengine.core.Engines;
+import dev.transferengine.BarrierWrite;
+import dev.transferengine.Device;
+import dev.transferengine.EngineCounter;
+import dev.transferengine.GroupRouting;
+import dev.transferengine.ImmCounter;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.NicCounter;
+import dev.transferengine.NicInfo;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.Routing;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferCounters;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransferListener;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -10,8 +31,6 @@ import dev.transferengine.exceptions.RegionBoundsException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
-import dev.transferengine.spi.HoldingDomain;
-import dev.transferengine.spi.HoldingTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +47,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Nested;
@@ -146,7 +167,7 @@ public abstract class TransportContract {
     }
 
     private TransferEngine open(final TransferEngineBuilder builder) {
-        final TransferEngine engine = Engines.open(builder.config(), TransferCounters.UPDATER, manualTime::get);
+        final TransferEngine engine = builder.clock(manualTime::get).build();
         engines.add(engine);
         return engine;
     }
@@ -822,6 +843,30 @@ public abstract class TransportContract {
         }
 
         @Test
+        void aRegionWhoseArenaWasClosedIsDeregisteredAndWritesToItAreRefused() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
+            final MemoryRegion dstRegion;
+            try (Arena freed = Arena.ofShared()) {
+                dstRegion = receiver.register(freed.allocate(4096, 4096), Device.host());
+            } // the application frees the memory but never deregisters it (issue 16, item 5)
+            final RegionDescriptor stale = dstRegion.descriptor();
+
+            await().atMost(WAIT).until(() -> !dstRegion.isRegistered());
+            assertThat(receiver.regions()).doesNotContain(dstRegion);
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(2))));
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+            receiver.deregister(dstRegion); // the application's late deregister changes nothing
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+
+        @Test
         void descriptorWithAnotherNicCountIsRefused() {
             Assumptions.assumeTrue(maxNics() >= 2, "needs two NICs");
             final TransferEngine sender = engine(2);
@@ -943,6 +988,132 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 23), Device.host());
             done(sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0)));
             assertSame(src.segment(), 0, dst, 0, 4096);
+        }
+    }
+
+    /**
+     * Faults while writes are in flight: each write is held at the sender's NIC, the fault happens, the NIC lets go,
+     * and the manual clock moves past every deadline. Every write must then end exactly once (done or failed with a
+     * typed error), and memory that was fenced before the writes left must stay untouched.
+     */
+    @Nested
+    class FaultsMidTransfer {
+
+        private static final int WRITES = 8;
+
+        /** Submits {@link #WRITES} held writes with imm to {@code target}; returns the count of ends per write. */
+        private List<Outcome> heldWrites(final TransferEngine sender, final RegionDescriptor target) {
+            final MemoryRegion src = sender.register(filled(4096, 41), Device.host());
+            nic(sender, 0).hold(true);
+            final List<Outcome> outcomes = new ArrayList<>();
+            for (int i = 0; i < WRITES; i++) {
+                final Outcome outcome = new Outcome();
+                outcomes.add(outcome);
+                sender.submit(SingleWrite.of(src, 0, 4096, target, 0).withImm(30 + i), outcome);
+            }
+            return outcomes;
+        }
+
+        /** Lets the held writes go, then moves the clock until every one of them ended. */
+        private void release(final TransferEngine sender, final List<Outcome> outcomes) {
+            nic(sender, 0).hold(false);
+            await().atMost(WAIT)
+                    .until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0
+                            && outcomes.stream().allMatch(o -> o.ends.get() > 0));
+        }
+
+        private void assertEachEndedOnce(final List<Outcome> outcomes) {
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.ends).hasValue(1));
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error)
+                    .satisfiesAnyOf(e -> assertThat(e).hasValue(null), e -> assertThat(e.get())
+                            .isInstanceOf(TransferEngineException.class)));
+        }
+
+        @Test
+        void keyRotationWhileWritesAreInFlightFailsEveryOldKeyWriteOnceAndFencesTheMemory() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion region = receiver.register(dst, Device.host());
+            final List<Outcome> outcomes = heldWrites(sender, region.descriptor());
+
+            region.rekey();
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+        }
+
+        @Test
+        void regionCloseWhileWritesAreInFlightFailsEveryWriteOnceAndFencesTheMemory() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion region = receiver.register(dst, Device.host());
+            final List<Outcome> outcomes = heldWrites(sender, region.descriptor());
+
+            receiver.deregister(region);
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+        }
+
+        @Test
+        void senderCloseWhileWritesAreInFlightEndsEveryWriteOnce() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final List<Outcome> outcomes = heldWrites(
+                    sender, receiver.register(zeroed(4096), Device.host()).descriptor());
+
+            sender.close();
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isInstanceOf(EngineClosedException.class));
+            assertThat(sender.metrics().inFlight()).isZero();
+        }
+
+        @Test
+        void receiverCloseWhileWritesAreInFlightFailsEveryWriteOnceAndTheSenderServesAnotherPeer() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final TransferEngine other = engine(1);
+            final List<Outcome> outcomes = heldWrites(
+                    sender, receiver.register(zeroed(4096), Device.host()).descriptor());
+
+            receiver.close();
+            release(sender, outcomes);
+
+            assertEachEndedOnce(outcomes);
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get()).isNotNull());
+            final MemoryRegion src = sender.register(filled(4096, 42), Device.host());
+            final MemorySegment otherMemory = zeroed(4096);
+            done(sender.submit(SingleWrite.of(
+                    src, 0, 4096, other.register(otherMemory, Device.host()).descriptor(), 0)));
+            assertSame(src.segment(), 0, otherMemory, 0, 4096);
+        }
+    }
+
+    /** How one write ended: how many times its listener was called, and the error if it failed. */
+    private static final class Outcome implements TransferListener {
+        final AtomicInteger ends = new AtomicInteger();
+        final AtomicReference<@Nullable TransferEngineException> error = new AtomicReference<>();
+
+        @Override
+        public void onDone() {
+            ends.incrementAndGet();
+        }
+
+        @Override
+        public void onError(final TransferEngineException failure) {
+            error.set(failure);
+            ends.incrementAndGet();
         }
     }
 

@@ -1,4 +1,7 @@
-package dev.transferengine;
+package dev.transferengine.test;
+
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionDescriptor;
 
 import java.io.BufferedReader;
 import java.io.IOException;

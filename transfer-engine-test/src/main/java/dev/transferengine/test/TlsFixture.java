@@ -1,4 +1,6 @@
-package dev.transferengine;
+package dev.transferengine.test;
+
+import dev.transferengine.TransportTls;
 
 import java.io.IOException;
 import java.io.InputStream;
