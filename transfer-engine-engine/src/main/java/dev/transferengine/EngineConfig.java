@@ -4,7 +4,9 @@ import dev.transferengine.exceptions.InvalidConfigException;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -80,5 +82,27 @@ public record EngineConfig(
      */
     public String option(final String key, final String fallback) {
         return options.getOrDefault(key, fallback);
+    }
+
+    /**
+     * Every setting, with the values of secret options (a name ending in {@code key}, or naming a password or a
+     * secret, e.g. {@code tcp.clusterKey}) replaced by {@code <redacted>}: a configuration gets logged.
+     *
+     * @return the settings, for people
+     */
+    @Override
+    public String toString() {
+        final Map<String, String> shown = new TreeMap<>();
+        options.forEach((name, value) -> shown.put(name, isSecret(name) ? "<redacted>" : value));
+        return "EngineConfig[transport=" + transport + ", groups=" + groups + ", bindAddress=" + bindAddress
+                + ", basePort=" + basePort + ", idleStrategy=" + idleStrategy + ", operationTimeout="
+                + operationTimeout + ", drainTimeout=" + drainTimeout + ", submitQueueCapacity=" + submitQueueCapacity
+                + ", maxInFlight=" + maxInFlight + ", maxUnexpectedImms=" + maxUnexpectedImms + ", options=" + shown
+                + ", tls=" + (tls == null ? "none" : tls.needClientAuth() ? "mutual" : "server") + "]";
+    }
+
+    private static boolean isSecret(final String option) {
+        final String name = option.toLowerCase(Locale.ROOT);
+        return name.endsWith("key") || name.contains("password") || name.contains("secret");
     }
 }

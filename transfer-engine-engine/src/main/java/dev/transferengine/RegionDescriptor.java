@@ -27,7 +27,19 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
      * @param address the address of the NIC that registered the region, which a writer connects to
      * @param rkey    the region's remote key on that NIC; a write carrying a stale key is refused
      */
-    public record Nic(NetworkAddress address, long rkey) {}
+    public record Nic(NetworkAddress address, long rkey) {
+
+        /**
+         * The NIC's readable address; the remote key is left out, since with it anyone who reaches the NIC can
+         * write into the region, and logs, health pages and exception messages travel further than the key may.
+         *
+         * @return e.g. {@code tcp://10.0.0.5:7400 (rkey redacted)}
+         */
+        @Override
+        public String toString() {
+            return address.describe() + " (rkey redacted)";
+        }
+    }
 
     /**
      * Checks the length and NIC count and copies the NIC list.
@@ -42,6 +54,19 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
             throw new IllegalArgumentException("RegionDescriptor needs 1 to 4 NICs, got " + nics.size());
         }
         nics = List.copyOf(nics);
+    }
+
+    /**
+     * For people: the base address in hex, the length and each NIC's readable address, never a remote key (see
+     * {@link Nic#toString()}); {@link #toText()} is the form to hand to a peer.
+     *
+     * @return e.g. {@code RegionDescriptor[address=0x7f3a10000000, length=65536, nics=[tcp://10.0.0.5:7400 (rkey
+     *     redacted)]]}
+     */
+    @Override
+    public String toString() {
+        return "RegionDescriptor[address=0x" + Long.toHexString(address) + ", length=" + length + ", nics=" + nics
+                + "]";
     }
 
     /**

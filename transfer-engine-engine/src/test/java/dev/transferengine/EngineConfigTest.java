@@ -39,4 +39,19 @@ class EngineConfigTest {
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.setting())
                         .isEqualTo("workerCpu"));
     }
+
+    @Test
+    void toStringRedactsTheClusterKey() {
+        final String key = "k3y-that-must-never-be-logged-0123456789";
+        final String shown = TransferEngine.builder()
+                .option("tcp.clusterKey", key)
+                .option("tcp.clusterKeyFile", "/etc/te/cluster.key")
+                .config()
+                .toString();
+
+        assertThat(shown)
+                .doesNotContain(key)
+                .contains("tcp.clusterKey=<redacted>")
+                .contains("tcp.clusterKeyFile=/etc/te/cluster.key");
+    }
 }

@@ -32,6 +32,23 @@ class RegionDescriptorTest {
     }
 
     @Test
+    void toStringShowsReadableAddressesAndNoRemoteKey() {
+        final RegionDescriptor desc = sample(2);
+
+        assertThat(desc.toString())
+                .contains(
+                        "0x7f0000001000",
+                        "length=1048576",
+                        desc.nic(1).address().describe(),
+                        "rkey redacted")
+                .doesNotContainIgnoringCase("123456789abcdef")
+                .doesNotContain(Long.toString(0x1234_5678_9ABC_DEF0L));
+        assertThat(desc.nic(0).toString())
+                .startsWith("tcp://")
+                .isEqualTo(desc.nic(0).address().describe() + " (rkey redacted)");
+    }
+
+    @Test
     void needsOneToFourNics() {
         assertThatThrownBy(() -> new RegionDescriptor(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
         final byte[] bytes = sample(1).toBytes();

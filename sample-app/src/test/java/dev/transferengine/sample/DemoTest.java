@@ -66,11 +66,21 @@ class DemoTest {
                         "engine=\"transferEngine\"",
                         "kind=\"paged-write\""))
                 .isPositive();
-        // observations of both engines' reactive facades, through Micrometer's meter handler
-        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"paged-write\""))
+        // observations of both engines' reactive facades, through Micrometer's meter handler, told apart by engine
+        assertThat(sum(
+                        scrape,
+                        "transfer_engine_transfer_seconds_count",
+                        "engine=\"transferEngine\"",
+                        "kind=\"paged-write\""))
                 .isPositive();
-        assertThat(sum(scrape, "transfer_engine_transfer_seconds_count", "kind=\"imm-wait\"", "outcome=\"success\""))
+        assertThat(sum(
+                        scrape,
+                        "transfer_engine_transfer_seconds_count",
+                        "engine=\"decodeEngine\"",
+                        "kind=\"imm-wait\"",
+                        "outcome=\"success\""))
                 .isPositive();
+        assertThat(scrape).contains("# HELP transfer_engine_transfer_seconds Reactive transfers");
     }
 
     @Test
@@ -91,7 +101,11 @@ class DemoTest {
                 .jsonPath("$.components.transferEngine.components.decodeEngine.status")
                 .isEqualTo("UP")
                 .jsonPath("$.components.transferEngine.components.decodeEngine.details.transport")
-                .isEqualTo("tcp");
+                .isEqualTo("tcp")
+                .jsonPath("$.components.transferEngine.components.transferEngine.details.tls")
+                .isEqualTo("off")
+                .jsonPath("$.components.transferEngine.components.transferEngine.details.key")
+                .isEqualTo("public-loopback");
         demo.client()
                 .get()
                 .uri("/actuator/health/transferEngine/decodeEngine")
@@ -107,6 +121,8 @@ class DemoTest {
                 .expectBody()
                 .jsonPath("$.engines.transferEngine.transport")
                 .isEqualTo("tcp")
+                .jsonPath("$.engines.transferEngine.key")
+                .isEqualTo("public-loopback")
                 .jsonPath("$.engines.decodeEngine.transport")
                 .isEqualTo("tcp");
     }
@@ -136,7 +152,10 @@ class DemoTest {
                         "transfer_engine_latency_seconds_bucket",
                         "transfer_engine_errors_total",
                         "transfer_engine_in_flight",
-                        "transfer_engine_peers");
+                        "transfer_engine_peers",
+                        "transfer_engine_handshakes_failed_total",
+                        "transfer_engine_refusals_total",
+                        "transfer_engine_connections_closed_total");
         assertThat(published).containsAll(queried);
     }
 

@@ -4,6 +4,8 @@ import dev.transferengine.TransferEngine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
@@ -17,11 +19,15 @@ final class TransferEngineLifecycle implements SmartLifecycle, DisposableBean {
     /** Stops after the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and its stop ({@code - 2048}). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
+    private static final Logger LOG = LoggerFactory.getLogger(TransferEngineLifecycle.class);
+
+    private final String name;
     private final TransferEngine engine;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    TransferEngineLifecycle(final TransferEngine engine) {
+    TransferEngineLifecycle(final String name, final TransferEngine engine) {
+        this.name = name;
         this.engine = engine;
     }
 
@@ -56,6 +62,7 @@ final class TransferEngineLifecycle implements SmartLifecycle, DisposableBean {
     private void close() {
         if (closed.compareAndSet(false, true)) {
             engine.close();
+            LOG.info("transfer engine '{}' closed", name);
         }
     }
 }

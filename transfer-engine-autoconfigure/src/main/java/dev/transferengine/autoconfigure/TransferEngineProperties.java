@@ -750,11 +750,28 @@ public class TransferEngineProperties {
     /** Micrometer meters of the engines. */
     public static class Metrics {
 
+        /** A dozen buckets, about three per decade from loopback microseconds to a timed-out request's seconds. */
+        private static final List<Duration> DEFAULT_LATENCY_SLO = List.of(
+                Duration.ofNanos(10_000),
+                Duration.ofNanos(25_000),
+                Duration.ofNanos(50_000),
+                Duration.ofNanos(100_000),
+                Duration.ofNanos(250_000),
+                Duration.ofNanos(500_000),
+                Duration.ofMillis(1),
+                Duration.ofNanos(2_500_000),
+                Duration.ofMillis(5),
+                Duration.ofMillis(10),
+                Duration.ofMillis(25),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(10));
+
         /**
-         * Latency buckets (service level objectives) published with the transfer.engine.latency histogram, besides
-         * the percentile histogram; e.g. 100us,1ms,10ms.
+         * Buckets of the transfer.engine.latency histogram, from 10us to 10s by default; Micrometer's percentile
+         * histogram comes on top only with management.metrics.distribution.percentiles-histogram.transfer.engine.latency.
          */
-        private List<Duration> latencySlo = new ArrayList<>();
+        private List<Duration> latencySlo = new ArrayList<>(DEFAULT_LATENCY_SLO);
 
         /**
          * Most distinct peers tagged on per-peer meters; further peers are counted under peer=other.

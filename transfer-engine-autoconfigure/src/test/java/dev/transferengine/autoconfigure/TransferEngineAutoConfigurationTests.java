@@ -144,4 +144,14 @@ class TransferEngineAutoConfigurationTests {
             return new ReactiveTransferEngine(engine);
         }
     }
+
+    @Test
+    void aNativeImageFailsStartUpSayingTheStarterIsJvmOnly() {
+        TransferEngineAutoConfiguration.requireJvm(false);
+        assertThatThrownBy(() -> TransferEngineAutoConfiguration.requireJvm(true))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("JVM only")
+                .hasMessageContaining("native image")
+                .hasMessageContaining("--enable-native-access");
+    }
 }

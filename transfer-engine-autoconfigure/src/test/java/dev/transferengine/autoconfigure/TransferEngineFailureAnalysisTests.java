@@ -3,6 +3,8 @@ package dev.transferengine.autoconfigure;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -44,7 +46,9 @@ class TransferEngineFailureAnalysisTests {
                 .contains("transfer-engine.groups[1].nics")
                 .contains("'5'")
                 .contains("1 to 4 NICs");
-        assertThat(analysis.getAction()).contains("between 1 and 4");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.groups[1].nics")
+                .contains("must be 1..4");
     }
 
     @Test
@@ -68,11 +72,82 @@ class TransferEngineFailureAnalysisTests {
     }
 
     @Test
+    void aShortClusterKeyIsReportedWithTheSpringPropertyAndHowToMakeAKey() {
+        final FailureAnalysis analysis = analyze("transfer-engine.tcp.cluster-key=short");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.tcp.cluster-key")
+                .doesNotContain("tcp.clusterKey")
+                .doesNotContain("short");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.tcp.cluster-key")
+                .contains("openssl rand")
+                .doesNotContain("tcp runs anywhere");
+    }
+
+    @Test
+    void anUnreadableClusterKeyFileIsReportedWithTheSpringPropertyAndTheFile() {
+        final FailureAnalysis analysis =
+                analyze("transfer-engine.tcp.cluster-key-file=/nonexistent/transfer-engine/cluster.key");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.tcp.cluster-key-file")
+                .contains("/nonexistent/transfer-engine/cluster.key")
+                .doesNotContain("tcp.clusterKeyFile");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.tcp.cluster-key-file")
+                .doesNotContain("tcp runs anywhere");
+    }
+
+    @Test
+    void anEmptyClusterKeyFileIsReportedWithTheSpringProperty() throws IOException {
+        final Path empty = Files.createTempFile("cluster", ".key");
+        try {
+            final FailureAnalysis analysis = analyze("transfer-engine.tcp.cluster-key-file=" + empty);
+
+            assertThat(analysis.getDescription())
+                    .contains("transfer-engine.tcp.cluster-key-file")
+                    .doesNotContain("tcp.clusterKeyFile");
+            assertThat(analysis.getAction()).doesNotContain("tcp runs anywhere");
+        } finally {
+            Files.delete(empty);
+        }
+    }
+
+    @Test
     void submitQueueCapacityThatIsNoPowerOfTwoIsReported() {
         final FailureAnalysis analysis = analyze("transfer-engine.worker.submit-queue-capacity=1000");
 
         assertThat(analysis.getDescription()).contains("transfer-engine.worker.submit-queue-capacity");
         assertThat(analysis.getAction()).contains("power of two");
+    }
+
+    @Test
+    void aRuleOfTheEngineConfigIsReportedUnderThePropertyThatSetIt() {
+        final FailureAnalysis inFlight = analyze("transfer-engine.worker.max-in-flight=0");
+        assertThat(inFlight.getDescription())
+                .contains("transfer-engine.worker.max-in-flight")
+                .contains("'0'")
+                .contains("must be >= 1");
+        assertThat(inFlight.getAction()).contains("transfer-engine.worker.max-in-flight");
+
+        final FailureAnalysis timeout = analyze("transfer-engine.timeouts.operation=0s");
+        assertThat(timeout.getDescription())
+                .contains("transfer-engine.timeouts.operation")
+                .contains("must be positive");
+
+        final FailureAnalysis drain = analyze("transfer-engine.timeouts.drain=-1s");
+        assertThat(drain.getDescription()).contains("transfer-engine.timeouts.drain");
+    }
+
+    @Test
+    void aRuleOfTheGroupSpecIsReportedUnderItsGroupsProperty() {
+        final FailureAnalysis analysis =
+                analyze("transfer-engine.groups[0].nics=1", "transfer-engine.groups[1].worker-cpu=-1");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.groups[1].worker-cpu")
+                .contains("must be >= 0");
     }
 
     @Test

@@ -25,7 +25,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundleKey;
+import org.springframework.boot.ssl.SslBundleRegistry;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.jks.JksSslStoreBundle;
+import org.springframework.boot.ssl.jks.JksSslStoreDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,32 +45,39 @@ class TransferEngineTlsTests {
     static Path dir;
 
     private static Path keyStore;
+    private static Path rotatedStore;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(
                     AutoConfigurations.of(SslAutoConfiguration.class, TransferEngineAutoConfiguration.class));
 
     @BeforeAll
-    static void generateKeyStore() throws IOException, InterruptedException {
-        keyStore = dir.resolve("node.p12");
+    static void generateKeyStores() throws IOException, InterruptedException {
+        keyStore = generate("node");
+        rotatedStore = generate("rotated");
+    }
+
+    /** A PKCS12 store with one EC key pair, its own trust anchor, made by keytool. */
+    private static Path generate(final String alias) throws IOException, InterruptedException {
+        final Path store = dir.resolve(alias + ".p12");
         final Process process = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "keytool")
                                 .toString(),
                         "-genkeypair",
                         "-alias",
-                        "node",
+                        alias,
                         "-keyalg",
                         "EC",
                         "-groupname",
                         "secp256r1",
                         "-dname",
-                        "CN=node",
+                        "CN=" + alias,
                         "-validity",
                         "30",
                         "-storetype",
                         "PKCS12",
                         "-keystore",
-                        keyStore.toString(),
+                        store.toString(),
                         "-storepass",
                         PASSWORD,
                         "-keypass",
@@ -77,7 +88,8 @@ class TransferEngineTlsTests {
         assertThat(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0)
                 .as(output)
                 .isTrue();
-        assertThat(Files.size(keyStore)).isPositive();
+        assertThat(Files.size(store)).isPositive();
+        return store;
     }
 
     private ApplicationContextRunner withBundle(final String bundle) {
@@ -101,6 +113,60 @@ class TransferEngineTlsTests {
                     .isInstanceOf(InvalidTransferEnginePropertyException.class)
                     .hasMessageContaining("transfer-engine.tcp.ssl.bundle")
                     .hasMessageContaining("no SSL bundle named 'nope'");
+        });
+    }
+
+    @Test
+    void aBundleWithATrustStoreIsMutualTlsAndTheKeyModeComesFromTheClusterKey() {
+        withBundle("node")
+                .withPropertyValues(
+                        "transfer-engine.tcp.cluster-key=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=,ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    final TransferEngineSecurity security = context.getBean(TransferEngineSecurity.class);
+                    assertThat(security.tls()).isEqualTo("mutual");
+                    assertThat(security.key()).isEqualTo("rotating");
+                    assertThat(security.describes(context.getBean(TransferEngine.class)))
+                            .isTrue();
+                    assertThat(security.toString()).isEqualTo("TLS mutual, key rotating");
+                });
+        runner.run(context -> {
+            final TransferEngineSecurity security = context.getBean(TransferEngineSecurity.class);
+            assertThat(security.tls()).isEqualTo("off");
+            assertThat(security.key()).isEqualTo("public-loopback");
+        });
+    }
+
+    @Test
+    void aBundleUpdateReachesNewConnections() {
+        withBundle("node").run(context -> {
+            final TransferEngine engine = context.getBean(TransferEngine.class);
+            final JksSslStoreDetails store = new JksSslStoreDetails("PKCS12", null, "file:" + rotatedStore, PASSWORD);
+            final SslBundle rotated = SslBundle.of(new JksSslStoreBundle(store, store), SslBundleKey.of(PASSWORD));
+            // a member that knows only the rotated certificate
+            final TransportTls rotatedTls = TransportTls.mutual(rotated.createSslContext());
+            try (Arena arena = Arena.ofShared()) {
+                final MemorySegment data = arena.allocate(4096).fill((byte) 9);
+                final MemoryRegion target = engine.register(arena.allocate(4096), Device.host());
+                try (TransferEngine before =
+                        TransferEngine.builder().tls(rotatedTls).build()) {
+                    final MemoryRegion source = before.register(data, Device.host());
+                    assertThatThrownBy(() -> before.submit(SingleWrite.of(source, 0, 4096, target.descriptor(), 0))
+                                    .get(30, TimeUnit.SECONDS))
+                            .hasCauseInstanceOf(PeerUnreachableException.class);
+                }
+
+                // what Boot does when a reload-on-update bundle's files change
+                context.getBean(SslBundleRegistry.class).updateBundle("node", rotated);
+
+                try (TransferEngine after =
+                        TransferEngine.builder().tls(rotatedTls).build()) {
+                    final MemoryRegion source = after.register(data, Device.host());
+                    after.submit(SingleWrite.of(source, 0, 4096, target.descriptor(), 0))
+                            .get(30, TimeUnit.SECONDS);
+                }
+                assertThat(target.segment().get(ValueLayout.JAVA_BYTE, 4095)).isEqualTo((byte) 9);
+            }
         });
     }
 

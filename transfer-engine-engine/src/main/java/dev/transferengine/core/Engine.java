@@ -49,7 +49,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -89,8 +88,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final ConcurrentHashMap<Region, Boolean> regions = new ConcurrentHashMap<>();
     private final List<Receives> receivePools = new ArrayList<>();
     private final AtomicInteger nextPoolId = new AtomicInteger();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger callersInside = new AtomicInteger();
+    private final EngineGate gate = new EngineGate();
     private final ThrottledLog agentErrors = new ThrottledLog(LOG);
     private @Nullable UvmWatcherService uvmWatchers;
 
@@ -230,7 +228,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public boolean isHealthy() {
-        if (closed.get()) {
+        if (gate.isClosed()) {
             return false;
         }
         for (int g = 0; g < groups.length; g++) {
@@ -268,7 +266,7 @@ final class Engine implements TransferEngine, Region.Owner {
                         + "Arena.ofAuto() or Arena.global())");
             }
             final Region region = await(
-                    target.call(g -> g.register(this, segment, device)),
+                    target.proxy().register(this, segment, device),
                     config.operationTimeout(),
                     "registering " + segment.byteSize() + " bytes");
             regions.put(region, Boolean.TRUE);
@@ -283,9 +281,7 @@ final class Engine implements TransferEngine, Region.Owner {
         enter();
         try {
             return await(
-                    groups[region.group()].call(g -> g.rekey(region)),
-                    config.operationTimeout(),
-                    "re-keying " + region);
+                    groups[region.group()].proxy().rekey(region), config.operationTimeout(), "re-keying " + region);
         } finally {
             exit();
         }
@@ -320,7 +316,7 @@ final class Engine implements TransferEngine, Region.Owner {
                 return;
             }
             regions.remove(r);
-            await(groups[r.group()].run(g -> g.deregister(r)), config.operationTimeout(), "deregistering " + region);
+            await(groups[r.group()].proxy().deregister(r), config.operationTimeout(), "deregistering " + region);
         } finally {
             exit();
         }
@@ -484,7 +480,7 @@ final class Engine implements TransferEngine, Region.Owner {
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
-            await(groups[0].run(g -> g.addReceivePool(pool)), config.operationTimeout(), "posting receives");
+            await(groups[0].proxy().addReceivePool(pool), config.operationTimeout(), "posting receives");
             return pool;
         } finally {
             exit();
@@ -535,8 +531,8 @@ final class Engine implements TransferEngine, Region.Owner {
                 }
                 copy.add(List.copyOf(addresses));
             }
-            final long[][] handles = await(
-                    groups[0].call(g -> g.resolvePeers(copy)), config.operationTimeout(), "resolving a peer group");
+            final long[][] handles =
+                    await(groups[0].proxy().resolvePeers(copy), config.operationTimeout(), "resolving a peer group");
             return new ResolvedPeerGroup(this, List.copyOf(copy), handles);
         } finally {
             exit();
@@ -584,11 +580,8 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
-        }
-        while (callersInside.get() > 0) {
-            Thread.onSpinWait();
         }
         final long deadline = System.nanoTime() + config.drainTimeout().toNanos();
         while (counters.inFlight() > 0 && System.nanoTime() - deadline < 0) {
@@ -605,7 +598,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     private void shutdown() {
-        closed.set(true);
+        gate.shut();
         for (final AgentRunner worker : workers) {
             if (worker != null) {
                 worker.close();
@@ -641,20 +634,15 @@ final class Engine implements TransferEngine, Region.Owner {
 
     /** Counts the caller in, unless the engine is closed; a true answer must be followed by {@link #exit()}. */
     private boolean tryEnter() {
-        callersInside.incrementAndGet();
-        if (closed.get()) {
-            callersInside.decrementAndGet();
-            return false;
-        }
-        return true;
+        return gate.tryEnter();
     }
 
     private void exit() {
-        callersInside.decrementAndGet();
+        gate.exit();
     }
 
     private void checkOpen() {
-        if (closed.get()) {
+        if (gate.isClosed()) {
             throw closedError;
         }
     }

@@ -120,7 +120,7 @@ final class ImmCountTable {
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
-                    callbacks.dispatch(() -> listener.onImm(imm));
+                    callbacks.dispatchImm(listener, imm);
                 } else {
                     put(new Entry(imm, 0, null, null, 1)); // reserved, so within the bound
                 }

@@ -51,6 +51,12 @@ public final class PeerProcess {
         return text.isEmpty() ? "-" : text.toString();
     }
 
+    /**
+     * Runs the peer: {@code transport nics regionBytes [key=value...]}, then answers commands on stdin.
+     *
+     * @param args the transport, NIC count, region size and options
+     * @throws Exception if the engine cannot start; the parent sees the process end
+     */
     public static void main(final String[] args) throws Exception {
         final TransferEngineBuilder builder =
                 TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));

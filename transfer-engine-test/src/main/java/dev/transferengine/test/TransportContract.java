@@ -68,7 +68,9 @@ import static org.awaitility.Awaitility.await;
  */
 public abstract class TransportContract {
 
+    /** How long a test waits for an outcome that must come, however slow the machine. */
     protected static final Duration WAIT = Duration.ofSeconds(30);
+
     private static final long REGION = 1 << 20;
 
     private final List<TransferEngine> engines = new ArrayList<>();
@@ -77,10 +79,22 @@ public abstract class TransportContract {
 
     private final Arena arena = Arena.ofShared();
 
-    /** Selects the transport and its options on {@code builder}. */
+    /** For a transport's test class. */
+    protected TransportContract() {}
+
+    /**
+     * Selects the transport and its options on {@code builder}.
+     *
+     * @param builder a builder with the group and timeouts set
+     * @return the builder
+     */
     protected abstract TransferEngineBuilder configure(TransferEngineBuilder builder);
 
-    /** Largest NIC count this transport supports in a group here. */
+    /**
+     * Largest NIC count this transport supports in a group here.
+     *
+     * @return the count
+     */
     protected int maxNics() {
         return 4;
     }
@@ -88,12 +102,18 @@ public abstract class TransportContract {
     /**
      * Whether a send that finds no posted receive buffer is refused ({@code NO_RECEIVE_BUFFER}); otherwise the
      * transport holds it until a buffer is posted (libfabric RDM providers queue unexpected messages).
+     *
+     * @return true if refused
      */
     protected boolean refusesSendsWithoutBuffer() {
         return true;
     }
 
-    /** Whether a send larger than the posted receive buffers is refused back to the sender. */
+    /**
+     * Whether a send larger than the posted receive buffers is refused back to the sender.
+     *
+     * @return true if refused
+     */
     protected boolean refusesOversizedSends() {
         return true;
     }
@@ -102,22 +122,36 @@ public abstract class TransportContract {
      * Whether each send lands only in a posted buffer large enough for it: with pools of different sizes, and, where
      * oversized sends are not refused, by holding one that fits no buffer until one that fits is posted (otherwise
      * the transport may take a smaller buffer and lose the message).
+     *
+     * @return true if every send finds a buffer that fits
      */
     protected boolean sendsFindABufferThatFits() {
         return true;
     }
 
-    /** Whether the receiver sees writes without imm land, so it can count their bytes. */
+    /**
+     * Whether the receiver sees writes without imm land, so it can count their bytes.
+     *
+     * @return true if it counts them
+     */
     protected boolean countsReceivedBytesOfEveryWrite() {
         return true;
     }
 
-    /** What a write gets that the receiver refuses (bad key, out of bounds). */
+    /**
+     * What a write gets that the receiver refuses (bad key, out of bounds).
+     *
+     * @return the exception type
+     */
     protected Class<? extends TransferEngineException> remoteRefusal() {
         return RemoteAccessException.class;
     }
 
-    /** What a write to a peer that is gone gets. */
+    /**
+     * What a write to a peer that is gone gets.
+     *
+     * @return the exception type
+     */
     protected Class<? extends TransferEngineException> unreachablePeerFailure() {
         return PeerUnreachableException.class;
     }
@@ -137,20 +171,34 @@ public abstract class TransportContract {
         return future;
     }
 
+    /**
+     * An engine on the transport under test with a real clock, closed after the test.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
+     */
     protected TransferEngine engine(final int nics) {
         final TransferEngine engine = builder(nics).build();
         engines.add(engine);
         return engine;
     }
 
-    /** An engine whose operations time out only when a test moves {@link #manualTime}. */
+    /**
+     * An engine whose operations time out only when a test moves the manual clock.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
+     */
     protected TransferEngine manualClockEngine(final int nics) {
         return open(builder(nics));
     }
 
     /**
      * An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped.
-     * Its operations time out only when a test moves {@link #manualTime}.
+     * Its operations time out only when a test moves the manual clock.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
      */
     protected TransferEngine holdingEngine(final int nics) {
         final TransferEngineBuilder builder = builder(nics);
@@ -172,7 +220,13 @@ public abstract class TransportContract {
         return engine;
     }
 
-    /** NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}. */
+    /**
+     * NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}.
+     *
+     * @param engine the engine
+     * @param nic the NIC's index
+     * @return its holding domain
+     */
     protected static HoldingDomain nic(final TransferEngine engine, final int nic) {
         return HoldingDomain.at(engine.nics().get(nic).address());
     }
@@ -183,6 +237,13 @@ public abstract class TransportContract {
         arena.close();
     }
 
+    /**
+     * Page-aligned memory filled with a pattern derived from {@code seed}, freed after the test.
+     *
+     * @param size bytes
+     * @param seed varies the pattern
+     * @return the memory
+     */
     protected MemorySegment filled(final long size, final int seed) {
         final MemorySegment segment = arena.allocate(size, 4096);
         for (long i = 0; i < size; i++) {
@@ -191,6 +252,12 @@ public abstract class TransportContract {
         return segment;
     }
 
+    /**
+     * Page-aligned zeroed memory, freed after the test.
+     *
+     * @param size bytes
+     * @return the memory
+     */
     protected MemorySegment zeroed(final long size) {
         return arena.allocate(size, 4096);
     }

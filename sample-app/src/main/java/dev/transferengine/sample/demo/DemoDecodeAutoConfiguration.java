@@ -2,6 +2,7 @@ package dev.transferengine.sample.demo;
 
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.autoconfigure.observation.ObservationTransferObserver;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.reactive.TransferObserver;
@@ -51,7 +52,10 @@ public final class DemoDecodeAutoConfiguration {
         // observed like the starter's facade, so decode's imm waits show up next to prefill's writes
         return new DecodeNode(
                 new ReactiveTransferEngine(
-                        decodeEngine, ReactiveOptions.DEFAULTS, observer.getIfUnique(() -> TransferObserver.NONE)),
+                        decodeEngine,
+                        ReactiveOptions.DEFAULTS,
+                        ObservationTransferObserver.forEngine(
+                                observer.getIfUnique(() -> TransferObserver.NONE), "decodeEngine")),
                 KvLayout.of(properties.kv()),
                 properties.kv().receiveTimeout());
     }

@@ -84,7 +84,21 @@ class SecurityTest {
                     .uri("/actuator/health")
                     .exchange()
                     .expectStatus()
-                    .isOk();
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.status")
+                    .isEqualTo("UP")
+                    .jsonPath("$.components")
+                    .doesNotExist();
+            decode.client()
+                    .get()
+                    .uri("/actuator/health")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.components.transferEngine.details.transport")
+                    .isEqualTo("tcp");
             decode.anonymousClient()
                     .get()
                     .uri("/actuator/prometheus")
@@ -140,6 +154,24 @@ class SecurityTest {
                     .expectStatus()
                     .isOk();
             assertThat(status(demo, "/dashboard/events", false)).isEqualTo(200);
+            // what the README tells a demo user to curl, without the demo's random token
+            for (final String endpoint : new String[] {"/actuator/prometheus", "/actuator/transferengine"}) {
+                demo.anonymousClient()
+                        .get()
+                        .uri(endpoint)
+                        .exchange()
+                        .expectStatus()
+                        .isOk();
+            }
+            demo.anonymousClient()
+                    .get()
+                    .uri("/actuator/health")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.components.transferEngine.status")
+                    .isEqualTo("UP");
             demo.anonymousClient()
                     .get()
                     .uri("/kv/descriptor")

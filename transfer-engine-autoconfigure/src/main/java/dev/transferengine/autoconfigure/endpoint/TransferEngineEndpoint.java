@@ -7,6 +7,7 @@ import dev.transferengine.NicCounter;
 import dev.transferengine.NicInfo;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.autoconfigure.TransferEngineSecurity;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +30,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 @Endpoint(id = "transferengine")
 public final class TransferEngineEndpoint {
 
+    private static final String BY_APPLICATION = "set by the application";
+
     private final Map<String, TransferEngine> engines;
+    private final List<TransferEngineSecurity> security;
 
     /**
      * An endpoint over a fixed set of engines.
@@ -37,7 +41,19 @@ public final class TransferEngineEndpoint {
      * @param engines the application's engines, by bean name (copied)
      */
     public TransferEngineEndpoint(final Map<String, TransferEngine> engines) {
+        this(engines, List.of());
+    }
+
+    /**
+     * An endpoint over a fixed set of engines that shows the TLS and key modes of those it has them for.
+     *
+     * @param engines  the application's engines, by bean name (copied)
+     * @param security the TLS and key modes of the auto-configured engine, if any (copied)
+     */
+    public TransferEngineEndpoint(
+            final Map<String, TransferEngine> engines, final List<TransferEngineSecurity> security) {
         this.engines = Map.copyOf(engines);
+        this.security = List.copyOf(security);
     }
 
     /**
@@ -64,7 +80,11 @@ public final class TransferEngineEndpoint {
         return engine == null ? null : describe(engine);
     }
 
-    private static EngineDescriptor describe(final TransferEngine engine) {
+    private EngineDescriptor describe(final TransferEngine engine) {
+        final TransferEngineSecurity modes = security.stream()
+                .filter(described -> described.describes(engine))
+                .findFirst()
+                .orElse(null);
         final EngineMetrics metrics = engine.metrics();
         final List<NicInfo> nics = engine.nics();
         final List<GroupDescriptor> groups = new ArrayList<>();
@@ -84,6 +104,8 @@ public final class TransferEngineEndpoint {
         return new EngineDescriptor(
                 engine.transport(),
                 engine.mainAddress().describe(),
+                modes == null ? BY_APPLICATION : modes.tls(),
+                modes == null ? BY_APPLICATION : modes.key(),
                 engine.isHealthy(),
                 metrics.inFlight(),
                 groups,
@@ -108,6 +130,9 @@ public final class TransferEngineEndpoint {
      *
      * @param transport   the transport in use, e.g. {@code tcp}
      * @param mainAddress group 0, NIC 0's address, readable (e.g. {@code tcp://10.0.0.5:7400})
+     * @param tls         {@code off}, {@code server} or {@code mutual} (see {@link TransferEngineSecurity#tls()})
+     * @param key         {@code configured}, {@code rotating}, {@code public-loopback} or {@code insecure} (see
+     *                    {@link TransferEngineSecurity#key()})
      * @param healthy     whether every worker runs and every NIC is healthy
      * @param inFlight    requests and sends accepted and not yet ended
      * @param groups      every group, in index order
@@ -118,6 +143,8 @@ public final class TransferEngineEndpoint {
     public record EngineDescriptor(
             String transport,
             String mainAddress,
+            String tls,
+            String key,
             boolean healthy,
             long inFlight,
             List<GroupDescriptor> groups,

@@ -2,9 +2,11 @@ package dev.transferengine.autoconfigure.endpoint;
 
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.autoconfigure.TransferEngineSecurity;
 
 import java.util.Map;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,7 +29,8 @@ public final class TransferEngineEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TransferEngineEndpoint transferEngineEndpoint(final Map<String, TransferEngine> transferEngines) {
-        return new TransferEngineEndpoint(transferEngines);
+    TransferEngineEndpoint transferEngineEndpoint(
+            final Map<String, TransferEngine> transferEngines, final ObjectProvider<TransferEngineSecurity> security) {
+        return new TransferEngineEndpoint(transferEngines, security.stream().toList());
     }
 }

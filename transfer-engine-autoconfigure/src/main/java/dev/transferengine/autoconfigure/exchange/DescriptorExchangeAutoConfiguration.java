@@ -4,6 +4,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
 import dev.transferengine.autoconfigure.TransferEngineProperties;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -12,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -32,12 +34,20 @@ public final class DescriptorExchangeAutoConfiguration {
 
     DescriptorExchangeAutoConfiguration() {}
 
+    /**
+     * Through the application's {@code WebClient.Builder} (spring-boot-starter-webclient: trace context, Boot's
+     * codecs and customizers) where there is one; otherwise through a plain client whose JSON codec knows the
+     * descriptor types, so that a WebFlux application without that starter fetches too.
+     */
     @Bean
     @ConditionalOnMissingBean
     DescriptorFetcher descriptorFetcher(
-            final ObjectProvider<WebClient.Builder> builder, final TransferEngineProperties properties) {
+            final ObjectProvider<WebClient.Builder> builder,
+            final ApplicationContext context,
+            final TransferEngineProperties properties) {
+        final WebClient.@Nullable Builder applications = builder.getIfAvailable();
         return new DescriptorFetcher(
-                builder.getIfAvailable(WebClient::builder),
+                applications != null ? applications : DescriptorClients.plain(context),
                 properties.getExchange().getPath());
     }
 

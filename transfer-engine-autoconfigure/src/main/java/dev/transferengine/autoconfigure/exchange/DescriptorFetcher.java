@@ -10,8 +10,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Reads what another service publishes at its descriptor endpoint ({@code transfer-engine.exchange.path} there).
- * Cold: each subscription makes one request. Runs through the application's {@code WebClient.Builder}, so the
- * request carries the caller's trace context.
+ * Cold: each subscription makes one request. The auto-configured one runs through the application's
+ * {@code WebClient.Builder} where there is one (spring-boot-starter-webclient), so the request carries the caller's
+ * trace context; without one it uses a plain client whose JSON codec knows the descriptor types.
  */
 public final class DescriptorFetcher {
 

@@ -2,7 +2,9 @@ package dev.transferengine.autoconfigure.health;
 
 import dev.transferengine.TransferEngine;
 import dev.transferengine.autoconfigure.TransferEngineAutoConfiguration;
+import dev.transferengine.autoconfigure.TransferEngineSecurity;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,8 +28,13 @@ import org.springframework.context.annotation.Bean;
 public final class TransferEngineHealthContributorAutoConfiguration
         extends CompositeHealthContributorConfiguration<TransferEngineHealthIndicator, TransferEngine> {
 
-    TransferEngineHealthContributorAutoConfiguration() {
-        super(TransferEngineHealthIndicator::new);
+    TransferEngineHealthContributorAutoConfiguration(final ObjectProvider<TransferEngineSecurity> security) {
+        super(engine -> new TransferEngineHealthIndicator(
+                engine,
+                security.stream()
+                        .filter(described -> described.describes(engine))
+                        .findFirst()
+                        .orElse(null)));
     }
 
     @Bean

@@ -17,9 +17,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@code transfer.engine.latency} timers of one engine, fed by its {@link CompletionObserver} records on the
  * engine's callback thread (the only thread that touches this object). Each (kind, outcome, peer) gets its timer
- * the first time it occurs, with a percentile histogram and the configured SLO buckets; after that a record looks
- * it up without allocating. Peers beyond {@code maxPeers} share the tag {@code peer=other}; scatter and barrier
- * writes, which go to a peer group, carry {@code peer=group}.
+ * the first time it occurs, with the configured SLO buckets only (a dozen by default; Micrometer's percentile
+ * histogram, some 70 to 120 buckets per series, is opt-in through
+ * {@code management.metrics.distribution.percentiles-histogram.transfer.engine.latency}); after that a record looks
+ * it up without allocating. The {@code peer} tag is the peer's transport and host without its port, which is
+ * ephemeral unless the peer fixes its base port and would start new series on every restart. Peers beyond
+ * {@code maxPeers} share the tag {@code peer=other}; scatter and barrier writes, which go to a peer group, carry
+ * {@code peer=group}.
  */
 final class LatencyTimers implements CompletionObserver {
 
@@ -84,7 +88,23 @@ final class LatencyTimers implements CompletionObserver {
         if (timers == group) {
             return "group";
         }
-        return timers == other || peer == null ? "other" : peer.describe();
+        return timers == other || peer == null ? "other" : host(peer);
+    }
+
+    /** {@code tcp://10.0.0.5:7400} becomes {@code tcp://10.0.0.5}; a form without a port stays as it is. */
+    static String host(final NetworkAddress peer) {
+        final String described = peer.describe();
+        final int scheme = described.indexOf("://");
+        final int colon = described.lastIndexOf(':');
+        if (scheme < 0 || colon <= scheme + 2 || described.endsWith("]")) {
+            return described;
+        }
+        for (int i = colon + 1; i < described.length(); i++) {
+            if (!Character.isDigit(described.charAt(i))) {
+                return described;
+            }
+        }
+        return colon == described.length() - 1 ? described : described.substring(0, colon);
     }
 
     private Timer register(final OperationKind kind, final boolean success, final String peer) {
@@ -94,7 +114,6 @@ final class LatencyTimers implements CompletionObserver {
                 .tag("kind", kind.name().toLowerCase(Locale.ROOT).replace('_', '-'))
                 .tag("outcome", success ? "success" : "failure")
                 .tag("peer", peer)
-                .publishPercentileHistogram()
                 .minimumExpectedValue(SHORTEST)
                 .maximumExpectedValue(LONGEST)
                 .serviceLevelObjectives(slo.toArray(Duration[]::new))

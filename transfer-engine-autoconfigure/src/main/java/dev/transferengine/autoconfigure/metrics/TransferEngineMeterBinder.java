@@ -29,8 +29,21 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
     static final String PREFIX = "transfer.engine.";
     private static final String BYTES = "Payload bytes per NIC: out = written and sent, in = placed into local memory";
-    private static final String TRANSPORT_EVENTS = "What the transport stopped at a bound or a trust check, by reason: "
-            + "failed handshakes, refused connections and requests, connections it closed, peers it forgot";
+    /** One HELP text per transport-event meter: Prometheus keeps one per name, so each says what it counts. */
+    private static final Map<String, String> TRANSPORT_EVENTS = Map.of(
+            "handshakes.failed",
+            "Handshakes that failed, by reason: a wrong or missing cluster key, a relayed or replayed proof, a TLS"
+                    + " failure, a timeout",
+            "refusals",
+            "Connections and requests the transport refused at a bound, by reason: too many connections or pending"
+                    + " handshakes, a full queue",
+            "connections.closed",
+            "Connections the transport closed on its own, by reason: idle, too slow, malformed frames",
+            "peers.evicted",
+            "Peers the transport forgot, by reason: unreachable too long, too many peers");
+
+    private static final String OTHER_TRANSPORT_EVENTS =
+            "What the transport stopped at a bound or a trust check, " + "by reason";
     private static final String WORK_REQUESTS = "Work requests each NIC completed, by kind";
 
     private final Map<String, TransferEngine> engines;
@@ -172,7 +185,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
         /** {@code transfer.engine.handshakes.failed}, {@code .refusals}, {@code .connections.closed}, {@code .peers.evicted}. */
         private void transportEvent(final String category, final String reason) {
             FunctionCounter.builder(PREFIX + category, engine, e -> count(e, category, reason))
-                    .description(TRANSPORT_EVENTS)
+                    .description(TRANSPORT_EVENTS.getOrDefault(category, OTHER_TRANSPORT_EVENTS))
                     .tag("engine", name)
                     .tag("reason", reason)
                     .register(registry);

@@ -6,7 +6,8 @@ import io.micrometer.common.KeyValues;
 
 /**
  * Observations named {@code transfer.engine.transfer} (contextual name {@code transfer-engine <kind>}), with the
- * low-cardinality keys {@code kind}, {@code transport}, {@code routing} and {@code outcome} and the high-cardinality
+ * low-cardinality keys {@code engine} (the engine's bean name), {@code kind}, {@code transport}, {@code routing} and
+ * {@code outcome} and the high-cardinality
  * key {@code peer} (the readable address, {@code group} for scatter and barrier, {@code none} for an imm wait).
  */
 public class DefaultTransferObservationConvention implements TransferObservationConvention {
@@ -32,6 +33,8 @@ public class DefaultTransferObservationConvention implements TransferObservation
     @Override
     public KeyValues getLowCardinalityKeyValues(final TransferObservationContext context) {
         return KeyValues.of(
+                "engine",
+                context.engine(),
                 "kind",
                 context.transfer().kind(),
                 "transport",

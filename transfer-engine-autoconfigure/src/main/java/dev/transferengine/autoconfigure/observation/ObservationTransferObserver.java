@@ -25,6 +25,7 @@ public final class ObservationTransferObserver implements TransferObserver {
 
     private final ObservationRegistry registry;
     private final @Nullable TransferObservationConvention convention;
+    private final String engine;
 
     /**
      * An observer that opens one observation per subscription, child of the one in the Reactor context.
@@ -34,8 +35,41 @@ public final class ObservationTransferObserver implements TransferObserver {
      */
     public ObservationTransferObserver(
             final ObservationRegistry registry, final @Nullable TransferObservationConvention convention) {
+        this(registry, convention, "unnamed");
+    }
+
+    private ObservationTransferObserver(
+            final ObservationRegistry registry,
+            final @Nullable TransferObservationConvention convention,
+            final String engine) {
         this.registry = registry;
         this.convention = convention;
+        this.engine = engine;
+    }
+
+    /**
+     * This observer for the facade of one engine: its observations carry {@code engine=<name>}, so that the
+     * transfers of two engines of one application can be told apart, as on the engine's own meters.
+     *
+     * @param engineName the engine's bean name
+     * @return an observer like this one that names the engine
+     */
+    public ObservationTransferObserver forEngine(final String engineName) {
+        return new ObservationTransferObserver(registry, convention, engineName);
+    }
+
+    /**
+     * {@code observer} for the facade of one engine: {@link #forEngine(String)} where it is one of these, else
+     * {@code observer} itself.
+     *
+     * @param observer   the application's observer
+     * @param engineName the engine's bean name
+     * @return the observer to give that engine's facade
+     */
+    public static TransferObserver forEngine(final TransferObserver observer, final String engineName) {
+        return observer instanceof final ObservationTransferObserver observations
+                ? observations.forEngine(engineName)
+                : observer;
     }
 
     @Override
@@ -44,7 +78,7 @@ public final class ObservationTransferObserver implements TransferObserver {
             final Object inContext = reactorContext.getOrDefault(CONTEXT_KEY, null);
             final Observation parent =
                     inContext instanceof final Observation found ? found : registry.getCurrentObservation();
-            final TransferObservationContext context = new TransferObservationContext(transfer);
+            final TransferObservationContext context = new TransferObservationContext(engine, transfer);
             final Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
                     .parentObservation(parent)
                     .start();

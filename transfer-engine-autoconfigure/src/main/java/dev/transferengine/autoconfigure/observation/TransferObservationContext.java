@@ -10,11 +10,22 @@ import io.micrometer.observation.Observation;
  */
 public final class TransferObservationContext extends Observation.Context {
 
+    private final String engine;
     private final TransferDescription transfer;
     private String outcome = "unknown";
 
-    TransferObservationContext(final TransferDescription transfer) {
+    TransferObservationContext(final String engine, final TransferDescription transfer) {
+        this.engine = engine;
         this.transfer = transfer;
+    }
+
+    /**
+     * The engine whose facade made the transfer.
+     *
+     * @return its bean name, or {@code unnamed} for an observer that was not given one
+     */
+    public String engine() {
+        return engine;
     }
 
     /**

@@ -67,6 +67,30 @@ class DescriptorExchangeTests {
         }
     }
 
+    /** A plain WebFlux application: spring-boot-starter-webflux without spring-boot-starter-webclient's builder. */
+    @Test
+    void aServiceWithoutAWebClientBuilderBeanReadsDescriptorsToo() {
+        try (ConfigurableApplicationContext decode = start("transfer-engine.exchange.enabled=true");
+                ConfigurableApplicationContext prefill =
+                        start("spring.autoconfigure.exclude=org.springframework.boot.webclient.autoconfigure."
+                                + "WebClientAutoConfiguration");
+                Arena arena = Arena.ofShared()) {
+            assertThat(prefill.getBeanProvider(WebClient.Builder.class).getIfAvailable())
+                    .isNull();
+            final MemoryRegion region = decode.getBean(ReactiveTransferEngine.class)
+                    .engine()
+                    .register(arena.allocate(4096, 4096), Device.host());
+            decode.getBean(PublishedRegions.class).publish("kv-pool", region);
+            final RegionDescriptor published = region.descriptor();
+
+            final DescriptorFetcher fetcher = prefill.getBean(DescriptorFetcher.class);
+            assertThat(fetcher.fetch(baseUrl(decode), "kv-pool").block(WAIT)).isEqualTo(published);
+            assertThat(Objects.requireNonNull(fetcher.fetch(baseUrl(decode)).block(WAIT))
+                            .regions())
+                    .containsEntry("kv-pool", published);
+        }
+    }
+
     @Test
     void anUnpublishedNameFailsWithTheServiceAndTheName() {
         try (ConfigurableApplicationContext decode = start("transfer-engine.exchange.enabled=true")) {

@@ -89,6 +89,13 @@ class TransferEngineHealthContributorAutoConfigurationTests {
     }
 
     @Test
+    void theAutoConfiguredEngineShowsItsTlsAndKeyModes() {
+        runner.run(context -> assertThat(health(context).getDetails())
+                .containsEntry("tls", "off")
+                .containsEntry("key", "public-loopback"));
+    }
+
+    @Test
     void runWhenDisabledCreatesNoIndicator() {
         runner.withPropertyValues("management.health.transferengine.enabled=false")
                 .run(context -> assertThat(context)

@@ -27,23 +27,40 @@ class LatencyTimersTests {
         timers.onCompletion(OperationKind.SEND, peer(1), 64, 5_000, true);
         timers.onCompletion(OperationKind.PAGED_WRITE, peer(1), 8192, 7_000, false);
 
-        assertThat(timer("write", "success", "tcp://10.0.0.1:7400").count()).isEqualTo(2);
-        assertThat(timer("write", "success", "tcp://10.0.0.1:7400").totalTime(TimeUnit.NANOSECONDS))
+        assertThat(timer("write", "success", "tcp://10.0.0.1").count()).isEqualTo(2);
+        assertThat(timer("write", "success", "tcp://10.0.0.1").totalTime(TimeUnit.NANOSECONDS))
                 .isEqualTo(5_000);
-        assertThat(timer("send", "success", "tcp://10.0.0.1:7400").count()).isEqualTo(1);
-        assertThat(timer("paged-write", "failure", "tcp://10.0.0.1:7400").count())
-                .isEqualTo(1);
+        assertThat(timer("send", "success", "tcp://10.0.0.1").count()).isEqualTo(1);
+        assertThat(timer("paged-write", "failure", "tcp://10.0.0.1").count()).isEqualTo(1);
     }
 
     @Test
     void histogramHasTheSloBucket() {
         timers.onCompletion(OperationKind.WRITE, peer(1), 4096, 500_000, true);
 
-        assertThat(timer("write", "success", "tcp://10.0.0.1:7400")
-                        .takeSnapshot()
-                        .histogramCounts())
+        assertThat(timer("write", "success", "tcp://10.0.0.1").takeSnapshot().histogramCounts())
                 .extracting(CountAtBucket::bucket)
                 .contains((double) TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    @Test
+    void histogramHasOnlyTheSloBucketsUnlessPercentileHistogramsAreAskedFor() {
+        timers.onCompletion(OperationKind.WRITE, peer(1), 4096, 500_000, true);
+
+        assertThat(timer("write", "success", "tcp://10.0.0.1").takeSnapshot().histogramCounts())
+                .extracting(CountAtBucket::bucket)
+                .containsExactly((double) TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    @Test
+    void thePeerTagCarriesTheHostButNotThePortWhichChangesOnEveryRestart() {
+        timers.onCompletion(OperationKind.WRITE, peer(1, 7400), 1, 1_000, true);
+        timers.onCompletion(OperationKind.WRITE, peer(1, 41_233), 1, 1_000, true);
+
+        assertThat(registry.get(LatencyTimers.NAME).tag("kind", "write").timers())
+                .extracting(timer -> timer.getId().getTag("peer"))
+                .containsExactly("tcp://10.0.0.1");
+        assertThat(timer("write", "success", "tcp://10.0.0.1").count()).isEqualTo(2);
     }
 
     @Test
@@ -55,7 +72,7 @@ class LatencyTimersTests {
 
         assertThat(registry.get(LatencyTimers.NAME).tag("kind", "write").timers())
                 .extracting(timer -> timer.getId().getTag("peer"))
-                .containsExactlyInAnyOrder("tcp://10.0.0.1:7400", "tcp://10.0.0.2:7400", "other");
+                .containsExactlyInAnyOrder("tcp://10.0.0.1", "tcp://10.0.0.2", "other");
         assertThat(timer("write", "success", "other").count()).isEqualTo(2);
         assertThat(timer("scatter", "success", "group").count()).isEqualTo(1);
     }
@@ -68,6 +85,11 @@ class LatencyTimersTests {
 
     /** The tcp transport's address of 10.0.0.{last}:7400 (port little-endian). */
     private static NetworkAddress peer(final int last) {
-        return NetworkAddress.of("tcp", new byte[] {4, (byte) 0xE8, 0x1C, 10, 0, 0, (byte) last});
+        return peer(last, 7400);
+    }
+
+    /** The tcp transport's address of 10.0.0.{last}:{port} (port little-endian). */
+    private static NetworkAddress peer(final int last, final int port) {
+        return NetworkAddress.of("tcp", new byte[] {4, (byte) port, (byte) (port >> 8), 10, 0, 0, (byte) last});
     }
 }

@@ -11,6 +11,9 @@ import dev.transferengine.reactive.ReactiveTransferEngine;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -187,6 +190,34 @@ class TransferEngineMetricsAutoConfigurationTests {
                             .containsExactly(Duration.ofNanos(100_000), Duration.ofMillis(5));
                     assertThat(binder).extracting("maxPeerTags").isEqualTo(3);
                 });
+    }
+
+    @Test
+    void byDefaultTheLatencyHistogramHasADozenBucketsAndEachSecurityCounterItsOwnHelpText() {
+        runner.run(context -> {
+            final TransferEngineMeterBinder binder = context.getBean(TransferEngineMeterBinder.class);
+            assertThat(binder)
+                    .extracting("latencySlo")
+                    .asInstanceOf(InstanceOfAssertFactories.LIST)
+                    .hasSize(14)
+                    .startsWith(Duration.ofNanos(10_000))
+                    .endsWith(Duration.ofSeconds(10));
+            final MeterRegistry registry = new SimpleMeterRegistry();
+            binder.bindTo(registry);
+
+            final Set<String> descriptions = new HashSet<>();
+            for (final String category : List.of("handshakes.failed", "refusals", "connections.closed")) {
+                final String description = registry.get("transfer.engine." + category)
+                        .functionCounters()
+                        .iterator()
+                        .next()
+                        .getId()
+                        .getDescription();
+                assertThat(description).isNotBlank();
+                descriptions.add(description);
+            }
+            assertThat(descriptions).hasSize(3);
+        });
     }
 
     @Configuration(proxyBeanMethods = false)

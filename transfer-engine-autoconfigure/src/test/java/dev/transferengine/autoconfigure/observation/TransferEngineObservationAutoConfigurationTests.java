@@ -17,7 +17,10 @@ import dev.transferengine.reactive.TransferObserver;
 import java.lang.foreign.Arena;
 import java.time.Duration;
 
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -66,6 +69,7 @@ class TransferEngineObservationAutoConfigurationTests {
                         .hasObservationWithNameEqualTo(NAME)
                         .that()
                         .hasContextualNameEqualTo("transfer-engine write")
+                        .hasLowCardinalityKeyValue("engine", "transferEngine")
                         .hasLowCardinalityKeyValue("kind", "write")
                         .hasLowCardinalityKeyValue("transport", "tcp")
                         .hasLowCardinalityKeyValue("routing", "pinned-0")
@@ -145,6 +149,19 @@ class TransferEngineObservationAutoConfigurationTests {
                                 .hasLowCardinalityKeyValue("outcome", "timeout")
                                 .hasError());
             }
+        });
+    }
+
+    @Test
+    void theObservationTimerGetsAHelpText() {
+        runner.withBean(ObservationRegistry.class, ObservationRegistry::create).run(context -> {
+            final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            context.getBeansOfType(MeterFilter.class).values().forEach(registry.config()::meterFilter);
+            // as Micrometer's DefaultMeterObservationHandler registers it: no description
+            registry.timer(NAME, "engine", "transferEngine");
+
+            assertThat(registry.get(NAME).timer().getId().getDescription())
+                    .startsWith("Reactive transfers of the engine's facade");
         });
     }
 

@@ -382,8 +382,7 @@ final class TcpInbound extends TcpConnection {
         context.count(
                 TcpCounter.of(reason),
                 remote,
-                TcpFrame.typeName(type) + " of " + length + " bytes to rkey 0x" + Long.toHexString(rkey) + " at offset "
-                        + offset);
+                TcpFrame.typeName(type) + " of " + length + " bytes at offset " + offset);
         target = null;
         refusal = reason;
         refusalSize = size;

@@ -364,8 +364,9 @@ final class TcpOutbound extends TcpConnection {
             return "peer " + peer + " refused a send of " + op.length + " bytes; largest posted receive buffer: "
                     + (size < 0 ? "none" : size + " bytes");
         }
-        return "peer " + peer + " refused a " + TcpFrame.typeName(op.type) + " to rkey 0x"
-                + Long.toHexString(op.rkey) + " at offset " + op.remoteOffset + " of length " + op.length
+        // the rkey stays out: a message may be logged or shown where the key must not go
+        return "peer " + peer + " refused a " + TcpFrame.typeName(op.type) + " at offset " + op.remoteOffset
+                + " of length " + op.length
                 + (refusal == TcpRefusal.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
     }
 

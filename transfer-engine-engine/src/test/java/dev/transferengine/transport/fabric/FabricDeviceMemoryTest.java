@@ -28,7 +28,7 @@ class FabricDeviceMemoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
-    void shouldRefuseDeviceMemoryNamingTheMissingHmemCapability(final String provider) {
+    void refuseDeviceMemoryNamingTheMissingHmemCapability(final String provider) {
         FabricFixture.assumeAvailable(provider);
         try (FabricFixture fixture = new FabricFixture();
                 Arena arena = Arena.ofConfined()) {
@@ -47,7 +47,7 @@ class FabricDeviceMemoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
-    void shouldReportAProviderWithoutHmemUnavailableWhenHmemIsRequired(final String provider) {
+    void reportAProviderWithoutHmemUnavailableWhenHmemIsRequired(final String provider) {
         FabricFixture.assumeAvailable(provider);
 
         assertThat(new FabricTransport()
@@ -58,7 +58,7 @@ class FabricDeviceMemoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"auto", "false"})
-    void shouldOpenWithoutHmemUnlessItIsRequired(final String hmem) {
+    void openWithoutHmemUnlessItIsRequired(final String hmem) {
         FabricFixture.assumeAvailable("tcp");
 
         assertThat(new FabricTransport()
@@ -68,7 +68,7 @@ class FabricDeviceMemoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"yes", ""})
-    void shouldRejectAnInvalidHmemOption(final String hmem) {
+    void rejectAnInvalidHmemOption(final String hmem) {
         FabricFixture.assumeAvailable("tcp");
 
         assertThat(new FabricTransport()
