@@ -76,14 +76,18 @@ final class TransferEnginePropertiesMapper {
      * @throws InvalidTransferEnginePropertyException naming the property of the first bad setting
      */
     void applyTo(final TransferEngineBuilder builder) {
-        builder.transport(transport())
-                .bindAddress(bindAddress())
-                .basePort(basePort())
-                .idleStrategy(properties.getWorker().getIdleStrategy())
-                .operationTimeout(properties.getTimeouts().getOperation())
-                .drainTimeout(properties.getTimeouts().getDrain())
-                .submitQueueCapacity(properties.getWorker().getSubmitQueueCapacity())
-                .maxInFlight(properties.getWorker().getMaxInFlight());
+        try { // the builder checks some settings as they are set, the config records the rest at config()
+            builder.transport(transport())
+                    .bindAddress(bindAddress())
+                    .basePort(basePort())
+                    .idleStrategy(properties.getWorker().getIdleStrategy())
+                    .operationTimeout(properties.getTimeouts().getOperation())
+                    .drainTimeout(properties.getTimeouts().getDrain())
+                    .submitQueueCapacity(properties.getWorker().getSubmitQueueCapacity())
+                    .maxInFlight(properties.getWorker().getMaxInFlight());
+        } catch (final InvalidConfigException e) {
+            throw property(e, "");
+        }
         final List<TransferEngineProperties.Group> groups = properties.getGroups();
         if (groups.isEmpty()) { // the builder would take no groups for its default of one
             throw new InvalidTransferEnginePropertyException(
