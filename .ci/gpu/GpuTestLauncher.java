@@ -1,3 +1,4 @@
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;
 
 import java.io.PrintWriter;
@@ -10,7 +11,10 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 
-/** Runs the JUnit tests of the given packages and prints one line per test; exit code 1 on any failure. */
+/**
+ * Runs the JUnit tests of the given packages or classes (a name whose last part starts with a capital letter) and
+ * prints one line per test; exit code 1 on any failure.
+ */
 public final class GpuTestLauncher {
 
     private GpuTestLauncher() {
@@ -19,7 +23,9 @@ public final class GpuTestLauncher {
     public static void main(final String[] packages) {
         final LauncherDiscoveryRequestBuilder builder = LauncherDiscoveryRequestBuilder.request();
         for (final String name : packages) {
-            builder.selectors(selectPackage(name));
+            final String last = name.substring(name.lastIndexOf('.') + 1);
+            builder.selectors(
+                    !last.isEmpty() && Character.isUpperCase(last.charAt(0)) ? selectClass(name) : selectPackage(name));
         }
         final LauncherDiscoveryRequest request = builder.build();
         final SummaryGeneratingListener summary = new SummaryGeneratingListener();

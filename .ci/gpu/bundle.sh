@@ -14,8 +14,8 @@ OUT=.ci/gpu/target/bundle
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 # packages the engine (its test classes compiled, not run) and te-bench.jar
-./mvnw -B -q -o -pl transfer-engine-bench -am package -DskipTests -Djavadoc.skip
-./mvnw -B -q -o -pl transfer-engine-engine dependency:copy-dependencies -DincludeScope=test \
+./mvnw -B -q -pl transfer-engine-bench -am package -DskipTests -Djavadoc.skip
+./mvnw -B -q -pl transfer-engine-engine dependency:copy-dependencies -DincludeScope=test \
   -DoutputDirectory="$PWD/$OUT/lib"
 cp -r transfer-engine-engine/target/classes "$OUT/classes"
 cp -r transfer-engine-engine/target/test-classes "$OUT/test-classes"

@@ -44,7 +44,11 @@ public enum EngineCounter {
     WORKER_RESTARTS(
             "workers restarted with fresh NICs after an unrecoverable error (their in-flight operations failed)"),
     /** Ended operations not told to {@link CompletionObserver}s because the callback thread fell behind. */
-    COMPLETIONS_UNOBSERVED("ended operations not told to completion observers because the callback thread fell behind");
+    COMPLETIONS_UNOBSERVED("ended operations not told to completion observers because the callback thread fell behind"),
+    /** Negative acknowledgements sent: operations carrying an imm that failed here, told to their receivers. */
+    IMMS_ABANDONED_SENT("negative acknowledgements sent: failed operations with an imm, told to their receivers"),
+    /** Negative acknowledgements received: imm expectations ended because a sender gave up an operation. */
+    IMMS_ABANDONED("negative acknowledgements received: imm expectations ended because a sender abandoned them");
 
     private final String description;
 

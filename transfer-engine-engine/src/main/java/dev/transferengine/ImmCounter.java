@@ -1,5 +1,6 @@
 package dev.transferengine;
 
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
@@ -32,6 +33,8 @@ public interface ImmCounter {
      * @param n credits to take (>= 0); 0 returns at once
      * @throws IllegalArgumentException if {@code n} is negative
      * @throws InvalidRequestException if the counter is replaced or removed while waiting; the credits are given back
+     * @throws ImmAbandonedException if a sender abandoned an operation carrying this imm (a negative acknowledgement)
+     *     while the credits were not covered; the credits are given back
      */
     void await(long n);
 
@@ -43,6 +46,7 @@ public interface ImmCounter {
      * @param timeout how long to wait for them, measured from the call
      * @throws IllegalArgumentException if {@code n} is negative
      * @throws InvalidRequestException if the counter is replaced or removed while waiting
+     * @throws ImmAbandonedException if a sender abandoned an operation carrying this imm while waiting
      * @throws TransferTimeoutException if the credits are not covered within {@code timeout}
      */
     void await(long n, Duration timeout);

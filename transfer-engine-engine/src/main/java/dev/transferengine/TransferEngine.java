@@ -157,6 +157,17 @@ public interface TransferEngine extends AutoCloseable {
     void submit(WriteRequest request, TransferListener listener);
 
     /**
+     * Cancels the write submitted with {@code listener}, which should answer {@link TransferListener#isCancelled()}
+     * true from now on (so that a write still queued is never posted). A posted write has its queued pieces withdrawn
+     * and ends at once with {@link dev.transferengine.exceptions.OperationCancelledException}; pieces already handed
+     * to the transport may still land (docs/delivery-contract.md), and a write carrying an imm tells its receivers
+     * (a negative acknowledgement). Nothing happens for a write that ended already. Any thread; does not block.
+     *
+     * @param listener the listener the write was submitted with (compared by identity)
+     */
+    void cancel(TransferListener listener);
+
+    /**
      * Submits a write whose completion only bumps {@code counters}, with no callback. Does not block; no listener,
      * future or callback-thread hand-off is involved.
      *

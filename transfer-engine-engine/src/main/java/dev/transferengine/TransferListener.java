@@ -20,4 +20,16 @@ public interface TransferListener {
      *     be a shared stackless instance, so do not add suppressed exceptions to it
      */
     void onError(TransferEngineException error);
+
+    /**
+     * Whether the caller gave up on the operation: a worker that finds this true before it posts the operation never
+     * posts it, and ends it with {@link dev.transferengine.exceptions.OperationCancelledException}. Pair it with
+     * {@link TransferEngine#cancel(TransferListener)} for an operation already posted. Called on a worker: cheap,
+     * non-blocking, allocation-free. The default is never cancelled.
+     *
+     * @return true once cancelled
+     */
+    default boolean isCancelled() {
+        return false;
+    }
 }

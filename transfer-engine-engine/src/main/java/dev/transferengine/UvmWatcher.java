@@ -19,7 +19,8 @@ public interface UvmWatcher extends AutoCloseable {
     /**
      * The slot's current value, read from host memory. Any thread; does not block.
      *
-     * @return the last value a kernel stored, or 0 before the first store
+     * @return the last value a kernel stored, or 0 before the first store and once the watcher or its engine is
+     *     closed (the slot is reset then, and its page may be freed)
      */
     long value();
 

@@ -1,5 +1,6 @@
 package dev.transferengine.sample;
 
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
@@ -33,7 +34,12 @@ class SampleErrorHandler {
         return respond(HttpStatus.CONFLICT, error);
     }
 
-    @ExceptionHandler({PeerUnreachableException.class, WebClientRequestException.class, WebClientResponseException.class
+    /** A peer failed; {@link ImmAbandonedException} is prefill telling decode that its transfer failed there. */
+    @ExceptionHandler({
+        PeerUnreachableException.class,
+        ImmAbandonedException.class,
+        WebClientRequestException.class,
+        WebClientResponseException.class
     })
     ResponseEntity<ErrorBody> peerFailed(final RuntimeException error) {
         return respond(HttpStatus.BAD_GATEWAY, error);

@@ -5,6 +5,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransportTls;
 import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.InvalidConfigException;
 import dev.transferengine.reactive.ReactiveOptions;
 import dev.transferengine.spi.DeviceMemory;
 
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
@@ -24,8 +26,12 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.ssl.SslOptions;
 
 /**
- * Checks {@link TransferEngineProperties} and copies them into a {@link TransferEngineBuilder}. Each check names
- * the property and how to fix it, so a bad value fails start-up with a clear report instead of an engine error.
+ * Copies {@link TransferEngineProperties} into a {@link TransferEngineBuilder}. The engine's config records are the
+ * one home of the rules they check: an {@link InvalidConfigException} is mapped, through its
+ * {@link InvalidConfigException#setting() setting}, to the property that set it, so a bad value fails start-up with
+ * a report naming the property and how to fix it. Only what the records cannot know is checked here: the
+ * transport's name, a wildcard bind address, the ports of all groups, CPUs and GPUs of this machine, the facade's
+ * settings.
  */
 final class TransferEnginePropertiesMapper {
 
@@ -41,27 +47,45 @@ final class TransferEnginePropertiesMapper {
 
     private static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
 
+    /** {@code EngineConfig} components and the property of each, below {@code transfer-engine.}. */
+    private static final Map<String, String> ENGINE_SETTINGS = Map.of(
+            "groups", "groups",
+            "basePort", "base-port",
+            "submitQueueCapacity", "worker.submit-queue-capacity",
+            "maxInFlight", "worker.max-in-flight",
+            "operationTimeout", "timeouts.operation",
+            "drainTimeout", "timeouts.drain",
+            "bindAddress", "bind-address",
+            "transport", "transport",
+            "idleStrategy", "worker.idle-strategy");
+
+    /** {@code GroupSpec} components and the property of each, below {@code transfer-engine.groups[i].}. */
+    private static final Map<String, String> GROUP_SETTINGS =
+            Map.of("nics", "nics", "workerCpu", "worker-cpu", "cudaDevice", "cuda-device");
+
     private final TransferEngineProperties properties;
 
     TransferEnginePropertiesMapper(final TransferEngineProperties properties) {
         this.properties = properties;
     }
 
-    /** Copies the engine settings into {@code builder}. */
+    /**
+     * Copies the engine settings into {@code builder} and builds its config once, so a rule the config records check
+     * fails here, named by its property, before any customizer runs.
+     *
+     * @throws InvalidTransferEnginePropertyException naming the property of the first bad setting
+     */
     void applyTo(final TransferEngineBuilder builder) {
         builder.transport(transport())
                 .bindAddress(bindAddress())
                 .basePort(basePort())
                 .idleStrategy(properties.getWorker().getIdleStrategy())
-                .operationTimeout(
-                        positive("timeouts.operation", properties.getTimeouts().getOperation()))
-                .drainTimeout(
-                        notNegative("timeouts.drain", properties.getTimeouts().getDrain()))
-                .submitQueueCapacity(submitQueueCapacity())
-                .maxInFlight(atLeastOne(
-                        "worker.max-in-flight", properties.getWorker().getMaxInFlight()));
+                .operationTimeout(properties.getTimeouts().getOperation())
+                .drainTimeout(properties.getTimeouts().getDrain())
+                .submitQueueCapacity(properties.getWorker().getSubmitQueueCapacity())
+                .maxInFlight(properties.getWorker().getMaxInFlight());
         final List<TransferEngineProperties.Group> groups = properties.getGroups();
-        if (groups.isEmpty()) {
+        if (groups.isEmpty()) { // the builder would take no groups for its default of one
             throw new InvalidTransferEnginePropertyException(
                     PREFIX + "groups",
                     "[]",
@@ -92,6 +116,31 @@ final class TransferEnginePropertiesMapper {
         if (tcp.isInsecure()) {
             builder.option("tcp.insecure", "true");
         }
+        try {
+            builder.config();
+        } catch (final InvalidConfigException e) {
+            throw property(e, "");
+        }
+    }
+
+    /**
+     * The property that set the config record component {@code e} names: {@code EngineConfig}'s in
+     * {@link #ENGINE_SETTINGS}, a {@code GroupSpec}'s under {@code groupPrefix} (e.g. {@code groups[1].}).
+     */
+    static InvalidTransferEnginePropertyException property(final InvalidConfigException e, final String groupPrefix) {
+        final String property = groupPrefix.isEmpty()
+                ? PREFIX + ENGINE_SETTINGS.getOrDefault(e.setting(), e.setting())
+                : PREFIX + groupPrefix + GROUP_SETTINGS.getOrDefault(e.setting(), e.setting());
+        return new InvalidTransferEnginePropertyException(
+                property, e.value(), String.valueOf(e.getMessage()), "Fix " + property + ": it " + rule(e) + ".");
+    }
+
+    /** The rule part of the message ("must be a power of two"), without the setting and the value. */
+    private static String rule(final InvalidConfigException e) {
+        final String message = String.valueOf(e.getMessage());
+        final int start = message.startsWith(e.setting() + " ") ? e.setting().length() + 1 : 0;
+        final int end = message.lastIndexOf(", was ");
+        return end > start ? message.substring(start, end) : message;
     }
 
     /**
@@ -203,10 +252,11 @@ final class TransferEnginePropertiesMapper {
         return address;
     }
 
+    /** The range of one port is {@code EngineConfig}'s rule; that every group's NICs fit above it is the tcp scheme's. */
     private int basePort() {
         final int port = properties.getBasePort();
         final int highest = port + 4 * (properties.getGroups().size() - 1) + 3;
-        if (port < 0 || (port > 0 && highest > 65535)) {
+        if (port > 0 && port <= 65535 && highest > 65535) {
             throw new InvalidTransferEnginePropertyException(
                     PREFIX + "base-port",
                     port,
@@ -216,32 +266,25 @@ final class TransferEnginePropertiesMapper {
         return port;
     }
 
-    private int submitQueueCapacity() {
-        final int capacity = properties.getWorker().getSubmitQueueCapacity();
-        if (capacity < 1 || Integer.bitCount(capacity) != 1) {
-            throw new InvalidTransferEnginePropertyException(
-                    PREFIX + "worker.submit-queue-capacity",
-                    capacity,
-                    "the submit queue capacity must be a power of two",
-                    "Set transfer-engine.worker.submit-queue-capacity to a power of two, e.g. 4096.");
-        }
-        return capacity;
-    }
-
     private static GroupSpec group(
             final int index, final TransferEngineProperties.Group group, final String deviceMemory) {
-        final String name = PREFIX + "groups[" + index + "].";
-        if (group.getNics() < 1 || group.getNics() > 4) {
-            throw new InvalidTransferEnginePropertyException(
-                    name + "nics",
-                    group.getNics(),
-                    "a group drives 1 to 4 NICs",
-                    "Set " + name + "nics to a value between 1 and 4.");
+        final String prefix = "groups[" + index + "].";
+        final String name = PREFIX + prefix;
+        try {
+            return checkedGroup(name, group, deviceMemory);
+        } catch (final InvalidConfigException e) {
+            throw property(e, prefix);
         }
+    }
+
+    /** The group's spec; its own rules are {@code GroupSpec}'s, this machine's CPUs and GPUs are checked here. */
+    private static GroupSpec checkedGroup(
+            final String name, final TransferEngineProperties.Group group, final String deviceMemory) {
         GroupSpec spec = GroupSpec.of(group.getNics());
         final Integer cpu = group.getWorkerCpu();
         if (cpu != null) {
-            if (cpu < 0 || cpu >= Runtime.getRuntime().availableProcessors()) {
+            spec = spec.withWorkerCpu(cpu);
+            if (cpu >= Runtime.getRuntime().availableProcessors()) {
                 throw new InvalidTransferEnginePropertyException(
                         name + "worker-cpu",
                         cpu,
@@ -249,19 +292,11 @@ final class TransferEnginePropertiesMapper {
                         "Set " + name + "worker-cpu to one of this machine's CPUs, or remove it.");
             }
             requireNativeAccess(name + "worker-cpu", cpu);
-            spec = spec.withWorkerCpu(cpu);
         }
         final Integer cuda = group.getCudaDevice();
         if (cuda != null) {
-            if (cuda < 0) {
-                throw new InvalidTransferEnginePropertyException(
-                        name + "cuda-device",
-                        cuda,
-                        "a CUDA device ordinal is >= 0",
-                        "Set " + name + "cuda-device to a GPU ordinal, or remove it.");
-            }
-            requireGpu(name + "cuda-device", cuda, deviceMemory);
             spec = spec.withCudaDevice(cuda);
+            requireGpu(name + "cuda-device", cuda, deviceMemory);
         }
         return spec;
     }
@@ -319,17 +354,6 @@ final class TransferEnginePropertiesMapper {
                     value,
                     "a timeout must be positive",
                     "Set transfer-engine." + property + " to a positive duration, e.g. 30s.");
-        }
-        return value;
-    }
-
-    private static Duration notNegative(final String property, final Duration value) {
-        if (value.isNegative()) {
-            throw new InvalidTransferEnginePropertyException(
-                    PREFIX + property,
-                    value,
-                    "a timeout cannot be negative",
-                    "Set transfer-engine." + property + " to 0 (no wait) or a positive duration, e.g. 5s.");
         }
         return value;
     }

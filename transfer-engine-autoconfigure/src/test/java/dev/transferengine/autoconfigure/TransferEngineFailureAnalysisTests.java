@@ -46,7 +46,9 @@ class TransferEngineFailureAnalysisTests {
                 .contains("transfer-engine.groups[1].nics")
                 .contains("'5'")
                 .contains("1 to 4 NICs");
-        assertThat(analysis.getAction()).contains("between 1 and 4");
+        assertThat(analysis.getAction())
+                .contains("transfer-engine.groups[1].nics")
+                .contains("must be 1..4");
     }
 
     @Test
@@ -118,6 +120,34 @@ class TransferEngineFailureAnalysisTests {
 
         assertThat(analysis.getDescription()).contains("transfer-engine.worker.submit-queue-capacity");
         assertThat(analysis.getAction()).contains("power of two");
+    }
+
+    @Test
+    void aRuleOfTheEngineConfigIsReportedUnderThePropertyThatSetIt() {
+        final FailureAnalysis inFlight = analyze("transfer-engine.worker.max-in-flight=0");
+        assertThat(inFlight.getDescription())
+                .contains("transfer-engine.worker.max-in-flight")
+                .contains("'0'")
+                .contains("must be >= 1");
+        assertThat(inFlight.getAction()).contains("transfer-engine.worker.max-in-flight");
+
+        final FailureAnalysis timeout = analyze("transfer-engine.timeouts.operation=0s");
+        assertThat(timeout.getDescription())
+                .contains("transfer-engine.timeouts.operation")
+                .contains("must be positive");
+
+        final FailureAnalysis drain = analyze("transfer-engine.timeouts.drain=-1s");
+        assertThat(drain.getDescription()).contains("transfer-engine.timeouts.drain");
+    }
+
+    @Test
+    void aRuleOfTheGroupSpecIsReportedUnderItsGroupsProperty() {
+        final FailureAnalysis analysis =
+                analyze("transfer-engine.groups[0].nics=1", "transfer-engine.groups[1].worker-cpu=-1");
+
+        assertThat(analysis.getDescription())
+                .contains("transfer-engine.groups[1].worker-cpu")
+                .contains("must be >= 0");
     }
 
     @Test

@@ -82,10 +82,14 @@ final class Anchors {
         }
     }
 
-    /** {@code fi_rma_bw -e rdm -o writedata} at {@code size} bytes: MB/s / 1000 = GB/s. */
-    static Figure fiRmaBw(final Path prefix, final String provider, final long size) throws IOException {
+    /**
+     * {@code fi_rma_bw -e rdm -o writedata} at {@code size} bytes: MB/s / 1000 = GB/s; with {@code cuda}, between GPU
+     * buffers ({@code -D cuda}, FI_HMEM).
+     */
+    static Figure fiRmaBw(final Path prefix, final String provider, final long size, final boolean cuda)
+            throws IOException {
         final int iterations = Math.clamp((4L << 30) / size, 200, 20_000);
-        final List<String> args = List.of(
+        final List<String> args = new ArrayList<>(List.of(
                 "-e",
                 "rdm",
                 "-o",
@@ -97,7 +101,10 @@ final class Anchors {
                 "-W",
                 "64",
                 "-w",
-                Integer.toString(Math.max(10, iterations / 20)));
+                Integer.toString(Math.max(10, iterations / 20))));
+        if (cuda) {
+            args.addAll(List.of("-D", "cuda"));
+        }
         final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
         return new Figure(
                 "fi_rma_bw",
@@ -161,7 +168,7 @@ final class Anchors {
         final ProcessBuilder builder =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         if (libraryPath != null) {
-            builder.environment().put("LD_LIBRARY_PATH", libraryPath);
+            libraryPath(builder, libraryPath);
         }
         return builder.start();
     }
@@ -174,7 +181,7 @@ final class Anchors {
             sleep(attempt == 0 ? 300 : 250);
             final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             if (libraryPath != null) {
-                builder.environment().put("LD_LIBRARY_PATH", libraryPath);
+                libraryPath(builder, libraryPath);
             }
             final Process process = builder.start();
             final byte[] bytes;
@@ -199,6 +206,12 @@ final class Anchors {
             }
         }
         throw new IOException(String.join(" ", command) + " failed: " + abbreviate(out));
+    }
+
+    /** {@code libraryPath} first, then what LD_LIBRARY_PATH had (e.g. the CUDA libraries that {@code -D cuda} needs). */
+    private static void libraryPath(final ProcessBuilder builder, final String libraryPath) {
+        final String inherited = builder.environment().getOrDefault("LD_LIBRARY_PATH", "");
+        builder.environment().put("LD_LIBRARY_PATH", inherited.isEmpty() ? libraryPath : libraryPath + ":" + inherited);
     }
 
     private static void stop(final Process process) {

@@ -1,5 +1,6 @@
 package dev.transferengine.bench;
 
+import dev.transferengine.Device;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
@@ -40,6 +41,13 @@ public final class EngineOptions {
             description = "worker idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
     String idle;
 
+    @Option(
+            names = "--device",
+            defaultValue = "host",
+            description = "memory of the registered regions, both sides: host (default) or cuda:N (GPU N; fabric"
+                    + " writes it with FI_HMEM, tcp stages it through pinned host memory)")
+    String device;
+
     @Option(names = "--option", description = "engine option KEY=VALUE, repeatable (e.g. tcp.socketBufferBytes=0)")
     List<String> options = new ArrayList<>();
 
@@ -62,9 +70,35 @@ public final class EngineOptions {
         return IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT));
     }
 
+    /**
+     * The device named by {@code --device}.
+     *
+     * @throws IllegalArgumentException if it is neither {@code host} nor {@code cuda:N}
+     */
+    Device device() {
+        final String text = device.strip().toLowerCase(Locale.ROOT);
+        if (text.equals("host")) {
+            return Device.host();
+        }
+        if (text.startsWith("cuda:")) {
+            try {
+                final int ordinal = Integer.parseInt(text.substring("cuda:".length()));
+                if (ordinal >= 0) {
+                    return Device.cuda(ordinal);
+                }
+            } catch (final NumberFormatException e) {
+                // the message below says what is accepted
+            }
+        }
+        throw new IllegalArgumentException("--device must be host or cuda:N (N = 0, 1, ...), not '" + device + "'");
+    }
+
     /** Builds and starts the engine these options describe. Blocks while the NICs open. */
     TransferEngine open() {
         GroupSpec group = GroupSpec.of(nics);
+        if (device() instanceof Device.Cuda cuda) {
+            group = group.withCudaDevice(cuda.ordinal()); // the NICs near that GPU; fabric then asks for FI_HMEM
+        }
         if (workerCpu != null) {
             group = group.withWorkerCpu(workerCpu);
         }
@@ -115,8 +149,8 @@ public final class EngineOptions {
 
     /** The command-line form of these options for a spawned peer (without the worker CPU). */
     List<String> peerArgs() {
-        final List<String> args =
-                new ArrayList<>(List.of("--transport", transport, "--nics", Integer.toString(nics), "--idle", idle));
+        final List<String> args = new ArrayList<>(List.of(
+                "--transport", transport, "--nics", Integer.toString(nics), "--idle", idle, "--device", device));
         if (provider != null) {
             args.add("--provider");
             args.add(provider);

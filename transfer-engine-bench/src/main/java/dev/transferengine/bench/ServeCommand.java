@@ -1,6 +1,5 @@
 package dev.transferengine.bench;
 
-import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.TransferEngine;
 
@@ -48,8 +47,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         try (Arena arena = Arena.ofShared();
+                RegionMemory memory = RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0);
                 TransferEngine engine = engineOptions.open()) {
-            final MemoryRegion target = engine.register(arena.allocate(region, 4096), Device.host());
+            final MemoryRegion target = engine.register(memory.segment(), memory.device());
             try (ServerSession _ = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
                 System.out.println(new PeerLine(engine.mainAddress(), target.descriptor()).format());
                 System.out.flush();

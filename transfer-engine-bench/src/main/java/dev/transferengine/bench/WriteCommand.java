@@ -9,7 +9,6 @@ import dev.transferengine.TransferEngine;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,9 +142,11 @@ public final class WriteCommand implements Callable<Integer> {
         validate();
         try (Arena arena = Arena.ofShared();
                 PeerProcess child = peer == null ? PeerProcess.start(serveArgs()) : null;
+                // non-zero source bytes, so that no layer can shortcut zero pages
+                RegionMemory memory = RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0x5A);
                 TransferEngine engine = engineOptions.open()) {
             final NetworkAddress server = child != null ? child.line().address() : peerAddress(peer);
-            final MemoryRegion local = engine.register(filled(arena.allocate(region, 4096)), Device.host());
+            final MemoryRegion local = engine.register(memory.segment(), memory.device());
             // created before the hello, so that no pong can arrive unexpected
             final ImmCounter pongs = engine.immCounter(Imms.PONG);
             final long connectStart = System.nanoTime();
@@ -212,12 +213,6 @@ public final class WriteCommand implements Callable<Integer> {
         return PeerLine.matches(text) ? PeerLine.parse(text).address() : NetworkAddress.parse(text);
     }
 
-    /** Non-zero source bytes, so that no layer can shortcut zero pages. */
-    private static MemorySegment filled(final MemorySegment segment) {
-        segment.fill((byte) 0x5A);
-        return segment;
-    }
-
     /**
      * Runs the anchor of this case and returns the fields to add: anchor, its command, its figure, the ratio and the
      * goal (issue 11): bandwidth ratio engine/anchor >= 0.9; round trip engine p50 / anchor <= 1.5.
@@ -238,7 +233,7 @@ public final class WriteCommand implements Callable<Integer> {
             final String provider = engineOptions.provider == null ? "tcp" : engineOptions.provider;
             figure = op.equals("imm")
                     ? Anchors.fiRmaPingpong(Path.of(fabtests), provider)
-                    : Anchors.fiRmaBw(Path.of(fabtests), provider, size);
+                    : Anchors.fiRmaBw(Path.of(fabtests), provider, size, engineOptions.device() instanceof Device.Cuda);
         } else {
             figure = op.equals("imm")
                     ? Anchors.tcpPingpong(pingpong, 100_000)

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * The bench uses the engine as its users do: the API, the reactive facade and, for the domain-level and
- * device-memory benchmarks and the {@code instant} transport, the exported SPI; never core, a transport, CUDA or
+ * The bench uses the engine as its users do: the API and, for the domain-level and device-memory benchmarks, the
+ * exported SPI and the test kit's {@code instant} transport and {@code Domains}; never core, a transport, CUDA or
  * native access (the module exports none of them).
  */
 class ArchitectureTest {

@@ -2,8 +2,10 @@ package dev.transferengine.core;
 
 import dev.transferengine.EngineCounter;
 import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.ImmListener;
 import dev.transferengine.TransferListener;
 
+import java.util.Objects;
 import java.util.function.IntUnaryOperator;
 
 import org.agrona.concurrent.Agent;
@@ -26,6 +28,9 @@ final class CallbackDispatcher implements Agent {
     /** {@link Runnable}s, or {@link TransferListener}s whose {@code onDone} is due (no wrapper allocated for them). */
     private final MpscUnboundedAtomicArrayQueue<Object> events = new MpscUnboundedAtomicArrayQueue<>(1024);
 
+    /** Imms for the imm listener, in arrival order; guarded by itself. */
+    private final ImmEvents imms = new ImmEvents();
+
     private final Counters counters;
     /** Drains UVM watcher changes on this thread once the engine has watchers; see {@link #attachUvm}. */
     private volatile @Nullable IntUnaryOperator uvm;
@@ -41,7 +46,7 @@ final class CallbackDispatcher implements Agent {
 
     CallbackDispatcher(final Counters counters, final IdleStrategyKind idleKind) {
         this.counters = counters;
-        this.idle = new WakeableIdle(idleKind, () -> !events.isEmpty());
+        this.idle = new WakeableIdle(idleKind, () -> !events.isEmpty() || imms.hasAny());
     }
 
     /** How this dispatcher's thread idles; dispatching wakes it. */
@@ -52,6 +57,17 @@ final class CallbackDispatcher implements Agent {
     /** Any thread; never blocks. */
     void dispatch(final Runnable event) {
         events.offer(event);
+        idle.wake();
+    }
+
+    /**
+     * Tells {@code listener} of one imm on this thread. Any thread; never blocks; allocation-free once the buffer
+     * grew to the backlog: one imm is a pair of array slots, not a lambda.
+     */
+    void dispatchImm(final ImmListener listener, final int imm) {
+        synchronized (imms) {
+            imms.add(listener, imm);
+        }
         idle.wake();
     }
 
@@ -94,6 +110,9 @@ final class CallbackDispatcher implements Agent {
             run(event);
             work++;
         }
+        for (int n = 0; n < DRAIN_LIMIT && runImm(); n++) {
+            work++;
+        }
         return work;
     }
 
@@ -104,13 +123,87 @@ final class CallbackDispatcher implements Agent {
         while ((event = events.poll()) != null) {
             run(event);
         }
+        while (runImm()) {
+            // every imm that arrived is told
+        }
         while (counters.completions().drain(DRAIN_LIMIT) > 0) {
             // every ended operation is told to the observers before the engine is gone
         }
     }
 
     boolean isIdle() {
-        return events.isEmpty();
+        return events.isEmpty() && !imms.hasAny();
+    }
+
+    /** Tells the oldest queued imm to its listener, outside the lock; false when none is queued. */
+    private boolean runImm() {
+        final ImmListener listener;
+        final int imm;
+        synchronized (imms) {
+            if (!imms.hasAny()) {
+                return false;
+            }
+            imm = imms.headImm();
+            listener = imms.removeHead();
+        }
+        try {
+            listener.onImm(imm);
+        } catch (final Throwable e) { // an Error from user code too: this thread serves every other callback
+            counters.increment(EngineCounter.CALLBACK_ERRORS);
+            errors.warn("a transfer-engine imm listener threw; the engine continues", e);
+        }
+        return true;
+    }
+
+    /** A growable ring of (listener, imm) pairs; the caller holds its monitor. */
+    private static final class ImmEvents {
+        private @Nullable ImmListener[] listeners = new ImmListener[256];
+        private int[] values = new int[256];
+        private int head;
+        private int size;
+        /** Written under the monitor, read without it by the idle check, which only needs a hint. */
+        private volatile boolean any;
+
+        boolean hasAny() {
+            return any;
+        }
+
+        void add(final ImmListener listener, final int imm) {
+            if (size == values.length) {
+                grow();
+            }
+            final int tail = (head + size) & (values.length - 1);
+            listeners[tail] = listener;
+            values[tail] = imm;
+            size++;
+            any = true;
+        }
+
+        int headImm() {
+            return values[head];
+        }
+
+        ImmListener removeHead() {
+            final ImmListener listener = Objects.requireNonNull(listeners[head], "a queued imm has its listener");
+            listeners[head] = null;
+            head = (head + 1) & (values.length - 1);
+            size--;
+            any = size > 0;
+            return listener;
+        }
+
+        private void grow() {
+            final int capacity = values.length * 2;
+            final @Nullable ImmListener[] moreListeners = new ImmListener[capacity];
+            final int[] moreValues = new int[capacity];
+            for (int i = 0; i < size; i++) {
+                moreListeners[i] = listeners[(head + i) & (values.length - 1)];
+                moreValues[i] = values[(head + i) & (values.length - 1)];
+            }
+            listeners = moreListeners;
+            values = moreValues;
+            head = 0;
+        }
     }
 
     private void run(final Object event) {

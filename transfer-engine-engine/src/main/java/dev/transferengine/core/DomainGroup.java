@@ -1,30 +1,25 @@
 package dev.transferengine.core;
 
-import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
+import dev.transferengine.GroupRouting;
 import dev.transferengine.GroupSpec;
-import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
-import dev.transferengine.RegionDescriptor;
 import dev.transferengine.StageProbe;
+import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
-import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.exceptions.WorkerFailedException;
 import dev.transferengine.nativeaccess.CpuAffinity;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
-import dev.transferengine.spi.DomainListener;
 import dev.transferengine.spi.Transport;
 import dev.transferengine.spi.WriteDescriptor;
 
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +27,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -45,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@link WritePlanner} cut requests into per-NIC pieces, polls the NICs and then handles what they reported from the
  * {@link CompletionQueue}, and expires operations past their timeout in the {@link InFlightTable}. Every request ends
  * exactly once. An unexpected exception is counted and logged and the worker goes on; an {@link Error} (out of
- * memory, say) fails what is in flight, marks the group down and reopens its NICs.
+ * memory, say) fails what is in flight, marks the group down and reopens its NICs, unless the
+ * {@link WorkerErrorPolicy} says the JVM is broken: the group then stays down and fails every later request at once.
  *
  * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control}, {@link #call} and the
  * read-only views. The worker never blocks. Time comes from the injected clock, so tests drive timeouts by hand.
@@ -55,6 +50,12 @@ final class DomainGroup implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(DomainGroup.class);
     private static final int CONTROL_DRAIN_LIMIT = 8;
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
+    /**
+     * How long closing polls the NICs after it posted negative acknowledgements, so that they leave (a tcp peer may
+     * need a connection and its handshake first); closing without any waits for nothing.
+     */
+    private static final long CLOSE_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
     /** How often the worker looks for registered memory the application freed. */
@@ -84,39 +85,31 @@ final class DomainGroup implements Agent {
     private final WriteDescriptor posted = new WriteDescriptor();
 
     private final CompletionQueue completions = new CompletionQueue(1024);
-    private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
-    /**
-     * What a restart registers and resolves again on the new NICs. A list: the scope sweep walks it by index every
-     * millisecond, without an iterator's garbage.
-     */
-    private final ArrayList<Region> regions = new ArrayList<>();
+    /** What a restart must re-create on the new NICs. */
+    private final GroupResources resources;
+    /** The commands other threads send this worker. */
+    private final GroupProxy proxy;
 
-    private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final BackPressureException backPressure;
     private final ThrottledLog errors = new ThrottledLog(LOG);
     private final long timeoutNanos;
     private final long timeoutScanNanos;
     private long nextTimeoutScan;
+    /** The clock, read once at the start of each duty cycle (nanoseconds). */
+    private long now;
+
     private long nextScopeSweep;
 
     private boolean nicsOpen;
+    /** Down for good: the {@link WorkerErrorPolicy} forbade reopening the NICs. */
+    private boolean downForGood;
+
     private long nextReopen;
     private @Nullable WorkerFailedException downError;
     private volatile @Nullable String failure;
     private volatile @Nullable Thread worker;
     private volatile boolean stopped;
     private final WakeableIdle idle;
-
-    /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
-    private static final class ResolvedPeers {
-        final List<List<NetworkAddress>> addresses;
-        final long[][] handles;
-
-        ResolvedPeers(final List<List<NetworkAddress>> addresses, final long[][] handles) {
-            this.addresses = addresses;
-            this.handles = handles;
-        }
-    }
 
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final WorkerServices services) {
         this.index = index;
@@ -133,6 +126,8 @@ final class DomainGroup implements Agent {
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
+        this.resources = new GroupResources(index, domains);
+        this.proxy = new GroupProxy(this);
         this.inFlight = new InFlightTable(config.maxInFlight());
         this.planner = new WritePlanner(spec.nics());
         this.backPressure = new BackPressureException("the submission queue of group " + index + " is full ("
@@ -151,6 +146,16 @@ final class DomainGroup implements Agent {
     /** What this worker shares with the engine's other workers. */
     WorkerServices services() {
         return services;
+    }
+
+    /** The commands other threads send this worker, one method each. Any thread. */
+    GroupProxy proxy() {
+        return proxy;
+    }
+
+    /** Its regions, peer groups and receive pools: what a restart re-creates. Worker thread only. */
+    GroupResources resources() {
+        return resources;
     }
 
     int nicCount() {
@@ -247,6 +252,7 @@ final class DomainGroup implements Agent {
 
     @Override
     public int doWork() {
+        now = clock.getAsLong();
         try {
             return nicsOpen ? duty() : reopen();
         } catch (final RuntimeException e) {
@@ -261,10 +267,9 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
-        final long started = clock.getAsLong();
-        if (started - nextScopeSweep >= 0) {
-            nextScopeSweep = started + SCOPE_SWEEP_NANOS;
-            work += deregisterFreed();
+        if (now - nextScopeSweep >= 0) {
+            nextScopeSweep = now + SCOPE_SWEEP_NANOS;
+            work += resources.deregisterFreed(counters, errors);
         }
         work += drainSubmissions();
         work += drainCompletions(); // what posts reported at once
@@ -272,12 +277,9 @@ final class DomainGroup implements Agent {
             work += domain.poll();
             work += drainCompletions();
         }
-        if (inFlight.active() > 0) {
-            final long now = clock.getAsLong();
-            if (now - nextTimeoutScan >= 0) {
-                nextTimeoutScan = now + timeoutScanNanos;
-                work += expireTimedOut(now);
-            }
+        if (inFlight.active() > 0 && now - nextTimeoutScan >= 0) {
+            nextTimeoutScan = now + timeoutScanNanos;
+            work += expireTimedOut();
         }
         return work;
     }
@@ -297,8 +299,12 @@ final class DomainGroup implements Agent {
             drainCompletions(); // what ended before the close counts as ended
         }
         final EngineClosedException closed = new EngineClosedException("engine closed while the operation was pending");
+        final long abandonedBefore = counters.counter(EngineCounter.IMMS_ABANDONED_SENT);
         failInFlight(closed);
         failQueued(closed);
+        if (nicsOpen && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
+            flushControl();
+        }
         closeDomains(); // receive buffers are freed by the engine once every worker stopped
     }
 
@@ -361,7 +367,16 @@ final class DomainGroup implements Agent {
         if (timed) {
             s.takenNanos = System.nanoTime();
         }
-        inFlight.add(s, clock.getAsLong() + timeoutNanos);
+        inFlight.add(s, now + timeoutNanos);
+        if (s.isCancelled()) {
+            s.remaining = 0;
+            fail(
+                    s,
+                    new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                            + " cancelled before it was posted"));
+            release(s);
+            return;
+        }
         final WriteRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
@@ -454,7 +469,7 @@ final class DomainGroup implements Agent {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);
                 counters.add(index, nic, NicCounter.BYTES_RECEIVED, value);
                 final long token = completions.token(i);
-                final Receives receives = receivePools.get(Receives.poolId(token));
+                final Receives receives = resources.receivePool(Receives.poolId(token));
                 if (receives != null) {
                     receives.onReceive(Receives.bufferIndex(token), (int) value);
                 }
@@ -497,6 +512,8 @@ final class DomainGroup implements Agent {
         }
         if (error != null) {
             fail(s, error);
+        } else {
+            s.confirmed++;
         }
         if (--s.remaining == 0) {
             end(s);
@@ -524,7 +541,73 @@ final class DomainGroup implements Agent {
     private void fail(final Submission s, final TransferEngineException error) {
         if (!s.failed) {
             s.failed = true;
+            abandonImms(s, error);
             s.complete(error, callbacks, counters);
+        }
+    }
+
+    /**
+     * The request failed: where it carries an imm, tells each receiver how many of its imm events will not come (a
+     * negative acknowledgement over NIC 0), so the receiver's expectation ends now instead of at its own timeout.
+     * Only while the NICs are open; a failure path, so it may allocate.
+     */
+    private void abandonImms(final Submission s, final TransferEngineException error) {
+        final WriteRequest request = s.request;
+        if (request == null || !nicsOpen) {
+            return;
+        }
+        final String cause = String.valueOf(error.getMessage());
+        switch (request) {
+            case SingleWrite w ->
+                w.imm()
+                        .ifPresent(imm -> abandonImm(
+                                w.dst(),
+                                imm,
+                                (w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1) - s.confirmed,
+                                cause));
+            case PagedWrite w -> w.imm().ifPresent(imm -> abandonImm(w.dst(), imm, w.pageCount() - s.confirmed, cause));
+            case ImmWrite w -> abandonImm(w.dst(), w.value(), 1 - s.confirmed, cause);
+            case BarrierWrite w -> abandonEach(w.dsts(), w.value(), 1, cause);
+            case ScatterWrite w -> {
+                if (w.imm().isPresent()) {
+                    final List<RegionDescriptor> dsts =
+                            new ArrayList<>(w.targets().size());
+                    for (final ScatterTarget target : w.targets()) {
+                        dsts.add(target.dst());
+                    }
+                    final int perTarget = w.routing() instanceof GroupRouting.ShardBytes ? domains.length : 1;
+                    abandonEach(dsts, w.imm().getAsInt(), perTarget, cause);
+                }
+            }
+        }
+    }
+
+    /** One acknowledgement per receiving peer, counting every event of the request to it (some may have landed). */
+    private void abandonEach(
+            final List<RegionDescriptor> dsts, final int imm, final int perDestination, final String cause) {
+        final Map<NetworkAddress, RegionDescriptor> byPeer = new LinkedHashMap<>();
+        final Map<NetworkAddress, Integer> events = new HashMap<>();
+        for (final RegionDescriptor dst : dsts) {
+            final NetworkAddress peer = dst.nic(0).address();
+            byPeer.putIfAbsent(peer, dst);
+            events.merge(peer, perDestination, Integer::sum);
+        }
+        byPeer.forEach((peer, dst) -> abandonImm(dst, imm, events.getOrDefault(peer, perDestination), cause));
+    }
+
+    private void abandonImm(final RegionDescriptor dst, final int imm, final int missing, final String cause) {
+        if (missing <= 0) {
+            return;
+        }
+        final Domain domain = domains[0];
+        try {
+            domain.abandonImm(domain.resolve(dst.nic(0).address()), imm, missing, cause);
+            counters.increment(EngineCounter.IMMS_ABANDONED_SENT);
+        } catch (final RuntimeException e) { // the request's own failure is reported either way
+            errors.warn(
+                    "group " + index + ": telling " + dst.nic(0).address() + " that imm " + imm
+                            + " was abandoned failed",
+                    e);
         }
     }
 
@@ -540,7 +623,7 @@ final class DomainGroup implements Agent {
         }
     }
 
-    private int expireTimedOut(final long now) {
+    private int expireTimedOut() {
         int expired = 0;
         for (Submission s = inFlight.nextExpired(0, now); s != null; ) {
             final long token = s.token;
@@ -558,6 +641,27 @@ final class DomainGroup implements Agent {
             s = inFlight.nextExpired((int) token + 1, now);
         }
         return expired;
+    }
+
+    /**
+     * Worker thread: cancels the operation submitted with {@code listener} if it is in flight here: its queued pieces
+     * are withdrawn as for a timeout and it ends as cancelled now; one still queued is caught by {@link #start}.
+     */
+    void cancel(final TransferListener listener) {
+        for (Submission s = inFlight.nextLive(0); s != null; s = inFlight.nextLive((int) s.token + 1)) {
+            if (s.hasListener(listener)) {
+                final long token = s.token;
+                fail(
+                        s,
+                        new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
+                                + " cancelled after it was posted (" + s.remaining + " pieces outstanding)"));
+                for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
+                    domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
+                }
+                release(s);
+                return;
+            }
+        }
     }
 
     /** Fails and frees every operation in flight. */
@@ -582,18 +686,21 @@ final class DomainGroup implements Agent {
      */
     private void fallDown(final Error cause) {
         nicsOpen = false;
-        failure = "worker failed, reopening its NICs: " + cause;
+        downForGood = !WorkerErrorPolicy.mayReopen(cause);
+        failure = downForGood
+                ? "worker failed for good, its NICs stay closed: " + cause
+                : "worker failed, reopening its NICs: " + cause;
         counters.increment(EngineCounter.WORKER_RESTARTS);
         errors.error("group " + index + ": worker failed; its in-flight operations fail and its NICs reopen", cause);
         final WorkerFailedException error = new WorkerFailedException(
-                "the worker of group " + index + " failed (" + cause
-                        + ") while the operation was in flight; its NICs were reopened",
+                "the worker of group " + index + " failed (" + cause + ") while the operation was in flight; "
+                        + (downForGood ? "the group stays down until the engine is closed" : "its NICs were reopened"),
                 cause);
         downError = error;
         dropCompletions();
         failInFlight(error);
         closeDomains();
-        nextReopen = clock.getAsLong();
+        nextReopen = now;
     }
 
     /** While down: refuses new submissions, and reopens the NICs with their regions, peers and receive buffers. */
@@ -602,22 +709,13 @@ final class DomainGroup implements Agent {
         if (error != null) {
             failQueued(error);
         }
-        final long now = clock.getAsLong();
-        if (now - nextReopen < 0) {
+        if (downForGood || now - nextReopen < 0) {
             return 0;
         }
         nextReopen = now + REOPEN_BACKOFF_NANOS;
         closeDomains(); // what an earlier attempt opened
         openDomains();
-        for (final Region region : regions) {
-            region.keys(registerKeys(region.segment(), region.device()));
-        }
-        for (final ResolvedPeers peers : peerGroups) {
-            resolveInto(peers);
-        }
-        for (final Receives receives : receivePools.values()) {
-            receives.repost();
-        }
+        resources.recreate();
         downError = null;
         failure = null;
         LOG.warn("group {}: NICs reopened after the worker failed; regions of this group have new keys", index);
@@ -626,12 +724,32 @@ final class DomainGroup implements Agent {
 
     private void openDomains() {
         for (int nic = 0; nic < domains.length; nic++) {
-            domains[nic] = transport.openDomain(new DomainContext(config, index, nic, new NicEvents(nic)));
+            domains[nic] = transport.openDomain(
+                    new DomainContext(config, index, nic, new NicEvents(index, nic, completions, imms, counters)));
         }
         nicsOpen = true;
     }
 
+    /**
+     * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), so
+     * that negative acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
+     */
+    private void flushControl() {
+        final long until = System.nanoTime() + CLOSE_FLUSH_NANOS;
+        while (System.nanoTime() - until < 0) {
+            for (final Domain domain : domains) {
+                try {
+                    domain.poll();
+                    drainCompletions();
+                } catch (final RuntimeException e) {
+                    errors.warn("polling " + domain.description() + " while closing failed", e);
+                }
+            }
+        }
+    }
+
     private void closeDomains() {
+        nicsOpen = false;
         for (int nic = 0; nic < domains.length; nic++) {
             final Domain domain = domains[nic];
             if (domain != null) {
@@ -643,150 +761,5 @@ final class DomainGroup implements Agent {
             }
         }
         dropCompletions(); // closing reports the failure of what was posted; those operations ended already
-    }
-
-    // ---- worker thread: control actions -------------------------------------------------------------------------
-
-    /** Registers {@code segment} on every NIC; a restart registers it again. */
-    Region register(final Region.Owner owner, final MemorySegment segment, final Device device) {
-        final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
-        regions.add(region);
-        return region;
-    }
-
-    /**
-     * Deregisters the regions whose memory the application freed (closed its arena) while they were registered, so
-     * that the NICs stop accepting writes into it: on fabric a remote write would otherwise land in freed memory
-     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep
-     * (docs/security.md).
-     */
-    private int deregisterFreed() {
-        int freed = 0;
-        for (int i = regions.size() - 1; i >= 0; i--) { // backwards: deregister removes the region
-            final Region region = regions.get(i);
-            if (!region.segment().scope().isAlive() && region.markDeregistered()) {
-                deregister(region);
-                region.forget();
-                counters.increment(EngineCounter.REGIONS_FREED);
-                errors.warn(
-                        "group " + index + ": " + region + " was freed while registered (its arena closed before "
-                                + "deregister); deregistered it now, so peers' writes to it are refused",
-                        null);
-                freed++;
-            }
-        }
-        return freed;
-    }
-
-    void deregister(final Region region) {
-        regions.remove(region);
-        for (int nic = 0; nic < domains.length; nic++) {
-            domains[nic].deregister(region.key(nic));
-        }
-    }
-
-    /** Registers the region's memory under fresh keys, then drops the old ones: old-key writes are refused. */
-    RegionDescriptor rekey(final Region region) {
-        if (!region.isRegistered()) {
-            throw new InvalidRequestException(region + " was deregistered; it cannot be re-keyed");
-        }
-        final Region.Keys old = region.keys();
-        final Region.Keys fresh = registerKeys(region.segment(), region.device());
-        region.keys(fresh);
-        for (int nic = 0; nic < domains.length; nic++) {
-            domains[nic].deregister(old.key(nic));
-        }
-        return fresh.descriptor();
-    }
-
-    private Region.Keys registerKeys(final MemorySegment segment, final Device device) {
-        final long[] keys = new long[domains.length];
-        int nic = 0;
-        try {
-            for (; nic < keys.length; nic++) {
-                keys[nic] = domains[nic].register(segment, device);
-            }
-        } catch (final RuntimeException e) {
-            for (int done = 0; done < nic; done++) {
-                domains[done].deregister(keys[done]);
-            }
-            throw e;
-        }
-        final List<RegionDescriptor.Nic> nics = new ArrayList<>(keys.length);
-        for (int n = 0; n < keys.length; n++) {
-            nics.add(new RegionDescriptor.Nic(domains[n].address(), keys[n]));
-        }
-        return new Region.Keys(keys, new RegionDescriptor(segment.address(), segment.byteSize(), nics));
-    }
-
-    /** Resolves each peer's addresses, one per NIC: {@code handles[peer][nic]}; a restart resolves them again. */
-    long[][] resolvePeers(final List<List<NetworkAddress>> addresses) {
-        final ResolvedPeers peers = new ResolvedPeers(addresses, new long[addresses.size()][]);
-        resolveInto(peers);
-        peerGroups.add(peers);
-        return peers.handles;
-    }
-
-    private void resolveInto(final ResolvedPeers peers) {
-        for (int p = 0; p < peers.addresses.size(); p++) {
-            final long[] handles = new long[domains.length];
-            for (int nic = 0; nic < domains.length; nic++) {
-                handles[nic] = domains[nic].resolve(peers.addresses.get(p).get(nic));
-            }
-            peers.handles[p] = handles;
-        }
-    }
-
-    void addReceivePool(final Receives receives) {
-        receivePools.put(receives.id(), receives);
-        receives.start();
-    }
-
-    /**
-     * The events of one NIC. They are queued and handled after the NIC's poll returns; imm reservations are
-     * answered at once, and {@link #onBytesReceived} is a counter.
-     */
-    private final class NicEvents implements DomainListener {
-
-        private final int nic;
-
-        NicEvents(final int nic) {
-            this.nic = nic;
-        }
-
-        @Override
-        public void onComplete(final long token, final long bytes) {
-            completions.add(CompletionQueue.COMPLETE, nic, token, bytes, null);
-        }
-
-        @Override
-        public void onFailed(final long token, final TransferEngineException error) {
-            completions.add(CompletionQueue.FAILED, nic, token, 0, error);
-        }
-
-        @Override
-        public void onReceive(final long token, final int length) {
-            completions.add(CompletionQueue.RECEIVE, nic, token, length, null);
-        }
-
-        @Override
-        public long reserveImm(final int imm) {
-            return imms.reserve(imm);
-        }
-
-        @Override
-        public void onImm(final long reservation) {
-            completions.add(CompletionQueue.IMM, nic, 0, reservation, null);
-        }
-
-        @Override
-        public void releaseImm(final long reservation) {
-            imms.release(reservation);
-        }
-
-        @Override
-        public void onBytesReceived(final long bytes) {
-            counters.add(index, nic, NicCounter.BYTES_RECEIVED, bytes);
-        }
     }
 }

@@ -49,7 +49,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -89,8 +88,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final ConcurrentHashMap<Region, Boolean> regions = new ConcurrentHashMap<>();
     private final List<Receives> receivePools = new ArrayList<>();
     private final AtomicInteger nextPoolId = new AtomicInteger();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger callersInside = new AtomicInteger();
+    private final EngineGate gate = new EngineGate();
     private final ThrottledLog agentErrors = new ThrottledLog(LOG);
     private @Nullable UvmWatcherService uvmWatchers;
 
@@ -128,11 +126,12 @@ final class Engine implements TransferEngine, Region.Owner {
             throw e;
         }
         LOG.info(
-                "transfer engine up: transport {}, {} group(s), main address {} (text form {})",
+                "transfer engine up: transport {}, {} group(s), main address {} (text form {}); NICs: {}",
                 transport.name(),
                 groups.length,
                 mainAddress().describe(),
-                mainAddress());
+                mainAddress(),
+                nics().stream().map(NicInfo::description).toList());
     }
 
     /** Errors that escaped an agent's own handling: counted and logged; the agent runs on. */
@@ -230,7 +229,7 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public boolean isHealthy() {
-        if (closed.get()) {
+        if (gate.isClosed()) {
             return false;
         }
         for (int g = 0; g < groups.length; g++) {
@@ -268,7 +267,7 @@ final class Engine implements TransferEngine, Region.Owner {
                         + "Arena.ofAuto() or Arena.global())");
             }
             final Region region = await(
-                    target.call(g -> g.register(this, segment, device)),
+                    target.proxy().register(this, segment, device),
                     config.operationTimeout(),
                     "registering " + segment.byteSize() + " bytes");
             regions.put(region, Boolean.TRUE);
@@ -283,9 +282,7 @@ final class Engine implements TransferEngine, Region.Owner {
         enter();
         try {
             return await(
-                    groups[region.group()].call(g -> g.rekey(region)),
-                    config.operationTimeout(),
-                    "re-keying " + region);
+                    groups[region.group()].proxy().rekey(region), config.operationTimeout(), "re-keying " + region);
         } finally {
             exit();
         }
@@ -320,7 +317,7 @@ final class Engine implements TransferEngine, Region.Owner {
                 return;
             }
             regions.remove(r);
-            await(groups[r.group()].run(g -> g.deregister(r)), config.operationTimeout(), "deregistering " + region);
+            await(groups[r.group()].proxy().deregister(r), config.operationTimeout(), "deregistering " + region);
         } finally {
             exit();
         }
@@ -331,6 +328,13 @@ final class Engine implements TransferEngine, Region.Owner {
     @Override
     public void submit(final WriteRequest request, final TransferListener listener) {
         submit(request, given(listener, "listener"), null, null);
+    }
+
+    @Override
+    public void cancel(final TransferListener listener) {
+        for (final DomainGroup group : groups) {
+            group.control(g -> g.cancel(listener));
+        }
     }
 
     @Override
@@ -484,7 +488,7 @@ final class Engine implements TransferEngine, Region.Owner {
             synchronized (receivePools) {
                 receivePools.add(pool);
             }
-            await(groups[0].run(g -> g.addReceivePool(pool)), config.operationTimeout(), "posting receives");
+            await(groups[0].proxy().addReceivePool(pool), config.operationTimeout(), "posting receives");
             return pool;
         } finally {
             exit();
@@ -535,8 +539,8 @@ final class Engine implements TransferEngine, Region.Owner {
                 }
                 copy.add(List.copyOf(addresses));
             }
-            final long[][] handles = await(
-                    groups[0].call(g -> g.resolvePeers(copy)), config.operationTimeout(), "resolving a peer group");
+            final long[][] handles =
+                    await(groups[0].proxy().resolvePeers(copy), config.operationTimeout(), "resolving a peer group");
             return new ResolvedPeerGroup(this, List.copyOf(copy), handles);
         } finally {
             exit();
@@ -584,11 +588,8 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
-        }
-        while (callersInside.get() > 0) {
-            Thread.onSpinWait();
         }
         final long deadline = System.nanoTime() + config.drainTimeout().toNanos();
         while (counters.inFlight() > 0 && System.nanoTime() - deadline < 0) {
@@ -605,7 +606,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     private void shutdown() {
-        closed.set(true);
+        gate.shut();
         for (final AgentRunner worker : workers) {
             if (worker != null) {
                 worker.close();
@@ -641,20 +642,15 @@ final class Engine implements TransferEngine, Region.Owner {
 
     /** Counts the caller in, unless the engine is closed; a true answer must be followed by {@link #exit()}. */
     private boolean tryEnter() {
-        callersInside.incrementAndGet();
-        if (closed.get()) {
-            callersInside.decrementAndGet();
-            return false;
-        }
-        return true;
+        return gate.tryEnter();
     }
 
     private void exit() {
-        callersInside.decrementAndGet();
+        gate.exit();
     }
 
     private void checkOpen() {
-        if (closed.get()) {
+        if (gate.isClosed()) {
             throw closedError;
         }
     }

@@ -4,6 +4,7 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmListener;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.spi.DomainListener;
 
@@ -26,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  * {@link #reserve}s before placing a write with an imm and refuses it beyond the bound (counted), then
  * {@link #consume}s or {@link #release}s the reservation. One lock guards the table: it is held for a few field
  * updates, never while user code runs.
+ *
+ * <p>A negative acknowledgement ({@link #onAbandoned}) ends the imm's expectation (its listener's
+ * {@link ImmCountListener#onAbandoned} runs, the credits stay) or the polled counter's next short waiter; one that
+ * comes before anyone expects the imm is kept with its credits for the next expectation or counter.
  */
 final class ImmCountTable {
 
@@ -36,6 +41,8 @@ final class ImmCountTable {
         final @Nullable PolledImmCounter polled;
         long count;
         boolean firing;
+        /** Credits only: a negative acknowledgement that came before anyone expected the imm. */
+        @Nullable ImmAbandonedException abandoned;
 
         Entry(
                 final int imm,
@@ -120,7 +127,7 @@ final class ImmCountTable {
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
-                    callbacks.dispatch(() -> listener.onImm(imm));
+                    callbacks.dispatchImm(listener, imm);
                 } else {
                     put(new Entry(imm, 0, null, null, 1)); // reserved, so within the bound
                 }
@@ -147,6 +154,12 @@ final class ImmCountTable {
             throw new InvalidRequestException("expected imm count must be >= 1, was " + count);
         }
         final Entry old = entries.get(imm);
+        final ImmAbandonedException abandonment = old == null ? null : old.abandoned;
+        if (abandonment != null) {
+            old.abandoned = null; // taken by this expectation, which ends at once; the credits stay
+            callbacks.dispatch(() -> listener.onAbandoned(abandonment));
+            return null;
+        }
         final Entry entry = new Entry(imm, count, listener, null, old == null ? 0 : old.credits());
         put(entry);
         fireIfDue(entry);
@@ -163,8 +176,42 @@ final class ImmCountTable {
             return old.polled;
         }
         final PolledImmCounter counter = new PolledImmCounter(imm, old == null ? 0 : old.credits());
+        if (old != null && old.abandoned != null) {
+            counter.abandon(old.abandoned);
+        }
         put(new Entry(imm, 0, null, counter, 0));
         return counter;
+    }
+
+    /**
+     * Worker thread: a sender abandoned an operation carrying {@code abandonment.imm()}. Ends the expectation of that
+     * imm (its credits stay credited) or the polled counter's short waiter, or keeps the abandonment for the next
+     * one; with neither and an imm listener set, there is nobody to tell.
+     */
+    void onAbandoned(final ImmAbandonedException abandonment) {
+        counters.increment(EngineCounter.IMMS_ABANDONED);
+        final int imm = abandonment.imm();
+        synchronized (this) {
+            final Entry entry = entries.get(imm);
+            if (entry == null) {
+                if (immListener == null && credited + reserved < maxCredited) {
+                    final Entry kept = new Entry(imm, 0, null, null, 0);
+                    kept.abandoned = abandonment;
+                    put(kept);
+                }
+            } else if (entry.polled != null) {
+                entry.polled.abandon(abandonment);
+            } else if (entry.listener != null) {
+                forget(imm);
+                if (entry.count > 0) {
+                    put(new Entry(imm, 0, null, null, entry.count)); // claimed imms, so past the bound too
+                }
+                final ImmCountListener listener = entry.listener;
+                callbacks.dispatch(() -> listener.onAbandoned(abandonment));
+            } else {
+                entry.abandoned = abandonment;
+            }
+        }
     }
 
     void immListener(final @Nullable ImmListener listener) {

@@ -1,11 +1,13 @@
 package dev.transferengine.core;
 
 import dev.transferengine.ImmCounter;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -18,6 +20,8 @@ final class PolledImmCounter implements ImmCounter {
     private final int imm;
     private final AtomicLong balance;
     private volatile boolean detached;
+    /** A negative acknowledgement not yet taken: the next waiter that is short of credits ends with it. */
+    private final AtomicReference<@Nullable ImmAbandonedException> abandoned = new AtomicReference<>();
 
     PolledImmCounter(final int imm, final long initialCredits) {
         this.imm = imm;
@@ -26,6 +30,11 @@ final class PolledImmCounter implements ImmCounter {
 
     void credit() {
         balance.incrementAndGet();
+    }
+
+    /** A sender abandoned an operation carrying this imm: a waiter short of credits, now or next, ends with it. */
+    void abandon(final ImmAbandonedException abandonment) {
+        abandoned.set(abandonment);
     }
 
     /** The counter was replaced or removed: waiters stop waiting instead of hanging. */
@@ -62,6 +71,11 @@ final class PolledImmCounter implements ImmCounter {
         }
         int spins = 0;
         while (balance.get() < 0) {
+            final ImmAbandonedException abandonment = abandoned.getAndSet(null);
+            if (abandonment != null) {
+                balance.addAndGet(n);
+                throw abandonment;
+            }
             if (detached) {
                 balance.addAndGet(n);
                 throw new InvalidRequestException(

@@ -92,7 +92,7 @@ final class Receives implements ReceivePool {
     }
 
     /** Worker thread: a buffer is back from the listener. */
-    private void returned(final int index) {
+    void returned(final int index) {
         if (!closed && (!credited || credits > 0)) {
             if (credited) {
                 credits--;
@@ -104,7 +104,7 @@ final class Receives implements ReceivePool {
     }
 
     /** Worker thread. */
-    private void credit(final long n) {
+    void credit(final long n) {
         credits += n;
         while (!closed && credits > 0 && !idle.isEmpty()) {
             credits--;
@@ -146,7 +146,7 @@ final class Receives implements ReceivePool {
             counters.increment(EngineCounter.RECEIVES);
             listener.onReceive(buffers[index].asSlice(0, length));
         } finally {
-            group.control(g -> returned(index));
+            group.proxy().returnReceiveBuffer(this, index);
         }
     }
 
@@ -173,7 +173,7 @@ final class Receives implements ReceivePool {
         if (!credited) {
             return; // every buffer is posted already
         }
-        group.control(g -> credit(n));
+        group.proxy().grant(this, n);
     }
 
     @Override

@@ -44,6 +44,9 @@ final class Submission {
     // worker-owned state
     long token;
     int remaining;
+    /** Pieces that ended well: imm events the receiver surely got, for a negative acknowledgement's count. */
+    int confirmed;
+
     boolean failed;
     long deadlineNanos;
 
@@ -78,6 +81,7 @@ final class Submission {
         future = null;
         failed = false;
         remaining = 0;
+        confirmed = 0;
         token = 0;
         takenNanos = 0;
         postedNanos = 0;
@@ -118,6 +122,17 @@ final class Submission {
             bytes += write.targets().get(i).length();
         }
         return bytes;
+    }
+
+    /** Whether this is the operation submitted with {@code value}. */
+    @SuppressWarnings("ReferenceEquality") // the listener is the operation's identity, whatever its equals says
+    boolean hasListener(final TransferListener value) {
+        return listener == value;
+    }
+
+    /** Whether its caller gave up on it ({@link TransferListener#isCancelled()}). */
+    boolean isCancelled() {
+        return listener != null && listener.isCancelled();
     }
 
     boolean isSend() {

@@ -1,5 +1,6 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.spi.DeviceCopyStream;
 
 import java.lang.foreign.MemorySegment;
@@ -57,7 +58,8 @@ final class CudaCopyStream implements DeviceCopyStream {
     }
 
     @Override
-    public long copyToHost(final long deviceAddress, final MemorySegment host, final long length) {
+    public synchronized long copyToHost(final long deviceAddress, final MemorySegment host, final long length) {
+        ensureOpen();
         if (isFull()) {
             return BUSY;
         }
@@ -69,7 +71,8 @@ final class CudaCopyStream implements DeviceCopyStream {
     }
 
     @Override
-    public long copyToDevice(final MemorySegment host, final long deviceAddress, final long length) {
+    public synchronized long copyToDevice(final MemorySegment host, final long deviceAddress, final long length) {
+        ensureOpen();
         if (isFull()) {
             return BUSY;
         }
@@ -81,7 +84,8 @@ final class CudaCopyStream implements DeviceCopyStream {
     }
 
     @Override
-    public boolean isDone(final long ticket) {
+    public synchronized boolean isDone(final long ticket) {
+        ensureOpen();
         while (completed < ticket) {
             final int result = cuEventQuery(events[(int) ((completed + 1) % events.length)]);
             if (result == CUresult.CUDA_ERROR_NOT_READY) {
@@ -105,6 +109,13 @@ final class CudaCopyStream implements DeviceCopyStream {
             cuEventDestroy(event);
         }
         CudaCalls.check(cuStreamDestroy(stream), "cuStreamDestroy");
+    }
+
+    /** A destroyed stream or event handed to the driver crashes the process; a late call gets an exception instead. */
+    private void ensureOpen() {
+        if (closed) {
+            throw new EngineClosedException("the copy stream of " + device + " is closed");
+        }
     }
 
     private boolean isFull() {

@@ -104,7 +104,16 @@ final class UvmSlotTable {
     }
 
     /** Closes every watcher and frees the pages; the polling thread must have stopped. */
-    synchronized void close() {
+    void close() {
+        closeWatchers();
+        freePages();
+    }
+
+    /**
+     * Closes every watcher (they read 0 from now on) but keeps the pages, which kernels may still store into; the
+     * polling thread must have stopped. Idempotent.
+     */
+    synchronized void closeWatchers() {
         if (closed) {
             return;
         }
@@ -113,6 +122,10 @@ final class UvmSlotTable {
             entry.markClosed();
         }
         active = NONE;
+    }
+
+    /** Frees the pages, after {@link #closeWatchers()} and once no kernel stores into them any more. Idempotent. */
+    synchronized void freePages() {
         RuntimeException failure = null;
         for (final SlotPage page : pages) {
             try {

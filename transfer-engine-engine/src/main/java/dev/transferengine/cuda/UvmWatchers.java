@@ -6,6 +6,7 @@ import dev.transferengine.UvmWatcher;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.spi.UvmWatcherService;
 
+import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
 
 import org.agrona.concurrent.Agent;
@@ -36,7 +37,11 @@ public final class UvmWatchers implements UvmWatcherService {
         return thread;
     };
 
+    /** How long {@link #close()} waits for the GPU's launches before it leaves the freeing to a daemon thread. */
+    static final int FREE_WAIT_SECONDS = 10;
+
     private final UvmWatchersConfig config;
+    private final SlotPageSource pages;
     private final UvmSlotTable table;
     private final UvmChangeQueue queue;
     private final UvmDispatcher dispatcher;
@@ -46,6 +51,7 @@ public final class UvmWatchers implements UvmWatcherService {
 
     UvmWatchers(final SlotPageSource pages, final UvmWatchersConfig config) {
         this.config = config;
+        this.pages = pages;
         this.table = new UvmSlotTable(pages, config.maxWatchers());
         this.queue = new UvmChangeQueue(config.queueCapacity());
         this.dispatcher = new UvmDispatcher(table, queue, config.callbackCpu());
@@ -107,8 +113,10 @@ public final class UvmWatchers implements UvmWatcherService {
     }
 
     /**
-     * Stops the threads (joins them), closes every watcher and frees the pages. Queued changes are dropped.
-     * Idempotent; blocks for the joins and the driver calls.
+     * Stops the threads (joins them) and closes every watcher, then frees the pages once the GPU is idle: kernels
+     * still storing into a watcher's slot would fault the GPU on a freed page. Waits for that up to
+     * {@value #FREE_WAIT_SECONDS} s; past it the pages are freed by a daemon thread when the GPU's launches end,
+     * and close returns. Queued changes are dropped. Idempotent; blocks for the joins and the driver calls.
      */
     @Override
     public void close() {
@@ -126,7 +134,30 @@ public final class UvmWatchers implements UvmWatcherService {
         if (callbackRunner != null) {
             callbackRunner.close();
         }
-        table.close();
+        table.closeWatchers();
+        final Thread freer = DAEMONS.newThread(() -> {
+            try {
+                pages.awaitDeviceIdle();
+            } catch (final RuntimeException e) {
+                // a broken context: whether kernels still run cannot be told, so the pages stay allocated
+                LOG.warn("UVM watcher pages not freed: waiting for the GPU's launches failed", e);
+                return;
+            }
+            table.freePages();
+        });
+        freer.setName("te-uvm-free");
+        freer.start();
+        try {
+            if (!freer.join(Duration.ofSeconds(FREE_WAIT_SECONDS))) {
+                LOG.warn(
+                        "UVM watchers closed while GPU launches still run after {} s: their {} page(s) are freed"
+                                + " when those launches end",
+                        FREE_WAIT_SECONDS,
+                        table.pageCount());
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private synchronized void startPolling() {

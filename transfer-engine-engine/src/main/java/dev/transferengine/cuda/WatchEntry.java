@@ -59,6 +59,10 @@ final class WatchEntry implements UvmWatcher {
 
     @Override
     public long value() {
+        if (!open) {
+            return 0;
+        }
+        // a close racing this read frees the page only after closing its arena: the read then fails, never crashes
         return read();
     }
 

@@ -1,6 +1,7 @@
 package dev.transferengine.cuda;
 
 import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.exceptions.EngineClosedException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +27,8 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
  * compiled by the driver when loaded), launched {@code <<<1,1>>>} on a stream of their own. For tests, benchmarks
  * and demos; production kernels store into {@link dev.transferengine.UvmWatcher#devicePointer()} themselves.
  *
- * <p>Launches are asynchronous and thread-safe; {@link #synchronize()} waits for them.
+ * <p>Launches are asynchronous and thread-safe; {@link #synchronize()} waits for them. After {@link #close()} every
+ * call fails with an {@link EngineClosedException}: a destroyed stream handed to the driver would crash the process.
  */
 final class WatcherKernels implements AutoCloseable {
 
@@ -38,6 +40,7 @@ final class WatcherKernels implements AutoCloseable {
     private final CUfunction increment;
     private final CUfunction pingPong;
     private final CUstream stream;
+    private boolean closed;
 
     private WatcherKernels(final CudaDevice device) {
         this.device = device;
@@ -96,7 +99,8 @@ final class WatcherKernels implements AutoCloseable {
     }
 
     /** Waits until every launch so far finished. Blocks. */
-    public void synchronize() {
+    public synchronized void synchronize() {
+        ensureOpen();
         device.makeCurrent();
         CudaCalls.check(cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
@@ -106,18 +110,29 @@ final class WatcherKernels implements AutoCloseable {
         return stream;
     }
 
-    /** Unloads the module and destroys the stream. Blocks. */
+    /** Waits for the launches, then destroys the stream and unloads the module. Idempotent; blocks. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         device.makeCurrent();
         cuStreamSynchronize(stream);
         cuStreamDestroy(stream);
         cuModuleUnload(module);
     }
 
-    private void launch(final CUfunction function, final Pointer parameters) {
+    private synchronized void launch(final CUfunction function, final Pointer parameters) {
+        ensureOpen();
         device.makeCurrent();
         CudaCalls.check(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, parameters, null), "cuLaunchKernel");
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new EngineClosedException("the watcher kernels on " + device + " are closed");
+        }
     }
 
     private CUfunction function(final String name) {

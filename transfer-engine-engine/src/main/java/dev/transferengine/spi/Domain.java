@@ -25,7 +25,8 @@ public interface Domain extends AutoCloseable {
     NetworkAddress address();
 
     /**
-     * A human description, e.g. {@code tcp 127.0.0.1:40123}. Any thread.
+     * A human description, e.g. {@code tcp 127.0.0.1:40123}, ending with the path device memory takes on this NIC
+     * (FI_HMEM GPUDirect, staging through pinned host memory) or why it is refused. Any thread.
      *
      * @return the description, for {@link dev.transferengine.NicInfo} and logs
      */
@@ -116,6 +117,25 @@ public interface Domain extends AutoCloseable {
      * @param token the token the operation's pieces were posted with
      */
     void cancel(long token);
+
+    /**
+     * Sends a negative acknowledgement to {@code peer}: an operation of this engine carrying {@code imm} failed here,
+     * so up to {@code missing} of its imm events will not reach the peer. The peer's domain reports it once through
+     * {@link DomainListener#onImmAbandoned}. A small control message, authenticated as the transport authenticates
+     * everything else; delivered at most once, best effort (a peer that cannot be reached never hears it, and the
+     * sender is not told). Worker thread; never blocks; may allocate (it is rare).
+     *
+     * <p>The default drops it: on a transport without negative acknowledgements the receiver waits out its own
+     * timeout.
+     *
+     * @param peer the handle {@link #resolve} returned for the receiving NIC
+     * @param imm the imm value the failed operation carried
+     * @param missing how many of its imm events the sender did not see confirmed, at least 1
+     * @param cause the sender's failure, for the receiver's error message; long texts are cut
+     */
+    default void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+        // no control path: the receiver waits out its own timeout
+    }
 
     /**
      * This NIC's counts of failed handshakes, refused connections and requests, closed connections and evicted peers

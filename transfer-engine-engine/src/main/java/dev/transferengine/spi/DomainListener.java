@@ -1,5 +1,6 @@
 package dev.transferengine.spi;
 
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.TransferEngineException;
 
 /**
@@ -70,6 +71,20 @@ public interface DomainListener {
      * @param reservation what {@link #reserveImm} returned, never {@link #IMM_REFUSED}; consumed by this call
      */
     void releaseImm(long reservation);
+
+    /**
+     * A peer's negative acknowledgement arrived (see {@link Domain#abandonImm}): its operation carrying {@code imm}
+     * failed, so up to {@code missing} imm events will not come from it. Reported at most once per acknowledgement.
+     * The default ignores it.
+     *
+     * @param peer the sending peer's NIC
+     * @param imm the imm value of its failed operation
+     * @param missing how many imm events it did not see confirmed, at least 1
+     * @param cause the sender's failure as text
+     */
+    default void onImmAbandoned(final NetworkAddress peer, final int imm, final int missing, final String cause) {
+        // a listener that counts no imms has nothing to end
+    }
 
     /**
      * A remote write placed {@code bytes} into local memory, for the NIC's counters.

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -76,7 +77,7 @@ class DomainGroupTest {
         }
 
         Region register(final MemorySegment segment) {
-            return group.register(NO_REKEY, segment, Device.host());
+            return group.resources().register(NO_REKEY, segment, Device.host());
         }
 
         void submit(final WriteRequest request, final TransferCounters done) {
@@ -356,6 +357,35 @@ class DomainGroupTest {
     }
 
     @Test
+    void aBrokenJvmFailsWhatIsInFlightAndLeavesTheGroupDownFailingEveryLaterRequest() {
+        final Side sender = new Side(1, 16);
+        final Side receiver = new Side(1, 16);
+        final RegionDescriptor dstDesc = receiver.register(arena.allocate(4096)).descriptor();
+        final Region src = sender.register(pattern(4096));
+        final Outcome inFlight = new Outcome();
+        sender.nic(0).holdPosts(true);
+        sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0), inFlight);
+        sender.group.doWork();
+        final LoopbackDomain failing = sender.nic(0);
+        failing.failNextPoll(() -> new InternalError("injected"));
+
+        sender.group.doWork();
+        now += TimeUnit.SECONDS.toNanos(10); // far past the reopen back-off
+        final Outcome later = new Outcome();
+        sender.submit(SingleWrite.of(src, 0, 16, dstDesc, 0), later);
+        sender.group.doWork();
+        sender.runCallbacks();
+
+        assertThat(inFlight.events).singleElement().isInstanceOfSatisfying(WorkerFailedException.class, e -> assertThat(
+                        e.getCause())
+                .isInstanceOf(InternalError.class));
+        assertThat(later.events).singleElement().isInstanceOf(WorkerFailedException.class);
+        assertThat(sender.group.failure()).contains("for good");
+        assertThat(failing.isClosed()).isTrue();
+        assertThat(sender.nic(0)).as("not reopened").isSameAs(failing);
+    }
+
+    @Test
     void anImmBeyondTheBoundOfUnexpectedValuesIsRefusedBeforeItsBytesLand() {
         final Side sender = new Side(1, 16);
         final Side receiver = new Side(1, 1);
@@ -388,7 +418,7 @@ class DomainGroupTest {
         final RegionDescriptor old = dstRegion.descriptor();
         final Region src = sender.register(pattern(4096));
 
-        final RegionDescriptor fresh = receiver.group.rekey(dstRegion);
+        final RegionDescriptor fresh = receiver.group.resources().rekey(dstRegion);
         final Outcome withOldKey = new Outcome();
         final TransferCounters withNewKey = new TransferCounters();
         sender.submit(SingleWrite.of(src, 0, 4096, old, 0), withOldKey);

@@ -1,7 +1,11 @@
 package dev.transferengine.core;
 
 import dev.transferengine.ApiTestAccess;
+import dev.transferengine.EngineCounter;
+import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.DomainListener;
@@ -185,5 +189,76 @@ class ImmCountTableTest {
         assertThat(table.reserve(8)).isNotEqualTo(DomainListener.IMM_REFUSED);
         assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
                 .isZero();
+    }
+
+    private static ImmAbandonedException abandonment(final int imm, final int missing) {
+        return new ImmAbandonedException(NetworkAddress.of("tcp", new byte[] {1, 2, 3}), imm, missing, "timed out");
+    }
+
+    /** An expectation listener that records how it ended. */
+    private static final class Ending implements ImmCountListener {
+        final List<ImmAbandonedException> abandoned = new ArrayList<>();
+        int reached;
+
+        @Override
+        public boolean onReached(final int imm) {
+            reached++;
+            return false;
+        }
+
+        @Override
+        public void onAbandoned(final ImmAbandonedException abandonment) {
+            abandoned.add(abandonment);
+        }
+    }
+
+    @Test
+    void anAbandonmentEndsTheExpectationAndKeepsItsCredits() {
+        final Ending ending = new Ending();
+        table.expect(11, 4, ending);
+        imms(11, 1);
+        final ImmAbandonedException nack = abandonment(11, 3);
+
+        table.onAbandoned(nack);
+        runCallbacks();
+
+        assertThat(ending.abandoned).containsExactly(nack);
+        assertThat(ending.reached).isZero();
+        assertThat(table.remove(11))
+                .as("the expectation is gone, its credit kept")
+                .isEqualTo(new ImmCountState(1, 0));
+        assertThat(counters.counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
+    }
+
+    @Test
+    void anAbandonmentThatComesFirstEndsTheNextExpectationOnce() {
+        final ImmAbandonedException nack = abandonment(12, 2);
+        table.onAbandoned(nack);
+        final Ending first = new Ending();
+        final Ending second = new Ending();
+
+        table.expect(12, 2, first);
+        runCallbacks();
+        table.expect(12, 1, second);
+        imms(12, 1);
+        runCallbacks();
+
+        assertThat(first.abandoned).containsExactly(nack);
+        assertThat(second.abandoned).isEmpty();
+        assertThat(second.reached).isEqualTo(1);
+    }
+
+    @Test
+    void anAbandonmentEndsTheCountersShortWaiterAndGivesItsCreditsBack() {
+        final PolledImmCounter counter = table.counter(13);
+        imms(13, 1);
+        final ImmAbandonedException nack = abandonment(13, 1);
+
+        table.onAbandoned(nack);
+
+        assertThatThrownBy(() -> counter.await(2, Duration.ofDays(1))).isSameAs(nack);
+        assertThat(counter.balance()).isEqualTo(1);
+        counter.await(1); // covered: no abandonment left to end it
+        assertThat(counter.balance()).isZero();
     }
 }

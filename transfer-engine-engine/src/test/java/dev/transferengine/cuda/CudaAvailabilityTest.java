@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class CudaAvailabilityTest {
 
     @Test
-    void shouldFindTheGpuWhereTheNvidiaDriverIsInstalled() {
+    void findTheGpuWhereTheNvidiaDriverIsInstalled() {
         assumeTrue(Files.exists(Path.of("/dev/nvidia0")), "needs an NVIDIA GPU (/dev/nvidia0)");
 
         assertThat(Cuda.unavailabilityCause()).isNull();
@@ -27,7 +27,7 @@ class CudaAvailabilityTest {
     }
 
     @Test
-    void shouldSayWhyCudaIsUnavailableInsteadOfFailingToLink() {
+    void sayWhyCudaIsUnavailableInsteadOfFailingToLink() {
         assumeFalse(Cuda.isAvailable(), "this machine has a usable GPU");
 
         assertThat(Cuda.unavailabilityCause()).isNotBlank();
@@ -38,7 +38,7 @@ class CudaAvailabilityTest {
     }
 
     @Test
-    void shouldNameTheMissingDriverOnAMachineWithoutLibcuda() {
+    void nameTheMissingDriverOnAMachineWithoutLibcuda() {
         assumeFalse(Files.exists(Path.of("/dev/nvidia0")), "this machine has an NVIDIA GPU");
         assumeFalse(Boolean.getBoolean(Cuda.DISABLED_PROPERTY), "CUDA is disabled by property");
 
@@ -46,7 +46,7 @@ class CudaAvailabilityTest {
     }
 
     @Test
-    void shouldRefuseDevicesAndWatchersWithTheReasonWhenCudaIsUnavailable() {
+    void refuseDevicesAndWatchersWithTheReasonWhenCudaIsUnavailable() {
         assumeFalse(Cuda.isAvailable(), "this machine has a usable GPU");
 
         assertThatThrownBy(() -> CudaDevice.get(0))
@@ -61,7 +61,7 @@ class CudaAvailabilityTest {
     }
 
     @Test
-    void shouldRefuseADeviceOrdinalBeyondTheDevicesPresent() {
+    void refuseADeviceOrdinalBeyondTheDevicesPresent() {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
 
         assertThatThrownBy(() -> CudaDevice.get(Cuda.deviceCount()))
@@ -70,7 +70,7 @@ class CudaAvailabilityTest {
     }
 
     @Test
-    void shouldNameAnUnknownDeviceMemoryProviderAndTheOnesFound() {
+    void nameAnUnknownDeviceMemoryProviderAndTheOnesFound() {
         assertThatThrownBy(() -> DeviceMemory.require("no-such-memory", 0))
                 .isInstanceOf(DeviceUnavailableException.class)
                 .hasMessageContaining("no device memory provider 'no-such-memory'")

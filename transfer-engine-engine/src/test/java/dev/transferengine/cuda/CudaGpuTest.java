@@ -64,7 +64,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldCallTheListenerOncePerKernelStoreWithOldAndNewValue() {
+    void callTheListenerOncePerKernelStoreWithOldAndNewValue() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
         for (int k = 1; k <= 200; k++) {
@@ -82,7 +82,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldDeliverAnUnbrokenChainEndingAtTheLastValueWhenAKernelStoresFasterThanThePolling() {
+    void deliverAnUnbrokenChainEndingAtTheLastValueWhenAKernelStoresFasterThanThePolling() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
         kernels.increment(watcher.devicePointer(), 1_000_000);
@@ -101,7 +101,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldSeeEveryReplayOfAKernelCapturedInACudaGraph() {
+    void seeEveryReplayOfAKernelCapturedInACudaGraph() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
         device.makeCurrent();
@@ -131,7 +131,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldRoundTripBytesThroughDeviceMemoryWithSynchronousCopies() {
+    void roundTripBytesThroughDeviceMemoryWithSynchronousCopies() {
         try (DeviceBuffer buffer = device.allocate(1 << 20);
                 Arena arena = Arena.ofConfined()) {
             final MemorySegment out = pattern(arena, 1 << 20);
@@ -144,7 +144,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldStageDeviceMemoryThroughPinnedBuffersWithAsynchronousCopies() {
+    void stageDeviceMemoryThroughPinnedBuffersWithAsynchronousCopies() {
         final DeviceMemory memory = DeviceMemory.require(DeviceMemory.DEFAULT, 0);
         final int size = 8 << 20;
         try (DeviceBuffer source = device.allocate(size);
@@ -168,7 +168,7 @@ class CudaGpuTest {
     }
 
     @Test
-    void shouldExportDeviceMemoryAsADmaBufDescriptor() throws Exception {
+    void exportDeviceMemoryAsADmaBufDescriptor() throws Exception {
         try (DeviceBuffer buffer = device.allocate(2 << 20)) {
             final int fd;
             try {

@@ -28,7 +28,7 @@ class EngineDeviceMemoryTest {
     private static final int SIZE = 3 << 20;
 
     @Test
-    void shouldWriteShardedDeviceMemoryBetweenTwoEnginesThroughHostStaging() throws Exception {
+    void writeShardedDeviceMemoryBetweenTwoEnginesThroughHostStaging() throws Exception {
         try (Arena arena = Arena.ofShared()) {
             final MemorySegment source = pattern(arena.allocate(SIZE));
             final MemorySegment target = arena.allocate(SIZE);
@@ -39,7 +39,7 @@ class EngineDeviceMemoryTest {
     }
 
     @Test
-    void shouldWriteShardedGpuMemoryBetweenTwoEnginesThroughPinnedStaging() throws Exception {
+    void writeShardedGpuMemoryBetweenTwoEnginesThroughPinnedStaging() throws Exception {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
         final CudaDevice device = CudaDevice.get(0);
         try (DeviceBuffer source = device.allocate(SIZE);

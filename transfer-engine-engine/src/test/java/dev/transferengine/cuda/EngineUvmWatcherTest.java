@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class EngineUvmWatcherTest {
 
     @Test
-    void shouldRefuseAWatcherWithTheReasonWhenTheEngineHasNoGpu() {
+    void refuseAWatcherWithTheReasonWhenTheEngineHasNoGpu() {
         assumeFalse(Cuda.isAvailable(), "this machine has a usable GPU");
         try (TransferEngine engine = TransferEngine.builder().build()) {
             assertThatThrownBy(() -> engine.allocUvmWatcher((o, n) -> true))
@@ -32,7 +32,7 @@ class EngineUvmWatcherTest {
     }
 
     @Test
-    void shouldCallWatcherListenersOnTheEngineCallbackThread() {
+    void callWatcherListenersOnTheEngineCallbackThread() {
         assumeTrue(Cuda.isAvailable(), "needs an NVIDIA GPU with libcuda.so.1: " + Cuda.unavailabilityCause());
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final List<String> threads = new CopyOnWriteArrayList<>();

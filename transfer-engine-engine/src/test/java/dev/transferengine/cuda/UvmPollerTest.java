@@ -24,7 +24,7 @@ class UvmPollerTest {
     private final UvmDispatcher dispatcher = new UvmDispatcher(table, queue, OptionalInt.empty());
 
     @Test
-    void shouldHandOldAndNewValueOfEachChangeToTheListener() {
+    void handOldAndNewValueOfEachChangeToTheListener() {
         final List<UvmChange> changes = new ArrayList<>();
         final UvmWatcher watcher = table.allocate((o, n) -> changes.add(new UvmChange(o, n)));
 
@@ -41,7 +41,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldSpanSkippedValuesWhenStoresOutrunThePolling() {
+    void spanSkippedValuesWhenStoresOutrunThePolling() {
         final List<UvmChange> changes = new ArrayList<>();
         final UvmWatcher watcher = table.allocate((o, n) -> changes.add(new UvmChange(o, n)));
 
@@ -57,7 +57,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldKeepChangesInTheSlotWhileTheQueueIsFullAndDeliverThemCoalescedLater() {
+    void keepChangesInTheSlotWhileTheQueueIsFullAndDeliverThemCoalescedLater() {
         final UvmChangeQueue small = new UvmChangeQueue(16);
         final UvmPoller smallPoller = new UvmPoller(table, small, OptionalInt.empty());
         final UvmDispatcher smallDispatcher = new UvmDispatcher(table, small, OptionalInt.empty());
@@ -85,7 +85,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldReleaseTheSlotAndResetItToZeroWhenTheListenerReturnsFalse() {
+    void releaseTheSlotAndResetItToZeroWhenTheListenerReturnsFalse() {
         final UvmWatcher watcher = table.allocate((o, n) -> false);
         gpuStore(watcher.devicePointer(), 5);
         poller.doWork();
@@ -98,7 +98,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldReleaseTheWatcherAndCountTheErrorWhenTheListenerThrows() {
+    void releaseTheWatcherAndCountTheErrorWhenTheListenerThrows() {
         final UvmWatcher watcher = table.allocate((o, n) -> {
             throw new IllegalStateException("listener bug");
         });
@@ -111,7 +111,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldDropQueuedChangesOfAClosedWatcherEvenWhenItsSlotWasReused() {
+    void dropQueuedChangesOfAClosedWatcherEvenWhenItsSlotWasReused() {
         final List<String> calls = new ArrayList<>();
         final UvmWatcher first = table.allocate((o, n) -> calls.add("first " + o + "->" + n));
         gpuStore(first.devicePointer(), 5);
@@ -130,7 +130,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldAllocateOnePageFor512WatchersAndTheNextOnlyWhenNeeded() {
+    void allocateOnePageFor512WatchersAndTheNextOnlyWhenNeeded() {
         assertThat(table.pageCount()).isZero();
         final List<UvmWatcher> watchers = new ArrayList<>();
         for (int i = 0; i < SlotPage.SLOTS; i++) {
@@ -145,7 +145,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldRefuseMoreWatchersThanConfigured() {
+    void refuseMoreWatchersThanConfigured() {
         final UvmSlotTable tiny = new UvmSlotTable(pages, 2);
         tiny.allocate((o, n) -> true);
         tiny.allocate((o, n) -> true);
@@ -156,7 +156,7 @@ class UvmPollerTest {
     }
 
     @Test
-    void shouldFreeEveryPageAndRefuseNewWatchersOnceClosed() {
+    void freeEveryPageAndRefuseNewWatchersOnceClosed() {
         final UvmWatcher watcher = table.allocate((o, n) -> true);
         table.close();
 

@@ -21,7 +21,7 @@ class UvmWatchersTest {
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     @Test
-    void shouldCallTheListenerOnTheCallbackThreadForEachChange() {
+    void callTheListenerOnTheCallbackThreadForEachChange() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         final List<String> threads = new CopyOnWriteArrayList<>();
         try (UvmWatchers watchers = new UvmWatchers(new HostSlotPages(), UvmWatchersConfig.defaults())) {
@@ -41,7 +41,7 @@ class UvmWatchersTest {
     }
 
     @Test
-    void shouldDeliverAnUnbrokenChainEndingAtTheLastValueWhenStoresOutrunThePolling() {
+    void deliverAnUnbrokenChainEndingAtTheLastValueWhenStoresOutrunThePolling() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         try (UvmWatchers watchers = new UvmWatchers(new HostSlotPages(), UvmWatchersConfig.defaults())) {
             final UvmWatcher watcher = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
@@ -61,7 +61,7 @@ class UvmWatchersTest {
     }
 
     @Test
-    void shouldLeaveDispatchToTheCallerWithoutAnOwnCallbackThread() {
+    void leaveDispatchToTheCallerWithoutAnOwnCallbackThread() {
         final List<UvmChange> changes = new CopyOnWriteArrayList<>();
         try (UvmWatchers watchers = new UvmWatchers(
                 new HostSlotPages(), UvmWatchersConfig.defaults().withoutCallbackThread())) {
@@ -75,7 +75,7 @@ class UvmWatchersTest {
     }
 
     @Test
-    void shouldFreePagesOnCloseAndRefuseNewWatchersAfterwards() {
+    void freePagesOnCloseAndRefuseNewWatchersAfterwards() {
         final HostSlotPages pages = new HostSlotPages();
         final UvmWatchers watchers = new UvmWatchers(pages, UvmWatchersConfig.defaults());
         final UvmWatcher watcher = watchers.allocate((o, n) -> true);

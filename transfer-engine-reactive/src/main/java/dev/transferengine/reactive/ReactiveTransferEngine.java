@@ -11,6 +11,7 @@ import dev.transferengine.TransferListener;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
@@ -124,7 +125,9 @@ public final class ReactiveTransferEngine {
 
     /**
      * Posts {@code request} on subscribe; completes empty when every write of it completed. A write still in flight
-     * after the engine's operation timeout fails with {@link TransferTimeoutException}.
+     * after the engine's operation timeout fails with {@link TransferTimeoutException}. Cancelling the subscription
+     * cancels the write ({@link TransferEngine#cancel}): one not yet posted is never posted; one posted has its queued
+     * pieces withdrawn and ends as cancelled, and pieces already handed to the transport may still land.
      *
      * @param request the write, reusable: each subscription submits it again
      * @return a cold {@code Mono} that completes empty on the callback thread, or fails with the engine's typed error
@@ -133,7 +136,9 @@ public final class ReactiveTransferEngine {
     public Mono<Void> write(final WriteRequest request) {
         final Mono<Void> write = Mono.create(sink -> {
             try {
-                engine.submit(request, new SinkListener(sink));
+                final SinkListener listener = new SinkListener(sink);
+                engine.submit(request, listener);
+                listener.cancelWith(engine);
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
@@ -192,13 +197,23 @@ public final class ReactiveTransferEngine {
      * @param count how many imm events to wait for (>= 1)
      * @param timeout how long to wait, from subscription
      * @return a cold {@code Mono} that completes empty on the callback thread when they arrived; fails with
-     *     {@link TransferTimeoutException} on timeout, or the engine's error for a bad count or a closed engine
+     *     {@link TransferTimeoutException} on timeout, with {@link ImmAbandonedException} at once when a sender
+     *     abandoned an operation carrying {@code imm} (a negative acknowledgement), or the engine's error for a bad
+     *     count or a closed engine
      */
     public Mono<Void> expectImm(final int imm, final int count, final Duration timeout) {
         final Mono<Void> expectation = Mono.create(sink -> {
-            final ImmCountListener listener = reached -> {
-                sink.success();
-                return false;
+            final ImmCountListener listener = new ImmCountListener() {
+                @Override
+                public boolean onReached(final int reached) {
+                    sink.success();
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandoned) {
+                    sink.error(abandoned);
+                }
             };
             try {
                 engine.expectImmCount(imm, count, listener);
@@ -355,8 +370,31 @@ public final class ReactiveTransferEngine {
         sink.onDispose(() -> engine.onImm(null));
     }
 
-    /** Completes one {@code Mono} from the engine's callback thread. */
-    private record SinkListener(MonoSink<Void> sink) implements TransferListener {
+    /**
+     * Completes one {@code Mono} from the engine's callback thread; a cancelled subscription cancels the operation
+     * (never posted if still queued, withdrawn if posted).
+     */
+    private static final class SinkListener implements TransferListener {
+
+        private final MonoSink<Void> sink;
+        private volatile boolean cancelled;
+
+        SinkListener(final MonoSink<Void> sink) {
+            this.sink = sink;
+        }
+
+        /** Registers the cancellation once the operation was submitted through {@code engine}. */
+        void cancelWith(final TransferEngine engine) {
+            sink.onCancel(() -> {
+                cancelled = true;
+                engine.cancel(this);
+            });
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
 
         @Override
         public void onDone() {

@@ -42,7 +42,7 @@ class ReactiveWatchTest {
     }
 
     @Test
-    void shouldFailTheFluxWithTheReasonWhenTheEngineHasNoGpu() {
+    void failTheFluxWithTheReasonWhenTheEngineHasNoGpu() {
         assumeFalse(unavailabilityCause() == null, "this machine has a usable GPU");
         try (TransferEngine engine = TransferEngine.builder().build()) {
             StepVerifier.create(new ReactiveTransferEngine(engine).watch(watcher -> {}))
@@ -52,7 +52,7 @@ class ReactiveWatchTest {
     }
 
     @Test
-    void shouldEmitEachStoreToTheSlotAndReleaseItOnCancel() {
+    void emitEachStoreToTheSlotAndReleaseItOnCancel() {
         final String cause = unavailabilityCause();
         assumeTrue(cause == null, () -> "needs an NVIDIA GPU with libcuda.so.1: " + cause);
         final AtomicReference<UvmWatcher> allocated = new AtomicReference<>();

@@ -8,6 +8,12 @@ public final class Checksums {
 
     private Checksums() {}
 
+    /**
+     * The CRC32C of every byte of {@code segment}.
+     *
+     * @param segment the bytes
+     * @return their checksum
+     */
     public static long crc32c(final MemorySegment segment) {
         final CRC32C crc = new CRC32C();
         crc.update(segment.asByteBuffer());

@@ -33,13 +33,25 @@ public final class HoldingDomain implements Domain {
     private final ArrayDeque<Held> backlog = new ArrayDeque<>();
     private volatile boolean held;
 
+    /**
+     * Wraps {@code inner}; findable through {@link #at} by its address until closed.
+     *
+     * @param inner the domain that posts
+     * @param listener the engine's listener, told of withdrawn held operations
+     */
     public HoldingDomain(final Domain inner, final DomainListener listener) {
         this.inner = inner;
         this.listener = listener;
         OPEN.put(inner.address(), this);
     }
 
-    /** The open holding domain with that address, e.g. from {@code engine.nics().get(i).address()}. */
+    /**
+     * The open holding domain with that address.
+     *
+     * @param address e.g. from {@code engine.nics().get(i).address()}
+     * @return the domain
+     * @throws IllegalStateException if none is open there
+     */
     public static HoldingDomain at(final NetworkAddress address) {
         final HoldingDomain domain = OPEN.get(address);
         if (domain == null) {
@@ -49,7 +61,11 @@ public final class HoldingDomain implements Domain {
         return domain;
     }
 
-    /** While held, writes and sends wait; releasing posts them at the worker's next poll. Any thread. */
+    /**
+     * While held, writes and sends wait; releasing posts them at the worker's next poll. Any thread.
+     *
+     * @param hold whether to hold
+     */
     public void hold(final boolean hold) {
         held = hold;
     }
@@ -72,6 +88,12 @@ public final class HoldingDomain implements Domain {
         } else {
             post.run();
         }
+    }
+
+    /** Not held: a negative acknowledgement is a control message, and it must reach the peer of a held write. */
+    @Override
+    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+        inner.abandonImm(peer, imm, missing, cause);
     }
 
     @Override

@@ -15,9 +15,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HoldingTransport implements Transport {
 
+    /** The transport's name. */
     public static final String NAME = "holding";
     /** Engine option naming the transport whose domains are wrapped. */
     public static final String WRAPPED = "holding.transport";
+
+    /** For {@link ServiceLoader}. */
+    public HoldingTransport() {}
 
     @Override
     public String name() {

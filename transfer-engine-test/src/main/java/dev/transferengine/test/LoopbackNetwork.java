@@ -36,6 +36,9 @@ public final class LoopbackNetwork implements Transport {
     private final Map<NetworkAddress, LoopbackDomain> open = new HashMap<>();
     private final List<LoopbackDomain> opened = new ArrayList<>();
 
+    /** A network with no NIC yet; an engine opens its NICs in it. */
+    public LoopbackNetwork() {}
+
     @Override
     public String name() {
         return "loopback";

@@ -7,7 +7,9 @@ import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.TransferListener;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.lang.foreign.Arena;
@@ -21,7 +23,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -29,16 +35,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Engines in two JVM processes: data and imm counts cross a real process boundary, a soak counts every imm of
- * 100,000 writes (by default) over 4 NICs exactly once, and a killed peer fails only its own operations.
+ * 100,000 writes (by default) over 4 NICs exactly once, a killed peer fails only its own operations, and writes to a
+ * stopped peer (SIGSTOP) end once each by their deadline, on a manual clock, and the peer is served again once it
+ * continues (SIGCONT).
  */
 public abstract class MultiProcessContract {
 
     private static final Duration WAIT = Duration.ofMinutes(2);
 
-    /** Transport name. */
+    /** For a transport's test class. */
+    protected MultiProcessContract() {}
+
+    /**
+     * The transport under test.
+     *
+     * @return its name
+     */
     protected abstract String transport();
 
-    /** Writes in the soak; a provider whose small writes are slow here may run fewer. */
+    /**
+     * Writes in the soak; a provider whose small writes are slow here may run fewer.
+     *
+     * @return the count
+     */
     protected int soakWrites() {
         return 100_000;
     }
@@ -46,24 +65,34 @@ public abstract class MultiProcessContract {
     /**
      * Why killing a peer process cannot be survived on this transport here (the killed-peer test skips, saying
      * so), or null.
+     *
+     * @return the reason, or null
      */
     protected @Nullable String killedPeerLimitation() {
         return null;
     }
 
-    /** Extra {@code key=value} options for both engines. */
+    /**
+     * Extra options for both engines.
+     *
+     * @return {@code key=value} pairs
+     */
     protected List<String> options() {
         return List.of();
     }
 
     private TransferEngine engine(final int nics) {
+        return builder(nics).build();
+    }
+
+    private TransferEngineBuilder builder(final int nics) {
         final TransferEngineBuilder builder =
                 TransferEngine.builder().transport(transport()).group(nics).operationTimeout(Duration.ofSeconds(30));
         for (final String option : options()) {
             final String[] kv = option.split("=", 2);
             builder.option(kv[0], kv[1]);
         }
-        return builder.build();
+        return builder;
     }
 
     private PeerProcesses peer(final int nics, final long regionBytes) throws Exception {
@@ -137,6 +166,58 @@ public abstract class MultiProcessContract {
             }
             final String[] received = peer.ask("RECEIVED 100", "RECEIVED");
             assertThat(Long.parseLong(received[1])).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void writesToAStoppedPeerEndOnceEachByTheirDeadlineAndThePeerIsServedAgainWhenItContinues() throws Exception {
+        final AtomicLong manualTime = new AtomicLong();
+        try (TransferEngine engine = builder(1).clock(manualTime::get).build();
+                Arena arena = Arena.ofShared();
+                PeerProcesses peer = peer(1, 4096)) {
+            final MemoryRegion src = engine.register(arena.allocate(4096, 4096), Device.host());
+            final SingleWrite write = SingleWrite.of(src, 0, 4096, peer.descriptor(), 0);
+            engine.submit(write).get(30, TimeUnit.SECONDS); // connected and working
+            final List<AtomicInteger> ends = new ArrayList<>();
+            final List<AtomicReference<@Nullable TransferEngineException>> errors = new ArrayList<>();
+            peer.stop();
+            try {
+                for (int i = 0; i < 16; i++) {
+                    final AtomicInteger end = new AtomicInteger();
+                    final AtomicReference<@Nullable TransferEngineException> error = new AtomicReference<>();
+                    ends.add(end);
+                    errors.add(error);
+                    engine.submit(write, new TransferListener() {
+                        @Override
+                        public void onDone() {
+                            end.incrementAndGet();
+                        }
+
+                        @Override
+                        public void onError(final TransferEngineException failure) {
+                            error.set(failure);
+                            end.incrementAndGet();
+                        }
+                    });
+                }
+                Awaitility.await()
+                        .atMost(WAIT)
+                        .until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0
+                                && ends.stream().allMatch(end -> end.get() > 0));
+            } finally {
+                peer.resume();
+            }
+            assertThat(ends).allSatisfy(end -> assertThat(end).hasValue(1));
+            // a write may have reached the stopped peer's socket or memory before it stopped, and then completes
+            assertThat(errors).allSatisfy(error -> assertThat(error.get())
+                    .satisfiesAnyOf(e -> assertThat(e).isNull(), e -> assertThat(e)
+                            .isInstanceOfAny(TransferTimeoutException.class, PeerUnreachableException.class)));
+            assertThat(errors).anySatisfy(error -> assertThat(error.get()).isNotNull());
+
+            Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(engine.submit(write)
+                            .handle((ok, failure) -> failure == null)
+                            .get(30, TimeUnit.SECONDS))
+                    .isTrue());
         }
     }
 

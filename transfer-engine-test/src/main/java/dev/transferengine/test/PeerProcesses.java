@@ -35,17 +35,38 @@ public final class PeerProcesses implements AutoCloseable {
         this.descriptor = RegionDescriptor.parse(ready[2]);
     }
 
-    /** Starts a peer: {@code transport nics regionBytes [key=value...]}. */
+    /**
+     * Starts a peer: {@code transport nics regionBytes [key=value...]}.
+     *
+     * @param args the peer's arguments
+     * @return the running peer, once it reported its address and region
+     * @throws IOException if it cannot start or does not report
+     */
     public static PeerProcesses start(final String... args) throws IOException {
         return start(List.of(), args);
     }
 
-    /** Starts a peer whose JVM gets {@code jvmOptions} too, e.g. a small heap. */
+    /**
+     * Starts a peer whose JVM gets {@code jvmOptions} too, e.g. a small heap.
+     *
+     * @param jvmOptions options for the child JVM
+     * @param args the peer's arguments
+     * @return the running peer
+     * @throws IOException if it cannot start or does not report
+     */
     public static PeerProcesses start(final List<String> jvmOptions, final String... args) throws IOException {
         return start(List.of(), jvmOptions, args);
     }
 
-    /** Starts a peer under {@code launcher}, e.g. {@code ip netns exec NAME} to run it in a network namespace. */
+    /**
+     * Starts a peer under {@code launcher}, e.g. {@code ip netns exec NAME} to run it in a network namespace.
+     *
+     * @param launcher the command that runs the JVM
+     * @param jvmOptions options for the child JVM
+     * @param args the peer's arguments
+     * @return the running peer
+     * @throws IOException if it cannot start or does not report
+     */
     public static PeerProcesses start(final List<String> launcher, final List<String> jvmOptions, final String... args)
             throws IOException {
         final List<String> command = new ArrayList<>(launcher);
@@ -62,19 +83,41 @@ public final class PeerProcesses implements AutoCloseable {
         return new PeerProcesses(process);
     }
 
+    /**
+     * The peer engine's main address.
+     *
+     * @return the address
+     */
     public NetworkAddress address() {
         return address;
     }
 
+    /**
+     * The descriptor of the peer's registered region.
+     *
+     * @return the descriptor
+     */
     public RegionDescriptor descriptor() {
         return descriptor;
     }
 
+    /**
+     * The child's process id.
+     *
+     * @return the pid
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** Sends a command and returns the reply's words; the reply must start with {@code expected}. */
+    /**
+     * Sends a command and returns the reply's words; the reply must start with {@code expected}.
+     *
+     * @param command the command line
+     * @param expected the reply's first word
+     * @return the reply's words
+     * @throws IOException if the peer answers otherwise or not at all
+     */
     public String[] ask(final String command, final String expected) throws IOException {
         in.println(command);
         return expect(expected);
@@ -105,7 +148,42 @@ public final class PeerProcesses implements AutoCloseable {
         return reply.split(" ");
     }
 
-    /** Kills the peer at once, as a crash would. */
+    /**
+     * Freezes the peer (SIGSTOP), as a stalled host or a long GC pause would: its sockets and memory stay, nothing in
+     * it runs until {@link #resume()}.
+     *
+     * @throws IOException if the signal could not be sent
+     * @throws InterruptedException if interrupted while sending it
+     */
+    public void stop() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /**
+     * Lets a {@link #stop() stopped} peer run again (SIGCONT).
+     *
+     * @throws IOException if the signal could not be sent
+     * @throws InterruptedException if interrupted while sending it
+     */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(final String name) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                .redirectErrorStream(true)
+                .start();
+        final String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed: " + output.strip());
+        }
+    }
+
+    /**
+     * Kills the peer at once, as a crash would.
+     *
+     * @throws InterruptedException if interrupted while waiting for it to end
+     */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);

@@ -22,6 +22,7 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class TlsFixture {
 
+    /** The password of every key store this fixture writes. */
     public static final String PASSWORD = "test-store-pass";
 
     private static final Path DIR = makeDir();
@@ -30,12 +31,20 @@ public final class TlsFixture {
 
     private TlsFixture() {}
 
-    /** Mutual TLS as a member of the cluster: presents and trusts {@code node}. */
+    /**
+     * Mutual TLS as a member of the cluster: presents and trusts {@code node}.
+     *
+     * @return the TLS settings
+     */
     public static TransportTls trusted() {
         return TransportTls.mutual(context(NODE, NODE));
     }
 
-    /** Presents {@code stranger}, which members do not trust, and trusts {@code node}. */
+    /**
+     * Presents {@code stranger}, which members do not trust, and trusts {@code node}.
+     *
+     * @return the TLS settings
+     */
     public static TransportTls stranger() {
         return TransportTls.mutual(context(STRANGER, NODE));
     }
@@ -43,12 +52,19 @@ public final class TlsFixture {
     /**
      * Mutual TLS that presents and trusts the identity in {@code keyStore} (PKCS12, password {@link #PASSWORD}): how
      * a child JVM joins this JVM's cluster, given {@link #nodeKeyStore()}.
+     *
+     * @param keyStore the PKCS12 file
+     * @return the TLS settings
      */
     public static TransportTls trustedFrom(final Path keyStore) {
         return TransportTls.mutual(context(keyStore, keyStore));
     }
 
-    /** The PKCS12 key store of {@code node} (password {@link #PASSWORD}). */
+    /**
+     * The PKCS12 key store of {@code node} (password {@link #PASSWORD}).
+     *
+     * @return its path
+     */
     public static Path nodeKeyStore() {
         return NODE;
     }

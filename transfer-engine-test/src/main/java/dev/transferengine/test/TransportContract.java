@@ -4,6 +4,7 @@ import dev.transferengine.BarrierWrite;
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupRouting;
+import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
@@ -24,8 +25,10 @@ import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransferListener;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.NicCountMismatchException;
+import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RegionBoundsException;
 import dev.transferengine.exceptions.RemoteAccessException;
@@ -68,7 +71,9 @@ import static org.awaitility.Awaitility.await;
  */
 public abstract class TransportContract {
 
+    /** How long a test waits for an outcome that must come, however slow the machine. */
     protected static final Duration WAIT = Duration.ofSeconds(30);
+
     private static final long REGION = 1 << 20;
 
     private final List<TransferEngine> engines = new ArrayList<>();
@@ -77,10 +82,22 @@ public abstract class TransportContract {
 
     private final Arena arena = Arena.ofShared();
 
-    /** Selects the transport and its options on {@code builder}. */
+    /** For a transport's test class. */
+    protected TransportContract() {}
+
+    /**
+     * Selects the transport and its options on {@code builder}.
+     *
+     * @param builder a builder with the group and timeouts set
+     * @return the builder
+     */
     protected abstract TransferEngineBuilder configure(TransferEngineBuilder builder);
 
-    /** Largest NIC count this transport supports in a group here. */
+    /**
+     * Largest NIC count this transport supports in a group here.
+     *
+     * @return the count
+     */
     protected int maxNics() {
         return 4;
     }
@@ -88,12 +105,18 @@ public abstract class TransportContract {
     /**
      * Whether a send that finds no posted receive buffer is refused ({@code NO_RECEIVE_BUFFER}); otherwise the
      * transport holds it until a buffer is posted (libfabric RDM providers queue unexpected messages).
+     *
+     * @return true if refused
      */
     protected boolean refusesSendsWithoutBuffer() {
         return true;
     }
 
-    /** Whether a send larger than the posted receive buffers is refused back to the sender. */
+    /**
+     * Whether a send larger than the posted receive buffers is refused back to the sender.
+     *
+     * @return true if refused
+     */
     protected boolean refusesOversizedSends() {
         return true;
     }
@@ -102,22 +125,66 @@ public abstract class TransportContract {
      * Whether each send lands only in a posted buffer large enough for it: with pools of different sizes, and, where
      * oversized sends are not refused, by holding one that fits no buffer until one that fits is posted (otherwise
      * the transport may take a smaller buffer and lose the message).
+     *
+     * @return true if every send finds a buffer that fits
      */
     protected boolean sendsFindABufferThatFits() {
         return true;
     }
 
-    /** Whether the receiver sees writes without imm land, so it can count their bytes. */
+    /**
+     * Whether a failed operation with an imm reaches its receiver as a negative acknowledgement; libfabric's shm
+     * before 1.19 sends untagged, where no control message can be kept apart from the user's messages.
+     *
+     * @return true if the receiver is told
+     */
+    protected boolean deliversNegativeAcknowledgements() {
+        return true;
+    }
+
+    /**
+     * Whether the peer still takes messages after it refused a write with an imm; shm leaves the endpoint stuck
+     * toward that peer after a refused delivery-complete write (issue 21, item 4), so its acknowledgement never
+     * leaves.
+     *
+     * @return true if it still takes messages
+     */
+    protected boolean takesMessagesAfterARefusedWrite() {
+        return true;
+    }
+
+    /**
+     * Whether a zero-byte imm write (barrier, imm-only) with a stale key fails at the sender; shm reports success.
+     *
+     * @return true if it fails
+     */
+    protected boolean failsStaleKeyZeroByteWrites() {
+        return true;
+    }
+
+    /**
+     * Whether the receiver sees writes without imm land, so it can count their bytes.
+     *
+     * @return true if it counts them
+     */
     protected boolean countsReceivedBytesOfEveryWrite() {
         return true;
     }
 
-    /** What a write gets that the receiver refuses (bad key, out of bounds). */
+    /**
+     * What a write gets that the receiver refuses (bad key, out of bounds).
+     *
+     * @return the exception type
+     */
     protected Class<? extends TransferEngineException> remoteRefusal() {
         return RemoteAccessException.class;
     }
 
-    /** What a write to a peer that is gone gets. */
+    /**
+     * What a write to a peer that is gone gets.
+     *
+     * @return the exception type
+     */
     protected Class<? extends TransferEngineException> unreachablePeerFailure() {
         return PeerUnreachableException.class;
     }
@@ -137,20 +204,34 @@ public abstract class TransportContract {
         return future;
     }
 
+    /**
+     * An engine on the transport under test with a real clock, closed after the test.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
+     */
     protected TransferEngine engine(final int nics) {
         final TransferEngine engine = builder(nics).build();
         engines.add(engine);
         return engine;
     }
 
-    /** An engine whose operations time out only when a test moves {@link #manualTime}. */
+    /**
+     * An engine whose operations time out only when a test moves the manual clock.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
+     */
     protected TransferEngine manualClockEngine(final int nics) {
         return open(builder(nics));
     }
 
     /**
      * An engine whose NICs can be held through {@link #nic(TransferEngine, int)}: the transport under test, wrapped.
-     * Its operations time out only when a test moves {@link #manualTime}.
+     * Its operations time out only when a test moves the manual clock.
+     *
+     * @param nics NICs in its one group
+     * @return the engine
      */
     protected TransferEngine holdingEngine(final int nics) {
         final TransferEngineBuilder builder = builder(nics);
@@ -172,7 +253,13 @@ public abstract class TransportContract {
         return engine;
     }
 
-    /** NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}. */
+    /**
+     * NIC {@code nic} of group 0 of an engine made by {@link #holdingEngine}.
+     *
+     * @param engine the engine
+     * @param nic the NIC's index
+     * @return its holding domain
+     */
     protected static HoldingDomain nic(final TransferEngine engine, final int nic) {
         return HoldingDomain.at(engine.nics().get(nic).address());
     }
@@ -183,6 +270,13 @@ public abstract class TransportContract {
         arena.close();
     }
 
+    /**
+     * Page-aligned memory filled with a pattern derived from {@code seed}, freed after the test.
+     *
+     * @param size bytes
+     * @param seed varies the pattern
+     * @return the memory
+     */
     protected MemorySegment filled(final long size, final int seed) {
         final MemorySegment segment = arena.allocate(size, 4096);
         for (long i = 0; i < size; i++) {
@@ -191,6 +285,12 @@ public abstract class TransportContract {
         return segment;
     }
 
+    /**
+     * Page-aligned zeroed memory, freed after the test.
+     *
+     * @param size bytes
+     * @return the memory
+     */
     protected MemorySegment zeroed(final long size) {
         return arena.allocate(size, 4096);
     }
@@ -988,6 +1088,210 @@ public abstract class TransportContract {
             final MemoryRegion src = sender.register(filled(4096, 23), Device.host());
             done(sender.submit(SingleWrite.of(src, 0, 4096, fresh, 0)));
             assertSame(src.segment(), 0, dst, 0, 4096);
+        }
+    }
+
+    /**
+     * Negative acknowledgements: an operation carrying an imm that fails at the sender ends the receiver's matching
+     * wait at once with {@link ImmAbandonedException}, naming the sender, the imm, the missing count and the cause.
+     */
+    @Nested
+    class NegativeAcknowledgements {
+
+        /** Completes with the abandonment its expectation ends with; fails if the count is reached instead. */
+        private CompletableFuture<ImmAbandonedException> expectAbandonment(
+                final TransferEngine receiver, final int imm, final int count) {
+            final CompletableFuture<ImmAbandonedException> abandoned = new CompletableFuture<>();
+            receiver.expectImmCount(imm, count, new ImmCountListener() {
+                @Override
+                public boolean onReached(final int reached) {
+                    abandoned.completeExceptionally(new AssertionError("imm " + reached + " reached its count"));
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandonment) {
+                    abandoned.complete(abandonment);
+                }
+            });
+            return abandoned;
+        }
+
+        static <T> T within(final CompletableFuture<T> future) {
+            try {
+                return future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (final Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Test
+        void aRefusedImmWriteEndsTheReceiversExpectationNamingTheSenderTheCountAndTheCause() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            Assumptions.assumeTrue(takesMessagesAfterARefusedWrite(), "a declared defect of this transport");
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 31), Device.host());
+            final MemoryRegion dstRegion = receiver.register(zeroed(4096), Device.host());
+            final RegionDescriptor stale = dstRegion.descriptor();
+            receiver.deregister(dstRegion);
+            final CompletableFuture<ImmAbandonedException> abandoned = expectAbandonment(receiver, 41, 1);
+
+            final Throwable error = failure(ending(
+                    remoteRefusal(),
+                    sender.submit(SingleWrite.of(src, 0, 4096, stale, 0).withImm(41))));
+
+            final ImmAbandonedException nack = within(abandoned);
+            assertThat(nack.peer()).isEqualTo(sender.mainAddress());
+            assertThat(nack.imm()).isEqualTo(41);
+            assertThat(nack.missing()).isEqualTo(1);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT))
+                    .isEqualTo(1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
+        }
+
+        @Test
+        void aTimedOutPagedWriteEndsTheReceiversCounterWaitWithEveryPageMissing() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(3 * 4096, 32), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(3 * 4096), Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(42);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(3, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true);
+
+            final Throwable error = failure(expired(sender.submit(
+                    PagedWrite.of(src, dst, 4096, new int[] {0, 1, 2}).withImm(42))));
+
+            assertThat(error).isInstanceOf(TransferTimeoutException.class);
+            final Throwable ended = within(waited);
+            assertThat(ended).isInstanceOf(ImmAbandonedException.class);
+            final ImmAbandonedException nack = (ImmAbandonedException) ended;
+            assertThat(nack.missing()).isEqualTo(3);
+            assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            assertThat(counter.balance()).as("the waiter gave its credits back").isZero();
+        }
+
+        @Test
+        void closingTheSenderEndsTheReceiversReactiveExpectation() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final CompletableFuture<ImmAbandonedException> expected = expectAbandonment(receiver, 43, 1);
+            nic(sender, 0).hold(true);
+            final CompletableFuture<Void> write = sender.submit(ImmWrite.of(dst, 43));
+
+            sender.close();
+
+            assertThat(failure(write)).isInstanceOf(EngineClosedException.class);
+            assertThat(within(expected))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("imm 43")
+                    .hasMessageContaining("closed");
+        }
+
+        @Test
+        void aFailedBarrierTellsEachReceiverOnce() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            Assumptions.assumeTrue(failsStaleKeyZeroByteWrites(), "a declared defect of this transport");
+            Assumptions.assumeTrue(takesMessagesAfterARefusedWrite(), "a declared defect of this transport");
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine first = engine(1);
+            final TransferEngine second = engine(1);
+            final MemoryRegion firstRegion = first.register(zeroed(4096), Device.host());
+            final MemoryRegion secondRegion = second.register(zeroed(4096), Device.host());
+            final RegionDescriptor firstStale = firstRegion.descriptor();
+            final RegionDescriptor secondStale = secondRegion.descriptor();
+            first.deregister(firstRegion);
+            second.deregister(secondRegion);
+            final CompletableFuture<ImmAbandonedException> firstNack = expectAbandonment(first, 44, 1);
+            final CompletableFuture<ImmAbandonedException> secondNack = expectAbandonment(second, 44, 1);
+
+            failure(ending(remoteRefusal(), sender.submit(BarrierWrite.of(List.of(firstStale, secondStale), 44))));
+
+            assertThat(within(firstNack).peer()).isEqualTo(sender.mainAddress());
+            assertThat(within(secondNack).missing()).isEqualTo(1);
+            await().atMost(WAIT)
+                    .until(() -> first.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1
+                            && second.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1);
+        }
+    }
+
+    /** Cancelling a write ({@link TransferEngine#cancel}, as a cancelled reactive write does) cancels the operation. */
+    @Nested
+    class Cancellation {
+
+        /** A listener the test cancels; it records how the write ended. */
+        private static final class CancellableListener implements TransferListener {
+            final CompletableFuture<TransferEngineException> ended = new CompletableFuture<>();
+            volatile boolean cancelled;
+
+            @Override
+            public void onDone() {
+                ended.completeExceptionally(new AssertionError("the cancelled write completed"));
+            }
+
+            @Override
+            public void onError(final TransferEngineException error) {
+                ended.complete(error);
+            }
+
+            @Override
+            public boolean isCancelled() {
+                return cancelled;
+            }
+        }
+
+        @Test
+        void aCancelledPostedWriteIsWithdrawnEndsAsCancelledAndTellsTheReceiver() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemoryRegion src = sender.register(filled(4096, 33), Device.host());
+            final MemorySegment dst = zeroed(4096);
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(45);
+            final CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    counter.await(1, WAIT);
+                    return new AssertionError("the wait was covered");
+                } catch (final RuntimeException e) {
+                    return e;
+                }
+            });
+            nic(sender, 0).hold(true); // held posts wait in the NIC: posted for the engine, not on the wire
+
+            final CancellableListener listener = new CancellableListener();
+            sender.submit(SingleWrite.of(src, 0, 4096, dstDesc, 0).withImm(45), listener);
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 1);
+            listener.cancelled = true;
+            sender.cancel(listener);
+
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 0);
+            assertThat(NegativeAcknowledgements.within(listener.ended))
+                    .isInstanceOf(OperationCancelledException.class)
+                    .hasMessageContaining("after it was posted");
+            assertThat(NegativeAcknowledgements.within(waited))
+                    .isInstanceOf(ImmAbandonedException.class)
+                    .hasMessageContaining("cancelled");
+            nic(sender, 0).hold(false); // the cancelled write was withdrawn: releasing the NIC does not send it
+            final MemoryRegion fence = sender.register(filled(8, 34), Device.host());
+            done(sender.submit(SingleWrite.of(fence, 0, 8, dstDesc, 0).withImm(46)));
+            assertThat(MemorySegment.mismatch(dst, 8, 4096, zeroed(4096), 8, 4096))
+                    .isEqualTo(-1);
         }
     }
 

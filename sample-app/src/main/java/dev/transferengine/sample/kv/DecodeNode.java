@@ -101,7 +101,8 @@ public final class DecodeNode implements AutoCloseable {
      *
      * @param id      the session
      * @param request prefill's checksums
-     * @return the receipt; fails with the engine's timeout if a layer never arrived
+     * @return the receipt; fails at once with {@code ImmAbandonedException} (a 502) when prefill's write of a layer
+     *     failed there (its negative acknowledgement), else with the engine's timeout if a layer never arrived
      */
     public Mono<KvReceipt> verify(final String id, final KvVerifyRequest request) {
         final KvSession session = current.get();

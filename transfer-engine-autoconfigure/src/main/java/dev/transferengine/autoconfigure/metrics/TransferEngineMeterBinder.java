@@ -102,6 +102,8 @@ public final class TransferEngineMeterBinder implements MeterBinder {
             error("worker", EngineCounter.WORKER_ERRORS);
             error("imm-refused", EngineCounter.IMMS_REFUSED);
             error("unobserved", EngineCounter.COMPLETIONS_UNOBSERVED);
+            error("imm-abandoned-sent", EngineCounter.IMMS_ABANDONED_SENT);
+            error("imm-abandoned", EngineCounter.IMMS_ABANDONED);
             for (int g = 0; g < engine.groupCount(); g++) {
                 for (int n = 0; n < engine.nicCount(g); n++) {
                     nic(g, n);
@@ -136,9 +138,9 @@ public final class TransferEngineMeterBinder implements MeterBinder {
 
         private void error(final String kind, final EngineCounter counter) {
             FunctionCounter.builder(PREFIX + "errors", metrics, m -> m.counter(counter))
-                    .description(
-                            "Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
-                                    + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed")
+                    .description("Errors, by kind: timed-out requests, refused submissions, failing callbacks, worker"
+                            + " faults, imms refused over the unexpected-imm bound, completions the latency timers missed,"
+                            + " negative acknowledgements sent and received")
                     .tag("engine", name)
                     .tag("kind", kind)
                     .register(registry);

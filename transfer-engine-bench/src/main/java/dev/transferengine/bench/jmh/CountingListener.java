@@ -1,7 +1,10 @@
 package dev.transferengine.bench.jmh;
 
 import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
+
+import java.time.Duration;
 
 /**
  * Counts what a domain reports, without allocating: a failure counts as done too (so that a window never stalls) and
@@ -50,5 +53,22 @@ final class CountingListener implements DomainListener {
     @Override
     public void onBytesReceived(final long length) {
         bytesReceived += length;
+    }
+
+    /** Polls until {@code done} reaches {@code posted}, failing after 30 s so that a lost completion ends the run. */
+    void drain(final long posted, final Domain... domains) {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (done < posted) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(
+                        (posted - done) + " of " + posted + " writes still in flight after 30 s");
+            }
+            for (final Domain domain : domains) {
+                domain.poll();
+            }
+        }
+        if (failed > 0) {
+            throw new IllegalStateException(failed + " of " + posted + " writes failed");
+        }
     }
 }

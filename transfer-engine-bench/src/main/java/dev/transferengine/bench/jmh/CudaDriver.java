@@ -141,7 +141,8 @@ final class CudaDriver implements AutoCloseable {
 
     /**
      * {@code te_store} and {@code te_pingpong}, launched {@code <<<1,1>>>} on one stream; launches are asynchronous
-     * and, like JCuda's, allocate their parameter arrays.
+     * and, like JCuda's, allocate their parameter arrays. After {@link #close()} every call fails with an
+     * {@link IllegalStateException}: the destroyed stream handed to the driver would crash the JVM in libcuda.
      */
     static final class Kernels implements AutoCloseable {
 
@@ -152,6 +153,7 @@ final class CudaDriver implements AutoCloseable {
         private final CUfunction store = new CUfunction();
         private final CUfunction pingPong = new CUfunction();
         private final CUstream stream = new CUstream();
+        private boolean closed;
 
         private Kernels(final CudaDriver cuda) {
             this.cuda = cuda;
@@ -181,23 +183,35 @@ final class CudaDriver implements AutoCloseable {
         }
 
         /** Waits until every launch so far ended. Blocks. */
-        void synchronize() {
+        synchronized void synchronize() {
+            ensureOpen();
             cuda.makeCurrent();
             check(cuStreamSynchronize(stream), "cuStreamSynchronize");
         }
 
-        private void launch(final CUfunction function, final Pointer parameters) {
+        private synchronized void launch(final CUfunction function, final Pointer parameters) {
+            ensureOpen();
             cuda.makeCurrent();
             check(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, parameters, null), "cuLaunchKernel");
         }
 
-        /** Waits for the stream, then destroys it and unloads the module. Blocks. */
+        /** Waits for the stream, then destroys it and unloads the module. Idempotent; blocks. */
         @Override
-        public void close() {
+        public synchronized void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
             cuda.makeCurrent();
             cuStreamSynchronize(stream);
             cuStreamDestroy(stream);
             cuModuleUnload(module);
+        }
+
+        private void ensureOpen() {
+            if (closed) {
+                throw new IllegalStateException("the bench kernels are closed");
+            }
         }
 
         /** The PTX text, NUL-terminated as cuModuleLoadData expects. */

@@ -3,6 +3,7 @@ package dev.transferengine.bench.jmh;
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.WriteDescriptor;
+import dev.transferengine.test.Domains;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -105,8 +106,8 @@ public class FabricDomainBenchmark {
         @TearDown(Level.Trial)
         public void close() {
             try {
-                Domains.drain(a, posted, left, right);
-                Domains.drain(b, rightPosted, left, right);
+                a.drain(posted, left, right);
+                b.drain(rightPosted, left, right);
             } finally {
                 right.close();
                 left.close();

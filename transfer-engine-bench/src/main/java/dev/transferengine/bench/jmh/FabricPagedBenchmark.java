@@ -3,6 +3,7 @@ package dev.transferengine.bench.jmh;
 import dev.transferengine.Device;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.WriteDescriptor;
+import dev.transferengine.test.Domains;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -126,7 +127,7 @@ public class FabricPagedBenchmark {
     @TearDown(Level.Trial)
     public void close() {
         try {
-            Domains.drain(a, posted, left, right);
+            a.drain(posted, left, right);
         } finally {
             right.close();
             left.close();

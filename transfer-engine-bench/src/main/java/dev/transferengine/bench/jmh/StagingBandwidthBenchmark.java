@@ -34,6 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code staged}: the tcp transport's shape without the socket: device A -> pinned chunk (stream 1) -> host
  *       copy into a second pinned chunk (the receiver's staging, standing in for the network hop) -> device B (stream
  *       2), two chunks of {@code chunkMiB} per side so that copies overlap.
+ *   <li>{@code stagedWithoutHop}: {@code staged} less the host copy: device A -> pinned chunk -> device B from the
+ *       same chunk; what the two PCIe directions give when they overlap.
+ *   <li>{@code hostHop}: the host copy alone, {@code megabytes} from the sender's pinned chunks into the receiver's,
+ *       chunk by chunk on one thread: the hop that bounds {@code staged} (docs/benchmarks.md has the profile).
  * </ul>
  *
  * Needs a GPU: without one every benchmark fails at set-up, naming what is missing.
@@ -172,6 +176,42 @@ public class StagingBandwidthBenchmark {
         }
         spin(s.up, s.upTicket[0]);
         spin(s.up, s.upTicket[1]);
+        moved.bytes += bytes;
+    }
+
+    /** Device A -> pinned chunk -> device B from that chunk, double-buffered: {@link #staged} without the host hop. */
+    @Benchmark
+    public void stagedWithoutHop(final Buffers buffers, final Staged s, final BytesMoved moved) {
+        final long bytes = buffers.bytes;
+        final long chunks = (bytes + s.chunk - 1) / s.chunk;
+        s.downTicket[0] = 0;
+        s.downTicket[1] = 0;
+        s.upTicket[0] = 0;
+        s.upTicket[1] = 0;
+        for (long k = 0; k < chunks; k++) {
+            final int side = (int) (k & 1);
+            spin(s.up, s.upTicket[side]); // the chunk is free once its last upload ended
+            down(buffers, s, k);
+            spin(s.down, s.downTicket[side]);
+            final long length = Math.min(s.chunk, bytes - k * s.chunk);
+            s.upTicket[side] =
+                    ticket(s.up.copyToDevice(s.sender[side].segment(), buffers.target + k * s.chunk, length));
+        }
+        spin(s.up, s.upTicket[0]);
+        spin(s.up, s.upTicket[1]);
+        moved.bytes += bytes;
+    }
+
+    /** The host hop of {@link #staged} alone: pinned chunk -> pinned chunk on this thread, {@code megabytes} in all. */
+    @Benchmark
+    public void hostHop(final Buffers buffers, final Staged s, final BytesMoved moved) {
+        final long bytes = buffers.bytes;
+        for (long done = 0, k = 0; done < bytes; k++) {
+            final int side = (int) (k & 1);
+            final long length = Math.min(s.chunk, bytes - done);
+            MemorySegment.copy(s.sender[side].segment(), 0, s.receiver[side].segment(), 0, length);
+            done += length;
+        }
         moved.bytes += bytes;
     }
 

@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link TransferCounters} completion (no callback) and keeps at most {@link #WINDOW} in flight. Run with
  * {@code -prof gc}: {@code gc.alloc.rate.norm} is the steady-state allocation per operation (per write, per page),
  * of every thread (the caller, both workers and the callback thread), since the engine's work happens on its own
- * threads. {@code -p transport=instant} runs on {@link InstantTransport}, whose NICs complete every write at once:
+ * threads. {@code -p transport=instant} runs on {@link dev.transferengine.test.InstantTransport} (from transfer-engine-test), whose NICs complete every write at once:
  * the engine's own posting rate (one worker), with no transport behind it; {@code tcp} (default) over loopback.
  */
 @State(Scope.Benchmark)

@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.WriteDescriptor;
+import dev.transferengine.test.Domains;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -97,7 +98,7 @@ public class TcpDomainBenchmark {
         @TearDown(Level.Trial)
         public void close() throws Exception {
             try {
-                Domains.drain(events, posted, domain);
+                events.drain(posted, domain);
             } finally {
                 domain.close();
                 target.stop();

@@ -100,8 +100,15 @@ public class UvmWatcherLatencyBenchmark {
             }
         }
 
+        /**
+         * JMH may tear this state down before the states that use it ({@link Launches}): the kernels are waited for
+         * first, the engine closes the watchers still open (a later {@code watcher.close()} is a no-op), and only
+         * then the stream is destroyed. The old order crashed the JVM in libcuda (SIGSEGV) when {@link Launches}
+         * synchronized the stream destroyed here.
+         */
         @TearDown(Level.Trial)
         public void close() {
+            kernels.synchronize();
             engine.close();
             kernels.close();
             cuda.freeMapped(page);
@@ -176,9 +183,9 @@ public class UvmWatcherLatencyBenchmark {
             });
         }
 
+        /** Every launch was waited for by its benchmark call; {@link Gpu#close} may have run before this. */
         @TearDown(Level.Trial)
-        public void close(final Gpu gpu) {
-            gpu.kernels.synchronize();
+        public void close() {
             watcher.close();
         }
     }

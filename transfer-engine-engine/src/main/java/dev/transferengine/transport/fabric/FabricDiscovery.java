@@ -52,6 +52,12 @@ final class FabricDiscovery {
     static final int FI_MR_VIRT_ADDR = 1 << 4;
     static final int FI_MR_ALLOCATED = 1 << 5;
     static final int FI_MR_PROV_KEY = 1 << 6;
+    /**
+     * Device memory must be registered and its descriptor passed with every post: shm's FI_HMEM entry (CUDA IPC)
+     * has this mode and no other, so a query for FI_HMEM must accept it.
+     */
+    static final int FI_MR_HMEM = 1 << 10;
+
     static final int FI_ENODATA = 61;
     /**
      * tx_attr.msg_order: RMA writes are processed at the target in the order they were posted. Asked of shm only
@@ -112,7 +118,11 @@ final class FabricDiscovery {
             FabricLibrary.NATIVE.set(
                     JAVA_INT,
                     domain + DOMAIN_ATTR_MR_MODE,
-                    FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY);
+                    FI_MR_LOCAL
+                            | FI_MR_VIRT_ADDR
+                            | FI_MR_ALLOCATED
+                            | FI_MR_PROV_KEY
+                            | ((caps & FI_HMEM) != 0 ? FI_MR_HMEM : 0));
             FabricLibrary.NATIVE.set(JAVA_INT, domain + DOMAIN_ATTR_THREADING, FI_THREAD_DOMAIN);
             FabricLibrary.NATIVE.set(JAVA_INT, domain + DOMAIN_ATTR_AV_TYPE, FI_AV_TABLE);
             final long fabric = info.get(JAVA_LONG, INFO_FABRIC_ATTR);

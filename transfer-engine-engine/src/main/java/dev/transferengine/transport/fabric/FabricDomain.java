@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Objects;
 
 import org.agrona.collections.IntArrayQueue;
 import org.jspecify.annotations.Nullable;
@@ -109,6 +110,12 @@ final class FabricDomain implements Domain {
     private final ArrayDeque<FabricWriteChain> postingChains = new ArrayDeque<>();
 
     private final ArrayDeque<FabricWriteChain> spareChains = new ArrayDeque<>();
+    /** Negative acknowledgements, on tagged endpoints only; null where sends are untagged. */
+    private final @Nullable FabricControl control;
+    /** Control receive buffers posted now; they are not operations of the engine's. */
+    private int controlReceives;
+
+    private boolean toldOfDroppedControl;
     private final NetworkAddress address;
     private final String description;
     private boolean closed;
@@ -149,6 +156,56 @@ final class FabricDomain implements Domain {
                 + Integer.toHexString(endpoint.mrMode())
                 + (endpoint.tagged() ? "" : ", untagged sends")
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
+        this.control = endpoint.tagged() ? new FabricControl(arena) : null;
+        if (control != null) {
+            for (int i = 0; i < FabricControl.RECEIVES; i++) {
+                postControlReceive(control, i);
+            }
+        }
+    }
+
+    private void postControlReceive(final FabricControl owner, final int index) {
+        final int slot = ops.acquire(FabricOps.CONTROL_RECV, index, FabricControl.MESSAGE_BYTES, FI_ADDR_UNSPEC);
+        if (slot < 0) {
+            LOG.warn("{}: no operation slot left for a control receive buffer; it is not posted", description);
+            return;
+        }
+        final MemorySegment buffer = owner.receiveBuffer(index);
+        ops.prepareControl(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
+        controlReceives++;
+        submit(slot, FI_COMPLETION);
+    }
+
+    /**
+     * Worker thread. Sends a tagged control message from a buffer of the domain's own; where sends are untagged
+     * (shm before libfabric 1.19), or {@value FabricControl#SENDS} are in flight, it is dropped and logged once.
+     */
+    @Override
+    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+        final FabricControl owner = control;
+        final int index = owner == null || refusal() != null ? -1 : owner.takeSend();
+        if (owner == null || index < 0) {
+            if (!toldOfDroppedControl) {
+                toldOfDroppedControl = true;
+                LOG.warn(
+                        "{}: a negative acknowledgement for imm {} is dropped ({}); the receiver waits out its own"
+                                + " timeout",
+                        description,
+                        imm,
+                        owner == null
+                                ? "untagged sends carry none: use libfabric 1.19 or later"
+                                : "too many in flight");
+            }
+            return;
+        }
+        final int slot = ops.acquire(FabricOps.CONTROL_SEND, index, FabricControl.MESSAGE_BYTES, peer);
+        if (slot < 0) {
+            owner.releaseSend(index);
+            return;
+        }
+        final MemorySegment message = owner.encode(index, address, imm, missing, cause);
+        ops.prepareControl(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        submit(slot, FI_COMPLETION);
     }
 
     @Override
@@ -158,7 +215,12 @@ final class FabricDomain implements Domain {
 
     @Override
     public String description() {
-        return description;
+        return description + " (device memory: "
+                + (regions.hmem()
+                        ? "FI_HMEM GPUDirect"
+                        : "refused, the provider offers no FI_HMEM; " + FabricTransport.HMEM_OPTION
+                                + "=true asks for it, the tcp transport stages through pinned host memory")
+                + ")";
     }
 
     @Override
@@ -356,13 +418,14 @@ final class FabricDomain implements Domain {
     }
 
     private long post(final int slot) {
-        if (ops.kind[slot] != FabricOps.RECV && peers.isClosedHere(ops.peer[slot])) {
+        final byte kind = ops.kind[slot];
+        if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV && peers.isClosedHere(ops.peer[slot])) {
             return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
             case FabricOps.WRITE -> endpoint.writeMsg(msg, ops.flags[slot]);
-            case FabricOps.SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
+            case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
     }
@@ -371,7 +434,7 @@ final class FabricDomain implements Domain {
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
-                    case FabricOps.SEND -> endpoint.tagged() ? "fi_tsendmsg" : "fi_sendmsg";
+                    case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.tagged() ? "fi_tsendmsg" : "fi_sendmsg";
                     default -> endpoint.tagged() ? "fi_trecvmsg" : "fi_recvmsg";
                 };
         final int err = (int) -rc;
@@ -455,9 +518,27 @@ final class FabricDomain implements Domain {
         release(slot);
         if (kind == FabricOps.RECV) {
             listener.onReceive(token, received);
+        } else if (kind == FabricOps.CONTROL_SEND) {
+            Objects.requireNonNull(control).releaseSend((int) token);
+        } else if (kind == FabricOps.CONTROL_RECV) {
+            controlReceived((int) token, received);
         } else {
             peers.markReachable(peer);
             listener.onComplete(token, bytes);
+        }
+    }
+
+    /** A negative acknowledgement arrived in control buffer {@code index}: reports it, then reposts the buffer. */
+    private void controlReceived(final int index, final int length) {
+        final FabricControl owner = Objects.requireNonNull(control);
+        controlReceives--;
+        try {
+            final String dropped = owner.decode(index, length, listener);
+            if (!dropped.isEmpty()) {
+                LOG.warn("{}: {} dropped", description, dropped);
+            }
+        } finally {
+            postControlReceive(owner, index);
         }
     }
 
@@ -489,6 +570,10 @@ final class FabricDomain implements Domain {
         final byte kind = ops.kind[slot];
         final long peer = ops.peer[slot];
         release(slot);
+        if (kind == FabricOps.CONTROL_SEND || kind == FabricOps.CONTROL_RECV) {
+            controlFailed(kind, (int) token, text);
+            return;
+        }
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         final TransferEngineException error = FabricFailures.translate(
                 err, provErrno, text, kind == FabricOps.WRITE, peerAddress, endpoint.provider());
@@ -499,6 +584,21 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: receive buffer {} failed and is dropped: {}", description, token, text);
         } else {
             listener.onFailed(token, error);
+        }
+    }
+
+    /** A control message failed to leave (best effort: dropped), or a control buffer failed (reposted while open). */
+    private void controlFailed(final byte kind, final int index, final String text) {
+        final FabricControl owner = Objects.requireNonNull(control);
+        if (kind == FabricOps.CONTROL_SEND) {
+            owner.releaseSend(index);
+            LOG.debug("{}: a negative acknowledgement did not leave: {}", description, text);
+            return;
+        }
+        controlReceives--;
+        LOG.warn("{}: control receive buffer {} failed: {}", description, index, text);
+        if (!closed && failure == null) {
+            postControlReceive(owner, index);
         }
     }
 
@@ -519,6 +619,7 @@ final class FabricDomain implements Domain {
 
     private void failOutstanding(final TransferEngineException error) {
         pending.clear();
+        controlReceives = 0;
         chain.clear();
         while (!postingChains.isEmpty()) {
             final FabricWriteChain sealed = postingChains.removeFirst();
@@ -571,7 +672,8 @@ final class FabricDomain implements Domain {
         }
         for (int n = pending.size(); n > 0; n--) {
             final int slot = pending.pollInt();
-            if (ops.token[slot] == token && ops.kind[slot] != FabricOps.RECV) {
+            final byte kind = ops.kind[slot];
+            if (ops.token[slot] == token && (kind == FabricOps.WRITE || kind == FabricOps.SEND)) {
                 release(slot);
             } else {
                 pending.offerInt(slot);
@@ -586,7 +688,7 @@ final class FabricDomain implements Domain {
 
     /** Operations posted or queued and not yet completed. */
     int outstanding() {
-        return ops.inUse();
+        return ops.inUse() - controlReceives;
     }
 
     private void ensureOpen() {

@@ -269,9 +269,9 @@ final class FabricEndpoint implements AutoCloseable {
         return errno;
     }
 
-    /** fi_mr_regattr; returns the rc, the MR in {@code out}. Control path. */
-    int regAttr(final MemorySegment attr, final MemorySegment out) {
-        return FabricCalls.intPPLP(regattrFn, errno, domain, attr, 0, out);
+    /** fi_mr_regattr with {@code flags}; returns the rc, the MR in {@code out}. Control path. */
+    int regAttr(final MemorySegment attr, final long flags, final MemorySegment out) {
+        return FabricCalls.intPPLP(regattrFn, errno, domain, attr, flags, out);
     }
 
     /** Closes an MR (fi_close). */

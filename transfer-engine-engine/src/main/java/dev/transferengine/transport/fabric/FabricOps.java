@@ -25,6 +25,17 @@ final class FabricOps {
     static final byte WRITE = 1;
     static final byte SEND = 2;
     static final byte RECV = 3;
+    /** A negative acknowledgement going out (FabricControl): tagged {@link #CONTROL_TAG}, reported to nobody. */
+    static final byte CONTROL_SEND = 4;
+    /** A buffer for incoming negative acknowledgements: matches {@link #CONTROL_TAG} only. */
+    static final byte CONTROL_RECV = 5;
+
+    /**
+     * The tag of control messages. No size class sets it ({@link #sizeTag} sets the low bits of a length below
+     * 2^31) and no receive buffer ignores it ({@link #fitMask} covers the low bits of its size), so control messages
+     * and the user's messages never take each other's buffers.
+     */
+    static final long CONTROL_TAG = 1L << 60;
 
     private static final long SLOT_INDEX = CONTEXT2_BYTES;
     private static final long SLOT_IOV = SLOT_INDEX + 8;
@@ -161,6 +172,11 @@ final class FabricOps {
      */
     void prepareReceive(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
         prepareMessage(slot, address, bytes, desc, fiAddr, 0, fitMask(bytes));
+    }
+
+    /** Fills a slot's message for a control send or a control receive buffer: tag {@link #CONTROL_TAG}, no bit ignored. */
+    void prepareControl(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
+        prepareMessage(slot, address, bytes, desc, fiAddr, CONTROL_TAG, 0);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.transferengine.transport.fabric;
 import dev.transferengine.Device;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.nativeaccess.NativeCallException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,6 +40,12 @@ final class FabricRegions {
     private static final long FI_REMOTE_WRITE = 1L << 13;
     static final int FI_HMEM_SYSTEM = 0;
     static final int FI_HMEM_CUDA = 1;
+    /**
+     * fi_mr_regattr flag: the memory is device memory the host cannot touch (cuMemAlloc's, not managed memory). shm
+     * moves such regions by CUDA IPC, device to device; without the flag it bounces every write through host memory
+     * (measured on the H200: 1.9 GB/s instead of about 44 GB/s at 1 MiB).
+     */
+    static final long FI_HMEM_DEVICE_ONLY = 1L << 46;
 
     private final FabricEndpoint endpoint;
     private final MemorySegment attr;
@@ -50,6 +57,7 @@ final class FabricRegions {
     private final boolean virtualAddressing;
     private final boolean localRegistration;
     private final boolean hmem;
+    private final boolean hmemDescriptors;
 
     private final Long2LongHashMap mrByKey = new Long2LongHashMap(0);
     private final Long2LongHashMap descByKey = new Long2LongHashMap(-1);
@@ -68,6 +76,7 @@ final class FabricRegions {
         this.virtualAddressing = (mode & FabricDiscovery.FI_MR_VIRT_ADDR) != 0;
         this.localRegistration = (mode & FabricDiscovery.FI_MR_LOCAL) != 0;
         this.hmem = (caps & FabricDiscovery.FI_HMEM) != 0;
+        this.hmemDescriptors = (mode & FabricDiscovery.FI_MR_HMEM) != 0;
         final long keyBytes = endpoint.mrKeySize();
         this.keyMask = keyBytes <= 0 || keyBytes >= 8 ? Long.MAX_VALUE : (1L << (8 * keyBytes)) - 1;
     }
@@ -99,7 +108,7 @@ final class FabricRegions {
         }
         final long access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
         return switch (device) {
-            case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0);
+            case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0, 0);
             case Device.Cuda cuda -> {
                 if (!hmem) {
                     // Staging through host memory cannot work here: a remote write lands in the registered
@@ -111,17 +120,40 @@ final class FabricRegions {
                             + "=true asks any provider); use the tcp transport, which stages device memory through"
                             + " pinned host memory");
                 }
-                yield add(segment.address(), segment.byteSize(), access, FI_HMEM_CUDA, cuda.ordinal());
+                try {
+                    yield add(
+                            segment.address(),
+                            segment.byteSize(),
+                            access,
+                            FI_HMEM_CUDA,
+                            cuda.ordinal(),
+                            FI_HMEM_DEVICE_ONLY);
+                } catch (final NativeCallException e) {
+                    // FI_HMEM alone does not promise CUDA: a libfabric built without it offers FI_HMEM for host memory
+                    throw new DeviceUnavailableException(
+                            "fabric provider " + endpoint.provider() + " (libfabric at "
+                                    + endpoint.library().path()
+                                    + ") cannot register " + device + " memory with FI_HMEM_CUDA: " + e.getMessage()
+                                    + "; the memory must be cuMemAlloc'd device memory and libfabric built"
+                                    + " --with-cuda (.ci/gpu/libfabric-cuda.sh builds one)",
+                            e);
+                }
             }
         };
     }
 
     /** A local-only registration of a send or receive buffer, for providers that need FI_MR_LOCAL. */
     long registerLocal(final long address, final long length) {
-        return add(address, length, FI_SEND | FI_RECV, FI_HMEM_SYSTEM, 0);
+        return add(address, length, FI_SEND | FI_RECV, FI_HMEM_SYSTEM, 0, 0);
     }
 
-    private long add(final long address, final long length, final long access, final int iface, final int device) {
+    private long add(
+            final long address,
+            final long length,
+            final long access,
+            final int iface,
+            final int device,
+            final long flags) {
         attr.fill((byte) 0);
         iov.set(JAVA_LONG, IOV_BASE, address);
         iov.set(JAVA_LONG, IOV_LEN, length);
@@ -132,7 +164,10 @@ final class FabricRegions {
         attr.set(JAVA_INT, MR_ATTR_IFACE, iface);
         attr.set(JAVA_INT, MR_ATTR_DEVICE, device);
         endpoint.library()
-                .check("fi_mr_regattr(" + length + " bytes)", endpoint.regAttr(attr, out), endpoint.errnoState());
+                .check(
+                        "fi_mr_regattr(" + length + " bytes)",
+                        endpoint.regAttr(attr, flags, out),
+                        endpoint.errnoState());
         final long mr = out.get(JAVA_LONG, 0);
         final long key = FabricLibrary.pointer(mr + MR_KEY);
         mrByKey.put(key, mr);
@@ -161,9 +196,17 @@ final class FabricRegions {
         return mrByKey.containsKey(key);
     }
 
-    /** The local descriptor of the region {@code key} to pass with a post (0 where the provider needs none). */
+    /** Whether device memory registers with FI_HMEM (GPUDirect), so remote writes land in it directly. */
+    boolean hmem() {
+        return hmem;
+    }
+
+    /**
+     * The local descriptor of the region {@code key} to pass with a post (0 where the provider needs none: neither
+     * FI_MR_LOCAL nor FI_MR_HMEM, which asks it for device memory; host regions then get theirs too, which is allowed).
+     */
     long desc(final long key) {
-        if (!localRegistration) {
+        if (!localRegistration && !hmemDescriptors) {
             return 0;
         }
         final long desc = descByKey.get(key);

@@ -48,7 +48,8 @@ import org.jspecify.annotations.Nullable;
  *       bound their remote range, delivery-complete after them, which keeps the guarantee (see
  *       {@code FabricDomain});</li>
  *   <li>{@code fabric.hmem}: ask for FI_HMEM, so CUDA memory registers with {@code iface = FI_HMEM_CUDA}:
- *       {@code auto} (the default) asks efa and verbs and falls back to a provider without it, {@code true} asks
+ *       {@code auto} (the default) asks efa and verbs, and any provider when a group names a CUDA device
+ *       ({@link dev.transferengine.GroupSpec#withCudaDevice}), and falls back to a provider without it; {@code true} asks
  *       any provider and requires it, {@code false} never asks. Without FI_HMEM, registering device memory fails
  *       with a {@link dev.transferengine.exceptions.DeviceUnavailableException} saying why.</li>
  * </ul>
@@ -167,7 +168,10 @@ public final class FabricTransport implements Transport {
         final boolean required = hmem.equals("true");
         if (required
                 || (hmem.equals("auto")
-                        && (selection.provider == FabricProvider.EFA || selection.provider == FabricProvider.VERBS))) {
+                        && (selection.provider == FabricProvider.EFA
+                                || selection.provider == FabricProvider.VERBS
+                                || config.groups().stream()
+                                        .anyMatch(g -> g.cudaDevice().isPresent())))) {
             final MemorySegment list = FabricDiscovery.query(
                     selection.usableLibrary(),
                     selection.usableProvider(),

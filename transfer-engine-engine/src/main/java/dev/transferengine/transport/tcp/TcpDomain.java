@@ -65,6 +65,8 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private static final int ACCEPTS_PER_POLL = 16;
     private static final int BACKLOG = 128;
     private static final long SWEEP_INTERVAL_NANOS = 50_000_000L;
+    /** The token of ABANDON frames: no engine token (generation << 32 | slot, slots are small) is -1. */
+    private static final long ABANDON_TOKEN = -1L;
 
     private final DomainContext context;
     private final DomainListener listener;
@@ -206,7 +208,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public String description() {
-        return description;
+        return description + " (device memory: " + staging.path() + ")";
     }
 
     /** Worker thread; does not block. */
@@ -326,6 +328,20 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             return;
         }
         post(target, acquire().send(token, message));
+    }
+
+    /**
+     * Worker thread; does not block. Queues an ABANDON frame on the connection to {@code peer}, behind the requests
+     * already queued there; nobody is told whether it arrived.
+     */
+    @Override
+    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+        final TcpPeer target = closed ? null : peer(peer);
+        if (target == null) {
+            return;
+        }
+        final byte[] text = TcpFrame.abandonCause(cause);
+        post(target, acquire().abandon(ABANDON_TOKEN, imm, missing, MemorySegment.ofArray(text)));
     }
 
     /** Worker thread; does not block. Allocates the buffer's view once. */
@@ -562,7 +578,11 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         final long token = op.token;
         final long bytes = op.length;
+        final boolean control = op.type == TcpFrame.ABANDON;
         release(op);
+        if (control) {
+            return; // a negative acknowledgement: best effort, nobody waits for it
+        }
         if (error == null) {
             listener.onComplete(token, bytes);
         } else {

@@ -3,11 +3,13 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.exceptions.RemoteAccessException;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
- * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND):
+ * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND, ABANDON):
  *
  * <pre>
  *   0                   1                   2                   3
@@ -53,8 +55,10 @@ import java.nio.ByteBuffer;
  *
  * <p>Requests: WRITE and WRITE_IMM carry data for region {@code rkey} at {@code offset}; IMM is a zero-length
  * write that carries only the imm but still names a valid rkey and offset. SEND carries a two-sided message (rkey
- * and offset 0). The receiver answers every request, in the order received, with ACK or NACK naming the
- * request's token.
+ * and offset 0). ABANDON is a negative acknowledgement for imm waiters: an operation carrying {@code imm} failed at
+ * the sender, and {@code rkey} holds how many of its imm events will not come; its payload is the sender's failure
+ * as UTF-8 text (at most {@value #MAX_ABANDON_CAUSE} bytes). The receiver answers every request, in the order
+ * received, with ACK or NACK naming the request's token.
  *
  * <p>Not thread-safe; re-wrap for each header. Allocates nothing.
  */
@@ -74,6 +78,10 @@ final class TcpFrame {
     static final byte CHALLENGE = 8;
     static final byte AUTH = 9;
     static final byte ERROR = 10;
+    static final byte ABANDON = 11;
+
+    /** Most bytes of an ABANDON frame's cause text; longer causes are cut at the sender. */
+    static final int MAX_ABANDON_CAUSE = 512;
 
     /** ERROR code: the peer speaks another protocol version (imm names the one the sender speaks). */
     static final int ERROR_VERSION = 1;
@@ -195,6 +203,12 @@ final class TcpFrame {
         return reason.ordinal();
     }
 
+    /** The UTF-8 payload of an ABANDON frame for {@code cause}, cut to {@link #MAX_ABANDON_CAUSE} bytes. */
+    static byte[] abandonCause(final String cause) {
+        final byte[] text = cause.getBytes(StandardCharsets.UTF_8);
+        return text.length <= MAX_ABANDON_CAUSE ? text : Arrays.copyOf(text, MAX_ABANDON_CAUSE);
+    }
+
     /** A name for logs and error messages. */
     static String typeName(final byte type) {
         return switch (type) {
@@ -208,6 +222,7 @@ final class TcpFrame {
             case CHALLENGE -> "CHALLENGE";
             case AUTH -> "AUTH";
             case ERROR -> "ERROR";
+            case ABANDON -> "ABANDON";
             default -> "type " + (type & 0xFF);
         };
     }

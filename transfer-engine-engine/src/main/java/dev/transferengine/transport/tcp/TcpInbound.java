@@ -6,9 +6,12 @@ import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DomainListener;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Objects;
 
@@ -79,6 +82,9 @@ final class TcpInbound extends TcpConnection {
     }
 
     private final ArrayDeque<StagedAnswer> staged = new ArrayDeque<>();
+    /** Where an ABANDON frame's cause text lands; it is reported as soon as it is in. */
+    private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
+
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private final TcpLanding landing;
     private final String remote;
@@ -347,6 +353,16 @@ final class TcpInbound extends TcpConnection {
                     place(posted.memory(), 0);
                 }
             }
+            case TcpFrame.ABANDON -> {
+                if (frameLength < 0 || frameLength > TcpFrame.MAX_ABANDON_CAUSE || inFrame.rkey() < 1) {
+                    return malformed("ABANDON with length " + frameLength + " and count " + inFrame.rkey());
+                }
+                if (takeHeader()) {
+                    refuse(TcpRefusal.MALFORMED, -1);
+                } else {
+                    place(abandonCause, 0);
+                }
+            }
             default -> {
                 return malformed("unexpected " + TcpFrame.typeName(frameType) + " from the initiator side");
             }
@@ -426,6 +442,16 @@ final class TcpInbound extends TcpConnection {
     private void placed() {
         final TcpMemory memory = target;
         target = null;
+        if (type == TcpFrame.ABANDON) {
+            // told at once, before data still held back for the device: the sender gave up on it anyway
+            final byte[] text = abandonCause.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+            context.listener()
+                    .onImmAbandoned(
+                            peerAddress,
+                            imm,
+                            (int) Math.min(Integer.MAX_VALUE, rkey),
+                            new String(text, StandardCharsets.UTF_8));
+        }
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         final long reservation = immReservation;
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
@@ -439,6 +465,9 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void report(final byte frameType, final long reservation, final long frameLength, final long token) {
+        if (frameType == TcpFrame.ABANDON) {
+            return; // reported when placed
+        }
         if (frameType == TcpFrame.SEND) {
             context.listener().onReceive(token, (int) frameLength);
         } else {

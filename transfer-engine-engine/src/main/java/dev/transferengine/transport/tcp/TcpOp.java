@@ -43,6 +43,11 @@ final class TcpOp {
         return set(TcpFrame.SEND, token, message, 0, message.byteSize()).target(0, 0, 0);
     }
 
+    /** A negative acknowledgement: ABANDON carrying {@code imm}, the missing count in {@code rkey}, the cause. */
+    TcpOp abandon(final long token, final int imm, final int missing, final MemorySegment cause) {
+        return set(TcpFrame.ABANDON, token, cause, 0, cause.byteSize()).target(missing, 0, imm);
+    }
+
     /** One piece of a staged device write: {@code bytes} of the staging chunk {@code from}, at {@code issued}. */
     TcpOp piece(
             final byte type,

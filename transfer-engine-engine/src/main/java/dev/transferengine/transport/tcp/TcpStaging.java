@@ -107,6 +107,12 @@ final class TcpStaging {
         }
     }
 
+    /** Which way device memory goes on this domain, for descriptions and logs. */
+    String path() {
+        return "staged through pinned host memory, " + chunks + " x " + chunkBytes + " B chunks per direction ("
+                + DeviceMemory.OPTION + "=" + provider + ")";
+    }
+
     int chunkBytes() {
         return chunkBytes;
     }

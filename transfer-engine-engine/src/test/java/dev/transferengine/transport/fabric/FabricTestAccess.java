@@ -10,6 +10,16 @@ public final class FabricTestAccess {
         FabricFixture.assumeAvailable(provider);
     }
 
+    /**
+     * Why {@code provider} cannot register device memory with FI_HMEM here ({@code fabric.hmem=true}), or null when it
+     * can.
+     */
+    public static @org.jspecify.annotations.Nullable String hmemUnavailabilityCause(final String provider) {
+        return new FabricTransport()
+                .unavailabilityCause(
+                        FabricFixture.config(provider, 1, java.util.Map.of(FabricTransport.HMEM_OPTION, "true")));
+    }
+
     /** The API version ({@code major.minor}) of the libfabric this run loads, e.g. {@code 1.17}; 0.0 if none. */
     public static String libraryVersion() {
         final String library = FabricFixture.library();

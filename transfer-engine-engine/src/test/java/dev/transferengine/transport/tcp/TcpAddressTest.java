@@ -43,7 +43,9 @@ class TcpAddressTest {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThat(TcpAddress.toSocketAddress(domain.address()))
                     .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), domain.port()));
-            assertThat(domain.description()).isEqualTo("tcp 127.0.0.1:" + domain.port());
+            assertThat(domain.description())
+                    .isEqualTo("tcp 127.0.0.1:" + domain.port() + " (device memory: staged through pinned host"
+                            + " memory, 4 x 4194304 B chunks per direction (device.memory=cuda))");
         }
     }
 

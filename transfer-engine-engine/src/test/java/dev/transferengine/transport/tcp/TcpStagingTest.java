@@ -70,7 +70,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldMoveBytesFromDeviceToDeviceThroughBothMirrors() {
+    void moveBytesFromDeviceToDeviceThroughBothMirrors() {
         final MemorySegment source = pattern(300_000, 3);
         final long sourceKey = initiator.register(source, Device.cuda(0));
         final MemorySegment destination = arena.allocate(400_000);
@@ -93,7 +93,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldReportAndAcknowledgeOnlyOnceThePayloadReachedTheDevice() {
+    void reportAndAcknowledgeOnlyOnceThePayloadReachedTheDevice() {
         final MemorySegment source = pattern(10_000, 5);
         final long sourceKey = initiator.register(source, Device.host());
         final MemorySegment destination = arena.allocate(10_000);
@@ -120,7 +120,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldKeepAnswersInRequestOrderBehindAStagedPayload() {
+    void keepAnswersInRequestOrderBehindAStagedPayload() {
         final MemorySegment source = pattern(8192, 9);
         final long sourceKey = initiator.register(source, Device.host());
         final MemorySegment onDevice = arena.allocate(8192);
@@ -153,7 +153,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldQueueDeviceWritesWhileEveryChunkIsBusy() {
+    void queueDeviceWritesWhileEveryChunkIsBusy() {
         final int writes = HostBackedDeviceMemory.CAPACITY * 5;
         final MemorySegment source = pattern(writes * 4096, 11);
         final long sourceKey = initiator.register(source, Device.cuda(0));
@@ -176,7 +176,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldFailStagedWritesWithTheDomainWhenItClosesBeforeTheCopyFinished() {
+    void failStagedWritesWithTheDomainWhenItClosesBeforeTheCopyFinished() {
         final MemorySegment source = pattern(4096, 13);
         final long sourceKey = initiator.register(source, Device.cuda(0));
         final long rkey = target.register(arena.allocate(4096), Device.host());
@@ -193,7 +193,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldRefuseDeviceMemoryNamingTheMissingProvider() {
+    void refuseDeviceMemoryNamingTheMissingProvider() {
         final TcpDomain domain =
                 TcpDomains.open(new RecordingDomainListener(), 0, 1, Map.of(DeviceMemory.OPTION, "absent-memory"));
         try {
@@ -206,7 +206,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldSendADeviceWriteInChunkSizedPiecesAndReportItsImmOnceAtTheEnd() {
+    void sendADeviceWriteInChunkSizedPiecesAndReportItsImmOnceAtTheEnd() {
         useSmallChunks();
         final int size = 10 * CHUNK + 123;
         final MemorySegment source = pattern(size + 7, 17);
@@ -232,7 +232,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldLandAHostWriteLargerThanAllChunksOnTheDeviceChunkByChunk() {
+    void landAHostWriteLargerThanAllChunksOnTheDeviceChunkByChunk() {
         useSmallChunks();
         final int size = 25 * CHUNK - 5;
         final MemorySegment source = pattern(size, 19);
@@ -256,7 +256,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldSendADeviceWriteLargerThanAllChunksIntoHostMemory() {
+    void sendADeviceWriteLargerThanAllChunksIntoHostMemory() {
         useSmallChunks();
         final int size = 9 * CHUNK + 1;
         final MemorySegment source = pattern(size, 23);
@@ -280,7 +280,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldMixHostAndDeviceWritesInBothDirections() {
+    void mixHostAndDeviceWritesInBothDirections() {
         useSmallChunks();
         final int size = 5 * CHUNK + 99;
         final MemorySegment hostSource = pattern(size, 29);
@@ -336,7 +336,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldAcknowledgeAMultiChunkPayloadOnlyAfterItsLastCopyToTheDevice() {
+    void acknowledgeAMultiChunkPayloadOnlyAfterItsLastCopyToTheDevice() {
         useSmallChunks();
         final int size = 3 * CHUNK;
         final MemorySegment source = pattern(size, 37);
@@ -367,7 +367,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldKeepARefusalBehindAnAnswerStillWaitingForItsCopy() {
+    void keepARefusalBehindAnAnswerStillWaitingForItsCopy() {
         final MemorySegment source = pattern(4096, 41);
         final long sourceKey = initiator.register(source, Device.host());
         final long deviceKey = target.register(arena.allocate(4096), Device.cuda(0));
@@ -393,7 +393,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldFailARefusedMultiChunkDeviceWriteOnceAndReuseItsChunks() {
+    void failARefusedMultiChunkDeviceWriteOnceAndReuseItsChunks() {
         useSmallChunks();
         final int size = 6 * CHUNK;
         final MemorySegment source = pattern(size, 43);
@@ -423,7 +423,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldFreeTheStagingChunksWhenTheLastDeviceRegionIsDeregistered() {
+    void freeTheStagingChunksWhenTheLastDeviceRegionIsDeregistered() {
         final long before = HostBackedDeviceMemory.LIVE_STAGING.get();
         final long first = target.register(arena.allocate(4096), Device.cuda(0));
         final long second = target.register(arena.allocate(4096), Device.cuda(0));
@@ -437,7 +437,7 @@ class TcpStagingTest {
     }
 
     @Test
-    void shouldRejectInvalidStagingOptions() {
+    void rejectInvalidStagingOptions() {
         assertThat(new TcpTransport().unavailabilityCause(TcpDomains.config(0, Map.of(TcpStaging.CHUNKS_OPTION, "1"))))
                 .contains("tcp.stagingChunks must be >= 2");
         assertThat(new TcpTransport()

@@ -1,4 +1,4 @@
-package dev.transferengine.bench.jmh;
+package dev.transferengine.test;
 
 import dev.transferengine.EngineConfig;
 import dev.transferengine.spi.Domain;
@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InstantTransport implements Transport {
 
+    /** The transport's name. */
     public static final String NAME = "instant";
 
     /** For {@link java.util.ServiceLoader}. */

@@ -1,4 +1,4 @@
-package dev.transferengine.bench.jmh;
+package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * engine queues such reports and handles them after the post returns), no bytes move and no imm is delivered.
  * Worker thread only, like every domain; allocation-free on the data path.
  */
-final class InstantDomain implements Domain {
+public final class InstantDomain implements Domain {
 
     private static final AtomicLong NEXT_ID = new AtomicLong();
 
@@ -28,7 +28,12 @@ final class InstantDomain implements Domain {
     private final NetworkAddress address;
     private long nextKey = 1;
 
-    InstantDomain(final DomainContext context) {
+    /**
+     * A NIC for an engine's worker.
+     *
+     * @param context what the engine gives the NIC
+     */
+    public InstantDomain(final DomainContext context) {
         this.listener = context.listener();
         this.address = NetworkAddress.of(
                 InstantTransport.NAME,

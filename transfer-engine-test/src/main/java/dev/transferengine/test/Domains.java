@@ -1,8 +1,8 @@
-package dev.transferengine.bench.jmh;
+package dev.transferengine.test;
 
 import dev.transferengine.EngineConfig;
-import dev.transferengine.GroupSpec;
-import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -17,32 +17,35 @@ import java.util.ServiceLoader;
 
 /**
  * Opens one NIC of a transport outside an engine, through the SPI only: the transport from {@link ServiceLoader}, a
- * {@link DomainContext} as an engine's worker would give it. The caller then drives the domain itself (poll, write),
- * as the worker would, on one thread.
+ * {@link DomainContext} as an engine's worker would give it, its config made by {@link TransferEngine#builder()}. The
+ * caller then drives the domain itself (poll, write), as the worker would, on one thread: for a transport's own tests
+ * and benchmarks below the engine.
  */
-final class Domains {
+public final class Domains {
 
     private Domains() {}
 
     /**
      * Opens NIC 0 of group 0 on {@code 127.0.0.1}, an ephemeral port.
      *
+     * @param transport the transport's name
+     * @param options its options
+     * @param listener what the domain reports to
+     * @return the open domain; the caller polls and closes it
      * @throws IllegalStateException naming the transports found, or why {@code transport} cannot run here
      */
-    static Domain open(final String transport, final Map<String, String> options, final DomainListener listener) {
-        final EngineConfig config = new EngineConfig(
-                transport,
-                List.of(GroupSpec.of(1)),
-                "127.0.0.1",
-                0,
-                IdleStrategyKind.BACKOFF,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(1),
-                1024,
-                1024,
-                1024,
-                options,
-                null);
+    public static Domain open(
+            final String transport, final Map<String, String> options, final DomainListener listener) {
+        final TransferEngineBuilder builder = TransferEngine.builder()
+                .transport(transport)
+                .bindAddress("127.0.0.1")
+                .operationTimeout(Duration.ofSeconds(10))
+                .drainTimeout(Duration.ofSeconds(1))
+                .submitQueueCapacity(1024)
+                .maxInFlight(1024)
+                .maxUnexpectedImms(1024);
+        options.forEach(builder::option);
+        final EngineConfig config = builder.config();
         final Transport found = find(transport);
         final String cause = found.unavailabilityCause(config);
         if (cause != null) {
@@ -55,9 +58,12 @@ final class Domains {
      * {@code base} plus the {@code key=value} pairs of {@code extra}, separated by {@code ;} (JMH splits a
      * parameter's values at commas), e.g. {@code fabric.library=/opt/libfabric-2.1/lib/libfabric.so.1}.
      *
+     * @param base the options to start from
+     * @param extra more pairs, {@code ;}-separated
+     * @return the merged options
      * @throws IllegalArgumentException naming a pair without {@code =}
      */
-    static Map<String, String> options(final Map<String, String> base, final String extra) {
+    public static Map<String, String> options(final Map<String, String> base, final String extra) {
         final Map<String, String> options = new HashMap<>(base);
         for (final String pair : extra.split(";", -1)) {
             if (pair.isBlank()) {
@@ -81,22 +87,5 @@ final class Domains {
             names.add(transport.name());
         }
         throw new IllegalStateException("no transport named " + name + " on the class path (found " + names + ")");
-    }
-
-    /** Polls until {@code done} reaches {@code posted}, failing after 30 s so that a lost completion ends the run. */
-    static void drain(final CountingListener events, final long posted, final Domain... domains) {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (events.done < posted) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(
-                        (posted - events.done) + " of " + posted + " writes still in flight after 30 s");
-            }
-            for (final Domain domain : domains) {
-                domain.poll();
-            }
-        }
-        if (events.failed > 0) {
-            throw new IllegalStateException(events.failed + " of " + posted + " writes failed");
-        }
     }
 }

@@ -1,0 +1,140 @@
+package dev.transferengine.bench.jmh;
+
+import dev.transferengine.Device;
+import dev.transferengine.ImmCountListener;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.SingleWrite;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.exceptions.ImmAbandonedException;
+
+import java.lang.foreign.Arena;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Negative acknowledgements (docs/delivery-contract.md): each invocation arms an expectation on the receiver,
+ * submits a 64-byte write with that imm to a deregistered region, and returns once the receiver's expectation ended
+ * with {@code ImmAbandonedException}. The JMH score is that whole round; the trial's tear-down also prints the part
+ * the issue asks for, sender failure (its future failed) to receiver failure (the expectation ended), as p50/p99 in
+ * microseconds. On tcp the stale key is refused at once; on libfabric, where a refusal may only end by the operation
+ * timeout ({@link #timeoutMs}), the round includes that timeout and the printed figure does not.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class ImmAbandonBenchmark {
+
+    private static final int SAMPLES = 1 << 20;
+
+    /** {@code tcp} or {@code fabric}. */
+    @Param({"tcp"})
+    public String transport;
+
+    /** The libfabric provider where {@link #transport} is {@code fabric}: {@code tcp} or {@code shm}. */
+    @Param({"tcp"})
+    public String provider;
+
+    /** The operation timeout, in milliseconds: what ends a refused write on providers that never report it. */
+    @Param({"20"})
+    public long timeoutMs;
+
+    private Arena arena;
+    private TransferEngine sender;
+    private TransferEngine receiver;
+    private SingleWrite stale;
+    private int imm;
+    private final long[] deltas = new long[SAMPLES];
+    private int samples;
+
+    @Setup(Level.Trial)
+    @SuppressWarnings("MustBeClosedChecker") // the benchmark state owns the arena; the trial's tear-down closes it
+    public void open() {
+        arena = Arena.ofShared();
+        sender = engine();
+        receiver = engine();
+        final MemoryRegion src = sender.register(arena.allocate(4096, 4096), Device.host());
+        final MemoryRegion dst = receiver.register(arena.allocate(4096, 4096), Device.host());
+        final RegionDescriptor descriptor = dst.descriptor();
+        receiver.deregister(dst);
+        stale = SingleWrite.of(src, 0, 64, descriptor, 0);
+    }
+
+    private TransferEngine engine() {
+        final TransferEngineBuilder builder =
+                TransferEngine.builder().transport(transport).operationTimeout(Duration.ofMillis(timeoutMs));
+        if ("fabric".equals(transport)) {
+            builder.option("fabric.provider", provider).bindAddress("127.0.0.1");
+        }
+        return builder.build();
+    }
+
+    /** One refused write with an imm, until the receiver's expectation ended with the sender's abandonment. */
+    @Benchmark
+    public long abandonedWrite() {
+        final int value = ++imm;
+        final CompletableFuture<Long> receiverFailed = new CompletableFuture<>();
+        receiver.expectImmCount(value, 1, new ImmCountListener() {
+            @Override
+            public boolean onReached(final int reached) {
+                receiverFailed.completeExceptionally(new IllegalStateException("a refused write's imm arrived"));
+                return false;
+            }
+
+            @Override
+            public void onAbandoned(final ImmAbandonedException abandoned) {
+                receiverFailed.complete(System.nanoTime());
+            }
+        });
+        final CompletableFuture<Long> senderFailed = sender.submit(stale.withImm(value))
+                .handle((ok, error) -> {
+                    if (error == null) {
+                        throw new IllegalStateException("the write to a deregistered region succeeded");
+                    }
+                    return System.nanoTime();
+                });
+        final long delta = receiverFailed.join() - senderFailed.join();
+        if (samples < SAMPLES) {
+            deltas[samples++] = delta;
+        }
+        return delta;
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        final long[] sorted = Arrays.copyOf(deltas, samples);
+        Arrays.sort(sorted);
+        if (sorted.length > 0) {
+            System.out.printf(
+                    "%nsender failure -> receiver failure (%s%s): p50 %.1f us, p99 %.1f us, %d samples%n",
+                    transport,
+                    "fabric".equals(transport) ? "/" + provider : "",
+                    sorted[sorted.length / 2] / 1e3,
+                    sorted[(int) Math.min(sorted.length - 1, sorted.length * 99L / 100)] / 1e3,
+                    sorted.length);
+        }
+        sender.close();
+        receiver.close();
+        arena.close();
+    }
+}
