@@ -16,5 +16,8 @@ public enum Role {
     INFERENCE,
 
     /** A prefill and a decode in one process, transferring continuously. */
-    DEMO
+    DEMO,
+
+    /** MoE dispatch and combine: this engine dispatches to expert ranks on engines in this process, layer by layer. */
+    MOE
 }

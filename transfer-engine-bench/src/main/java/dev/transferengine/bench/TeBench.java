@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         name = "te-bench",
         mixinStandardHelpOptions = true,
         version = "te-bench 0.1",
-        subcommands = {WriteCommand.class, ServeCommand.class, JmhCommand.class, ReportCommand.class},
+        subcommands = {WriteCommand.class, ServeCommand.class, MoeCommand.class, JmhCommand.class, ReportCommand.class},
         description = "Benchmarks the transfer engine on loopback.")
 public final class TeBench implements Runnable {
 

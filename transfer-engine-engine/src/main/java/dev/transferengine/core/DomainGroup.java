@@ -1,10 +1,19 @@
 package dev.transferengine.core;
 
+import dev.transferengine.BarrierWrite;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.GroupSpec;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.Routing;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
@@ -20,6 +29,11 @@ import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.Transport;
 import dev.transferengine.spi.WriteDescriptor;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

@@ -1,0 +1,264 @@
+package dev.transferengine.bench;
+
+import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.moe.ExchangeMode;
+import dev.transferengine.moe.LayerTimings;
+import dev.transferengine.moe.MoeCluster;
+import dev.transferengine.moe.MoeModel;
+import dev.transferengine.moe.MoeShape;
+import dev.transferengine.moe.TokenRouting;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code te-bench moe}: MoE dispatch and combine per layer, every rank on its own engine in this process, on each
+ * transport, the engine's routed exchange beside the padded (collective) one. Prints one Markdown row per transport,
+ * token count and exchange; a configuration that fails prints a row saying so and the run goes on.
+ */
+@Command(
+        name = "moe",
+        mixinStandardHelpOptions = true,
+        description = "MoE dispatch/combine latency per layer, routed vs padded, one Markdown row per case.")
+public final class MoeCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--transports",
+            split = ",",
+            defaultValue = "tcp,fabric/tcp,fabric/shm",
+            description = "transports: tcp, fabric/tcp, fabric/shm (default ${DEFAULT-VALUE})")
+    List<String> transports = new ArrayList<>();
+
+    @Option(
+            names = "--tokens",
+            split = ",",
+            defaultValue = "1,128",
+            description = "tokens per dispatcher per layer (default ${DEFAULT-VALUE})")
+    List<Integer> tokens = new ArrayList<>();
+
+    @Option(names = "--hidden", defaultValue = "7168", description = "hidden size, bf16 (default ${DEFAULT-VALUE})")
+    int hidden;
+
+    @Option(names = "--top-k", defaultValue = "8", description = "experts per token (default ${DEFAULT-VALUE})")
+    int topK;
+
+    @Option(names = "--experts", defaultValue = "256", description = "experts in total (default ${DEFAULT-VALUE})")
+    int experts;
+
+    @Option(
+            names = "--ranks",
+            defaultValue = "8",
+            description = "expert ranks, each its own engine (default ${DEFAULT-VALUE})")
+    int ranks;
+
+    @Option(
+            names = "--dispatchers",
+            defaultValue = "1",
+            description = "dispatcher ranks, each its own engine (default ${DEFAULT-VALUE})")
+    int dispatchers;
+
+    @Option(names = "--width", defaultValue = "2", description = "experts' inner width R (default ${DEFAULT-VALUE})")
+    int width;
+
+    @Option(
+            names = "--layers",
+            defaultValue = "60",
+            description = "measured layers per case (default ${DEFAULT-VALUE})")
+    int layers;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "layers before measuring (default ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(
+            names = "--inputs",
+            defaultValue = "4",
+            description = "distinct inputs per dispatcher, each routed and checked against the reference once,"
+                    + " then cycled (default ${DEFAULT-VALUE})")
+    int inputs;
+
+    @Option(
+            names = "--idle",
+            defaultValue = "backoff",
+            description = "workers' idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
+    String idle;
+
+    @Override
+    public Integer call() {
+        if (layers < 1 || inputs < 1 || warmup < 0) {
+            throw new IllegalArgumentException("--layers and --inputs must be >= 1 and --warmup >= 0, were " + layers
+                    + ", " + inputs + ", " + warmup);
+        }
+        final PrintStream out = System.out;
+        out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
+                + " | posting per layer p50 µs | posting / (dispatch+combine) | sent per layer |");
+        out.println("|---|---|---|---|---|---|---|---|---|");
+        for (final String transport : transports) {
+            for (final int t : tokens) {
+                final MoeShape shape = new MoeShape(t, hidden, topK, experts, ranks, dispatchers);
+                final MoeModel model = new MoeModel(shape, 20, width);
+                for (final ExchangeMode mode : ExchangeMode.values()) {
+                    out.println(row(transport, shape, model, mode));
+                    out.flush();
+                }
+            }
+        }
+        return 0;
+    }
+
+    private String row(final String transport, final MoeShape shape, final MoeModel model, final ExchangeMode mode) {
+        final String label =
+                "| " + transport + " | " + shape.tokens() + " | " + mode.name().toLowerCase(Locale.ROOT);
+        final List<TransferEngine> engines = new ArrayList<>();
+        try (Arena arena = Arena.ofShared()) {
+            for (int i = 0; i < shape.dispatchers() + shape.expertRanks(); i++) {
+                engines.add(builder(transport).build());
+            }
+            return label + measure(shape, model, mode, engines, arena);
+        } catch (final RuntimeException e) {
+            return label + " | failed: " + e.getClass().getSimpleName() + ": "
+                    + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | |";
+        } finally {
+            engines.forEach(TransferEngine::close);
+        }
+    }
+
+    private String measure(
+            final MoeShape shape,
+            final MoeModel model,
+            final ExchangeMode mode,
+            final List<TransferEngine> engines,
+            final Arena arena) {
+        final long bytes = shape.tokens() * shape.rowBytes();
+        final List<List<MemorySegment>> in = new ArrayList<>();
+        final List<List<TokenRouting>> routings = new ArrayList<>();
+        final List<List<MemorySegment>> expected = new ArrayList<>();
+        for (int i = 0; i < inputs; i++) {
+            final List<MemorySegment> layerIn = new ArrayList<>();
+            final List<TokenRouting> layerRouting = new ArrayList<>();
+            final List<MemorySegment> layerExpected = new ArrayList<>();
+            for (int d = 0; d < shape.dispatchers(); d++) {
+                final MemorySegment tokens = arena.allocate(bytes);
+                model.fillTokens(d, i, tokens);
+                layerIn.add(tokens);
+                layerRouting.add(model.route(tokens));
+                layerExpected.add(arena.allocate(bytes));
+            }
+            in.add(layerIn);
+            routings.add(layerRouting);
+            expected.add(layerExpected);
+        }
+        final List<MemorySegment> outs = new ArrayList<>();
+        for (int d = 0; d < shape.dispatchers(); d++) {
+            outs.add(arena.allocate(bytes));
+        }
+        final long[] dispatch = new long[layers];
+        final long[] combine = new long[layers];
+        final long[] layer = new long[layers];
+        final long[] posting = new long[layers];
+        long sent = 0;
+        try (MoeCluster cluster = new MoeCluster(
+                model,
+                engines.subList(0, shape.dispatchers()),
+                engines.subList(shape.dispatchers(), engines.size()),
+                mode,
+                Duration.ofSeconds(60))) {
+            for (int n = 0; n < warmup + layers; n++) {
+                final int input = n % inputs;
+                final List<LayerTimings> timings = cluster.runLayer(n, in.get(input), routings.get(input), outs);
+                if (n < inputs) {
+                    check(model, shape, in.get(input), routings.get(input), expected.get(input), outs, n);
+                }
+                if (n >= warmup) {
+                    final int i = n - warmup;
+                    for (int r = 0; r < timings.size(); r++) {
+                        final LayerTimings timing = timings.get(r);
+                        if (r < shape.dispatchers()) {
+                            dispatch[i] = Math.max(dispatch[i], timing.dispatchNanos());
+                            layer[i] = Math.max(layer[i], timing.layerNanos());
+                        } else {
+                            combine[i] = Math.max(combine[i], timing.combineNanos());
+                        }
+                        posting[i] += timing.postingNanos();
+                        sent += timing.sentBytes();
+                    }
+                }
+            }
+        }
+        final long[] transfer = new long[layers];
+        for (int i = 0; i < layers; i++) {
+            transfer[i] = dispatch[i] + combine[i];
+        }
+        return String.format(
+                Locale.ROOT,
+                " | %s / %s | %s / %s | %s / %s | %s | %.1f%% | %s |",
+                micros(percentile(dispatch, 50)),
+                micros(percentile(dispatch, 99)),
+                micros(percentile(combine, 50)),
+                micros(percentile(combine, 99)),
+                micros(percentile(layer, 50)),
+                micros(percentile(layer, 99)),
+                micros(percentile(posting, 50)),
+                100.0 * percentile(posting, 50) / percentile(transfer, 50),
+                size(sent / layers));
+    }
+
+    /** Checks every dispatcher's output against the single-process reference, byte for byte. */
+    private static void check(
+            final MoeModel model,
+            final MoeShape shape,
+            final List<MemorySegment> in,
+            final List<TokenRouting> routings,
+            final List<MemorySegment> expected,
+            final List<MemorySegment> outs,
+            final int layer) {
+        for (int d = 0; d < shape.dispatchers(); d++) {
+            model.reference(in.get(d), routings.get(d), expected.get(d));
+            final long mismatch = outs.get(d).mismatch(expected.get(d));
+            if (mismatch >= 0) {
+                throw new IllegalStateException("layer " + layer + ": dispatcher " + d
+                        + "'s output differs from the reference at byte " + mismatch);
+            }
+        }
+    }
+
+    private TransferEngineBuilder builder(final String transport) {
+        final TransferEngineBuilder builder = TransferEngine.builder()
+                .group(1)
+                .bindAddress("127.0.0.1")
+                .idleStrategy(IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT)))
+                .operationTimeout(Duration.ofSeconds(30))
+                .drainTimeout(Duration.ofSeconds(2));
+        if (transport.startsWith("fabric/")) {
+            return builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
+        }
+        return builder.transport(transport);
+    }
+
+    private static long percentile(final long[] values, final int percent) {
+        final long[] sorted = Arrays.copyOf(values, values.length);
+        Arrays.sort(sorted);
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(percent / 100.0 * sorted.length) - 1)];
+    }
+
+    private static String size(final long bytes) {
+        return bytes >= 1 << 20
+                ? String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20))
+                : String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+    }
+
+    private static String micros(final long nanos) {
+        return String.format(Locale.ROOT, "%.0f", nanos / 1000.0);
+    }
+}
