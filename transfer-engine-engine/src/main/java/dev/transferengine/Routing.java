@@ -6,7 +6,13 @@ import dev.transferengine.exceptions.InvalidRequestException;
 public sealed interface Routing {
 
     /**
-     * Split into {@code shards} pieces, NICs chosen round-robin; the receiver sees {@code shards} imm events.
+     * Split into {@code shards} pieces, each through a different NIC of the group, so {@code shards} may not exceed
+     * the group's NIC count. A {@link SingleWrite} is cut into consecutive pieces of
+     * {@code roundUp(ceil(length / shards), 8192)} bytes (the last one shorter, possibly empty); piece {@code i}
+     * goes through NIC {@code (first + i) % nics}, where {@code first} is a cursor of the worker that advances past the
+     * NICs each request used, so successive requests start on different NICs. An {@link ImmWrite} is one piece
+     * (through the cursor's next NIC) whatever {@code shards} says, and a {@link BarrierWrite} takes only {@code sharded(1)}. With an imm, the receiver sees
+     * one imm event per piece, i.e. {@code shards} events for a sharded {@link SingleWrite}.
      *
      * @param shards how many pieces, 1..4; more than the group has NICs is refused at submission with an
      *     {@link InvalidRequestException}

@@ -54,6 +54,7 @@ public final class ReactiveTransferEngine {
     private final boolean observed;
 
     private final Set<ReceivePool> livePools = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> arrivalImms = ConcurrentHashMap.newKeySet();
     private final Flux<Integer> unexpectedImms;
 
     /**
@@ -229,6 +230,33 @@ public final class ReactiveTransferEngine {
                 Mono.error(() -> new TransferTimeoutException("expected " + count + " imm events for imm " + imm
                         + " within " + timeout + "; they did not all arrive")));
         return !observed ? wait : observer.observe(TransferDescription.immWait(engine.transport()), wait);
+    }
+
+    /**
+     * Each arrival of {@code imm}, one element per imm event, valued 1, 2, 3, ... in the order this subscription saw
+     * them. Cold: each subscription arms its own counting when it subscribes, and imms already credited for
+     * {@code imm} (arrived while nobody counted them) come first. It never completes on its own; bound it with
+     * {@code take(n)} or {@code timeout(...)}. Elements are emitted on the engine's callback thread.
+     *
+     * <p><b>Back-pressure.</b> Imm events are network events and cannot be held back at the sender, so demand does
+     * not slow the network; it decides where arrivals wait. While the subscriber has demand, each arrival is emitted
+     * at once. When demand reaches zero, the imm value is handed to a plain engine counter: a slow subscriber's
+     * arrivals are counted there (one {@code long}, no buffer, no callback, no overflow error), none is dropped, and
+     * when the subscriber requests more they are emitted first, one per requested element, then live ones follow.
+     *
+     * <p><b>Ownership.</b> One imm value has one owner in the engine: at most one {@code immArrivals} subscription
+     * per {@code imm} at a time (a second one fails with {@link dev.transferengine.exceptions.InvalidRequestException};
+     * use {@code share()} to fan out). An {@link #expectImm(int, int)} or
+     * {@link TransferEngine#immCounter(int)} for the same value takes it over, after which this subscription sees no
+     * further arrivals. On cancel the value is left to a plain counter that keeps the arrivals not yet emitted, so a
+     * later subscription or expectation counts them; an arrival being emitted at the moment of cancellation goes to
+     * the cancelled subscriber.
+     *
+     * @param imm the 32-bit imm value to follow
+     * @return a cold {@code Flux} of arrival ordinals; fails with the engine's error if the engine is closed
+     */
+    public Flux<Long> immArrivals(final int imm) {
+        return Flux.create(sink -> ImmArrivals.open(engine, imm, arrivalImms, sink), FluxSink.OverflowStrategy.BUFFER);
     }
 
     /**

@@ -241,6 +241,105 @@ class ReactiveTransferEngineTest {
                 .verify(WAIT);
     }
 
+    private void writeImms(final int imm, final int times) {
+        for (int i = 0; i < times; i++) {
+            StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), imm)))
+                    .expectComplete()
+                    .verify(WAIT);
+        }
+    }
+
+    private void awaitImmEvents(final long events) {
+        await().atMost(WAIT).until(() -> receiver.engine().metrics().counter(EngineCounter.IMM_EVENTS) >= events);
+    }
+
+    @Test
+    void immArrivalsIsColdAndEmitsCreditedImmsFirstThenLiveOnes() {
+        final Flux<Long> arrivals = receiver.immArrivals(41);
+        assertThat(receiver.engine().removeImmCount(41)).isNull();
+        writeImms(41, 2);
+        awaitImmEvents(2);
+
+        StepVerifier.create(arrivals.take(3))
+                .expectNext(1L, 2L)
+                .then(() -> writeImms(41, 1))
+                .expectNext(3L)
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
+    void aSlowImmArrivalsSubscriberGetsEveryArrivalAsItsDemandAllows() {
+        StepVerifier.create(receiver.immArrivals(42), 0)
+                .then(() -> writeImms(42, 3))
+                .then(() -> awaitImmEvents(3))
+                .thenRequest(2)
+                .expectNext(1L, 2L)
+                .thenRequest(1)
+                .expectNext(3L)
+                .then(() -> writeImms(42, 2))
+                .then(() -> awaitImmEvents(5))
+                .thenRequest(5)
+                .expectNext(4L, 5L)
+                .thenCancel()
+                .verify(WAIT);
+    }
+
+    @Test
+    void immArrivalsClaimsItsValueSoUnexpectedImmsDoNotSeeIt() {
+        StepVerifier.create(receiver.unexpectedImms().take(1))
+                .then(() -> StepVerifier.create(receiver.immArrivals(44).take(1), 0)
+                        .then(() -> writeImms(44, 1))
+                        .then(() -> writeImms(45, 1))
+                        .thenRequest(1)
+                        .expectNext(1L)
+                        .expectComplete()
+                        .verify(WAIT))
+                .expectNext(45)
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
+    void cancellingImmArrivalsKeepsTheArrivalsNotYetEmitted() {
+        StepVerifier.create(receiver.immArrivals(43).take(1))
+                .then(() -> writeImms(43, 2))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(WAIT);
+
+        StepVerifier.create(receiver.expectImm(43, 1)).expectComplete().verify(WAIT);
+    }
+
+    @Test
+    void aSecondImmArrivalsSubscriptionForTheSameValueFailsWithInvalidRequestException() {
+        final Flux<Long> arrivals = receiver.immArrivals(46);
+
+        StepVerifier.create(arrivals)
+                .then(() -> StepVerifier.create(arrivals)
+                        .expectErrorSatisfies(error -> assertThat(error)
+                                .isInstanceOf(InvalidRequestException.class)
+                                .hasMessageContaining("imm 46"))
+                        .verify(WAIT))
+                .thenCancel()
+                .verify(WAIT);
+
+        StepVerifier.create(arrivals.take(1))
+                .then(() -> writeImms(46, 1))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
+    void immArrivalsOnAClosedEngineFailsWithEngineClosedException() {
+        receiver.engine().close();
+
+        StepVerifier.create(receiver.immArrivals(47))
+                .expectError(EngineClosedException.class)
+                .verify(WAIT);
+    }
+
     @Test
     void registerRunsOffTheCallerAndYieldsARegisteredRegion() {
         StepVerifier.create(sender.register(arena.allocate(4096, 4096), Device.host()))
