@@ -281,6 +281,7 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
+        work += imms.tick(now);
         if (now - nextScopeSweep >= 0) {
             nextScopeSweep = now + SCOPE_SWEEP_NANOS;
             work += resources.deregisterFreed(counters, errors);
