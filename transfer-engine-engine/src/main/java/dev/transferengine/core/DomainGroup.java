@@ -37,8 +37,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.Agent;
@@ -56,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * memory, say) fails what is in flight, marks the group down and reopens its NICs, unless the
  * {@link WorkerErrorPolicy} says the JVM is broken: the group then stays down and fails every later request at once.
  *
- * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control}, {@link #call} and the
+ * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control} and the
  * read-only views. The worker never blocks. Time comes from the injected clock, so tests drive timeouts by hand.
  */
 final class DomainGroup implements Agent {
@@ -89,7 +87,7 @@ final class DomainGroup implements Agent {
     private final Submissions pool;
     private final LongSupplier clock;
     private final MpscAtomicArrayQueue<Submission> submissions;
-    private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls =
+    private final MpscUnboundedAtomicArrayQueue<GroupProxy.Command<?>> controls =
             new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
@@ -138,9 +136,11 @@ final class DomainGroup implements Agent {
         this.pool = services.pool();
         this.clock = services.clock();
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
-        this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
         this.resources = new GroupResources(index, domains);
+        this.idle = new WakeableIdle(
+                config.idleStrategy(),
+                () -> !submissions.isEmpty() || !controls.isEmpty() || resources.receivesPending());
         this.proxy = new GroupProxy(this);
         this.inFlight = new InFlightTable(config.maxInFlight());
         this.planner = new WritePlanner(spec.nics());
@@ -213,39 +213,15 @@ final class DomainGroup implements Agent {
         return true;
     }
 
-    /** Queues a control action for the worker (registration, peer resolution, receive posting...). */
-    void control(final Consumer<DomainGroup> action) {
-        controls.offer(action);
+    /** Queues a command of the {@link GroupProxy} for the worker (registration, peer resolution, receive pools...). */
+    void control(final GroupProxy.Command<?> command) {
+        controls.offer(command);
         idle.wake();
     }
 
     /** How this group's worker idles; {@link #offer} and {@link #control} wake it. */
     WakeableIdle idle() {
         return idle;
-    }
-
-    /** Runs {@code action} on the worker and returns its result to the caller's future. */
-    <T> CompletableFuture<T> call(final Function<DomainGroup, T> action) {
-        final CompletableFuture<T> result = new CompletableFuture<>();
-        control(g -> {
-            try {
-                result.complete(action.apply(g));
-            } catch (final RuntimeException e) {
-                result.completeExceptionally(e);
-            } catch (final Error e) {
-                result.completeExceptionally(e);
-                throw e;
-            }
-        });
-        return result;
-    }
-
-    /** {@link #call} for an action with no result: the future completes with true once it ran. */
-    CompletableFuture<Boolean> run(final Consumer<DomainGroup> action) {
-        return call(g -> {
-            action.accept(g);
-            return Boolean.TRUE;
-        });
     }
 
     // ---- worker thread: the duty cycle ------------------------------------------------------------------------
@@ -302,10 +278,10 @@ final class DomainGroup implements Agent {
     @Override
     public void onClose() {
         stopped = true;
-        Consumer<DomainGroup> action;
-        while ((action = controls.poll()) != null) {
+        GroupProxy.Command<?> command;
+        while ((command = controls.poll()) != null) {
             try {
-                action.accept(this);
+                command.run(this);
             } catch (final RuntimeException e) {
                 LOG.warn("control action failed while closing group {}", index, e);
             }
@@ -340,17 +316,17 @@ final class DomainGroup implements Agent {
 
     private int drainControls() {
         int work = 0;
-        Consumer<DomainGroup> action;
-        while (work < CONTROL_DRAIN_LIMIT && (action = controls.poll()) != null) {
+        GroupProxy.Command<?> command;
+        while (work < CONTROL_DRAIN_LIMIT && (command = controls.poll()) != null) {
             try {
-                action.accept(this);
+                command.run(this);
             } catch (final RuntimeException e) {
                 counters.increment(EngineCounter.WORKER_ERRORS);
                 errors.warn("control action failed on group " + index, e);
             }
             work++;
         }
-        return work;
+        return work + resources.serveReceivePools();
     }
 
     private int drainSubmissions() {

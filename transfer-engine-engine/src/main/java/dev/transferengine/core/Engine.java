@@ -338,7 +338,7 @@ final class Engine implements TransferEngine, Region.Owner {
     @Override
     public void cancel(final TransferListener listener) {
         for (final DomainGroup group : groups) {
-            group.control(g -> g.cancel(listener));
+            group.proxy().cancel(listener);
         }
     }
 
