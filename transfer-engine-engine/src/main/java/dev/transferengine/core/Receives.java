@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.collections.IntArrayQueue;
-import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
  * A pool of receive buffers posted on group 0, NIC 0. A buffer travels worker (posted) -> callback thread (listener
@@ -34,7 +34,7 @@ final class Receives implements ReceivePool {
     private final boolean[] posted;
 
     /** Buffers back from the listener, for the worker; never more than {@link #buffers}, so never full. */
-    private final ManyToOneConcurrentArrayQueue<Delivery> returns;
+    private final MpscAtomicArrayQueue<Delivery> returns;
     /** Credits granted by any thread, not yet taken by the worker. */
     private final AtomicLong granted = new AtomicLong();
 
@@ -63,7 +63,7 @@ final class Receives implements ReceivePool {
         this.buffers = new MemorySegment[count];
         this.posted = new boolean[count];
         this.idle = new IntArrayQueue(Math.max(IntArrayQueue.MIN_CAPACITY, count), IntArrayQueue.DEFAULT_NULL_VALUE);
-        this.returns = new ManyToOneConcurrentArrayQueue<>(Math.max(2, count));
+        this.returns = new MpscAtomicArrayQueue<>(Math.max(2, count));
         this.deliveries = new Delivery[count];
         for (int i = 0; i < count; i++) {
             buffers[i] = arena.allocate(bufferSize, 64);
