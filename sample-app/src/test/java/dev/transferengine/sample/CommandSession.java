@@ -221,7 +221,8 @@ final class CommandSession implements AutoCloseable {
     /** A port free on every loopback address the documented machines become, with {@code span} ports above it. */
     private static int freePort(final int span) throws IOException {
         for (int attempt = 0; attempt < 200; attempt++) {
-            final int port = ThreadLocalRandom.current().nextInt(20_000, 60_000 - span);
+            // below Linux's ephemeral range (32768 and up), where engines and outbound connections take ports
+            final int port = ThreadLocalRandom.current().nextInt(20_000, 32_768 - span);
             if (freeEverywhere(port, span)) {
                 return port;
             }
