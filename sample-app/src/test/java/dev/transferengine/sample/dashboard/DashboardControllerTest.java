@@ -14,6 +14,7 @@ import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The dashboard's event stream and page, read over HTTP without a browser. */
@@ -103,6 +104,16 @@ class DashboardControllerTest {
             assertThat(snapshot(demo).timeMillis())
                     .isGreaterThanOrEqualTo(history.getLast().timeMillis());
         }
+    }
+
+    @Test
+    void refusesARateWindowShorterThanTheSamplingInterval() {
+        assertThatThrownBy(() ->
+                        SampleNode.start(Role.DEMO, "sample.dashboard.interval=2s", "sample.dashboard.rate-window=1s"))
+                .rootCause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sample.dashboard needs 0 < interval <= rate-window <= history")
+                .hasMessageContaining("PT2S, PT1S, PT1M");
     }
 
     @Test
