@@ -74,7 +74,6 @@ public final class PublishedRegions {
      * @return the engine's main address, the generation and the published descriptors by name, a snapshot
      */
     public ServiceDescriptors snapshot() {
-        final long before = generation.get();
-        return new ServiceDescriptors(engine.mainAddress(), before, regions);
+        return new ServiceDescriptors(engine.mainAddress(), generation.get(), regions);
     }
 }
