@@ -69,7 +69,8 @@ class LoopbackTransferEngineAutoConfigurationTests {
                         LoopbackTransferEngineAutoConfiguration.FAULTS_PROPERTY + "=true")
                 .run(context -> {
                     assertThat(context).hasSingleBean(TransferEngineFaults.class);
-                    assertThat(context.getBean(TransferEngine.class).transport()).isEqualTo("holding");
+                    assertThat(context.getBean(TransferEngine.class).transport())
+                            .isEqualTo("holding");
                     assertThat(context.getBean(LoopbackPeer.class).engine().transport())
                             .isEqualTo("holding");
                 });
