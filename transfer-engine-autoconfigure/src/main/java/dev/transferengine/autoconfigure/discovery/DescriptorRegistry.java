@@ -83,7 +83,7 @@ public interface DescriptorRegistry extends AutoCloseable {
     /**
      * Every engine in the registry as it appears, changes (a new generation) or vanishes: first an
      * {@link RegistryChange.Kind#APPEARED} for each engine there now, then the changes as they happen. Each
-     * subscription watches on its own and never completes; cancel it to stop. A registry that cannot be read for a
+     * subscription watches on its own until it is cancelled or the registry is closed (then it completes). A registry that cannot be read for a
      * while reports nothing for that while (no engine vanishes because the registry is unreachable).
      *
      * @return the changes, cold
@@ -91,8 +91,8 @@ public interface DescriptorRegistry extends AutoCloseable {
     Flux<RegistryChange> watch();
 
     /**
-     * Stops renewing this engine's entry without removing it, so it vanishes when its lease runs out; releases
-     * what the registry holds. Idempotent.
+     * Stops renewing this engine's entry without removing it, so it vanishes when its lease runs out; completes
+     * every watch and releases what the registry holds. Idempotent.
      */
     @Override
     void close();

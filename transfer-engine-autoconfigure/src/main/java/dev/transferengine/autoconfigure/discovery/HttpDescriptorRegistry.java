@@ -12,6 +12,7 @@ import org.springframework.web.reactive.function.client.WebClientRequestExceptio
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * A {@link DescriptorRegistry} over the descriptor exchange: this service publishes through its
@@ -27,6 +28,8 @@ public final class HttpDescriptorRegistry implements DescriptorRegistry {
     private final DescriptorFetcher fetcher;
     private final Map<String, String> peers;
     private final Duration watchInterval;
+    /** Completes the watches when the registry closes. */
+    private final Sinks.Empty<Void> closing = Sinks.empty();
 
     /**
      * A registry over the exchange.
@@ -101,17 +104,18 @@ public final class HttpDescriptorRegistry implements DescriptorRegistry {
     @Override
     public Flux<RegistryChange> watch() {
         return RegistryPolling.watch(
-                () -> Flux.fromIterable(peers.keySet())
-                        .flatMap(this::lookup)
-                        .collectMap(RegisteredEngine::name)
-                        .map(TreeMap::new),
-                watchInterval,
-                "the HTTP peers " + peers.keySet());
+                        () -> Flux.fromIterable(peers.keySet())
+                                .flatMap(this::lookup)
+                                .collectMap(RegisteredEngine::name)
+                                .map(TreeMap::new),
+                        watchInterval,
+                        "the HTTP peers " + peers.keySet())
+                .takeUntilOther(closing.asMono().then(Mono.just(true)));
     }
 
-    /** Nothing to release: the application owns the web client and the endpoint. */
+    /** Completes the watches; the web client and the endpoint belong to the application context. */
     @Override
     public void close() {
-        // the fetcher and the endpoint belong to the application context
+        closing.tryEmitEmpty();
     }
 }

@@ -21,6 +21,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * A {@link DescriptorRegistry} in Redis (Spring Data Redis, reactive). Each engine's entry is one string key,
@@ -84,6 +85,8 @@ public final class RedisDescriptorRegistry implements DescriptorRegistry {
 
     private final AtomicReference<@Nullable Disposable> renewal = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Completes the watches when the registry closes, before the connection factory stops under them. */
+    private final Sinks.Empty<Void> closing = Sinks.empty();
 
     /**
      * A registry for one engine; nothing is published until {@link #announce()} or {@link #publish}.
@@ -165,13 +168,15 @@ public final class RedisDescriptorRegistry implements DescriptorRegistry {
 
     @Override
     public Flux<RegistryChange> watch() {
-        return RegistryPolling.watch(this::snapshot, watchInterval, "Redis registry " + keyPrefix);
+        return RegistryPolling.watch(this::snapshot, watchInterval, "Redis registry " + keyPrefix)
+                .takeUntilOther(closing.asMono().then(Mono.just(true)));
     }
 
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
             stopRenewing();
+            closing.tryEmitEmpty();
         }
     }
 

@@ -204,6 +204,16 @@ class RedisDescriptorRegistryTests {
     }
 
     @Test
+    void aWatchCompletesWhenItsRegistryCloses() {
+        final RedisDescriptorRegistry watcher = registry("watcher", engine(), LONG_LEASE);
+
+        StepVerifier.create(watcher.watch())
+                .then(watcher::close)
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
     void badNamesAndLeasesAreRefusedNamingTheRule() {
         final TransferEngine engine = engine();
         assertThatThrownBy(() -> registry("decode 0", engine, LONG_LEASE))
