@@ -70,7 +70,7 @@ class DiscoveryConfiguration {
         }
     }
 
-    /** A watch of the registry, from start-up to shutdown. */
+    /** A watch of the registry, from start-up until the registry closes at shutdown. */
     static final class DiscoveredEngines implements DisposableBean {
 
         private final Map<String, RegisteredEngine> engines = new ConcurrentSkipListMap<>();

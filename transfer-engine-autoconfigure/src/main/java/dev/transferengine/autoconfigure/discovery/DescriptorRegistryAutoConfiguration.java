@@ -48,7 +48,7 @@ public final class DescriptorRegistryAutoConfiguration {
 
     private static final Set<String> TYPES = Set.of("none", "http", "redis");
 
-    /** How long start-up waits for the announcement and shutdown for the removal. */
+    /** How long start-up waits for the announcement. */
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     DescriptorRegistryAutoConfiguration() {}

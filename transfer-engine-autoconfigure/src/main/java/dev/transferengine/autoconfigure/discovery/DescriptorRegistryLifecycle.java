@@ -18,10 +18,14 @@ final class DescriptorRegistryLifecycle implements SmartLifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(DescriptorRegistryLifecycle.class);
 
+    /** Shutdown does not wait long for an unreachable registry: the lease removes the entry anyway. */
+    private static final Duration REMOVAL_WAIT = Duration.ofSeconds(5);
+
     private final DescriptorRegistry registry;
     private final Duration wait;
     private volatile boolean running;
 
+    /** {@code wait}: how long start-up waits for the announcement. */
     DescriptorRegistryLifecycle(final DescriptorRegistry registry, final Duration wait) {
         this.registry = registry;
         this.wait = wait;
@@ -42,7 +46,7 @@ final class DescriptorRegistryLifecycle implements SmartLifecycle {
     public void stop() {
         running = false;
         try {
-            registry.unpublish().block(wait);
+            registry.unpublish().block(REMOVAL_WAIT);
         } catch (final RuntimeException e) {
             LOG.warn(
                     "could not remove engine '{}' from the descriptor registry; it vanishes when its lease runs out:"
