@@ -40,13 +40,6 @@ abstract class FabricContract extends TransportContract {
      * by its size class, it matches only a buffer it fits in) until a large enough one is posted.
      */
     @Override
-    protected boolean sendsFindABufferThatFits() {
-        // a declared gap only where the transport stays untagged: shm before libfabric 1.19 (FabricEndpoint#tagged)
-        return FabricTestAccess.tagged(provider());
-    }
-
-    /** See {@link #sendsFindABufferThatFits()}: nothing is refused, an oversized send waits. */
-    @Override
     protected boolean refusesOversizedSends() {
         return false;
     }
