@@ -56,7 +56,7 @@ final class RankLink implements AutoCloseable {
     final MemorySegment memory;
     final MemoryRegion region;
     private final Duration layerTimeout;
-    private final Arena arena;
+    private final @Nullable Arena arena;
     private final Map<NetworkAddress, Integer> globalRankOf = new HashMap<>();
     private @Nullable MoePeers peers;
     private @Nullable PeerGroup barrierGroup;
@@ -64,6 +64,7 @@ final class RankLink implements AutoCloseable {
     private final Map<Integer, ImmCounter> counters = new HashMap<>();
     private long postingNanos;
 
+    /** A rank whose region is {@code regionBytes} of host memory, which the link allocates and frees. */
     @SuppressWarnings("MustBeClosedChecker") // the link owns the arena and closes it in close()
     RankLink(
             final TransferEngine engine,
@@ -73,23 +74,64 @@ final class RankLink implements AutoCloseable {
             final int index,
             final long regionBytes,
             final Duration layerTimeout) {
-        final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
-        if (index < 0 || index >= count) {
-            throw new IllegalArgumentException(role.name(index) + " is out of range: the shape has " + count);
-        }
-        if (layerTimeout.isNegative() || layerTimeout.isZero()) {
-            throw new IllegalArgumentException("layer timeout must be positive, was " + layerTimeout);
-        }
-        this.engine = engine;
-        this.shape = shape;
-        this.mode = mode;
-        this.role = role;
-        this.index = index;
-        this.layerTimeout = layerTimeout;
-        this.arena = Arena.ofShared();
+        this(engine, shape, mode, role, index, Arena.ofShared(), regionBytes, layerTimeout);
+    }
+
+    private RankLink(
+            final TransferEngine engine,
+            final MoeShape shape,
+            final ExchangeMode mode,
+            final MoeRole role,
+            final int index,
+            final Arena arena,
+            final long regionBytes,
+            final Duration layerTimeout) {
+        this(engine, shape, mode, role, index, allocate(arena, regionBytes), Device.host(), arena, layerTimeout);
+    }
+
+    /**
+     * A rank whose region is memory the caller owns, e.g. GPU memory (never dereferenced here then).
+     *
+     * @param arena closed with the link, or null if the caller frees the memory
+     */
+    RankLink(
+            final TransferEngine engine,
+            final MoeShape shape,
+            final ExchangeMode mode,
+            final MoeRole role,
+            final int index,
+            final MemorySegment memory,
+            final Device device,
+            final @Nullable Arena arena,
+            final Duration layerTimeout) {
         try {
-            this.memory = arena.allocate(regionBytes, 4096);
-            this.region = engine.register(memory, Device.host());
+            final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
+            if (index < 0 || index >= count) {
+                throw new IllegalArgumentException(role.name(index) + " is out of range: the shape has " + count);
+            }
+            if (layerTimeout.isNegative() || layerTimeout.isZero()) {
+                throw new IllegalArgumentException("layer timeout must be positive, was " + layerTimeout);
+            }
+            this.engine = engine;
+            this.shape = shape;
+            this.mode = mode;
+            this.role = role;
+            this.index = index;
+            this.layerTimeout = layerTimeout;
+            this.arena = arena;
+            this.memory = memory;
+            this.region = engine.register(memory, device);
+        } catch (final RuntimeException e) {
+            if (arena != null) {
+                arena.close();
+            }
+            throw e;
+        }
+    }
+
+    private static MemorySegment allocate(final Arena arena, final long bytes) {
+        try {
+            return arena.allocate(bytes, 4096);
         } catch (final RuntimeException e) {
             arena.close();
             throw e;
@@ -321,7 +363,9 @@ final class RankLink implements AutoCloseable {
         } catch (final EngineClosedException closed) {
             // a closed engine dropped its registrations with it: nothing left to deregister
         } finally {
-            arena.close();
+            if (arena != null) {
+                arena.close();
+            }
         }
     }
 }
