@@ -56,35 +56,51 @@ extern "C" __global__ void moe_route(const uint16_t* tokens, const float* gate, 
     }
 }
 
-// One thread: counts per expert, each expert rank's send-slot header (rows, then rows per local expert) in the send
-// region, and for each (token, slot) the rank and row its copy goes to, in token order as MoeDispatcher packs them.
-// perExpert: scratch of experts ints.
+// One block: counts per expert, each expert rank's send-slot header (rows, then rows per local expert) in the send
+// region, rows per rank (mapped host memory, for the host proxy), and for each (token, slot) the rank and row its copy
+// goes to, in token order within each expert as MoeDispatcher packs them. Dynamic shared memory: tokens * topK +
+// 2 * experts ints.
 extern "C" __global__ void moe_index(const int* routeExperts, int tokens, int topK, int experts, int expertRanks,
-                                     unsigned char* send, long long slotBytes, int* perExpert, int* slotRank,
-                                     int* slotRow, int* rowsOfRank) {
+                                     unsigned char* send, long long slotBytes, int* slotRank, int* slotRow,
+                                     int* rowsOfRank) {
+    extern __shared__ int shared[];
+    const int slots = tokens * topK;
     const int perRank = experts / expertRanks;
-    for (int e = 0; e < experts; e++) {
-        perExpert[e] = 0;
+    int* chosen = shared;
+    int* count = shared + slots;
+    int* first = count + experts;
+    for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+        chosen[s] = routeExperts[s];
     }
-    for (int s = 0; s < tokens * topK; s++) {
-        perExpert[routeExperts[s]]++;
+    for (int e = threadIdx.x; e < experts; e += blockDim.x) {
+        count[e] = 0;
     }
-    for (int r = 0; r < expertRanks; r++) {
+    __syncthreads();
+    for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+        atomicAdd(&count[chosen[s]], 1);
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r < expertRanks; r += blockDim.x) {
         int* header = (int*) (send + r * slotBytes);
         int rows = 0;
         for (int le = 0; le < perRank; le++) {
-            const int count = perExpert[r * perRank + le];
-            header[1 + le] = count;
-            perExpert[r * perRank + le] = rows;
-            rows += count;
+            const int e = r * perRank + le;
+            header[1 + le] = count[e];
+            first[e] = rows;
+            rows += count[e];
         }
         header[0] = rows;
         rowsOfRank[r] = rows;
     }
-    for (int s = 0; s < tokens * topK; s++) {
-        const int expert = routeExperts[s];
-        slotRank[s] = expert / perRank;
-        slotRow[s] = perExpert[expert]++;
+    __syncthreads();
+    for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+        const int e = chosen[s];
+        int before = 0;
+        for (int p = 0; p < s; p++) {
+            before += chosen[p] == e;
+        }
+        slotRank[s] = e / perRank;
+        slotRow[s] = first[e] + before;
     }
 }
 

@@ -10,6 +10,7 @@ import dev.transferengine.ScatterWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.UvmWatcher;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -40,20 +41,26 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
+    /** Shared memory a block may use without opting in to more. */
+    private static final int MAX_SHARED_BYTES = 48 * 1024;
+
     private final MoeShape shape;
     private final Duration layerTimeout;
     private final MoeGpuKernels gpu;
     private final long regionAddress;
     private final long combineOffset;
     private final long gate;
-    private final long perExpert;
+    private final List<Long> allocations = new ArrayList<>();
     private final long[] tokens = new long[2];
+    /** Mapped host memory: the rows per expert rank, which the GPU writes and the host proxy reads. */
     private final MoeGpuKernels.Mapped mapped;
+    /** Device addresses of the routing's four arrays, T x k each: experts, weights, rank and row of each copy. */
     private final long routeExperts;
+
     private final long routeWeights;
     private final long slotRank;
     private final long slotRow;
-    private final long rowsOfRank;
+
     private final RankLink link;
     private final UvmWatcher watcher;
     private @Nullable PeerGroup experts;
@@ -77,13 +84,15 @@ public final class MoeGpuDispatcher implements AutoCloseable {
      * (region, two token buffers, the gate) and mapped host memory (the routing), registers the region and allocates a
      * UVM watcher. Blocks for the driver calls.
      *
-     * @param engine the engine (stays open on {@link #close()}); it must serve device memory and UVM watchers
+     * @param engine the engine (stays open on {@link #close()}); a group of it serves the GPU ({@code
+     *     GroupSpec.withCudaDevice(device)}) and it has UVM watchers
      * @param model the model (its shape and gate)
      * @param index this dispatcher's index, 0..D-1
      * @param device the CUDA device ordinal
      * @param layerTimeout how long a layer may wait for a silent peer or the GPU before it fails
      * @throws dev.transferengine.exceptions.DeviceUnavailableException if the GPU or the engine cannot serve it
-     * @throws IllegalArgumentException if the index or timeout is out of range
+     * @throws IllegalArgumentException if the index or timeout is out of range, or the shape needs more shared memory
+     *     than a block has (T x k + 2X ints, or 5X bytes, over 48 KiB)
      */
     public MoeGpuDispatcher(
             final TransferEngine engine,
@@ -92,35 +101,74 @@ public final class MoeGpuDispatcher implements AutoCloseable {
             final int device,
             final Duration layerTimeout) {
         this.shape = model.shape();
+        if (MoeGpuKernels.indexSharedBytes(shape) > MAX_SHARED_BYTES
+                || (long) shape.experts() * (Float.BYTES + 1) > MAX_SHARED_BYTES) {
+            throw new IllegalArgumentException("T x k = " + shape.tokens() * shape.topK() + " slots and X = "
+                    + shape.experts() + " experts exceed the kernels' " + MAX_SHARED_BYTES + " B of shared memory");
+        }
         this.layerTimeout = layerTimeout;
         this.gpu = new MoeGpuKernels(device);
         this.combineOffset = shape.expertRanks() * shape.slotBytes();
         final long regionBytes = combineOffset + shape.expertRanks() * shape.slotRowBytes();
         final int slots = shape.tokens() * shape.topK();
-        this.regionAddress = gpu.allocDevice(regionBytes);
-        this.tokens[0] = gpu.allocDevice(shape.tokens() * shape.rowBytes());
-        this.tokens[1] = gpu.allocDevice(shape.tokens() * shape.rowBytes());
-        this.gate = gpu.allocDevice((long) Float.BYTES * model.gate().length);
-        this.perExpert = gpu.allocDevice((long) Integer.BYTES * shape.experts());
-        this.mapped = gpu.allocMapped(4L * (4L * slots + shape.expertRanks()));
-        this.routeExperts = 0;
-        this.routeWeights = 4L * slots;
-        this.slotRank = 8L * slots;
-        this.slotRow = 12L * slots;
-        this.rowsOfRank = 16L * slots;
-        gpu.upload(MemorySegment.ofArray(model.gate()), gate, (long) Float.BYTES * model.gate().length);
-        gpu.synchronize();
-        this.link = new RankLink(
-                engine,
-                shape,
-                ExchangeMode.ROUTED,
-                MoeRole.DISPATCHER,
-                index,
-                MoeGpuKernels.deviceSegment(regionAddress, regionBytes),
-                Device.cuda(device),
-                null,
-                layerTimeout);
-        this.watcher = engine.allocUvmWatcher(this::onSignal);
+        MoeGpuKernels.@Nullable Mapped rows = null;
+        @Nullable RankLink registered = null;
+        try {
+            rows = gpu.allocMapped(4L * shape.expertRanks());
+            this.regionAddress = allocate(regionBytes);
+            this.tokens[0] = allocate(shape.tokens() * shape.rowBytes());
+            this.tokens[1] = allocate(shape.tokens() * shape.rowBytes());
+            this.gate = allocate((long) Float.BYTES * model.gate().length);
+            // the routing stays in GPU memory (the kernels read it); only the rows per rank go to the host proxy
+            this.routeExperts = allocate(16L * slots);
+            this.routeWeights = routeExperts + 4L * slots;
+            this.slotRank = routeExperts + 8L * slots;
+            this.slotRow = routeExperts + 12L * slots;
+            try (Arena arena = Arena.ofConfined()) {
+                final MemorySegment host = arena.allocate((long) Float.BYTES * model.gate().length);
+                MemorySegment.copy(model.gate(), 0, host, ValueLayout.JAVA_FLOAT, 0, model.gate().length);
+                gpu.upload(host, gate, host.byteSize());
+                gpu.synchronize();
+            }
+            registered = new RankLink(
+                    engine,
+                    shape,
+                    ExchangeMode.ROUTED,
+                    MoeRole.DISPATCHER,
+                    index,
+                    MoeGpuKernels.deviceSegment(regionAddress, regionBytes),
+                    Device.cuda(device),
+                    null,
+                    layerTimeout);
+            this.watcher = engine.allocUvmWatcher(this::onSignal);
+        } catch (final RuntimeException e) {
+            if (registered != null) {
+                registered.close();
+            }
+            freeGpu(rows);
+            throw e;
+        }
+        this.mapped = java.util.Objects.requireNonNull(rows);
+        this.link = registered;
+    }
+
+    private long allocate(final long bytes) {
+        final long address = gpu.allocDevice(bytes);
+        allocations.add(address);
+        return address;
+    }
+
+    /** Frees the GPU and mapped memory and releases the context. */
+    private void freeGpu(final MoeGpuKernels.@Nullable Mapped rows) {
+        try {
+            gpu.synchronize();
+            allocations.forEach(gpu::freeDevice);
+            if (rows != null) {
+                gpu.freeMapped(rows);
+            }
+        } finally {
+            gpu.close();
+        }
     }
 
     /**
@@ -173,19 +221,23 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     }
 
     /**
-     * The routing the GPU computed in the last layer.
+     * The routing the GPU computed in the last layer. Blocks for the copy.
      *
-     * @return it, read from mapped host memory
+     * @return it, copied out of GPU memory
      */
     public TokenRouting routing() {
         final int slots = shape.tokens() * shape.topK();
-        final int[] chosen = new int[slots];
-        final float[] weights = new float[slots];
-        for (int s = 0; s < slots; s++) {
-            chosen[s] = mapped.host().get(INT, routeExperts + 4L * s);
-            weights[s] = mapped.host().get(FLOAT, routeWeights + 4L * s);
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment host = arena.allocate(8L * slots);
+            gpu.download(routeExperts, host, 8L * slots); // experts, then weights
+            final int[] chosen = new int[slots];
+            final float[] weights = new float[slots];
+            for (int s = 0; s < slots; s++) {
+                chosen[s] = host.get(INT, 4L * s);
+                weights[s] = host.get(FLOAT, 4L * (slots + s));
+            }
+            return new TokenRouting(shape.tokens(), shape.topK(), chosen, weights);
         }
-        return new TokenRouting(shape.tokens(), shape.topK(), chosen, weights);
     }
 
     /**
@@ -216,16 +268,9 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         final Proxy proxy = new Proxy(layer + 1L, new CompletableFuture<>());
         pending = proxy;
         final long start = System.nanoTime();
-        gpu.route(in, gate, shape, mapped.devicePointer() + routeExperts, mapped.devicePointer() + routeWeights);
-        gpu.index(
-                mapped.devicePointer() + routeExperts,
-                shape,
-                send,
-                perExpert,
-                mapped.devicePointer() + slotRank,
-                mapped.devicePointer() + slotRow,
-                mapped.devicePointer() + rowsOfRank);
-        gpu.pack(in, shape, send, mapped.devicePointer() + slotRank, mapped.devicePointer() + slotRow);
+        gpu.route(in, gate, shape, routeExperts, routeWeights);
+        gpu.index(routeExperts, shape, send, slotRank, slotRow, mapped.devicePointer());
+        gpu.pack(in, shape, send, slotRank, slotRow);
         gpu.signal(watcher.devicePointer(), layer + 1L);
         final Posted posted = awaitProxy(proxy, layer);
         link.complete(posted.counts(), layer, MoeRole.EXPERT, "dispatching the counts");
@@ -234,13 +279,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         for (int e = 0; e < shape.expertRanks(); e++) {
             link.awaitFrom(link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
         }
-        gpu.combine(
-                regionAddress + combineOffset,
-                shape,
-                mapped.devicePointer() + slotRank,
-                mapped.devicePointer() + slotRow,
-                mapped.devicePointer() + routeWeights,
-                out);
+        gpu.combine(regionAddress + combineOffset, shape, slotRank, slotRow, routeWeights, out);
         gpu.synchronize();
         final long combined = System.nanoTime();
         input = 1 - input;
@@ -301,7 +340,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         long bytes = 0;
         for (int r = 0; r < shape.expertRanks(); r++) {
             final long slot = r * shape.slotBytes();
-            final long length = mapped.host().get(INT, rowsOfRank + 4L * r) * shape.rowBytes();
+            final long length = mapped.host().get(INT, 4L * r) * shape.rowBytes();
             counts.add(new ScatterTarget(expertRegions.get(r), shape.headerBytes(), slot, self * shape.slotBytes()));
             rows.add(new ScatterTarget(
                     expertRegions.get(r),
@@ -326,14 +365,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         try {
             link.close();
         } finally {
-            gpu.synchronize();
-            gpu.freeDevice(regionAddress);
-            gpu.freeDevice(tokens[0]);
-            gpu.freeDevice(tokens[1]);
-            gpu.freeDevice(gate);
-            gpu.freeDevice(perExpert);
-            gpu.freeMapped(mapped);
-            gpu.close();
+            freeGpu(mapped);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.transferengine.moe;
 
 import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.spi.DeviceMemory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,6 +65,8 @@ final class MoeGpuKernels implements AutoCloseable {
 
     /** Retains device {@code ordinal}'s primary context and loads the kernels. Blocks. */
     MoeGpuKernels(final int ordinal) {
+        // names what is missing (driver, device) before JCuda's natives fail to load on a machine without a GPU
+        DeviceMemory.require(DeviceMemory.DEFAULT, ordinal);
         check(cuInit(0), "cuInit");
         check(cuDeviceGet(device, ordinal), "cuDeviceGet(" + ordinal + ")");
         check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain(" + ordinal + ")");
@@ -169,15 +172,14 @@ final class MoeGpuKernels implements AutoCloseable {
             final long routeExperts,
             final MoeShape shape,
             final long send,
-            final long perExpert,
             final long slotRank,
             final long slotRow,
             final long rowsOfRank) {
         launch(
                 index,
                 1,
-                1,
-                0,
+                THREADS,
+                indexSharedBytes(shape),
                 Pointer.to(
                         ptr(routeExperts),
                         Pointer.to(new int[] {shape.tokens()}),
@@ -186,10 +188,14 @@ final class MoeGpuKernels implements AutoCloseable {
                         Pointer.to(new int[] {shape.expertRanks()}),
                         ptr(send),
                         Pointer.to(new long[] {shape.slotBytes()}),
-                        ptr(perExpert),
                         ptr(slotRank),
                         ptr(slotRow),
                         ptr(rowsOfRank)));
+    }
+
+    /** The counting kernel's shared memory: every (token, slot)'s expert and two ints per expert. */
+    static int indexSharedBytes(final MoeShape shape) {
+        return Integer.BYTES * (shape.tokens() * shape.topK() + 2 * shape.experts());
     }
 
     /** Launches the packing of every routed row into its rank's send slot. */

@@ -1,5 +1,6 @@
 package dev.transferengine.moe;
 
+import dev.transferengine.GroupSpec;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.exceptions.DeviceUnavailableException;
@@ -47,9 +48,15 @@ class MoeGpuDispatcherTest {
         engines.forEach(TransferEngine::close);
     }
 
-    /** An engine on the transport; on fabric with FI_HMEM required, the GPU path of docs/gpu.md's first rung. */
-    private TransferEngine engine(final String transport) {
+    /**
+     * An engine on the transport, its group serving GPU 0 if {@code gpu}; on fabric with FI_HMEM required, the GPU path
+     * of docs/gpu.md's first rung.
+     */
+    private TransferEngine engine(final String transport, final boolean gpu) {
         TransferEngineBuilder builder = Engines.builder(transport);
+        if (gpu) {
+            builder = builder.group(GroupSpec.of(1).withCudaDevice(0));
+        }
         if (transport.startsWith("fabric/")) {
             builder = builder.option("fabric.hmem", "true");
         }
@@ -72,14 +79,14 @@ class MoeGpuDispatcherTest {
             assumeTrue(false, "needs an NVIDIA GPU (CUDA device 0): " + e.getMessage());
         }
         final MoeModel model = new MoeModel(SHAPE, SEED, WIDTH);
-        final TransferEngine dispatcherEngine = engine(transport);
+        final TransferEngine dispatcherEngine = engine(transport, true);
         final List<MoeExpertRank> experts = new ArrayList<>();
         final long bytes = SHAPE.tokens() * SHAPE.rowBytes();
         try (MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(dispatcherEngine, model, 0, 0, Duration.ofSeconds(60));
                 Arena arena = Arena.ofConfined()) {
             for (int e = 0; e < SHAPE.expertRanks(); e++) {
                 experts.add(new MoeExpertRank(
-                        engine(transport),
+                        engine(transport, false),
                         SHAPE,
                         e,
                         model.expertsOfRank(e),
