@@ -136,9 +136,8 @@ public final class MoeGpuDispatcher implements AutoCloseable {
                     ExchangeMode.ROUTED,
                     MoeRole.DISPATCHER,
                     index,
-                    MoeGpuKernels.deviceSegment(regionAddress, regionBytes),
-                    Device.cuda(device),
-                    null,
+                    new RankLink.RankMemory(
+                            MoeGpuKernels.deviceSegment(regionAddress, regionBytes), Device.cuda(device), null),
                     layerTimeout);
             this.watcher = engine.allocUvmWatcher(this::onSignal);
         } catch (final RuntimeException e) {

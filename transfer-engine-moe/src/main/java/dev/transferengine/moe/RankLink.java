@@ -64,46 +64,51 @@ final class RankLink implements AutoCloseable {
     private final Map<Integer, ImmCounter> counters = new HashMap<>();
     private long postingNanos;
 
-    /** A rank whose region is {@code regionBytes} of host memory, which the link allocates and frees. */
-    @SuppressWarnings("MustBeClosedChecker") // the link owns the arena and closes it in close()
-    RankLink(
-            final TransferEngine engine,
-            final MoeShape shape,
-            final ExchangeMode mode,
-            final MoeRole role,
-            final int index,
-            final long regionBytes,
-            final Duration layerTimeout) {
-        this(engine, shape, mode, role, index, Arena.ofShared(), regionBytes, layerTimeout);
-    }
-
-    private RankLink(
-            final TransferEngine engine,
-            final MoeShape shape,
-            final ExchangeMode mode,
-            final MoeRole role,
-            final int index,
-            final Arena arena,
-            final long regionBytes,
-            final Duration layerTimeout) {
-        this(engine, shape, mode, role, index, allocate(arena, regionBytes), Device.host(), arena, layerTimeout);
-    }
-
     /**
-     * A rank whose region is memory the caller owns, e.g. GPU memory (never dereferenced here then).
+     * The memory of a rank's region.
      *
+     * @param segment the memory (GPU memory is never dereferenced here)
+     * @param device where it lives
      * @param arena closed with the link, or null if the caller frees the memory
      */
+    record RankMemory(
+            MemorySegment segment, Device device, @Nullable Arena arena) {
+
+        /** {@code bytes} of host memory from an arena of its own. */
+        @SuppressWarnings("MustBeClosedChecker") // the link closes the arena in close()
+        static RankMemory host(final long bytes) {
+            final Arena arena = Arena.ofShared();
+            try {
+                return new RankMemory(arena.allocate(bytes, 4096), Device.host(), arena);
+            } catch (final RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        }
+    }
+
+    /** A rank whose region is {@code regionBytes} of host memory, which the link allocates and frees. */
     RankLink(
             final TransferEngine engine,
             final MoeShape shape,
             final ExchangeMode mode,
             final MoeRole role,
             final int index,
-            final MemorySegment memory,
-            final Device device,
-            final @Nullable Arena arena,
+            final long regionBytes,
             final Duration layerTimeout) {
+        this(engine, shape, mode, role, index, RankMemory.host(regionBytes), layerTimeout);
+    }
+
+    /** A rank whose region is the given memory, e.g. GPU memory the caller owns. */
+    RankLink(
+            final TransferEngine engine,
+            final MoeShape shape,
+            final ExchangeMode mode,
+            final MoeRole role,
+            final int index,
+            final RankMemory rankMemory,
+            final Duration layerTimeout) {
+        final Arena owned = rankMemory.arena();
         try {
             final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
             if (index < 0 || index >= count) {
@@ -118,22 +123,13 @@ final class RankLink implements AutoCloseable {
             this.role = role;
             this.index = index;
             this.layerTimeout = layerTimeout;
-            this.arena = arena;
-            this.memory = memory;
-            this.region = engine.register(memory, device);
+            this.arena = owned;
+            this.memory = rankMemory.segment();
+            this.region = engine.register(memory, rankMemory.device());
         } catch (final RuntimeException e) {
-            if (arena != null) {
-                arena.close();
+            if (owned != null) {
+                owned.close();
             }
-            throw e;
-        }
-    }
-
-    private static MemorySegment allocate(final Arena arena, final long bytes) {
-        try {
-            return arena.allocate(bytes, 4096);
-        } catch (final RuntimeException e) {
-            arena.close();
             throw e;
         }
     }
