@@ -252,10 +252,9 @@ public final class MoeCommand implements Callable<Integer> {
                 String row;
                 try {
                     for (int i = 0; i < 1 + shape.expertRanks(); i++) {
-                        TransferEngineBuilder builder = builder(transport);
-                        if (i == 0) {
-                            builder = builder.group(GroupSpec.of(1).withCudaDevice(0)); // the dispatcher's GPU
-                        }
+                        // the dispatcher's GPU is its engine's only group: peer groups resolve on the main one
+                        TransferEngineBuilder builder =
+                                builder(transport, i == 0 ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
                         if (transport.startsWith("fabric/")) {
                             builder = builder.option("fabric.hmem", "true"); // GPUDirect or nothing
                         }
@@ -403,8 +402,12 @@ public final class MoeCommand implements Callable<Integer> {
     }
 
     private TransferEngineBuilder builder(final String transport) {
+        return builder(transport, GroupSpec.of(1));
+    }
+
+    private TransferEngineBuilder builder(final String transport, final GroupSpec group) {
         final TransferEngineBuilder builder = TransferEngine.builder()
-                .group(1)
+                .group(group)
                 .bindAddress("127.0.0.1")
                 .idleStrategy(IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT)))
                 .operationTimeout(Duration.ofSeconds(30))

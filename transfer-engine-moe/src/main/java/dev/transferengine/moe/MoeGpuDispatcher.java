@@ -84,14 +84,15 @@ public final class MoeGpuDispatcher implements AutoCloseable {
      * (region, two token buffers, the gate) and mapped host memory (the routing), registers the region and allocates a
      * UVM watcher. Blocks for the driver calls.
      *
-     * @param engine the engine (stays open on {@link #close()}); a group of it serves the GPU ({@code
+     * @param engine the engine (stays open on {@link #close()}); its main group (0) serves the GPU ({@code
      *     GroupSpec.withCudaDevice(device)}) and it has UVM watchers
      * @param model the model (its shape and gate)
      * @param index this dispatcher's index, 0..D-1
      * @param device the CUDA device ordinal
      * @param layerTimeout how long a layer may wait for a silent peer or the GPU before it fails
      * @throws dev.transferengine.exceptions.DeviceUnavailableException if the GPU or the engine cannot serve it
-     * @throws IllegalArgumentException if the index or timeout is out of range, or the shape needs more shared memory
+     * @throws IllegalArgumentException if the index or timeout is out of range, the engine's main group does not serve
+     *     the GPU, or the shape needs more shared memory
      *     than a block has (T x k + 2X ints, or 5X bytes, over 48 KiB)
      */
     public MoeGpuDispatcher(
@@ -139,6 +140,11 @@ public final class MoeGpuDispatcher implements AutoCloseable {
                     new RankLink.RankMemory(
                             MoeGpuKernels.deviceSegment(regionAddress, regionBytes), Device.cuda(device), null),
                     layerTimeout);
+            if (registered.region.group() != 0) {
+                throw new IllegalArgumentException("the engine registered GPU " + device + "'s memory on group "
+                        + registered.region.group() + ", but peer groups resolve on group 0: make the group that"
+                        + " serves the GPU (GroupSpec.withCudaDevice) the engine's first");
+            }
             this.watcher = engine.allocUvmWatcher(this::onSignal);
         } catch (final RuntimeException e) {
             if (registered != null) {

@@ -53,10 +53,9 @@ class MoeGpuDispatcherTest {
      * of docs/gpu.md's first rung.
      */
     private TransferEngine engine(final String transport, final boolean gpu) {
-        TransferEngineBuilder builder = Engines.builder(transport);
-        if (gpu) {
-            builder = builder.group(GroupSpec.of(1).withCudaDevice(0));
-        }
+        // the GPU's group is the engine's only one: peer groups resolve on the main group
+        TransferEngineBuilder builder =
+                Engines.builder(transport, gpu ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
         if (transport.startsWith("fabric/")) {
             builder = builder.option("fabric.hmem", "true");
         }
