@@ -1,12 +1,17 @@
 package dev.transferengine.bench;
 
+import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.moe.ExchangeMode;
+import dev.transferengine.moe.GpuLayerTimings;
 import dev.transferengine.moe.LayerTimings;
 import dev.transferengine.moe.MoeCluster;
+import dev.transferengine.moe.MoeExpertRank;
+import dev.transferengine.moe.MoeGpuDispatcher;
 import dev.transferengine.moe.MoeModel;
+import dev.transferengine.moe.MoePeers;
 import dev.transferengine.moe.MoeShape;
 import dev.transferengine.moe.TokenRouting;
 
@@ -19,6 +24,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,7 +35,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code te-bench moe}: MoE dispatch and combine per layer, every rank on its own engine in this process, on each
  * transport, the engine's routed exchange beside the padded (collective) one. Prints one Markdown row per transport,
- * token count and exchange; a configuration that fails prints a row saying so and the run goes on.
+ * token count and exchange; a configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
+ * the GPU-initiated exchange instead ({@link MoeGpuDispatcher}: routing by a kernel on GPU 0, a UVM watcher, the host
+ * proxy posting from GPU memory), one row per transport and token count.
  */
 @Command(
         name = "moe",
@@ -94,6 +105,16 @@ public final class MoeCommand implements Callable<Integer> {
             description = "workers' idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
     String idle;
 
+    @Option(
+            names = "--gpu",
+            description = "the GPU-initiated exchange on CUDA device 0 instead of the CPU's routed and padded ones")
+    boolean gpu;
+
+    @Option(
+            names = "--option",
+            description = "an engine option key=value for every engine, repeatable (e.g. fabric.library=PATH)")
+    List<String> options = new ArrayList<>();
+
     @Override
     public Integer call() {
         if (layers < 1 || inputs < 1 || warmup < 0) {
@@ -101,6 +122,9 @@ public final class MoeCommand implements Callable<Integer> {
                     + ", " + inputs + ", " + warmup);
         }
         final PrintStream out = System.out;
+        if (gpu) {
+            return callGpu(out);
+        }
         out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
                 + " | posting per layer p50 µs | posting / (dispatch+combine) | sent per layer |");
         out.println("|---|---|---|---|---|---|---|---|---|");
@@ -214,6 +238,150 @@ public final class MoeCommand implements Callable<Integer> {
                 size(sent / layers));
     }
 
+    private Integer callGpu(final PrintStream out) {
+        out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
+                + " | launch to watcher seen p50 / p99 µs | watcher to post p50 / p99 µs"
+                + " | dispatch to combine p50 / p99 µs | posting / (dispatch+combine) | sent per layer |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (final String transport : transports) {
+            for (final int t : tokens) {
+                final MoeShape shape = new MoeShape(t, hidden, topK, experts, ranks, 1);
+                final MoeModel model = new MoeModel(shape, 20, width);
+                final String label = "| " + transport + " | " + t + " | gpu-routed";
+                final List<TransferEngine> engines = new ArrayList<>();
+                String row;
+                try {
+                    for (int i = 0; i < 1 + shape.expertRanks(); i++) {
+                        // the dispatcher's GPU is its engine's only group: peer groups resolve on the main one
+                        TransferEngineBuilder builder =
+                                builder(transport, i == 0 ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
+                        if (transport.startsWith("fabric/")) {
+                            builder = builder.option("fabric.hmem", "true"); // GPUDirect or nothing
+                        }
+                        engines.add(builder.build());
+                    }
+                    row = label + measureGpu(shape, model, engines);
+                } catch (final RuntimeException e) {
+                    row = label + " | failed: " + e.getClass().getSimpleName() + ": "
+                            + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | | | |";
+                } finally {
+                    engines.forEach(TransferEngine::close);
+                }
+                out.println(row);
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    private String measureGpu(final MoeShape shape, final MoeModel model, final List<TransferEngine> engines) {
+        final long bytes = shape.tokens() * shape.rowBytes();
+        final long[] dispatch = new long[layers];
+        final long[] combine = new long[layers];
+        final long[] layer = new long[layers];
+        final long[] signal = new long[layers];
+        final long[] watcherToPost = new long[layers];
+        final long[] dispatchToCombine = new long[layers];
+        final long[] posting = new long[layers];
+        long sent = 0;
+        final Duration timeout = Duration.ofSeconds(60);
+        final List<MoeExpertRank> ranks = new ArrayList<>();
+        final ExecutorService threads = Executors.newFixedThreadPool(shape.expertRanks());
+        try (Arena arena = Arena.ofShared();
+                MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(engines.get(0), model, 0, 0, timeout)) {
+            for (int e = 0; e < shape.expertRanks(); e++) {
+                ranks.add(new MoeExpertRank(
+                        engines.get(1 + e), shape, e, model.expertsOfRank(e), ExchangeMode.ROUTED, timeout));
+            }
+            final MoePeers peers = new MoePeers(
+                    List.of(dispatcher.descriptor()),
+                    ranks.stream().map(MoeExpertRank::descriptor).toList());
+            dispatcher.connect(peers);
+            ranks.forEach(rank -> rank.connect(peers));
+            final List<MemorySegment> in = new ArrayList<>();
+            for (int i = 0; i < inputs; i++) {
+                final MemorySegment tokensIn = arena.allocate(bytes);
+                model.fillTokens(0, i, tokensIn);
+                in.add(tokensIn);
+            }
+            final MemorySegment expected = arena.allocate(bytes);
+            final MemorySegment actual = arena.allocate(bytes);
+            for (int n = 0; n < warmup + layers; n++) {
+                final int number = n;
+                final MemorySegment input = in.get(n % inputs);
+                dispatcher.load(input);
+                final List<Future<LayerTimings>> running = ranks.stream()
+                        .map(rank -> threads.submit(() -> rank.runLayer(number)))
+                        .toList();
+                final GpuLayerTimings timings = dispatcher.runLayer(n);
+                long expertCombine = 0;
+                long expertPosting = 0;
+                for (final Future<LayerTimings> rank : running) {
+                    final LayerTimings expert = join(rank);
+                    expertCombine = Math.max(expertCombine, expert.combineNanos());
+                    expertPosting += expert.postingNanos();
+                }
+                if (n < inputs) {
+                    final TokenRouting routing = model.route(input);
+                    if (!dispatcher.routing().equals(routing)) {
+                        throw new IllegalStateException("layer " + n + ": the GPU's routing differs from the gate's");
+                    }
+                    model.reference(input, routing, expected);
+                    dispatcher.output(actual);
+                    final long mismatch = actual.mismatch(expected);
+                    if (mismatch >= 0) {
+                        throw new IllegalStateException(
+                                "layer " + n + ": the output differs from the reference at byte " + mismatch);
+                    }
+                }
+                if (n >= warmup) {
+                    final int i = n - warmup;
+                    dispatch[i] = timings.layer().dispatchNanos();
+                    combine[i] = expertCombine;
+                    layer[i] = timings.layer().layerNanos();
+                    signal[i] = timings.signalNanos();
+                    watcherToPost[i] = timings.watcherToPostNanos();
+                    dispatchToCombine[i] = timings.dispatchToCombineNanos();
+                    posting[i] = timings.layer().postingNanos() + expertPosting;
+                    sent += timings.layer().sentBytes();
+                }
+            }
+        } finally {
+            threads.shutdownNow();
+            ranks.forEach(MoeExpertRank::close);
+        }
+        final long[] transfer = new long[layers];
+        for (int i = 0; i < layers; i++) {
+            transfer[i] = dispatch[i] + combine[i];
+        }
+        return String.format(
+                Locale.ROOT,
+                " | %s | %s | %s | %s | %s | %s | %.1f%% | %s |",
+                percentiles(dispatch),
+                percentiles(combine),
+                percentiles(layer),
+                percentiles(signal),
+                percentiles(watcherToPost),
+                percentiles(dispatchToCombine),
+                100.0 * percentile(posting, 50) / percentile(transfer, 50),
+                size(sent / layers));
+    }
+
+    private static LayerTimings join(final Future<LayerTimings> rank) {
+        try {
+            return rank.get();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (final ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static String percentiles(final long[] values) {
+        return micros(percentile(values, 50)) + " / " + micros(percentile(values, 99));
+    }
+
     /** Checks every dispatcher's output against the single-process reference, byte for byte. */
     private static void check(
             final MoeModel model,
@@ -234,12 +402,23 @@ public final class MoeCommand implements Callable<Integer> {
     }
 
     private TransferEngineBuilder builder(final String transport) {
+        return builder(transport, GroupSpec.of(1));
+    }
+
+    private TransferEngineBuilder builder(final String transport, final GroupSpec group) {
         final TransferEngineBuilder builder = TransferEngine.builder()
-                .group(1)
+                .group(group)
                 .bindAddress("127.0.0.1")
                 .idleStrategy(IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT)))
                 .operationTimeout(Duration.ofSeconds(30))
                 .drainTimeout(Duration.ofSeconds(2));
+        for (final String option : options) {
+            final int equals = option.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException("--option wants key=value, was " + option);
+            }
+            builder.option(option.substring(0, equals), option.substring(equals + 1));
+        }
         if (transport.startsWith("fabric/")) {
             return builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
         }

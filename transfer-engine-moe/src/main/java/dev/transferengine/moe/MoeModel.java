@@ -49,6 +49,11 @@ public final class MoeModel {
         return shape;
     }
 
+    /** The gate, H x X floats row-major (shared, not copied: callers only read it). */
+    float[] gate() {
+        return gate;
+    }
+
     /**
      * The weights of experts {@code first .. first+count-1}.
      *

@@ -56,7 +56,7 @@ final class RankLink implements AutoCloseable {
     final MemorySegment memory;
     final MemoryRegion region;
     private final Duration layerTimeout;
-    private final Arena arena;
+    private final @Nullable Arena arena;
     private final Map<NetworkAddress, Integer> globalRankOf = new HashMap<>();
     private @Nullable MoePeers peers;
     private @Nullable PeerGroup barrierGroup;
@@ -64,7 +64,30 @@ final class RankLink implements AutoCloseable {
     private final Map<Integer, ImmCounter> counters = new HashMap<>();
     private long postingNanos;
 
-    @SuppressWarnings("MustBeClosedChecker") // the link owns the arena and closes it in close()
+    /**
+     * The memory of a rank's region.
+     *
+     * @param segment the memory (GPU memory is never dereferenced here)
+     * @param device where it lives
+     * @param arena closed with the link, or null if the caller frees the memory
+     */
+    record RankMemory(
+            MemorySegment segment, Device device, @Nullable Arena arena) {
+
+        /** {@code bytes} of host memory from an arena of its own. */
+        @SuppressWarnings("MustBeClosedChecker") // the link closes the arena in close()
+        static RankMemory host(final long bytes) {
+            final Arena arena = Arena.ofShared();
+            try {
+                return new RankMemory(arena.allocate(bytes, 4096), Device.host(), arena);
+            } catch (final RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        }
+    }
+
+    /** A rank whose region is {@code regionBytes} of host memory, which the link allocates and frees. */
     RankLink(
             final TransferEngine engine,
             final MoeShape shape,
@@ -73,25 +96,40 @@ final class RankLink implements AutoCloseable {
             final int index,
             final long regionBytes,
             final Duration layerTimeout) {
-        final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
-        if (index < 0 || index >= count) {
-            throw new IllegalArgumentException(role.name(index) + " is out of range: the shape has " + count);
-        }
-        if (layerTimeout.isNegative() || layerTimeout.isZero()) {
-            throw new IllegalArgumentException("layer timeout must be positive, was " + layerTimeout);
-        }
-        this.engine = engine;
-        this.shape = shape;
-        this.mode = mode;
-        this.role = role;
-        this.index = index;
-        this.layerTimeout = layerTimeout;
-        this.arena = Arena.ofShared();
+        this(engine, shape, mode, role, index, RankMemory.host(regionBytes), layerTimeout);
+    }
+
+    /** A rank whose region is the given memory, e.g. GPU memory the caller owns. */
+    RankLink(
+            final TransferEngine engine,
+            final MoeShape shape,
+            final ExchangeMode mode,
+            final MoeRole role,
+            final int index,
+            final RankMemory rankMemory,
+            final Duration layerTimeout) {
+        final Arena owned = rankMemory.arena();
         try {
-            this.memory = arena.allocate(regionBytes, 4096);
-            this.region = engine.register(memory, Device.host());
+            final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
+            if (index < 0 || index >= count) {
+                throw new IllegalArgumentException(role.name(index) + " is out of range: the shape has " + count);
+            }
+            if (layerTimeout.isNegative() || layerTimeout.isZero()) {
+                throw new IllegalArgumentException("layer timeout must be positive, was " + layerTimeout);
+            }
+            this.engine = engine;
+            this.shape = shape;
+            this.mode = mode;
+            this.role = role;
+            this.index = index;
+            this.layerTimeout = layerTimeout;
+            this.arena = owned;
+            this.memory = rankMemory.segment();
+            this.region = engine.register(memory, rankMemory.device());
         } catch (final RuntimeException e) {
-            arena.close();
+            if (owned != null) {
+                owned.close();
+            }
             throw e;
         }
     }
@@ -321,7 +359,9 @@ final class RankLink implements AutoCloseable {
         } catch (final EngineClosedException closed) {
             // a closed engine dropped its registrations with it: nothing left to deregister
         } finally {
-            arena.close();
+            if (arena != null) {
+                arena.close();
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.transferengine.moe;
 
+import dev.transferengine.GroupSpec;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.exceptions.TransportUnavailableException;
@@ -15,8 +16,13 @@ final class Engines {
 
     /** The builder for a transport name; {@code TE_FABRIC_LIBRARY} picks another libfabric for the fabric ones. */
     static TransferEngineBuilder builder(final String transport) {
+        return builder(transport, GroupSpec.of(1));
+    }
+
+    /** The builder for a transport name with one group, e.g. one that serves a GPU. */
+    static TransferEngineBuilder builder(final String transport, final GroupSpec group) {
         final TransferEngineBuilder builder =
-                TransferEngine.builder().group(1).bindAddress("127.0.0.1").operationTimeout(Duration.ofSeconds(30));
+                TransferEngine.builder().group(group).bindAddress("127.0.0.1").operationTimeout(Duration.ofSeconds(30));
         if (transport.startsWith("fabric/")) {
             builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
             final String library = System.getenv("TE_FABRIC_LIBRARY");

@@ -1,0 +1,376 @@
+package dev.transferengine.moe;
+
+import dev.transferengine.Device;
+import dev.transferengine.GroupRouting;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.PeerGroup;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.TransferEngine;
+import dev.transferengine.UvmWatcher;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The GPU-initiated dispatcher, as the paper runs MoE dispatch: per layer, kernels on the GPU compute the routing (the
+ * gate's logits, top-k and weights per token, counts per expert) from the tokens in GPU memory, pack the routed rows
+ * into the send slots in GPU memory, and store the layer into a UVM watcher's slot; the engine's callback thread, the
+ * host proxy, sees the store, reads the rows per expert rank from mapped host memory and posts the counts and the rows
+ * as scatters from GPU memory over the peer group of expert ranks (FI_HMEM on fabric where the provider offers it,
+ * staged through pinned host memory on tcp; see docs/gpu.md). The expert ranks ({@link MoeExpertRank}) write their
+ * outputs back into GPU memory, a kernel sums them with the gate weights, and the layer ends with the barrier. The
+ * layer's output is the next layer's input, on the GPU.
+ *
+ * <p>Region (GPU memory, registered with {@link Device#cuda(int)}): the layout of {@link MoeDispatcher}'s, so expert
+ * ranks serve both alike. One thread drives a dispatcher; not thread-safe.
+ */
+public final class MoeGpuDispatcher implements AutoCloseable {
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+    /** Shared memory a block may use without opting in to more. */
+    private static final int MAX_SHARED_BYTES = 48 * 1024;
+
+    private final MoeShape shape;
+    private final Duration layerTimeout;
+    private final MoeGpuKernels gpu;
+    private final long regionAddress;
+    private final long combineOffset;
+    private final long gate;
+    private final List<Long> allocations = new ArrayList<>();
+    private final long[] tokens = new long[2];
+    /** Mapped host memory: the rows per expert rank, which the GPU writes and the host proxy reads. */
+    private final MoeGpuKernels.Mapped mapped;
+    /** Device addresses of the routing's four arrays, T x k each: experts, weights, rank and row of each copy. */
+    private final long routeExperts;
+
+    private final long routeWeights;
+    private final long slotRank;
+    private final long slotRow;
+
+    private final RankLink link;
+    private final UvmWatcher watcher;
+    private @Nullable PeerGroup experts;
+    private List<RegionDescriptor> expertRegions = List.of();
+    private int input;
+    private volatile @Nullable Proxy pending;
+
+    /** What the host proxy did for one layer. */
+    private record Posted(
+            long seenNanos,
+            long postedNanos,
+            CompletableFuture<Void> counts,
+            CompletableFuture<Void> rows,
+            long bytes) {}
+
+    /** A layer the host proxy is to post when the watcher shows it. */
+    private record Proxy(long layer, CompletableFuture<Posted> posted) {}
+
+    /**
+     * A GPU dispatcher on an engine the caller owns: loads the kernels on GPU {@code device}, allocates its GPU memory
+     * (region, two token buffers, the gate) and mapped host memory (the routing), registers the region and allocates a
+     * UVM watcher. Blocks for the driver calls.
+     *
+     * @param engine the engine (stays open on {@link #close()}); its main group (0) serves the GPU ({@code
+     *     GroupSpec.withCudaDevice(device)}) and it has UVM watchers
+     * @param model the model (its shape and gate)
+     * @param index this dispatcher's index, 0..D-1
+     * @param device the CUDA device ordinal
+     * @param layerTimeout how long a layer may wait for a silent peer or the GPU before it fails
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if the GPU or the engine cannot serve it
+     * @throws IllegalArgumentException if the index or timeout is out of range, the engine's main group does not serve
+     *     the GPU, or the shape needs more shared memory
+     *     than a block has (T x k + 2X ints, or 5X bytes, over 48 KiB)
+     */
+    public MoeGpuDispatcher(
+            final TransferEngine engine,
+            final MoeModel model,
+            final int index,
+            final int device,
+            final Duration layerTimeout) {
+        this.shape = model.shape();
+        if (MoeGpuKernels.indexSharedBytes(shape) > MAX_SHARED_BYTES
+                || (long) shape.experts() * (Float.BYTES + 1) > MAX_SHARED_BYTES) {
+            throw new IllegalArgumentException("T x k = " + shape.tokens() * shape.topK() + " slots and X = "
+                    + shape.experts() + " experts exceed the kernels' " + MAX_SHARED_BYTES + " B of shared memory");
+        }
+        this.layerTimeout = layerTimeout;
+        this.gpu = new MoeGpuKernels(device);
+        this.combineOffset = shape.expertRanks() * shape.slotBytes();
+        final long regionBytes = combineOffset + shape.expertRanks() * shape.slotRowBytes();
+        final int slots = shape.tokens() * shape.topK();
+        MoeGpuKernels.@Nullable Mapped rows = null;
+        @Nullable RankLink registered = null;
+        try {
+            rows = gpu.allocMapped(4L * shape.expertRanks());
+            this.regionAddress = allocate(regionBytes);
+            this.tokens[0] = allocate(shape.tokens() * shape.rowBytes());
+            this.tokens[1] = allocate(shape.tokens() * shape.rowBytes());
+            this.gate = allocate((long) Float.BYTES * model.gate().length);
+            // the routing stays in GPU memory (the kernels read it); only the rows per rank go to the host proxy
+            this.routeExperts = allocate(16L * slots);
+            this.routeWeights = routeExperts + 4L * slots;
+            this.slotRank = routeExperts + 8L * slots;
+            this.slotRow = routeExperts + 12L * slots;
+            try (Arena arena = Arena.ofConfined()) {
+                final MemorySegment host = arena.allocate((long) Float.BYTES * model.gate().length);
+                MemorySegment.copy(model.gate(), 0, host, ValueLayout.JAVA_FLOAT, 0, model.gate().length);
+                gpu.upload(host, gate, host.byteSize());
+                gpu.synchronize();
+            }
+            registered = new RankLink(
+                    engine,
+                    shape,
+                    ExchangeMode.ROUTED,
+                    MoeRole.DISPATCHER,
+                    index,
+                    new RankLink.RankMemory(
+                            MoeGpuKernels.deviceSegment(regionAddress, regionBytes), Device.cuda(device), null),
+                    layerTimeout);
+            if (registered.region.group() != 0) {
+                throw new IllegalArgumentException("the engine registered GPU " + device + "'s memory on group "
+                        + registered.region.group() + ", but peer groups resolve on group 0: make the group that"
+                        + " serves the GPU (GroupSpec.withCudaDevice) the engine's first");
+            }
+            this.watcher = engine.allocUvmWatcher(this::onSignal);
+        } catch (final RuntimeException e) {
+            if (registered != null) {
+                registered.close();
+            }
+            freeGpu(rows);
+            throw e;
+        }
+        this.mapped = java.util.Objects.requireNonNull(rows);
+        this.link = registered;
+    }
+
+    private long allocate(final long bytes) {
+        final long address = gpu.allocDevice(bytes);
+        allocations.add(address);
+        return address;
+    }
+
+    /** Frees the GPU and mapped memory and releases the context. */
+    private void freeGpu(final MoeGpuKernels.@Nullable Mapped rows) {
+        try {
+            gpu.synchronize();
+            allocations.forEach(gpu::freeDevice);
+            if (rows != null) {
+                gpu.freeMapped(rows);
+            }
+        } finally {
+            gpu.close();
+        }
+    }
+
+    /**
+     * This dispatcher's region, for every other rank's {@link MoePeers}.
+     *
+     * @return the descriptor
+     */
+    public RegionDescriptor descriptor() {
+        return link.region.descriptor();
+    }
+
+    /**
+     * Resolves the peers once, as {@link MoeDispatcher#connect} does. Blocks while the engine resolves them.
+     *
+     * @param peers every rank's descriptor
+     * @throws IllegalArgumentException if the peers do not match the shape
+     */
+    public void connect(final MoePeers peers) {
+        link.connect(peers);
+        final List<List<NetworkAddress>> addresses = new ArrayList<>();
+        for (final RegionDescriptor desc : peers.experts()) {
+            addresses.add(RankLink.addresses(desc));
+        }
+        expertRegions = peers.experts();
+        experts = link.engine.addPeerGroup(addresses);
+        for (int layer = 0; layer < 2; layer++) {
+            for (int e = 0; e < shape.expertRanks(); e++) {
+                link.counter(MoeImms.of(MoeImms.COMBINE, layer, e));
+            }
+        }
+    }
+
+    /**
+     * Copies the first layer's input into GPU memory. Blocks until copied.
+     *
+     * @param tokensIn T x H bf16 from offset 0, native memory
+     */
+    public void load(final MemorySegment tokensIn) {
+        gpu.upload(tokensIn, tokens[input], shape.tokens() * shape.rowBytes());
+        gpu.synchronize();
+    }
+
+    /**
+     * Copies the last layer's output (the next layer's input) out of GPU memory. Blocks.
+     *
+     * @param out T x H bf16, written from offset 0, native memory
+     */
+    public void output(final MemorySegment out) {
+        gpu.download(tokens[input], out, shape.tokens() * shape.rowBytes());
+    }
+
+    /**
+     * The routing the GPU computed in the last layer. Blocks for the copy.
+     *
+     * @return it, copied out of GPU memory
+     */
+    public TokenRouting routing() {
+        final int slots = shape.tokens() * shape.topK();
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment host = arena.allocate(8L * slots);
+            gpu.download(routeExperts, host, 8L * slots); // experts, then weights
+            final int[] chosen = new int[slots];
+            final float[] weights = new float[slots];
+            for (int s = 0; s < slots; s++) {
+                chosen[s] = host.get(INT, 4L * s);
+                weights[s] = host.get(FLOAT, 4L * (slots + s));
+            }
+            return new TokenRouting(shape.tokens(), shape.topK(), chosen, weights);
+        }
+    }
+
+    /**
+     * Runs one layer on the GPU's current input: route, pack and signal on the GPU, post from the watcher's callback,
+     * wait for the combine, sum on the GPU, barrier. Blocks until the layer's barrier passed.
+     *
+     * @param layer the layer number (consecutive per run, the same on every rank)
+     * @return what this dispatcher measured
+     * @throws MoeRankFailedException naming the rank if a peer died or stayed silent, or the GPU did not signal, within
+     *     the layer timeout
+     */
+    public GpuLayerTimings runLayer(final int layer) {
+        try {
+            return layer(layer);
+        } catch (final MoeRankFailedException e) {
+            link.abort(e);
+            throw e;
+        }
+    }
+
+    private GpuLayerTimings layer(final int layer) {
+        if (experts == null) {
+            throw new IllegalStateException(MoeRole.DISPATCHER.name(link.index) + " is not connected");
+        }
+        final long in = tokens[input];
+        final long out = tokens[1 - input];
+        final long send = regionAddress;
+        final Proxy proxy = new Proxy(layer + 1L, new CompletableFuture<>());
+        pending = proxy;
+        final long start = System.nanoTime();
+        gpu.route(in, gate, shape, routeExperts, routeWeights);
+        gpu.index(routeExperts, shape, send, slotRank, slotRow, mapped.devicePointer());
+        gpu.pack(in, shape, send, slotRank, slotRow);
+        gpu.signal(watcher.devicePointer(), layer + 1L);
+        final Posted posted = awaitProxy(proxy, layer);
+        link.complete(posted.counts(), layer, MoeRole.EXPERT, "dispatching the counts");
+        link.complete(posted.rows(), layer, MoeRole.EXPERT, "dispatching the tokens");
+        final long dispatched = System.nanoTime();
+        for (int e = 0; e < shape.expertRanks(); e++) {
+            link.awaitFrom(link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
+        }
+        gpu.combine(regionAddress + combineOffset, shape, slotRank, slotRow, routeWeights, out);
+        gpu.synchronize();
+        final long combined = System.nanoTime();
+        input = 1 - input;
+        link.barrier(layer);
+        final long end = System.nanoTime();
+        return new GpuLayerTimings(
+                new LayerTimings(
+                        dispatched - start,
+                        combined - dispatched,
+                        end - start,
+                        link.takePostingNanos(),
+                        posted.bytes()),
+                posted.seenNanos() - start,
+                posted.postedNanos() - posted.seenNanos(),
+                combined - start);
+    }
+
+    private Posted awaitProxy(final Proxy proxy, final int layer) {
+        try {
+            return proxy.posted().get(layerTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MoeRankFailedException(MoeRole.DISPATCHER, link.index, layer, "interrupted awaiting the GPU", e);
+        } catch (final TimeoutException e) {
+            throw new MoeRankFailedException(
+                    MoeRole.DISPATCHER,
+                    link.index,
+                    layer,
+                    "the GPU did not signal its routing within " + layerTimeout,
+                    e);
+        } catch (final ExecutionException e) {
+            throw new MoeRankFailedException(
+                    MoeRole.DISPATCHER, link.index, layer, "the host proxy failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The host proxy, on the engine's callback thread: the GPU stored {@code value} = layer + 1. */
+    private boolean onSignal(final long previous, final long value) {
+        final long seen = System.nanoTime();
+        final Proxy proxy = pending;
+        if (proxy == null || proxy.layer() != value) {
+            return true; // a store of no layer this dispatcher waits for: nothing to post
+        }
+        try {
+            proxy.posted().complete(post(seen, (int) (value - 1)));
+        } catch (final RuntimeException e) {
+            proxy.posted().completeExceptionally(e);
+        }
+        return true;
+    }
+
+    /** Posts the counts and the routed rows from the send slots in GPU memory, as {@link MoeDispatcher} does. */
+    private Posted post(final long seen, final int layer) {
+        final PeerGroup group = java.util.Objects.requireNonNull(experts);
+        final int self = link.index;
+        final List<ScatterTarget> counts = new ArrayList<>(shape.expertRanks());
+        final List<ScatterTarget> rows = new ArrayList<>(shape.expertRanks());
+        long bytes = 0;
+        for (int r = 0; r < shape.expertRanks(); r++) {
+            final long slot = r * shape.slotBytes();
+            final long length = mapped.host().get(INT, 4L * r) * shape.rowBytes();
+            counts.add(new ScatterTarget(expertRegions.get(r), shape.headerBytes(), slot, self * shape.slotBytes()));
+            rows.add(new ScatterTarget(
+                    expertRegions.get(r),
+                    length,
+                    slot + shape.headerBytes(),
+                    self * shape.slotBytes() + shape.headerBytes()));
+            bytes += shape.headerBytes() + length;
+        }
+        final CompletableFuture<Void> countsSent = link.post(ScatterWrite.of(link.region, counts)
+                .withRouting(GroupRouting.shardPeers())
+                .withGroup(group)
+                .withImm(MoeImms.of(MoeImms.COUNTS, layer, self)));
+        final CompletableFuture<Void> rowsSent = link.post(
+                ScatterWrite.of(link.region, rows).withGroup(group).withImm(MoeImms.of(MoeImms.TOKENS, layer, self)));
+        return new Posted(seen, System.nanoTime(), countsSent, rowsSent, bytes);
+    }
+
+    /** Releases the watcher, deregisters the region and frees the GPU and mapped memory; the engine stays open. */
+    @Override
+    public void close() {
+        watcher.close();
+        try {
+            link.close();
+        } finally {
+            freeGpu(mapped);
+        }
+    }
+}
