@@ -433,17 +433,24 @@ final class TcpDomain implements Domain, TcpRequests {
     }
 
     /**
-     * Queues a request on the peer's connection, connecting first if needed. A peer with {@code tcp.maxQueuedPerPeer}
-     * requests outstanding refuses more with back-pressure; other peers are not affected.
+     * Queues a piece of a request on the peer's connection, connecting first if needed. A peer with
+     * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
+     * other peers are not affected. The further pieces of an accepted request (the pages of a paged write, posted in
+     * one go), pieces of staged device writes (bounded by the staging chunks) and ABANDON frames are never refused:
+     * a request is refused whole or sent whole, however many pages it has (issue 22).
      */
     private void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
         peer.touch(now);
-        if (outbound != null && outbound.outstanding() >= settings.maxQueuedPerPeer()) {
+        if (outbound != null
+                && outbound.requests() >= settings.maxQueuedPerPeer()
+                && op.chunk == null
+                && op.type != TcpFrame.ABANDON
+                && !outbound.continues(op.token)) {
             counters.count(TcpCounter.BACK_PRESSURE);
             end(
                     op,
-                    new BackPressureException(description + ": " + outbound.outstanding() + " requests to " + peer
+                    new BackPressureException(description + ": " + outbound.requests() + " requests to " + peer
                             + " are queued or unanswered (" + TcpSettings.MAX_QUEUED_PER_PEER + "); retry later"));
             return;
         }

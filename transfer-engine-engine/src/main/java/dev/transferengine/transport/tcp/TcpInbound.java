@@ -88,6 +88,9 @@ final class TcpInbound extends TcpConnection {
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private final TcpTargets targets;
     private final TcpLanding landing;
+    /** This peer's account in the NIC's receive buffers, shared fairly between peers. */
+    private final TcpReceives.Share share;
+
     private final String remote;
     private final NetworkAddress peerAddress;
     private int state = AT_HEADER;
@@ -133,6 +136,7 @@ final class TcpInbound extends TcpConnection {
         this.remote = remote;
         this.targets = targets;
         this.landing = new TcpLanding(targets.staging());
+        this.share = targets.receives().join();
         in.put(pipelined);
     }
 
@@ -345,7 +349,7 @@ final class TcpInbound extends TcpConnection {
                 }
                 final boolean flagged = takeHeader();
                 final TcpReceives.Posted posted =
-                        flagged ? null : targets.receives().takeFitting(length);
+                        flagged ? null : targets.receives().takeFitting(length, share);
                 if (flagged) {
                     refuse(TcpRefusal.MALFORMED, -1);
                 } else if (posted == null) {
@@ -546,6 +550,7 @@ final class TcpInbound extends TcpConnection {
     /** Closes the connection as its domain closes: gives back the imm reservations of what was never reported. */
     void closeForShutdown() {
         closeChannel();
+        targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
         for (final StagedAnswer answer : staged) { // placed, but never reported or acknowledged

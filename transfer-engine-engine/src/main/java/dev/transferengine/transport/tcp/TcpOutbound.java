@@ -37,6 +37,10 @@ final class TcpOutbound extends TcpConnection {
     private boolean authenticated;
     private long remoteIncarnation;
     private long nextId = 1;
+    /** Requests (runs of pieces with one token) queued or awaiting answers: what tcp.maxQueuedPerPeer bounds. */
+    private int openRequests;
+    /** The token of the request enqueued last: its further pieces continue it and are never refused. */
+    private long lastToken;
 
     private TcpOutbound(
             final TcpIo io,
@@ -107,9 +111,22 @@ final class TcpOutbound extends TcpConnection {
         return !connected && !closed();
     }
 
-    /** Requests queued or awaiting their answer. */
+    /** Pieces queued or awaiting their answer. */
     int outstanding() {
         return queued.size() + awaiting.size();
+    }
+
+    /** Requests queued or awaiting their answer: runs of pieces with one token; what tcp.maxQueuedPerPeer bounds. */
+    int requests() {
+        return openRequests;
+    }
+
+    /**
+     * True if {@code token} is the request enqueued last and still outstanding: its pieces are posted in one go, so
+     * accepting its first piece accepted them all (back-pressure belongs at submission, never mid-request).
+     */
+    boolean continues(final long token) {
+        return openRequests > 0 && token == lastToken;
     }
 
     /**
@@ -152,6 +169,10 @@ final class TcpOutbound extends TcpConnection {
 
     /** Queues a request; it leaves with the next flush once the handshake is done. */
     void enqueue(final TcpOp op) {
+        if (!continues(op.token)) {
+            openRequests++;
+            lastToken = op.token;
+        }
         op.id = nextId++;
         queued.addLast(op);
         markDirty();
@@ -166,6 +187,33 @@ final class TcpOutbound extends TcpConnection {
                 it.remove();
                 requests.release(op);
             }
+        }
+        countRequests();
+    }
+
+    /** Recounts the runs of one token among the outstanding pieces, after pieces were withdrawn. */
+    private void countRequests() {
+        int runs = 0;
+        long previous = 0;
+        boolean first = true;
+        for (final TcpOp op : awaiting) {
+            runs += first || op.token != previous ? 1 : 0;
+            previous = op.token;
+            first = false;
+        }
+        for (final TcpOp op : queued) {
+            runs += first || op.token != previous ? 1 : 0;
+            previous = op.token;
+            first = false;
+        }
+        openRequests = runs;
+    }
+
+    /** {@code op} left the head of the outstanding pieces: a request ended if no piece of its token follows. */
+    private void ended(final TcpOp op) {
+        final TcpOp next = awaiting.isEmpty() ? queued.peekFirst() : awaiting.peekFirst();
+        if (next == null || next.token != op.token) {
+            openRequests--;
         }
     }
 
@@ -277,6 +325,7 @@ final class TcpOutbound extends TcpConnection {
                     return frames + protocolError("NACK with unknown refusal code " + inFrame.aux());
                 }
                 awaiting.pollFirst();
+                ended(op);
                 inHead += TcpFrame.HEADER_LENGTH;
                 requests.end(op, refusal == null ? null : refusal(op, refusal, inFrame.length()));
             } else {
@@ -412,6 +461,7 @@ final class TcpOutbound extends TcpConnection {
                 : cause == null
                         ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
                         : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
+        openRequests = 0;
         TcpOp op;
         while ((op = awaiting.pollFirst()) != null || (op = queued.pollFirst()) != null) {
             requests.end(op, error);
