@@ -336,7 +336,8 @@ final class TcpInbound extends TcpConnection {
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
                 } else if (frameType != TcpFrame.WRITE
-                        && (immReservation = targets.listener().reserveImm(imm)) == DomainListener.IMM_REFUSED) {
+                        && (immReservation = targets.listener().reserveImm(peerAddress, imm))
+                                == DomainListener.IMM_REFUSED) {
                     // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
                     refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
                 } else {
