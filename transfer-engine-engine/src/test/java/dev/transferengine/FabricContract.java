@@ -40,20 +40,13 @@ abstract class FabricContract extends TransportContract {
      * by its size class, it matches only a buffer it fits in) until a large enough one is posted.
      */
     @Override
-    protected boolean sendsFindABufferThatFits() {
-        // a declared gap only where the transport stays untagged: shm before libfabric 1.19 (FabricEndpoint#tagged)
-        return FabricTestAccess.tagged(provider());
+    protected boolean refusesOversizedSends() {
+        return false;
     }
 
     /** The CQ is read without source addresses, so every peer's imms share one quota (issue 16 item 3). */
     @Override
     protected boolean attributesImmsToPeers() {
-        return false;
-    }
-
-    /** See {@link #sendsFindABufferThatFits()}: nothing is refused, an oversized send waits. */
-    @Override
-    protected boolean refusesOversizedSends() {
         return false;
     }
 }

@@ -1,10 +1,6 @@
 package dev.transferengine;
 
-import dev.transferengine.transport.fabric.FabricTestAccess;
-
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 
 /** Two JVM processes on libfabric's shm provider: regions of another process, a killed peer's region left behind. */
 class FabricShmMultiProcessTest extends FabricMultiProcessTest {
@@ -12,20 +8,6 @@ class FabricShmMultiProcessTest extends FabricMultiProcessTest {
     @Override
     protected String provider() {
         return "shm";
-    }
-
-    /**
-     * On libfabric 1.17 the peer process died once in two runs of this class with SIGSEGV (a NULL dereference,
-     * address 0x4) inside shm's progress, right after the contract suites had opened some 90 endpoints in the
-     * test JVM; the first run, alone in its JVM, passed. Untested on 1.18-1.22; 2.1 runs it.
-     */
-    @BeforeEach
-    void needsLibfabricTwo() {
-        final String version = FabricTestAccess.libraryVersion();
-        Assumptions.assumeFalse(
-                version.startsWith("1."),
-                () -> "fabric/shm across processes is tested on" + " libfabric 2.x only: on " + version
-                        + " a peer process crashed (SIGSEGV in shm progress)");
     }
 
     /**

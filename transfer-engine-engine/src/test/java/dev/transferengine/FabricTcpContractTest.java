@@ -19,13 +19,4 @@ class FabricTcpContractTest extends FabricContract {
     protected Class<? extends TransferEngineException> unreachablePeerFailure() {
         return TransferTimeoutException.class;
     }
-
-    /**
-     * Open (issue 21): after a refused write with an imm, the negative acknowledgement to that peer did not arrive
-     * within the wait on tcp;ofi_rxm (libfabric 1.17) once merged with main; it did before. Cause not found yet.
-     */
-    @Override
-    protected boolean takesMessagesAfterARefusedWrite() {
-        return false;
-    }
 }

@@ -13,7 +13,9 @@ import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,6 +48,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ImmAbandonBenchmark {
 
     private static final int SAMPLES = 1 << 20;
+    /** Longest a round may take: far beyond any operation timeout used here. */
+    private static final Duration ROUND_LIMIT = Duration.ofSeconds(10);
 
     /** {@code tcp} or {@code fabric}. */
     @Param({"tcp"})
@@ -113,11 +117,28 @@ public class ImmAbandonBenchmark {
                     }
                     return System.nanoTime();
                 });
-        final long delta = receiverFailed.join() - senderFailed.join();
+        final long delta = ended(receiverFailed) - ended(senderFailed);
         if (samples < SAMPLES) {
             deltas[samples++] = delta;
         }
         return delta;
+    }
+
+    /**
+     * When {@code future} completed; a round that does not end within {@link #ROUND_LIMIT} fails the run (reported as
+     * failed) instead of hanging it.
+     */
+    private static long ended(final CompletableFuture<Long> future) {
+        try {
+            return future.get(ROUND_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (final TimeoutException e) {
+            throw new IllegalStateException("a refused write's round did not end within " + ROUND_LIMIT, e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (final ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     @TearDown(Level.Trial)

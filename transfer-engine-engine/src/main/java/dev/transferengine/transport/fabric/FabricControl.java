@@ -1,111 +1,293 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.NetworkAddress;
-import dev.transferengine.spi.DomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.collections.LongHashSet;
 
 /**
  * Negative acknowledgements on libfabric ({@link dev.transferengine.spi.Domain#abandonImm}): tagged messages with
  * {@link FabricOps#CONTROL_TAG}, sent from and received into buffers of the domain's own, never the user's receive
- * pools. A message is, little-endian: magic {@code "TENA"}, imm (int32), missing (int32), the sender's address
- * length (uint16) and bytes, the cause's length (uint16) and UTF-8 bytes, at most {@value #MESSAGE_BYTES} bytes in
- * all. The domain posts {@value #RECEIVES} receive buffers and reposts each once handled; a message that finds none
- * waits in the provider's unexpected queue. Single-threaded (the domain's worker).
+ * pools. Two kinds, little-endian:
+ * <ul>
+ *   <li>an abandonment: magic {@code "TENA"}, imm (int32), missing (int32), nonce (int64), the sender's address
+ *       length (uint16) and bytes, the cause's length (uint16) and UTF-8 bytes, at most {@value #MESSAGE_BYTES}
+ *       bytes in all;</li>
+ *   <li>its receipt: magic {@code "TEAK"} and the abandonment's nonce, sent back to the address it names.</li>
+ * </ul>
+ * A completed send does not mean the message arrived: a tcp;ofi_rxm target drops its connection when it refuses a
+ * write, and whatever the sender queued behind that write (the acknowledgement of that very write, typically) is
+ * lost with the connection although the sender's provider reported it sent. So an abandonment is posted again
+ * until its receipt comes back, up to {@value #ATTEMPTS} times at growing intervals ({@link #retryDelayNanos}), and
+ * the receiver reports each nonce once (it remembers the last {@value #REMEMBERED}): at most once to the user, and
+ * through a connection that broke under it. Single-threaded (the domain's worker).
  */
 final class FabricControl {
 
     /** Largest control message, in bytes. */
     static final int MESSAGE_BYTES = 1024;
     /** Receive buffers posted at once. */
-    static final int RECEIVES = 4;
-    /** Control messages in flight at once; one more is dropped (and logged by the domain). */
+    static final int RECEIVES = 8;
+    /** Abandonments in flight (sent and not yet receipted) at once; one more is dropped (and logged by the domain). */
     static final int SENDS = 16;
+    /** Receipts in flight at once; one more is not sent (the abandonment's sender posts it again). */
+    static final int RECEIPTS = 16;
+    /** Posts of one abandonment, the first included, before the sender gives up on its receipt. */
+    static final int ATTEMPTS = 5;
+    /** Nonces of abandonments a receiver remembers, to report each once. */
+    static final int REMEMBERED = 256;
 
     private static final int MAGIC = 0x414E4554; // "TENA", little-endian
-    private static final int HEADER = 4 + 4 + 4;
+    private static final int RECEIPT_MAGIC = 0x4B414554; // "TEAK", little-endian
+    private static final int HEADER = 4 + 4 + 4 + 8;
+    private static final int RECEIPT_BYTES = 4 + 8;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+
+    /** A send buffer's state: free, posted (its completion not seen), or sent and waiting for its receipt. */
+    private static final byte FREE = 0;
+
+    private static final byte POSTED = 1;
+    private static final byte WAITING = 2;
 
     private final MemorySegment receiveBuffers;
     private final MemorySegment sendBuffers;
-    private final boolean[] sending = new boolean[SENDS];
+    private final MemorySegment receiptBuffers;
+    private final byte[] state = new byte[SENDS];
+    private final long[] nonce = new long[SENDS];
+    private final long[] peer = new long[SENDS];
+    private final int[] length = new int[SENDS];
+    private final int[] attempts = new int[SENDS];
+    private final long[] dueAt = new long[SENDS];
+    /** Receipted while its post had not completed yet: freed at the completion. */
+    private final boolean[] receipted = new boolean[SENDS];
+
+    private final boolean[] receiptSending = new boolean[RECEIPTS];
+    private final long[] remembered = new long[REMEMBERED];
+    private final LongHashSet seen = new LongHashSet();
+    private int rememberedNext;
+    private long nextNonce = ThreadLocalRandom.current().nextLong();
 
     FabricControl(final Arena arena) {
         this.receiveBuffers = arena.allocate((long) RECEIVES * MESSAGE_BYTES, 64);
         this.sendBuffers = arena.allocate((long) SENDS * MESSAGE_BYTES, 64);
+        this.receiptBuffers = arena.allocate((long) RECEIPTS * RECEIPT_BYTES, 64);
     }
 
     MemorySegment receiveBuffer(final int index) {
         return receiveBuffers.asSlice((long) index * MESSAGE_BYTES, MESSAGE_BYTES);
     }
 
-    /** A free send buffer's index, now taken, or -1 when {@value #SENDS} messages are in flight. */
+    /** A free send buffer's index, now taken, or -1 when {@value #SENDS} abandonments are in flight. */
     int takeSend() {
         for (int i = 0; i < SENDS; i++) {
-            if (!sending[i]) {
-                sending[i] = true;
+            if (state[i] == FREE) {
+                state[i] = POSTED;
+                attempts[i] = 0;
+                receipted[i] = false;
                 return i;
             }
         }
         return -1;
     }
 
-    void releaseSend(final int index) {
-        sending[index] = false;
+    /** Whether any abandonment is in flight. */
+    boolean sending() {
+        for (int i = 0; i < SENDS; i++) {
+            if (state[i] != FREE) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** Encodes a message into send buffer {@code index}; returns the segment holding exactly its bytes. */
-    MemorySegment encode(
-            final int index, final NetworkAddress self, final int imm, final int missing, final String cause) {
+    /** The peer (fi_addr_t) that send {@code index} goes to. */
+    long peer(final int index) {
+        return peer[index];
+    }
+
+    /** The bytes of send {@code index}'s message, ready to post; counts the post as an attempt. */
+    MemorySegment post(final int index) {
+        state[index] = POSTED;
+        attempts[index]++;
+        return sendBuffers.asSlice((long) index * MESSAGE_BYTES, length[index]);
+    }
+
+    /**
+     * Send {@code index}'s post completed (or failed) at {@code now}: frees it when its receipt came meanwhile or it
+     * has had its attempts, else waits for the receipt until {@link #retryDelayNanos}. Answers whether it was freed.
+     */
+    boolean posted(final int index, final long now) {
+        if (receipted[index] || attempts[index] >= ATTEMPTS) {
+            state[index] = FREE;
+            return true;
+        }
+        state[index] = WAITING;
+        dueAt[index] = now + retryDelayNanos(attempts[index]);
+        return false;
+    }
+
+    /**
+     * How long the sender waits for a receipt after attempt {@code attempt} before posting again: 8, 32, 128 and 512
+     * ms, some 0.7 s in all. The first wait covers a connection that broke under the message (the provider connects
+     * again for a later post, once it has noticed); the later ones a loaded machine.
+     */
+    static long retryDelayNanos(final int attempt) {
+        return TimeUnit.MILLISECONDS.toNanos(2L << (2 * attempt));
+    }
+
+    /** The first send whose receipt is overdue at {@code now}, or -1. */
+    int overdue(final long now) {
+        for (int i = 0; i < SENDS; i++) {
+            if (state[i] == WAITING && now - dueAt[i] >= 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Frees every send (the domain stops). */
+    void clearSends() {
+        Arrays.fill(state, FREE);
+        Arrays.fill(receiptSending, false);
+    }
+
+    /** Frees send {@code index} at once (its post could not be made). */
+    void releaseSend(final int index) {
+        state[index] = FREE;
+    }
+
+    /** A receipt buffer's index, now taken, holding the receipt for {@code receiptNonce}; -1 when all are in use. */
+    int takeReceipt(final long receiptNonce) {
+        for (int i = 0; i < RECEIPTS; i++) {
+            if (!receiptSending[i]) {
+                receiptSending[i] = true;
+                final MemorySegment buffer = receipt(i);
+                buffer.set(INT, 0, RECEIPT_MAGIC);
+                buffer.set(LONG, 4, receiptNonce);
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    MemorySegment receipt(final int index) {
+        return receiptBuffers.asSlice((long) index * RECEIPT_BYTES, RECEIPT_BYTES);
+    }
+
+    void releaseReceipt(final int index) {
+        receiptSending[index] = false;
+    }
+
+    /** Encodes an abandonment to {@code to} into send buffer {@code index}, with a fresh nonce. */
+    void encode(
+            final int index,
+            final long to,
+            final NetworkAddress self,
+            final int imm,
+            final int missing,
+            final String cause) {
         final MemorySegment buffer = sendBuffers.asSlice((long) index * MESSAGE_BYTES, MESSAGE_BYTES);
         final byte[] address = self.toBytes();
         final byte[] text = cause.getBytes(StandardCharsets.UTF_8);
         final int textLength = Math.min(text.length, MESSAGE_BYTES - HEADER - 4 - address.length);
+        nonce[index] = nextNonce++;
+        peer[index] = to;
         buffer.set(INT, 0, MAGIC);
         buffer.set(INT, 4, imm);
         buffer.set(INT, 8, missing);
+        buffer.set(LONG, 12, nonce[index]);
         buffer.set(SHORT, HEADER, (short) address.length);
         MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, HEADER + 2, address.length);
         final long at = HEADER + 2L + address.length;
         buffer.set(SHORT, at, (short) textLength);
         MemorySegment.copy(text, 0, buffer, ValueLayout.JAVA_BYTE, at + 2, textLength);
-        return buffer.asSlice(0, at + 2 + textLength);
+        length[index] = (int) (at + 2 + textLength);
     }
 
+    /** What a control message turned out to be. */
+    sealed interface Received {}
+
+    /** A receipt for the abandonment with {@code nonce}. */
+    record Receipt(long nonce) implements Received {}
+
     /**
-     * Decodes the {@code length} bytes in receive buffer {@code index} and reports them; answers why a message that
-     * is not one of ours was dropped, or an empty text once reported.
+     * An abandonment from {@code peer}; {@code repeated} when its nonce was reported before (answer it again, report it
+     * not).
      */
-    String decode(final int index, final int length, final DomainListener listener) {
+    record Abandonment(NetworkAddress peer, int imm, int missing, String cause, long nonce, boolean repeated)
+            implements Received {}
+
+    /** A message that is not one of ours, dropped for {@code why}. */
+    record Malformed(String why) implements Received {}
+
+    /** Decodes the {@code length} bytes in receive buffer {@code index}. */
+    Received decode(final int index, final int length) {
         final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.clamp(length, 0, MESSAGE_BYTES));
+        if (buffer.byteSize() >= RECEIPT_BYTES && buffer.get(INT, 0) == RECEIPT_MAGIC) {
+            return new Receipt(buffer.get(LONG, 4));
+        }
         if (buffer.byteSize() < HEADER + 4 || buffer.get(INT, 0) != MAGIC) {
-            return "a control message of " + length + " bytes without our magic";
+            return new Malformed("a control message of " + length + " bytes without our magic");
         }
         final int imm = buffer.get(INT, 4);
         final int missing = buffer.get(INT, 8);
+        final long messageNonce = buffer.get(LONG, 12);
         final int addressLength = Short.toUnsignedInt(buffer.get(SHORT, HEADER));
         final long textAt = HEADER + 2L + addressLength;
         if (missing < 1 || textAt + 2 > buffer.byteSize()) {
-            return "a control message with count " + missing + " and an address of " + addressLength + " bytes";
+            return new Malformed(
+                    "a control message with count " + missing + " and an address of " + addressLength + " bytes");
         }
         final int textLength = Short.toUnsignedInt(buffer.get(SHORT, textAt));
         if (textAt + 2 + textLength > buffer.byteSize()) {
-            return "a control message whose cause of " + textLength + " bytes overruns it";
+            return new Malformed("a control message whose cause of " + textLength + " bytes overruns it");
         }
-        final NetworkAddress peer;
+        final NetworkAddress from;
         try {
-            peer = NetworkAddress.fromBytes(
+            from = NetworkAddress.fromBytes(
                     buffer.asSlice(HEADER + 2, addressLength).toArray(ValueLayout.JAVA_BYTE));
         } catch (final RuntimeException e) {
-            return "a control message with a bad sender address: " + e.getMessage();
+            return new Malformed("a control message with a bad sender address: " + e.getMessage());
         }
         final String cause = new String(
                 buffer.asSlice(textAt + 2, textLength).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-        listener.onImmAbandoned(peer, imm, missing, cause);
-        return "";
+        return new Abandonment(from, imm, missing, cause, messageNonce, !remember(messageNonce));
+    }
+
+    /** Records {@code messageNonce}; false when it was recorded already. */
+    private boolean remember(final long messageNonce) {
+        if (!seen.add(messageNonce)) {
+            return false;
+        }
+        if (seen.size() > REMEMBERED) {
+            seen.remove(remembered[rememberedNext]);
+        }
+        remembered[rememberedNext] = messageNonce;
+        rememberedNext = (rememberedNext + 1) % REMEMBERED;
+        return true;
+    }
+
+    /** The receipt for {@code receiptNonce} came: the send it answers is done. Answers its index, or -1. */
+    int receipted(final long receiptNonce) {
+        for (int i = 0; i < SENDS; i++) {
+            if (state[i] != FREE && nonce[i] == receiptNonce) {
+                if (state[i] == WAITING) {
+                    state[i] = FREE;
+                } else {
+                    receipted[i] = true;
+                }
+                return i;
+            }
+        }
+        return -1;
     }
 }

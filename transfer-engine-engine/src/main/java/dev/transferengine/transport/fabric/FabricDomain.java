@@ -177,8 +177,9 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Worker thread. Sends a tagged control message from a buffer of the domain's own; where sends are untagged
-     * (shm before libfabric 1.19), or {@value FabricControl#SENDS} are in flight, it is dropped and logged once.
+     * Worker thread. Sends a tagged control message from a buffer of the domain's own, again until the receiver's
+     * receipt comes (see {@link FabricControl}); where sends are untagged (shm before libfabric 1.19), or
+     * {@value FabricControl#SENDS} are in flight, it is dropped and logged once.
      */
     @Override
     public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
@@ -198,14 +199,74 @@ final class FabricDomain implements Domain {
             }
             return;
         }
+        owner.encode(index, peer, address, imm, missing, cause);
+        postAbandonment(owner, index);
+    }
+
+    /** Posts abandonment {@code index} (again); where no slot is free it counts as a post that failed. */
+    private void postAbandonment(final FabricControl owner, final int index) {
+        final long peer = owner.peer(index);
+        final MemorySegment message = owner.post(index);
         final int slot = ops.acquire(FabricOps.CONTROL_SEND, index, FabricControl.MESSAGE_BYTES, peer);
         if (slot < 0) {
-            owner.releaseSend(index);
+            owner.posted(index, System.nanoTime());
             return;
         }
-        final MemorySegment message = owner.encode(index, address, imm, missing, cause);
         ops.prepareControl(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
         submit(slot, FI_COMPLETION);
+    }
+
+    /** Answers abandonment {@code nonce} from {@code from} with its receipt; best effort (the sender posts again). */
+    private void sendReceipt(final FabricControl owner, final NetworkAddress from, final long nonce) {
+        final long peer;
+        try {
+            peer = peers.resolve(from);
+        } catch (final RuntimeException e) {
+            LOG.debug("{}: no receipt for a negative acknowledgement from {}: {}", description, from, e.getMessage());
+            return;
+        }
+        final int index = owner.takeReceipt(nonce);
+        if (index < 0) {
+            return;
+        }
+        final int slot = ops.acquire(FabricOps.CONTROL_SEND, receiptToken(index), 0, peer);
+        if (slot < 0) {
+            owner.releaseReceipt(index);
+            return;
+        }
+        final MemorySegment message = owner.receipt(index);
+        ops.prepareControl(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        submit(slot, FI_COMPLETION);
+    }
+
+    /** The token of receipt {@code index}'s control send: negative, where an abandonment's is its buffer index. */
+    private static long receiptToken(final int index) {
+        return -1L - index;
+    }
+
+    /** A control send ended (done or failed): frees its receipt buffer, or waits for its abandonment's receipt. */
+    private void controlSent(final long token) {
+        final FabricControl owner = Objects.requireNonNull(control);
+        if (token < 0) {
+            owner.releaseReceipt((int) (-1L - token));
+        } else {
+            owner.posted((int) token, System.nanoTime());
+        }
+    }
+
+    /** Posts the abandonments whose receipt is overdue again. */
+    private int postOverdueAbandonments() {
+        final FabricControl owner = control;
+        if (owner == null || !owner.sending()) {
+            return 0;
+        }
+        final long now = System.nanoTime();
+        int posted = 0;
+        for (int index = owner.overdue(now); index >= 0; index = owner.overdue(now)) {
+            postAbandonment(owner, index);
+            posted++;
+        }
+        return posted;
     }
 
     @Override
@@ -450,6 +511,7 @@ final class FabricDomain implements Domain {
         int work = chain.size();
         flushChain();
         work += drainChains();
+        work += postOverdueAbandonments();
         work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n = endpoint.cqRead(entries, CQ_BATCH);
@@ -520,7 +582,7 @@ final class FabricDomain implements Domain {
         if (kind == FabricOps.RECV) {
             listener.onReceive(token, received);
         } else if (kind == FabricOps.CONTROL_SEND) {
-            Objects.requireNonNull(control).releaseSend((int) token);
+            controlSent(token);
         } else if (kind == FabricOps.CONTROL_RECV) {
             controlReceived((int) token, received);
         } else {
@@ -529,14 +591,23 @@ final class FabricDomain implements Domain {
         }
     }
 
-    /** A negative acknowledgement arrived in control buffer {@code index}: reports it, then reposts the buffer. */
+    /**
+     * A control message arrived in control buffer {@code index}: a receipt ends its abandonment's retries; an
+     * abandonment is answered with a receipt and reported unless it is a repeat. Then the buffer is reposted.
+     */
     private void controlReceived(final int index, final int length) {
         final FabricControl owner = Objects.requireNonNull(control);
         controlReceives--;
         try {
-            final String dropped = owner.decode(index, length, listener);
-            if (!dropped.isEmpty()) {
-                LOG.warn("{}: {} dropped", description, dropped);
+            switch (owner.decode(index, length)) {
+                case FabricControl.Receipt receipt -> owner.receipted(receipt.nonce());
+                case FabricControl.Abandonment a -> {
+                    sendReceipt(owner, a.peer(), a.nonce());
+                    if (!a.repeated()) {
+                        listener.onImmAbandoned(a.peer(), a.imm(), a.missing(), a.cause());
+                    }
+                }
+                case FabricControl.Malformed m -> LOG.warn("{}: {} dropped", description, m.why());
             }
         } finally {
             postControlReceive(owner, index);
@@ -572,7 +643,7 @@ final class FabricDomain implements Domain {
         final long peer = ops.peer[slot];
         release(slot);
         if (kind == FabricOps.CONTROL_SEND || kind == FabricOps.CONTROL_RECV) {
-            controlFailed(kind, (int) token, text);
+            controlFailed(kind, token, text);
             return;
         }
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
@@ -588,18 +659,21 @@ final class FabricDomain implements Domain {
         }
     }
 
-    /** A control message failed to leave (best effort: dropped), or a control buffer failed (reposted while open). */
-    private void controlFailed(final byte kind, final int index, final String text) {
+    /**
+     * A control send failed (an abandonment is posted again until it has had its attempts: a connection that broke
+     * under it is connected again for a later post), or a control buffer failed (reposted while open).
+     */
+    private void controlFailed(final byte kind, final long token, final String text) {
         final FabricControl owner = Objects.requireNonNull(control);
         if (kind == FabricOps.CONTROL_SEND) {
-            owner.releaseSend(index);
-            LOG.debug("{}: a negative acknowledgement did not leave: {}", description, text);
+            LOG.debug("{}: a control message did not leave: {}", description, text);
+            controlSent(token);
             return;
         }
         controlReceives--;
-        LOG.warn("{}: control receive buffer {} failed: {}", description, index, text);
+        LOG.warn("{}: control receive buffer {} failed: {}", description, token, text);
         if (!closed && failure == null) {
-            postControlReceive(owner, index);
+            postControlReceive(owner, (int) token);
         }
     }
 
@@ -620,6 +694,9 @@ final class FabricDomain implements Domain {
 
     private void failOutstanding(final TransferEngineException error) {
         pending.clear();
+        if (control != null) {
+            control.clearSends();
+        }
         controlReceives = 0;
         chain.clear();
         while (!postingChains.isEmpty()) {
@@ -634,8 +711,8 @@ final class FabricDomain implements Domain {
             }
             final long token = ops.token[slot];
             release(slot);
-            if (kind != FabricOps.RECV) {
-                listener.onFailed(token, error);
+            if (kind == FabricOps.WRITE || kind == FabricOps.SEND) {
+                listener.onFailed(token, error); // control and receive buffers are nobody's operations
             }
         }
     }

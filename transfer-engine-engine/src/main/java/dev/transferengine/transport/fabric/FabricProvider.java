@@ -13,8 +13,12 @@ enum FabricProvider {
     EFA("efa", "efa", false, FabricLibrary.version(1, 18)),
     /** TCP sockets with the RxM utility layer; binds to the configured address. The default: runs anywhere. */
     TCP("tcp", "tcp;ofi_rxm", true, FabricLibrary.version(1, 5)),
-    /** Shared memory between processes of one host. */
-    SHM("shm", "shm", false, FabricLibrary.version(1, 5)),
+    /**
+     * Shared memory between processes of one host; needs 1.19 (see {@link #SHM_TOO_OLD}): before it shm sends only
+     * untagged, so a send takes any buffer (a smaller one truncates it) and no negative acknowledgement can be kept
+     * apart from the user's messages, and a killed peer deadlocks the endpoint on its region's spinlock.
+     */
+    SHM("shm", "shm", false, FabricLibrary.version(1, 19)),
     /** Verbs (ConnectX, RoCE) with the RxM utility layer. */
     VERBS("verbs", "verbs;ofi_rxm", true, FabricLibrary.version(1, 5));
 
@@ -72,4 +76,16 @@ enum FabricProvider {
     int minimumApi() {
         return minimumApi;
     }
+
+    /** Why a library older than {@link #minimumApi} will not do, and the fix; empty where the version is all. */
+    String tooOldWhy() {
+        return this == SHM ? SHM_TOO_OLD : "";
+    }
+
+    /** Why shm needs 1.19 and what to do instead. */
+    static final String SHM_TOO_OLD = ": before 1.19 shm cannot keep the delivery contract (sends match any receive"
+            + " buffer in post order and can be truncated, negative acknowledgements cannot be told apart from the"
+            + " user's messages, a killed peer deadlocks the endpoint). Fix: install libfabric 1.19 or newer (2.1 is"
+            + " tested; .ci/libfabric-2.1.sh builds it) and set fabric.library to its libfabric.so.1, or use"
+            + " fabric.provider=tcp or transport=tcp";
 }

@@ -284,7 +284,8 @@ public final class FabricTransport implements Transport {
                     "libfabric " + FabricLibrary.versionText(library.version())
                             + " at " + library.path() + " is too old for provider " + provider.option()
                             + ", which needs API "
-                            + FabricLibrary.versionText(provider.minimumApi()) + " or newer");
+                            + FabricLibrary.versionText(provider.minimumApi()) + " or newer"
+                            + provider.tooOldWhy());
         }
         return new Selection(provider, library, apiVersion, null);
     }

@@ -29,17 +29,6 @@ public final class FabricTestAccess {
     }
 
     /**
-     * Whether the fabric transport sends tagged messages (each only into a buffer it fits in) on {@code provider} with
-     * the libfabric this run loads; see {@link FabricEndpoint#tagged()}.
-     */
-    public static boolean tagged(final String provider) {
-        final String library = FabricFixture.library();
-        return library != null
-                && FabricEndpoint.tagsMatchBuffersThatFit(
-                        provider, FabricLibrary.open(library).version());
-    }
-
-    /**
      * The {@code fabric.library} option that engines of the contract suites use in this run (the system's library,
      * or the one {@code TE_FABRIC_LIBRARY} names in the run for another libfabric version); none for the default.
      */

@@ -73,15 +73,35 @@ class FabricTransportTest {
     }
 
     @Test
-    void tcpAndShmAreAvailableWhereLibfabricIsInstalled() {
+    void tcpIsAvailableWhereLibfabricIsInstalled() {
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 java.nio.file.Files.exists(java.nio.file.Path.of("/usr/include/rdma/fabric.h")),
                 "needs libfabric installed (libfabric-dev)");
 
         assertThat(transport.unavailabilityCause(FabricFixture.config("tcp", 1, Map.of())))
                 .isNull();
-        assertThat(transport.unavailabilityCause(FabricFixture.config("shm", 1, Map.of())))
-                .isNull();
+    }
+
+    @Test
+    void shmBefore119IsRefusedAtStartNamingTheVersionAndTheFix() {
+        assertThat(FabricProvider.SHM.negotiate(FabricLibrary.version(1, 18))).isEqualTo(-1);
+        assertThat(FabricProvider.SHM.negotiate(FabricLibrary.version(1, 19))).isEqualTo(FabricLibrary.version(1, 19));
+        final String library = FabricFixture.library();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                library != null && FabricLibrary.open(library).unavailabilityCause() == null, "needs a libfabric");
+        final int version = FabricLibrary.open(library).version();
+        final String cause = transport.unavailabilityCause(FabricFixture.config("shm", 1, Map.of()));
+        if (version >= FabricLibrary.version(1, 19)) {
+            assertThat(cause).isNull();
+            return;
+        }
+        assertThat(cause)
+                .contains("libfabric " + FabricLibrary.versionText(version), "needs API 1.19", "fabric.library")
+                .contains("fabric.provider=tcp");
+        assertThatThrownBy(() -> transport.openDomain(new DomainContext(
+                        FabricFixture.config("shm", 1, Map.of()), 0, 0, new RecordingDomainListener())))
+                .isInstanceOf(TransportUnavailableException.class)
+                .hasMessageContaining("needs API 1.19");
     }
 
     @Test
