@@ -485,6 +485,50 @@ public abstract class TransportContract {
             counter.await(200 * 8L, WAIT);
             assertSame(src.segment(), 60 * 1024, dst, 60 * 1024, 4096);
         }
+
+        /**
+         * One request of 100,000 small pages (vLLM posts 91k-120k descriptors per transfer) with nothing else in
+         * flight: accepted whole and paced inside the engine, never refused half-sent (issue 22).
+         */
+        @Test
+        void pagedWriteOfOneHundredThousandPagesCompletesWithOneImmPerPage() {
+            final int pages = 100_000;
+            final int pageLength = 64;
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = manualClockEngine(1);
+            final MemorySegment src = zeroed((long) pages * pageLength);
+            final MemorySegment dst = zeroed((long) pages * pageLength);
+            final MemorySegment expected = zeroed((long) pages * pageLength);
+            final int[] srcPages = new int[pages];
+            final int[] dstPages = new int[pages];
+            for (int p = 0; p < pages; p++) {
+                src.set(ValueLayout.JAVA_LONG_UNALIGNED, (long) p * pageLength, 0x5EED_0000_0000L + p);
+                srcPages[p] = p;
+                dstPages[p] = pages - 1 - p; // every page lands somewhere else: a misplaced one shows
+            }
+            for (int p = 0; p < pages; p++) {
+                MemorySegment.copy(src, (long) p * pageLength, expected, (long) dstPages[p] * pageLength, pageLength);
+            }
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(7);
+
+            done(sender.submit(new PagedWrite(
+                    srcRegion,
+                    0,
+                    pageLength,
+                    srcPages,
+                    dstDesc,
+                    0,
+                    pageLength,
+                    dstPages,
+                    pageLength,
+                    OptionalInt.of(7))));
+
+            awaitBalance(counter, pages);
+            assertThat(dst.mismatch(expected)).as("every page in its place").isEqualTo(-1);
+        }
     }
 
     /** Imm-only writes and barriers. */

@@ -20,7 +20,9 @@ abstract class TcpConnection {
     /** Socket reads per readiness event, so one busy connection cannot starve the others. */
     static final int READS_PER_EVENT = 8;
 
-    final TcpConnectionContext context;
+    /** What every socket of the NIC shares. */
+    final TcpIo io;
+
     final SocketChannel channel;
     /** TLS over {@link #channel}, or null for plain bytes; {@link #read} and {@link #flush} go through it. */
     final @Nullable TcpTls tls;
@@ -60,24 +62,24 @@ abstract class TcpConnection {
 
     /** Takes its buffers from the domain's pool; registers (or re-attaches) the channel with the selector. */
     TcpConnection(
-            final TcpConnectionContext context,
+            final TcpIo io,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
             final int interestOps,
             final int outCapacity,
             final int inCapacity)
             throws IOException {
-        this.context = context;
+        this.io = io;
         this.channel = channel;
         this.tls = tls;
-        this.out = context.buffers().take(outCapacity);
+        this.out = io.buffers().take(outCapacity);
         this.outMemory = MemorySegment.ofBuffer(out);
         this.outFrame = new TcpFrame(out);
         try {
-            this.in = context.buffers().take(inCapacity);
-            this.key = channel.register(context.selector(), interestOps, this);
+            this.in = io.buffers().take(inCapacity);
+            this.key = channel.register(io.selector(), interestOps, this);
         } catch (final IOException | RuntimeException e) {
-            context.buffers().giveBack(out);
+            io.buffers().giveBack(out);
             throw e;
         }
         this.inMemory = MemorySegment.ofBuffer(in);
@@ -126,7 +128,7 @@ abstract class TcpConnection {
             writeInterest(true);
         }
         if (wire.pendingInput() && (readInterest() & SelectionKey.OP_READ) != 0) {
-            context.readAgain(key);
+            io.readAgain(key);
         }
     }
 
@@ -167,7 +169,7 @@ abstract class TcpConnection {
     final void markDirty() {
         if (!dirty && !closed) {
             dirty = true;
-            context.scheduleFlush(this);
+            io.scheduleFlush(this);
         }
     }
 
@@ -318,7 +320,7 @@ abstract class TcpConnection {
         } catch (final IOException ignored) {
             // The socket is being discarded; there is nothing left to tell its peer.
         }
-        context.onClosed(this);
+        io.onClosed(this);
     }
 
     /** Gives the buffers back to the pool; only once closed and outside the poll step that closed it. */
@@ -327,8 +329,8 @@ abstract class TcpConnection {
         view = null;
         largeSource = MemorySegment.NULL;
         viewed = MemorySegment.NULL;
-        context.buffers().giveBack(out);
-        context.buffers().giveBack(in);
+        io.buffers().giveBack(out);
+        io.buffers().giveBack(in);
     }
 
     final void updateInterest() {

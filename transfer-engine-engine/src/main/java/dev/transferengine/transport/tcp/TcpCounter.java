@@ -80,7 +80,12 @@ enum TcpCounter {
             "refusals",
             "back_pressure",
             false,
-            "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered");
+            "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered"),
+    PEERS_RESTARTED(
+            "peers.restarted",
+            "new_incarnation",
+            false,
+            "peers that proved a new incarnation id: the peer restarted, its earlier connection's requests failed");
 
     private final String category;
     private final String reason;

@@ -5,7 +5,6 @@ import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerState;
 import dev.transferengine.TransportEvent;
-import dev.transferengine.TransportTls;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -22,22 +21,16 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -54,16 +47,19 @@ import org.slf4j.LoggerFactory;
  * for the bounds: inbound connections, peers, requests queued per peer, and handshake, frame and idle timeouts,
  * which a sweep every {@value #SWEEP_INTERVAL_NANOS} ns of the poll clock enforces.
  *
- * <p>Everything but {@link #peers()} and {@link #failure()} runs on the group's worker, and nothing blocks: the
- * selector is only polled with {@code selectNow} from {@link #poll()}, and connects are non-blocking. In the
- * steady state posting and polling allocate nothing but one {@link java.nio.ByteBuffer} view per payload larger
- * than the inline threshold (16 KiB); connects, failures and HELLOs allocate.
+ * <p>The facade and the selector step: the peers this side resolved and its connections to them live in
+ * {@link TcpPeers}, the listening socket, handshakes and the connections peers opened in {@link TcpAcceptor}, and
+ * what every socket shares (selector, buffers, identity, per-step work lists) in {@link TcpIo}. This class posts
+ * requests, ends them ({@link TcpRequests}) and runs the poll step.
+ *
+ * <p>Everything but {@link #peers()}, {@link #events()} and {@link #failure()} runs on the group's worker, and
+ * nothing blocks: the selector is only polled with {@code selectNow} from {@link #poll()}, and connects are
+ * non-blocking. In the steady state posting and polling allocate nothing but one {@link java.nio.ByteBuffer} view
+ * per payload larger than the inline threshold (16 KiB); connects, failures and HELLOs allocate.
  */
-final class TcpDomain implements Domain, TcpConnectionContext {
+final class TcpDomain implements Domain, TcpRequests {
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpDomain.class);
-    private static final int ACCEPTS_PER_POLL = 16;
-    private static final int BACKLOG = 128;
     private static final long SWEEP_INTERVAL_NANOS = 50_000_000L;
     /** The token of ABANDON frames: no engine token (generation << 32 | slot, slots are small) is -1. */
     private static final long ABANDON_TOKEN = -1L;
@@ -73,38 +69,20 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     private final TcpSettings settings;
     private final LongSupplier nanoClock;
     private final TcpCounters counters;
-    private final TcpAuthenticator authenticator;
-    private final TcpBuffers buffers = new TcpBuffers();
-    private final Selector selector;
-    private final ServerSocketChannel server;
+    private final TcpIo io;
+    private final TcpPeers peers;
+    private final TcpAcceptor acceptor;
     private final NetworkAddress address;
-    private final byte[] addressBytes;
     private final String description;
-    private final long incarnation;
     private final TcpStaging staging;
     private final TcpRegions regions;
     private final TcpReceives receives = new TcpReceives();
-    /** Peers by the low 32 bits of their handle; a slot freed by eviction is reused with a new generation. */
-    private final ArrayList<@Nullable TcpPeer> peerSlots = new ArrayList<>();
-
-    private final HashMap<NetworkAddress, TcpPeer> peersByAddress = new HashMap<>();
-    private final TcpPendingHandshakes handshakes = new TcpPendingHandshakes();
-    private final ArrayList<TcpInbound> inbound = new ArrayList<>();
-    private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
-    /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
-    private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
-
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
-    /** Keys whose TLS holds decrypted bytes after their readiness was handled: read again this poll step. */
-    private ArrayList<SelectionKey> readAgain = new ArrayList<>();
-
-    private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
-    private final @Nullable TransportTls tls;
+    private final Consumer<SelectionKey> onReadAgain = this::onReadAgain;
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
     private int selectedWork;
-    private long generation;
     private long now;
     private long lastSweep;
     private boolean closed;
@@ -115,31 +93,42 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             final LongSupplier nanoClock,
             final Selector selector,
             final ServerSocketChannel server,
-            final InetSocketAddress bound) {
+            final TcpBuffers buffers)
+            throws IOException {
         this.context = context;
         this.listener = context.listener();
         this.staging = new TcpStaging(context.config());
         this.regions = new TcpRegions(staging);
         this.settings = settings;
-        this.tls = context.config().tls();
         this.nanoClock = nanoClock;
         this.now = nanoClock.getAsLong();
         this.lastSweep = now;
-        this.authenticator = new TcpAuthenticator(settings.keys());
-        this.selector = selector;
-        this.server = server;
+        final InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
         final InetSocketAddress advertised = bound.getAddress().isAnyLocalAddress()
                 ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort())
                 : bound;
         this.address = TcpAddress.toNetworkAddress(advertised);
-        this.addressBytes = address.toBytes();
         this.description = "tcp " + TcpAddress.describe(advertised);
         this.counters = new TcpCounters(description, nanoClock);
         long id;
         do {
             id = new SecureRandom().nextLong();
         } while (id == 0);
-        this.incarnation = id;
+        this.io = new TcpIo(
+                selector,
+                buffers,
+                new TcpIo.Identity(new TcpAuthenticator(settings.keys()), id, address, description),
+                counters,
+                context.config().tls());
+        this.peers = new TcpPeers(settings.maxPeers(), io, description);
+        this.acceptor = new TcpAcceptor(
+                io,
+                settings,
+                server,
+                new TcpAcceptor.Landing(regions, receives, staging, listener),
+                peers,
+                this::publishPeers,
+                description);
     }
 
     /**
@@ -150,54 +139,29 @@ final class TcpDomain implements Domain, TcpConnectionContext {
      *                                       or a routable address would be bound without a key
      */
     static TcpDomain open(final DomainContext context, final TcpSettings settings, final LongSupplier nanoClock) {
-        final String host = context.config().bindAddress();
+        return open(context, settings, nanoClock, new TcpBuffers());
+    }
+
+    /** {@link #open(DomainContext, TcpSettings, LongSupplier)} with connection buffers from {@code buffers}. */
+    static TcpDomain open(
+            final DomainContext context,
+            final TcpSettings settings,
+            final LongSupplier nanoClock,
+            final TcpBuffers buffers) {
         Selector selector = null;
         ServerSocketChannel server = null;
         try {
-            final InetAddress bindTo = InetAddress.getByName(host);
-            checkKeyPolicy(settings, bindTo, host);
             selector = Selector.open();
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            if (settings.socketBufferBytes() > 0) {
-                // Accepted sockets inherit the receive buffer; it must be set before listen for window scaling.
-                server.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketBufferBytes());
-            }
-            server.bind(new InetSocketAddress(bindTo, context.port()), BACKLOG);
-            server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
-            return new TcpDomain(
-                    context, settings, nanoClock, selector, server, (InetSocketAddress) server.getLocalAddress());
+            server = TcpAcceptor.listen(context, settings, selector);
+            return new TcpDomain(context, settings, nanoClock, selector, server, buffers);
         } catch (final IOException e) {
-            closeQuietly(server);
-            closeQuietly(selector);
+            TcpAcceptor.closeQuietly(server);
+            TcpAcceptor.closeQuietly(selector);
             throw new TransportUnavailableException(
                     TcpTransport.NAME,
-                    "cannot listen on " + host + ":" + context.port() + " for group " + context.group() + " NIC "
-                            + context.nic() + ": " + e,
+                    "cannot listen on " + context.config().bindAddress() + ":" + context.port() + " for group "
+                            + context.group() + " NIC " + context.nic() + ": " + e,
                     e);
-        }
-    }
-
-    private static void checkKeyPolicy(final TcpSettings settings, final InetAddress bindTo, final String host) {
-        if (!settings.keys().isEmpty()) {
-            return;
-        }
-        if (!bindTo.isLoopbackAddress() && !settings.insecure()) {
-            throw new TransportUnavailableException(
-                    TcpTransport.NAME,
-                    "refusing to listen on " + host + " without a "
-                            + "cluster key: anyone who reaches it could write into registered memory. Set "
-                            + TcpSettings.CLUSTER_KEY + " or " + TcpSettings.CLUSTER_KEY_FILE
-                            + " (the same on every engine), "
-                            + "or " + TcpSettings.INSECURE + "=true on a network you trust completely");
-        }
-        if (!bindTo.isLoopbackAddress()) {
-            LOG.warn(
-                    "INSECURE: tcp transport listening on {} without a cluster key ({}=true): any host that "
-                            + "reaches this port can write into registered memory and disturb transfers",
-                    host,
-                    TcpSettings.INSECURE);
         }
     }
 
@@ -232,49 +196,16 @@ final class TcpDomain implements Domain, TcpConnectionContext {
      */
     @Override
     public long resolve(final NetworkAddress peer) {
-        final TcpPeer known = peersByAddress.get(peer);
+        final TcpPeer known = peers.find(peer);
         if (known != null) {
             return known.handle();
         }
-        final InetSocketAddress socketAddress = TcpAddress.toSocketAddress(peer);
+        TcpAddress.toSocketAddress(peer); // a malformed address fails before the closed check, as it always did
         ensureOpen();
-        final int slot = freeSlot();
-        final TcpPeer added = new TcpPeer((++generation << 32) | slot, peer, socketAddress);
-        added.touch(now);
-        if (slot == peerSlots.size()) {
-            peerSlots.add(added);
-        } else {
-            peerSlots.set(slot, added);
-        }
-        peersByAddress.put(peer, added);
+        final TcpPeer added = peers.add(peer, now);
         publishPeers();
         return added.handle();
     }
-
-    /** A slot for a new peer: a new one below the cap, else the one of the longest idle unconnected peer. */
-    private int freeSlot() {
-        if (peerSlots.size() < settings.maxPeers()) {
-            return peerSlots.size();
-        }
-        TcpPeer oldest = null;
-        for (final TcpPeer candidate : peerSlots) {
-            if (candidate != null
-                    && candidate.outbound() == null
-                    && (oldest == null || candidate.lastUsed() - oldest.lastUsed() < 0)) {
-                oldest = candidate;
-            }
-        }
-        if (oldest == null) {
-            throw new BackPressureException(description + ": all " + settings.maxPeers() + " peers ("
-                    + TcpSettings.MAX_PEERS + ") have a connection open; none can be forgotten for a new one");
-        }
-        final int slot = (int) oldest.handle();
-        peerSlots.set(slot, null);
-        peersByAddress.remove(oldest.address());
-        counters.count(TcpCounter.PEERS_EVICTED);
-        return slot;
-    }
-
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
     public void write(final WriteDescriptor write) {
@@ -286,7 +217,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
-        final TcpPeer target = peer(write.peer());
+        final TcpPeer target = peers.get(write.peer());
         if (target == null) {
             listener.onFailed(
                     token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
@@ -315,7 +246,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             listener.onFailed(token, new EngineClosedException("domain closed"));
             return;
         }
-        final TcpPeer target = peer(peer);
+        final TcpPeer target = peers.get(peer);
         if (target == null) {
             listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
             return;
@@ -336,7 +267,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
      */
     @Override
     public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
-        final TcpPeer target = closed ? null : peer(peer);
+        final TcpPeer target = closed ? null : peers.get(peer);
         if (target == null) {
             return;
         }
@@ -359,29 +290,29 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             return 0;
         }
         now = nanoClock.getAsLong();
-        int work = flushScheduled();
+        int work = io.flushScheduled();
         selectedWork = 0;
         try {
-            selector.selectNow(onSelected);
+            io.selector().selectNow(onSelected);
         } catch (final IOException e) {
             fail("selector failed: " + e);
         }
-        readAgain();
-        work += staging.poll(this) + drainStaged();
+        io.readAgain(onReadAgain);
+        work += staging.poll(this) + acceptor.drainStaged();
         work += selectedWork;
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
             lastSweep = now;
-            work += expire();
+            work += acceptor.expire(now) + peers.expire(now, settings);
         }
         // What reading scheduled (ACK/NACK answers, resumed writes) is flushed at the start of the next poll, not
         // here: the engine credits the imms and completions this poll reported as soon as it returns, so an answer's
         // write syscall stays off the path to the user's counter, and the next poll can send the answer together
         // with a request the user posted in reply (one write instead of two). Output still pending counts as work,
         // so the worker polls again without idling.
-        if (!toFlush.isEmpty()) {
+        if (io.flushPending()) {
             work++;
         }
-        releaseClosed();
+        io.releaseClosed();
         return work;
     }
 
@@ -399,12 +330,7 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
     @Override
     public void cancel(final long token) {
-        for (final TcpPeer peer : peerSlots) {
-            final TcpOutbound outbound = peer == null ? null : peer.outbound();
-            if (outbound != null) {
-                outbound.withdraw(token);
-            }
-        }
+        peers.withdraw(token);
     }
 
     /** Worker thread; idempotent. Fails everything posted with {@link EngineClosedException}. */
@@ -415,39 +341,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         }
         closed = true;
         staging.close(this);
-        handshakes.closeAll();
-        for (final TcpPeer peer : peerSlots) {
-            if (peer == null) {
-                continue;
-            }
-            final TcpOutbound outbound = peer.outbound();
-            if (outbound != null) {
-                peer.outbound(null);
-                outbound.closeForShutdown();
-            }
-        }
-        for (final TcpInbound connection : inbound) {
-            connection.closeForShutdown();
-        }
-        inbound.clear();
-        toFlush.clear();
-        closedConnections.clear();
-        closeQuietly(server);
-        closeQuietly(selector);
-    }
-
-    /** How often a peer announced a new incarnation after a previous one; for tests and diagnostics. */
-    int peerRestarts() {
-        int restarts = 0;
-        for (final TcpPeer peer : peerSlots) {
-            restarts += peer == null ? 0 : peer.restarts();
-        }
-        return restarts;
-    }
-
-    /** Any thread. */
-    long count(final TcpCounter counter) {
-        return counters.get(counter);
+        peers.closeAll();
+        acceptor.close();
+        io.clear();
+        TcpAcceptor.closeQuietly(io.selector());
     }
 
     /** Any thread. */
@@ -456,118 +353,12 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         return counters.events();
     }
 
-    /** Every counter by name; any thread. */
-    Map<String, Long> counters() {
-        return counters.snapshot();
-    }
-
-    /** Connections peers hold open to this NIC, handshaking or not; for tests. */
-    int inboundConnections() {
-        return handshakes.size() + inbound.size();
-    }
-
-    /** Connections still in their handshake; for tests. */
-    int handshaking() {
-        return handshakes.size();
-    }
-
-    /** Connection buffers waiting for reuse; for tests. */
-    int pooledBuffers() {
-        return buffers.free();
-    }
-
-    int port() {
-        return server.socket().getLocalPort();
-    }
-
-    // ---- for the connections (TcpConnectionContext) ----
-
-    @Override
-    public Selector selector() {
-        return selector;
-    }
-
-    @Override
-    public DomainListener listener() {
+    /** Where placed payloads and completions are reported; for the staging of device writes. */
+    DomainListener listener() {
         return listener;
     }
 
-    @Override
-    public @Nullable TcpMemory region(final long rkey) {
-        return regions.lookup(rkey);
-    }
-
-    @Override
-    public TcpReceives receives() {
-        return receives;
-    }
-
-    @Override
-    public long incarnation() {
-        return incarnation;
-    }
-
-    @Override
-    public byte[] addressBytes() {
-        return addressBytes;
-    }
-
-    @Override
-    public TcpBuffers buffers() {
-        return buffers;
-    }
-
-    @Override
-    public TcpAuthenticator authenticator() {
-        return authenticator;
-    }
-
-    @Override
-    public void count(final TcpCounter counter, final String remote, final String what) {
-        counters.count(counter, remote, what);
-    }
-
-    @Override
-    public @Nullable TcpTls tls(final SocketChannel channel, final @Nullable InetSocketAddress peer)
-            throws SSLException {
-        if (tls == null) {
-            return null;
-        }
-        final SSLEngine engine = peer == null
-                ? tls.context().createSSLEngine()
-                : tls.context().createSSLEngine(peer.getHostString(), peer.getPort());
-        engine.setUseClientMode(peer != null);
-        if (peer == null) {
-            engine.setNeedClientAuth(tls.needClientAuth());
-        }
-        if (!tls.protocols().isEmpty()) {
-            engine.setEnabledProtocols(tls.protocols().toArray(String[]::new));
-        }
-        if (!tls.cipherSuites().isEmpty()) {
-            engine.setEnabledCipherSuites(tls.cipherSuites().toArray(String[]::new));
-        }
-        return new TcpTls(channel, engine);
-    }
-
-    @Override
-    public void readAgain(final SelectionKey key) {
-        readAgain.add(key);
-    }
-
-    @Override
-    public void onClosed(final TcpConnection connection) {
-        closedConnections.add(connection);
-    }
-
-    @Override
-    public void scheduleFlush(final TcpConnection connection) {
-        toFlush.add(connection);
-    }
-
-    @Override
-    public TcpStaging staging() {
-        return staging;
-    }
+    // ---- TcpRequests: our connections' requests end ----
 
     /** A piece of a staged device write ends in the staging, which completes the write after its last piece. */
     @Override
@@ -594,11 +385,6 @@ final class TcpDomain implements Domain, TcpConnectionContext {
     public void release(final TcpOp op) {
         op.clear();
         opPool.addLast(op);
-    }
-
-    /** A piece of a staged write is off the device: post it. */
-    void postStaged(final TcpPeer peer, final TcpOp op) {
-        post(peer, op);
     }
 
     @Override
@@ -631,111 +417,47 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     @Override
     public void onOutboundHello(final TcpPeer peer, final long peerIncarnation) {
-        recordIncarnation(peer, peerIncarnation);
-    }
-
-    /**
-     * Turns an authenticated handshake into an inbound connection. Only now may the peer cost buffers, appear in
-     * {@link #peers()}, or tear down our connection to a previous incarnation of itself.
-     */
-    @Override
-    public void onAuthenticated(
-            final TcpHandshake handshake,
-            final SocketChannel channel,
-            final NetworkAddress announced,
-            final long peerIncarnation,
-            final ByteBuffer pipelined) {
-        handshakes.remove(handshake);
-        final String remote =
-                TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from " + handshake.remote() + ")";
-        if (inbound.size() >= settings.maxInboundConnections()) {
-            // Only authenticated connections count here: handshakes have their own bounds, so a flood of them
-            // never locks a member out of these slots.
-            counters.count(
-                    TcpCounter.CONNECTIONS_REFUSED,
-                    remote,
-                    "already " + settings.maxInboundConnections() + " authenticated connections ("
-                            + TcpSettings.MAX_INBOUND_CONNECTIONS + ")");
-            handshake.close();
-            return;
-        }
-        final TcpTls connectionTls = handshake.tls();
-        final boolean requestsFollowed =
-                pipelined.hasRemaining() || (connectionTls != null && connectionTls.pendingInput());
-        final TcpInbound connection;
-        try {
-            connection = new TcpInbound(this, channel, connectionTls, announced, remote, pipelined);
-        } catch (final IOException e) {
-            LOG.warn("{}: dropping the authenticated connection from {}: {}", description, remote, e.toString());
-            handshake.close();
-            return;
-        }
-        inbound.add(connection);
-        final TcpPeer peer = peersByAddress.get(announced);
-        if (peer != null) {
-            recordIncarnation(peer, peerIncarnation);
-            final TcpOutbound outbound = peer.outbound();
-            if (outbound != null
-                    && outbound.remoteIncarnation() != 0
-                    && outbound.remoteIncarnation() != peerIncarnation) {
-                // Our connection still talks to the previous incarnation, which is gone: its requests cannot succeed.
-                outbound.lost("peer restarted", null);
-            }
-        }
-        publishPeers();
-        if (requestsFollowed) {
-            try {
-                selectedWork += connection.onReady(SelectionKey.OP_READ);
-            } catch (final IOException e) {
-                connection.lost(e.toString(), e);
-            }
-        }
-    }
-
-    @Override
-    public void onHandshakeEnded(final TcpHandshake handshake) {
-        handshakes.remove(handshake);
-    }
-
-    @Override
-    public void onInboundClosed(final TcpInbound connection, final String remote, final String reason) {
-        inbound.remove(connection);
-        publishPeers();
-        LOG.debug("{}: connection from {} closed: {}", description, remote, reason);
+        peers.recordIncarnation(peer, peerIncarnation);
     }
 
     // ---- internals ----
 
-    private void recordIncarnation(final TcpPeer peer, final long peerIncarnation) {
-        if (peer.recordIncarnation(peerIncarnation)) {
-            LOG.info(
-                    "{}: peer {} restarted (incarnation {} seen, restart #{})",
-                    description,
-                    peer,
-                    Long.toHexString(peerIncarnation),
-                    peer.restarts());
-        }
+    TcpOp acquire() {
+        final TcpOp op = opPool.pollFirst();
+        return op != null ? op : new TcpOp();
+    }
+
+    /** A piece of a staged write is off the device: post it. */
+    void postStaged(final TcpPeer peer, final TcpOp op) {
+        post(peer, op);
     }
 
     /**
-     * Queues a request on the peer's connection, connecting first if needed. A peer with {@code tcp.maxQueuedPerPeer}
-     * requests outstanding refuses more with back-pressure; other peers are not affected.
+     * Queues a piece of a request on the peer's connection, connecting first if needed. A peer with
+     * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
+     * other peers are not affected. The further pieces of an accepted request (the pages of a paged write, posted in
+     * one go), pieces of staged device writes (bounded by the staging chunks) and ABANDON frames are never refused:
+     * a request is refused whole or sent whole, however many pages it has (issue 22).
      */
     private void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
         peer.touch(now);
-        if (outbound != null && outbound.outstanding() >= settings.maxQueuedPerPeer()) {
+        if (outbound != null
+                && outbound.requests() >= settings.maxQueuedPerPeer()
+                && op.chunk == null
+                && op.type != TcpFrame.ABANDON
+                && !outbound.continues(op.token)) {
             counters.count(TcpCounter.BACK_PRESSURE);
             end(
                     op,
-                    new BackPressureException(description + ": " + outbound.outstanding() + " requests to " + peer
+                    new BackPressureException(description + ": " + outbound.requests() + " requests to " + peer
                             + " are queued or unanswered (" + TcpSettings.MAX_QUEUED_PER_PEER + "); retry later"));
             return;
         }
         if (outbound == null) {
             try {
                 outbound = TcpOutbound.connect(
-                        this, peer, settings.socketBufferBytes(), now + settings.handshakeTimeoutNanos());
+                        io, this, peer, settings.socketBufferBytes(), now + settings.handshakeTimeoutNanos());
             } catch (final IOException e) {
                 final String reason = "cannot connect: " + e;
                 peer.state(PeerState.UNREACHABLE, reason);
@@ -752,72 +474,14 @@ final class TcpDomain implements Domain, TcpConnectionContext {
         outbound.enqueue(op);
     }
 
-    /** Reports and acknowledges inbound payloads whose copy to the device finished. */
-    private int drainStaged() {
-        int work = 0;
-        // Backwards: a connection that fails while answering removes itself from the list.
-        for (int i = inbound.size() - 1; i >= 0; i--) {
-            work += inbound.get(i).drainStaged();
-        }
-        return work;
-    }
-
-    /** The peer with this handle, or null if it is unknown or was forgotten since. */
-    private @Nullable TcpPeer peer(final long handle) {
-        final int slot = (int) handle;
-        final TcpPeer peer = slot >= 0 && slot < peerSlots.size() ? peerSlots.get(slot) : null;
-        return peer != null && peer.handle() == handle ? peer : null;
-    }
-
-    TcpOp acquire() {
-        final TcpOp op = opPool.pollFirst();
-        return op != null ? op : new TcpOp();
-    }
-
-    private int flushScheduled() {
-        int work = 0;
-        // Flushing can schedule more (an inbound connection resumes reading and answers), so re-read the size.
-        for (int i = 0; i < toFlush.size(); i++) {
-            final TcpConnection connection = toFlush.get(i);
-            try {
-                work += connection.flush();
-            } catch (final SSLException e) {
-                lost(connection, e);
-            } catch (final IOException e) {
-                connection.lost("write failed: " + e.getMessage(), e);
-            } catch (final RuntimeException e) {
-                LOG.warn("{}: closing a connection after an unexpected error", description, e);
-                connection.lost("internal error: " + e, e);
-            } catch (final Error e) { // the policy in dispatch: this connection closes, the worker carries on
-                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(connection.channel), e.toString());
-                connection.lost("internal error: " + e, e);
-            }
-        }
-        toFlush.clear();
-        return work;
-    }
-
     private void onSelected(final SelectionKey key) {
         if (key.isValid()) {
             dispatch(key, key.readyOps());
         }
     }
 
-    /** Reads again, once per step, the TLS connections that hold decrypted bytes (each may ask again next step). */
-    private void readAgain() {
-        if (readAgain.isEmpty()) {
-            return;
-        }
-        final ArrayList<SelectionKey> keys = readAgain;
-        readAgain = readingAgain;
-        readingAgain = keys;
-        for (int i = 0; i < keys.size(); i++) {
-            final SelectionKey key = keys.get(i);
-            if (key.isValid()) {
-                dispatch(key, SelectionKey.OP_READ);
-            }
-        }
-        keys.clear();
+    private void onReadAgain(final SelectionKey key) {
+        dispatch(key, SelectionKey.OP_READ);
     }
 
     private void dispatch(final SelectionKey key, final int readyOps) {
@@ -842,124 +506,23 @@ final class TcpDomain implements Domain, TcpConnectionContext {
             try {
                 selectedWork += connection.onReady(readyOps);
             } catch (final IOException e) {
-                lost(connection, e);
+                io.lost(connection, e);
                 selectedWork++;
             } catch (final RuntimeException e) {
                 LOG.warn("{}: closing a connection after an unexpected error", description, e);
                 connection.lost("internal error: " + e, e);
                 selectedWork++;
             } catch (final Error e) { // the policy above: this connection closes, the worker carries on
-                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(connection.channel), e.toString());
+                counters.count(TcpCounter.ERROR_CLOSED, TcpIo.describeRemote(connection.channel), e.toString());
                 connection.lost("internal error: " + e, e);
                 selectedWork++;
             }
         } else {
-            selectedWork += accept();
-        }
-    }
-
-    private int accept() {
-        int accepted = 0;
-        while (accepted < ACCEPTS_PER_POLL) {
-            final SocketChannel channel;
             try {
-                channel = server.accept();
+                selectedWork += acceptor.accept(now + settings.handshakeTimeoutNanos());
             } catch (final IOException e) {
-                if (!server.isOpen()) {
-                    fail("listening socket closed: " + e);
-                } else {
-                    LOG.warn("{}: accept failed: {}", description, e.toString());
-                }
-                return accepted;
+                fail("listening socket closed: " + e);
             }
-            if (channel == null) {
-                return accepted;
-            }
-            accepted++;
-            final @Nullable TcpCounter refusal = handshakes.refusal(sourceOf(channel), settings);
-            if (refusal != null) {
-                counters.count(
-                        refusal,
-                        describeRemote(channel),
-                        refusal == TcpCounter.HANDSHAKES_REFUSED
-                                ? "already " + settings.maxPendingHandshakes() + " unfinished handshakes ("
-                                        + TcpSettings.MAX_PENDING_HANDSHAKES + ")"
-                                : "already " + settings.maxHandshakesPerSource()
-                                        + " unfinished handshakes from this address ("
-                                        + TcpSettings.MAX_HANDSHAKES_PER_SOURCE + ")");
-                closeQuietly(channel);
-                continue;
-            }
-            try {
-                TcpConnection.configure(channel, settings.socketBufferBytes());
-                handshakes.add(new TcpHandshake(this, channel, tls != null, now + settings.handshakeTimeoutNanos()));
-            } catch (final IOException e) {
-                LOG.debug("{}: dropping an accepted connection: {}", description, e.toString());
-                closeQuietly(channel);
-            } catch (final Error e) { // the policy in dispatch: this socket closes, the worker carries on
-                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(channel), "accepting: " + e);
-                closeQuietly(channel);
-            }
-        }
-        return accepted;
-    }
-
-    /** A connection's socket or TLS failed: TLS failures are counted, as they end handshakes mostly. */
-    private void lost(final TcpConnection connection, final IOException e) {
-        final String message = e.getMessage() == null ? e.toString() : e.getMessage();
-        if (e instanceof SSLException) {
-            counters.count(TcpCounter.HANDSHAKE_TLS, describeRemote(connection.channel), message);
-            connection.lost("TLS failed: " + message, e);
-        } else {
-            connection.lost(message, e);
-        }
-    }
-
-    /** Closes handshakes and connections whose timeout expired (backwards: each removes itself). */
-    private int expire() {
-        int expired = 0;
-        for (int i = handshakes.size() - 1; i >= 0; i--) {
-            final TcpHandshake handshake = handshakes.get(i);
-            if (handshake.expired(now)) {
-                handshake.fail(
-                        TcpCounter.HANDSHAKE_TIMEOUT,
-                        "no handshake within " + settings.handshakeTimeoutNanos() / 1_000_000 + " ms");
-                expired++;
-            }
-        }
-        for (int i = inbound.size() - 1; i >= 0; i--) {
-            expired += inbound.get(i).expire(now, settings);
-        }
-        for (int i = 0; i < peerSlots.size(); i++) { // indexed: an iterator per sweep was the data path's garbage
-            final TcpPeer peer = peerSlots.get(i);
-            final TcpOutbound outbound = peer == null ? null : peer.outbound();
-            if (outbound != null) {
-                expired += outbound.expire(now, settings);
-            }
-        }
-        return expired;
-    }
-
-    private void releaseClosed() {
-        for (int i = 0; i < closedConnections.size(); i++) {
-            closedConnections.get(i).releaseBuffers();
-        }
-        closedConnections.clear();
-    }
-
-    private static @Nullable InetAddress sourceOf(final SocketChannel channel) {
-        try {
-            return channel.getRemoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null;
-        } catch (final IOException e) {
-            return null;
-        }
-    }
-
-    private static String describeRemote(final SocketChannel channel) {
-        try {
-            return String.valueOf(channel.getRemoteAddress());
-        } catch (final IOException e) {
-            return "a closed socket";
         }
     }
 
@@ -978,29 +541,10 @@ final class TcpDomain implements Domain, TcpConnectionContext {
 
     /** Resolved peers, then peers connected to us that we never resolved (as IDLE: no connection from here). */
     private void publishPeers() {
-        final ArrayList<PeerInfo> snapshot = new ArrayList<>(peersByAddress.size() + inbound.size());
-        for (final TcpPeer peer : peerSlots) {
-            if (peer != null) {
-                snapshot.add(peer.info(context.group(), context.nic()));
-            }
-        }
-        final HashSet<NetworkAddress> listed = new HashSet<>(peersByAddress.keySet());
-        for (final TcpInbound connection : inbound) {
-            if (listed.add(connection.peerAddress())) {
-                snapshot.add(
-                        new PeerInfo(context.group(), context.nic(), connection.peerAddress(), PeerState.IDLE, ""));
-            }
-        }
+        final ArrayList<PeerInfo> snapshot = new ArrayList<>(peers.size() + acceptor.connections());
+        final HashSet<NetworkAddress> listed = new HashSet<>();
+        peers.describe(context.group(), context.nic(), snapshot, listed);
+        acceptor.describe(context.group(), context.nic(), snapshot, listed);
         peerSnapshot = List.copyOf(snapshot);
-    }
-
-    private static void closeQuietly(final @Nullable AutoCloseable closeable) {
-        if (closeable != null) {
-            try {
-                closeable.close();
-            } catch (final Exception ignored) {
-                // Closing on the way out; the original failure is what matters.
-            }
-        }
     }
 }

@@ -30,7 +30,8 @@ final class TcpHandshake {
     /** A HELLO, then an AUTH, then the first requests the peer pipelined behind it. */
     private static final int IN_CAPACITY = 2 * (TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
 
-    private final TcpConnectionContext domain;
+    private final TcpIo io;
+    private final TcpTargets targets;
     private final SocketChannel channel;
     /** Whether the NIC speaks TLS: the connection's TLS starts with its first bytes. */
     private final boolean tlsExpected;
@@ -54,19 +55,21 @@ final class TcpHandshake {
     private boolean done;
 
     TcpHandshake(
-            final TcpConnectionContext domain,
+            final TcpIo io,
+            final TcpTargets targets,
             final SocketChannel channel,
             final boolean tlsExpected,
             final long deadlineNanos)
             throws IOException {
-        this.domain = domain;
+        this.io = io;
+        this.targets = targets;
         this.channel = channel;
         this.tlsExpected = tlsExpected;
         this.deadlineNanos = deadlineNanos;
         final SocketAddress remoteAddress = channel.getRemoteAddress();
         this.remote = String.valueOf(remoteAddress);
         this.source = remoteAddress instanceof InetSocketAddress inet ? inet.getAddress() : null;
-        this.key = channel.register(domain.selector(), SelectionKey.OP_READ, this);
+        this.key = channel.register(io.selector(), SelectionKey.OP_READ, this);
         out.limit(0);
     }
 
@@ -96,7 +99,7 @@ final class TcpHandshake {
                 key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
             }
             if (tls.pendingInput()) {
-                domain.readAgain(key);
+                io.readAgain(key);
             }
         }
         return work;
@@ -112,7 +115,7 @@ final class TcpHandshake {
         if (tlsExpected && tls == null) {
             // Only now, with a ClientHello to read: a socket that says nothing costs no SSLEngine and no record
             // buffers while it waits for its timeout (issue 16, item 2).
-            tls = domain.tls(channel, null);
+            tls = io.tls(channel, null);
         }
         final TcpTls connectionTls = tls;
         final int read = connectionTls == null ? channel.read(in) : connectionTls.read(in);
@@ -170,7 +173,7 @@ final class TcpHandshake {
             in.compact();
             if (done) {
                 in.flip();
-                domain.onAuthenticated(
+                targets.onAuthenticated(
                         this, channel, Objects.requireNonNull(announced, "HELLO was read"), connectorIncarnation, in);
             }
         }
@@ -193,12 +196,12 @@ final class TcpHandshake {
         connectorNonce = nonce;
         connectorIncarnation = frame.token();
         connectorAddress = address;
-        acceptorNonce = domain.authenticator().newNonce();
-        final byte[] self = domain.addressBytes();
-        final byte[] proof = domain.authenticator().prove(true, handshake());
+        acceptorNonce = io.authenticator().newNonce();
+        final byte[] self = io.addressBytes();
+        final byte[] proof = io.authenticator().prove(true, handshake());
         final int payload = TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH + self.length;
         out.clear();
-        new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, 0, domain.incarnation(), 0, 0, payload);
+        new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, 0, io.incarnation(), 0, 0, payload);
         out.position(TcpFrame.HEADER_LENGTH)
                 .put(acceptorNonce)
                 .put(proof)
@@ -210,7 +213,7 @@ final class TcpHandshake {
     private void onAuth() {
         final byte[] proof = new byte[TcpAuthenticator.PROOF_LENGTH];
         in.get(TcpFrame.HEADER_LENGTH, proof);
-        if (!domain.authenticator().verify(false, handshake(), proof)) {
+        if (!io.authenticator().verify(false, handshake(), proof)) {
             fail(TcpCounter.HANDSHAKE_AUTH_FAILED, "the peer's proof matches no accepted cluster key");
             return;
         }
@@ -223,8 +226,8 @@ final class TcpHandshake {
                 connectorIncarnation,
                 connectorAddress,
                 acceptorNonce,
-                domain.incarnation(),
-                domain.addressBytes());
+                io.incarnation(),
+                io.addressBytes());
     }
 
     /** Tells a peer of another version which one we speak, then closes: the one thing said before authentication. */
@@ -235,7 +238,7 @@ final class TcpHandshake {
         out.clear();
         new TcpFrame(out).encode(TcpFrame.ERROR, TcpFrame.VERSION, TcpFrame.ERROR_VERSION, 0, 0, 0, message.length);
         out.position(TcpFrame.HEADER_LENGTH).put(message).flip();
-        domain.count(TcpCounter.HANDSHAKE_VERSION, remote, new String(message, StandardCharsets.US_ASCII));
+        io.count(TcpCounter.HANDSHAKE_VERSION, remote, new String(message, StandardCharsets.US_ASCII));
         closeAfterWrite = true;
         writeOutQuietly();
     }
@@ -264,7 +267,7 @@ final class TcpHandshake {
         }
         key.interestOps(SelectionKey.OP_READ);
         if (closeAfterWrite) {
-            domain.onHandshakeEnded(this);
+            targets.onHandshakeEnded(this);
             close();
             return true;
         }
@@ -276,8 +279,8 @@ final class TcpHandshake {
         if (!key.isValid()) {
             return;
         }
-        domain.count(counter, remote, why);
-        domain.onHandshakeEnded(this);
+        io.count(counter, remote, why);
+        targets.onHandshakeEnded(this);
         close();
     }
 

@@ -86,7 +86,11 @@ final class TcpInbound extends TcpConnection {
     private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
 
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    private final TcpTargets targets;
     private final TcpLanding landing;
+    /** This peer's account in the NIC's receive buffers, shared fairly between peers. */
+    private final TcpReceives.Share share;
+
     private final String remote;
     private final NetworkAddress peerAddress;
     private int state = AT_HEADER;
@@ -119,17 +123,20 @@ final class TcpInbound extends TcpConnection {
      * @throws IOException if the buffers cannot be had
      */
     TcpInbound(
-            final TcpConnectionContext context,
+            final TcpIo io,
+            final TcpTargets targets,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
             final NetworkAddress peerAddress,
             final String remote,
             final ByteBuffer pipelined)
             throws IOException {
-        super(context, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
+        super(io, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
         this.peerAddress = peerAddress;
         this.remote = remote;
-        this.landing = new TcpLanding(context.staging());
+        this.targets = targets;
+        this.landing = new TcpLanding(targets.staging());
+        this.share = targets.receives().join();
         in.put(pipelined);
     }
 
@@ -150,13 +157,12 @@ final class TcpInbound extends TcpConnection {
         final long quiet = quietNanos(nowNanos);
         final boolean midFrame = state != AT_HEADER || buffered() > 0;
         if (midFrame && quiet >= settings.frameTimeoutNanos()) {
-            context.count(
-                    TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for " + quiet / 1_000_000 + " ms");
+            io.count(TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for " + quiet / 1_000_000 + " ms");
             lost("frame stalled", null);
             return 1;
         }
         if (!midFrame && settings.idleTimeoutNanos() > 0 && quiet >= settings.idleTimeoutNanos()) {
-            context.count(TcpCounter.IDLE_CLOSED, remote, "idle for " + quiet / 1_000_000 + " ms");
+            io.count(TcpCounter.IDLE_CLOSED, remote, "idle for " + quiet / 1_000_000 + " ms");
             lost("idle for " + quiet / 1_000_000 + " ms", null);
             return 1;
         }
@@ -322,7 +328,7 @@ final class TcpInbound extends TcpConnection {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
                 final boolean flagged = takeHeader();
-                final TcpMemory memory = context.region(rkey);
+                final TcpMemory memory = targets.region(rkey);
                 if (flagged) {
                     refuse(TcpRefusal.MALFORMED, -1);
                 } else if (memory == null) {
@@ -330,7 +336,7 @@ final class TcpInbound extends TcpConnection {
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
                 } else if (frameType != TcpFrame.WRITE
-                        && (immReservation = context.listener().reserveImm(peerAddress, imm))
+                        && (immReservation = targets.listener().reserveImm(peerAddress, imm))
                                 == DomainListener.IMM_REFUSED) {
                     // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
                     refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
@@ -344,11 +350,11 @@ final class TcpInbound extends TcpConnection {
                 }
                 final boolean flagged = takeHeader();
                 final TcpReceives.Posted posted =
-                        flagged ? null : context.receives().takeFitting(length);
+                        flagged ? null : targets.receives().takeFitting(length, share);
                 if (flagged) {
                     refuse(TcpRefusal.MALFORMED, -1);
                 } else if (posted == null) {
-                    refuse(TcpRefusal.NO_RECEIVE_BUFFER, context.receives().largest());
+                    refuse(TcpRefusal.NO_RECEIVE_BUFFER, targets.receives().largest());
                 } else {
                     receiveToken = posted.token();
                     place(posted.memory(), 0);
@@ -396,7 +402,7 @@ final class TcpInbound extends TcpConnection {
 
     private void refuse(final TcpRefusal reason, final long size) {
         releaseReservation();
-        context.count(
+        io.count(
                 TcpCounter.of(reason),
                 remote,
                 TcpFrame.typeName(type) + " of " + length + " bytes at offset " + offset);
@@ -446,7 +452,7 @@ final class TcpInbound extends TcpConnection {
         if (type == TcpFrame.ABANDON) {
             // told at once, before data still held back for the device: the sender gave up on it anyway
             final byte[] text = abandonCause.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
-            context.listener()
+            targets.listener()
                     .onImmAbandoned(
                             peerAddress,
                             imm,
@@ -470,13 +476,13 @@ final class TcpInbound extends TcpConnection {
             return; // reported when placed
         }
         if (frameType == TcpFrame.SEND) {
-            context.listener().onReceive(token, (int) frameLength);
+            targets.listener().onReceive(token, (int) frameLength);
         } else {
             if (frameType != TcpFrame.WRITE) {
-                context.listener().onImm(reservation);
+                targets.listener().onImm(reservation);
             }
             if (frameLength > 0) {
-                context.listener().onBytesReceived(frameLength);
+                targets.listener().onBytesReceived(frameLength);
             }
         }
     }
@@ -487,7 +493,7 @@ final class TcpInbound extends TcpConnection {
      */
     int drainStaged() {
         int work = 0;
-        if (starved && !closed() && context.staging().hasFreeIn()) {
+        if (starved && !closed() && targets.staging().hasFreeIn()) {
             starved = false;
             updateInterest();
             try {
@@ -529,7 +535,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private boolean malformed(final String what) {
-        context.count(TcpCounter.MALFORMED_FRAMES, remote, what);
+        io.count(TcpCounter.MALFORMED_FRAMES, remote, what);
         lost("malformed frame: " + what, null);
         return false;
     }
@@ -538,18 +544,19 @@ final class TcpInbound extends TcpConnection {
     void lost(final String reason, final @Nullable Throwable cause) {
         if (!closed()) {
             closeForShutdown();
-            context.onInboundClosed(this, remote, reason);
+            targets.onInboundClosed(this, remote, reason);
         }
     }
 
     /** Closes the connection as its domain closes: gives back the imm reservations of what was never reported. */
     void closeForShutdown() {
         closeChannel();
+        targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
         for (final StagedAnswer answer : staged) { // placed, but never reported or acknowledged
             if (answer.reservation != DomainListener.IMM_REFUSED) {
-                context.listener().releaseImm(answer.reservation);
+                targets.listener().releaseImm(answer.reservation);
             }
         }
         staged.clear();
@@ -558,7 +565,7 @@ final class TcpInbound extends TcpConnection {
     /** Gives back the reservation of the request being placed, which will not be reported. */
     private void releaseReservation() {
         if (immReservation != DomainListener.IMM_REFUSED) {
-            context.listener().releaseImm(immReservation);
+            targets.listener().releaseImm(immReservation);
             immReservation = DomainListener.IMM_REFUSED;
         }
     }

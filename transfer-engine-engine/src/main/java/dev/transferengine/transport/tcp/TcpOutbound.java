@@ -27,6 +27,7 @@ final class TcpOutbound extends TcpConnection {
     /** Payloads up to this size are copied next to their header; larger ones are written from the source. */
     private static final int INLINE_PAYLOAD = 16 * 1024;
 
+    private final TcpRequests requests;
     private final TcpPeer peer;
     private final ArrayDeque<TcpOp> queued = new ArrayDeque<>();
     private final ArrayDeque<TcpOp> awaiting = new ArrayDeque<>();
@@ -36,9 +37,14 @@ final class TcpOutbound extends TcpConnection {
     private boolean authenticated;
     private long remoteIncarnation;
     private long nextId = 1;
+    /** Requests (runs of pieces with one token) queued or awaiting answers: what tcp.maxQueuedPerPeer bounds. */
+    private int openRequests;
+    /** The token of the request enqueued last: its further pieces continue it and are never refused. */
+    private long lastToken;
 
     private TcpOutbound(
-            final TcpConnectionContext context,
+            final TcpIo io,
+            final TcpRequests requests,
             final TcpPeer peer,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
@@ -46,18 +52,19 @@ final class TcpOutbound extends TcpConnection {
             final long handshakeDeadlineNanos)
             throws IOException {
         super(
-                context,
+                io,
                 channel,
                 tls,
                 connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT,
                 TcpBuffers.LARGE,
                 TcpBuffers.SMALL);
+        this.requests = requests;
         this.peer = peer;
         this.connected = connected;
         this.handshakeDeadlineNanos = handshakeDeadlineNanos;
-        this.nonce = context.authenticator().newNonce();
-        final byte[] self = context.addressBytes();
-        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, context.incarnation(), 0, 0, nonce.length + self.length);
+        this.nonce = io.authenticator().newNonce();
+        final byte[] self = io.addressBytes();
+        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, io.incarnation(), 0, 0, nonce.length + self.length);
         out.put(TcpFrame.HEADER_LENGTH, nonce).put(TcpFrame.HEADER_LENGTH + nonce.length, self);
         encoded = TcpFrame.HEADER_LENGTH + nonce.length + self.length;
     }
@@ -69,16 +76,20 @@ final class TcpOutbound extends TcpConnection {
      * @throws IOException if the socket cannot be opened or the connect is refused at once
      */
     static TcpOutbound connect(
-            final TcpConnectionContext context, final TcpPeer peer, final int bufferBytes, final long deadlineNanos)
+            final TcpIo io,
+            final TcpRequests requests,
+            final TcpPeer peer,
+            final int bufferBytes,
+            final long deadlineNanos)
             throws IOException {
         final SocketChannel channel = SocketChannel.open();
         try {
             configure(channel, bufferBytes);
-            final @Nullable TcpTls tls = context.tls(channel, peer.socketAddress());
+            final @Nullable TcpTls tls = io.tls(channel, peer.socketAddress());
             final boolean connected = channel.connect(peer.socketAddress());
-            final TcpOutbound outbound = new TcpOutbound(context, peer, channel, tls, connected, deadlineNanos);
+            final TcpOutbound outbound = new TcpOutbound(io, requests, peer, channel, tls, connected, deadlineNanos);
             if (connected) {
-                context.onConnected(peer);
+                requests.onConnected(peer);
             }
             return outbound;
         } catch (final IOException | RuntimeException e) {
@@ -100,9 +111,22 @@ final class TcpOutbound extends TcpConnection {
         return !connected && !closed();
     }
 
-    /** Requests queued or awaiting their answer. */
+    /** Pieces queued or awaiting their answer. */
     int outstanding() {
         return queued.size() + awaiting.size();
+    }
+
+    /** Requests queued or awaiting their answer: runs of pieces with one token; what tcp.maxQueuedPerPeer bounds. */
+    int requests() {
+        return openRequests;
+    }
+
+    /**
+     * True if {@code token} is the request enqueued last and still outstanding: its pieces are posted in one go, so
+     * accepting its first piece accepted them all (back-pressure belongs at submission, never mid-request).
+     */
+    boolean continues(final long token) {
+        return openRequests > 0 && token == lastToken;
     }
 
     /**
@@ -127,7 +151,7 @@ final class TcpOutbound extends TcpConnection {
             if (quiet < settings.frameTimeoutNanos()) {
                 return 0;
             }
-            context.count(
+            io.count(
                     TcpCounter.FRAME_TIMEOUT,
                     peer.toString(),
                     outstanding() + " requests got no answer for " + quiet / 1_000_000 + " ms");
@@ -135,9 +159,9 @@ final class TcpOutbound extends TcpConnection {
             return 1;
         }
         if (settings.idleTimeoutNanos() > 0 && quiet >= settings.idleTimeoutNanos()) {
-            context.count(TcpCounter.IDLE_CLOSED, peer.toString(), "idle for " + quiet / 1_000_000 + " ms");
+            io.count(TcpCounter.IDLE_CLOSED, peer.toString(), "idle for " + quiet / 1_000_000 + " ms");
             closeChannel();
-            context.onOutboundIdle(this);
+            requests.onOutboundIdle(this);
             return 1;
         }
         return 0;
@@ -145,6 +169,10 @@ final class TcpOutbound extends TcpConnection {
 
     /** Queues a request; it leaves with the next flush once the handshake is done. */
     void enqueue(final TcpOp op) {
+        if (!continues(op.token)) {
+            openRequests++;
+            lastToken = op.token;
+        }
         op.id = nextId++;
         queued.addLast(op);
         markDirty();
@@ -157,8 +185,35 @@ final class TcpOutbound extends TcpConnection {
             final TcpOp op = it.next();
             if (op.token == token && op.chunk == null) {
                 it.remove();
-                context.release(op);
+                requests.release(op);
             }
+        }
+        countRequests();
+    }
+
+    /** Recounts the runs of one token among the outstanding pieces, after pieces were withdrawn. */
+    private void countRequests() {
+        int runs = 0;
+        long previous = 0;
+        boolean first = true;
+        for (final TcpOp op : awaiting) {
+            runs += first || op.token != previous ? 1 : 0;
+            previous = op.token;
+            first = false;
+        }
+        for (final TcpOp op : queued) {
+            runs += first || op.token != previous ? 1 : 0;
+            previous = op.token;
+            first = false;
+        }
+        openRequests = runs;
+    }
+
+    /** {@code op} left the head of the outstanding pieces: a request ended if no piece of its token follows. */
+    private void ended(final TcpOp op) {
+        final TcpOp next = awaiting.isEmpty() ? queued.peekFirst() : awaiting.peekFirst();
+        if (next == null || next.token != op.token) {
+            openRequests--;
         }
     }
 
@@ -179,7 +234,7 @@ final class TcpOutbound extends TcpConnection {
         }
         connected = true;
         updateInterest();
-        context.onConnected(peer);
+        requests.onConnected(peer);
         markDirty();
         return 1;
     }
@@ -270,8 +325,9 @@ final class TcpOutbound extends TcpConnection {
                     return frames + protocolError("NACK with unknown refusal code " + inFrame.aux());
                 }
                 awaiting.pollFirst();
+                ended(op);
                 inHead += TcpFrame.HEADER_LENGTH;
-                context.end(op, refusal == null ? null : refusal(op, refusal, inFrame.length()));
+                requests.end(op, refusal == null ? null : refusal(op, refusal, inFrame.length()));
             } else {
                 return frames + protocolError("unexpected " + TcpFrame.typeName(type) + " from the target side");
             }
@@ -312,14 +368,14 @@ final class TcpOutbound extends TcpConnection {
             // forwarded by whoever we dialled, must not make that host a member (issue 16, item 1).
             final String why = "dialled " + peer.address().describe() + " but the acceptor proved "
                     + announced.describe() + " (a relay, a stale descriptor or a reused address)";
-            context.count(TcpCounter.HANDSHAKE_RELAYED, peer.toString(), why);
+            io.count(TcpCounter.HANDSHAKE_RELAYED, peer.toString(), why);
             lost("handshake refused: " + why, null);
             return false;
         }
         final TcpAuthenticator.Handshake handshake = new TcpAuthenticator.Handshake(
-                nonce, context.incarnation(), context.addressBytes(), peerNonce, incarnation, address);
-        if (!context.authenticator().verify(true, handshake, proof)) {
-            context.count(
+                nonce, io.incarnation(), io.addressBytes(), peerNonce, incarnation, address);
+        if (!io.authenticator().verify(true, handshake, proof)) {
+            io.count(
                     TcpCounter.HANDSHAKE_AUTH_FAILED,
                     peer.toString(),
                     "the peer's proof matches no " + "accepted cluster key");
@@ -331,10 +387,10 @@ final class TcpOutbound extends TcpConnection {
         remoteIncarnation = incarnation;
         compactOut();
         outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
-        out.put(encoded + TcpFrame.HEADER_LENGTH, context.authenticator().prove(false, handshake));
+        out.put(encoded + TcpFrame.HEADER_LENGTH, io.authenticator().prove(false, handshake));
         encoded += TcpFrame.HEADER_LENGTH + TcpAuthenticator.PROOF_LENGTH;
         markDirty();
-        context.onOutboundHello(peer, incarnation);
+        requests.onOutboundHello(peer, incarnation);
         return true;
     }
 
@@ -350,7 +406,7 @@ final class TcpOutbound extends TcpConnection {
         final byte[] message = new byte[(int) length];
         in.get(inHead + TcpFrame.HEADER_LENGTH, message);
         final String text = new String(message, java.nio.charset.StandardCharsets.US_ASCII);
-        context.count(TcpCounter.HANDSHAKE_VERSION, peer.toString(), text);
+        io.count(TcpCounter.HANDSHAKE_VERSION, peer.toString(), text);
         lost("the peer refused the handshake (code " + inFrame.aux() + "): " + text, null);
         return 1;
     }
@@ -371,7 +427,7 @@ final class TcpOutbound extends TcpConnection {
     }
 
     private int protocolError(final String what) {
-        context.count(TcpCounter.MALFORMED_FRAMES, peer.toString(), what);
+        io.count(TcpCounter.MALFORMED_FRAMES, peer.toString(), what);
         lost("protocol error: " + what, null);
         return 1;
     }
@@ -382,7 +438,7 @@ final class TcpOutbound extends TcpConnection {
             return;
         }
         closeChannel();
-        context.onOutboundLost(this, reason);
+        requests.onOutboundLost(this, reason);
         failAll(reason, cause, false);
     }
 
@@ -405,9 +461,10 @@ final class TcpOutbound extends TcpConnection {
                 : cause == null
                         ? new PeerUnreachableException(peer.address(), peer + ": " + reason)
                         : new PeerUnreachableException(peer.address(), peer + ": " + reason, cause);
+        openRequests = 0;
         TcpOp op;
         while ((op = awaiting.pollFirst()) != null || (op = queued.pollFirst()) != null) {
-            context.end(op, error);
+            requests.end(op, error);
         }
     }
 }

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param maxPendingHandshakes   accepted sockets one NIC runs a handshake on at once; more are closed at once
  * @param maxHandshakesPerSource of those, how many one source address may hold
  * @param maxPeers               peers one NIC keeps an entry for; idle, disconnected ones are evicted beyond it
- * @param maxQueuedPerPeer       requests queued or awaiting their answer per peer; more fail with back-pressure
+ * @param maxQueuedPerPeer       requests queued or awaiting their answer per peer; a new one beyond fails with
+ *                              back-pressure at its first piece (an accepted request's pages are never refused)
  * @param handshakeTimeoutNanos  how long a connection may take to finish the handshake
  * @param frameTimeoutNanos      how long a frame may stall half-read, or requests wait without a byte of answer
  * @param idleTimeoutNanos       how long a connection may carry nothing before it is closed; 0 never

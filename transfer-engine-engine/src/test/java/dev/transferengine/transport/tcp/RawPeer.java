@@ -26,7 +26,7 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects with a receive buffer of {@code receiveBuffer} bytes (0: the kernel's default). */
     RawPeer(final TcpDomain target, final int receiveBuffer) throws IOException {
-        this(new InetSocketAddress(InetAddress.getLoopbackAddress(), target.port()), receiveBuffer);
+        this(new InetSocketAddress(InetAddress.getLoopbackAddress(), TcpDomains.port(target)), receiveBuffer);
     }
 
     /** Connects to {@code target}, e.g. an engine's NIC, with a receive buffer of {@code receiveBuffer} bytes. */

@@ -42,10 +42,11 @@ class TcpAddressTest {
     void domainAdvertisesItsBoundAddressAndPort() {
         try (TcpDomain domain = TcpDomains.open(new RecordingDomainListener())) {
             assertThat(TcpAddress.toSocketAddress(domain.address()))
-                    .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), domain.port()));
+                    .isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), TcpDomains.port(domain)));
             assertThat(domain.description())
-                    .isEqualTo("tcp 127.0.0.1:" + domain.port() + " (device memory: staged through pinned host"
-                            + " memory, 4 x 4194304 B chunks per direction (device.memory=cuda))");
+                    .isEqualTo(
+                            "tcp 127.0.0.1:" + TcpDomains.port(domain) + " (device memory: staged through pinned host"
+                                    + " memory, 4 x 4194304 B chunks per direction (device.memory=cuda))");
         }
     }
 

@@ -3,6 +3,7 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.IdleStrategyKind;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
 
@@ -60,6 +61,31 @@ final class TcpDomains {
             final DomainListener listener, final Map<String, String> options, final LongSupplier nanoClock) {
         final EngineConfig config = config(0, options);
         return TcpDomain.open(new DomainContext(config, 0, 0, listener), TcpSettings.of(config), nanoClock);
+    }
+
+    /** Opens NIC 0 like {@link #open(DomainListener, Map, LongSupplier)}, its connections' buffers from {@code buffers}. */
+    static TcpDomain open(
+            final DomainListener listener,
+            final Map<String, String> options,
+            final LongSupplier nanoClock,
+            final TcpBuffers buffers) {
+        final EngineConfig config = config(0, options);
+        return TcpDomain.open(new DomainContext(config, 0, 0, listener), TcpSettings.of(config), nanoClock, buffers);
+    }
+
+    /** The domain's count of {@code counter}, as its public {@link TcpDomain#events()} report it. */
+    static long count(final TcpDomain domain, final TcpCounter counter) {
+        for (final TransportEvent event : domain.events()) {
+            if (event.category().equals(counter.category()) && event.reason().equals(counter.reason())) {
+                return event.count();
+            }
+        }
+        throw new AssertionError(counter + " is not among the domain's events");
+    }
+
+    /** The port the domain listens on, from the address it announces. */
+    static int port(final TcpDomain domain) {
+        return TcpAddress.toSocketAddress(domain.address()).getPort();
     }
 
     /** Polls every domain in turn until {@code condition} holds. */

@@ -85,15 +85,15 @@ class TcpFrozenPeerTest {
         assertThat(senderEvents.failed.values())
                 .filteredOn(PeerUnreachableException.class::isInstance)
                 .hasSize(QUEUE_BOUND);
-        assertThat(sender.count(TcpCounter.FRAME_TIMEOUT)).isEqualTo(1);
+        assertThat(TcpDomains.count(sender, TcpCounter.FRAME_TIMEOUT)).isEqualTo(1);
 
         // The application fences before it reuses the memory; then the receiver wakes up.
         receiver.deregister(oldKey);
         final long newKey = receiver.register(target, Device.host());
-        pollUntil(() -> receiver.inboundConnections() == 0, receiver);
+        pollUntil(() -> receiver.peers().isEmpty(), receiver);
 
         assertThat(newKey).isNotEqualTo(oldKey);
-        assertThat(receiver.count(TcpCounter.REFUSED_UNKNOWN_KEY)).isPositive();
+        assertThat(TcpDomains.count(receiver, TcpCounter.REFUSED_UNKNOWN_KEY)).isPositive();
         assertThat(target.mismatch(arena.allocate(SIZE)))
                 .as("nothing landed after the fence")
                 .isEqualTo(-1);

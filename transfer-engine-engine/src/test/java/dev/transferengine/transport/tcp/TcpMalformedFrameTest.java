@@ -80,8 +80,8 @@ class TcpMalformedFrameTest {
             }
         }
 
-        assertThat(target.count(TcpCounter.MALFORMED_FRAMES)).isEqualTo(corruptions.size());
-        assertThat(target.count(TcpCounter.HANDSHAKE_MALFORMED)).isEqualTo(beforeHello.size());
+        assertThat(TcpDomains.count(target, TcpCounter.MALFORMED_FRAMES)).isEqualTo(corruptions.size());
+        assertThat(TcpDomains.count(target, TcpCounter.HANDSHAKE_MALFORMED)).isEqualTo(beforeHello.size());
         assertDomainStillServesAGoodPeer();
     }
 
@@ -118,7 +118,8 @@ class TcpMalformedFrameTest {
             }
         }
 
-        assertThat(target.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.HANDSHAKE_MALFORMED))
+        assertThat(TcpDomains.count(target, TcpCounter.MALFORMED_FRAMES)
+                        + TcpDomains.count(target, TcpCounter.HANDSHAKE_MALFORMED))
                 .isGreaterThanOrEqualTo(expectedDrops);
         assertDomainStillServesAGoodPeer();
     }

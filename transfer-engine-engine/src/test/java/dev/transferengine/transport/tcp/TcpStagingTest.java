@@ -388,7 +388,8 @@ class TcpStagingTest {
 
         assertThat(initiatorEvents.completed).containsOnlyKeys(1L);
         assertThat(initiatorEvents.failed.get(2L)).isInstanceOf(RemoteAccessException.class);
-        assertThat(initiator.count(TcpCounter.MALFORMED_FRAMES) + target.count(TcpCounter.MALFORMED_FRAMES))
+        assertThat(TcpDomains.count(initiator, TcpCounter.MALFORMED_FRAMES)
+                        + TcpDomains.count(target, TcpCounter.MALFORMED_FRAMES))
                 .isZero();
     }
 

@@ -1,0 +1,226 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.TransportTls;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every socket of one NIC shares: the selector, the buffer pool, this side's identity for handshakes (cluster
+ * keys, incarnation, address), TLS, the counters, and the per-step work lists: connections to flush, TLS
+ * connections to read again, closed connections whose buffers go back to the pool once the step is over. The
+ * domain's poll step drives the lists ({@link #flushScheduled}, {@link #readAgain(Consumer)},
+ * {@link #releaseClosed}). Worker thread only, apart from the counters.
+ */
+final class TcpIo {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TcpIo.class);
+
+    private final Selector selector;
+    private final TcpBuffers buffers;
+    private final TcpAuthenticator authenticator;
+    private final TcpCounters counters;
+    private final @Nullable TransportTls tls;
+    private final long incarnation;
+    private final byte[] addressBytes;
+    private final String description;
+    private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
+    /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
+    private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
+    /** Keys whose TLS holds decrypted bytes after their readiness was handled: read again this poll step. */
+    private ArrayList<SelectionKey> readAgain = new ArrayList<>();
+
+    private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
+
+    /** The parts of this side's identity travel together: they are fixed for the NIC's life. */
+    record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {}
+
+    TcpIo(
+            final Selector selector,
+            final TcpBuffers buffers,
+            final Identity identity,
+            final TcpCounters counters,
+            final @Nullable TransportTls tls) {
+        this.selector = selector;
+        this.buffers = buffers;
+        this.authenticator = identity.authenticator();
+        this.incarnation = identity.incarnation();
+        this.addressBytes = identity.address().toBytes();
+        this.description = identity.description();
+        this.counters = counters;
+        this.tls = tls;
+    }
+
+    /** The selector every socket of the NIC registers with. */
+    Selector selector() {
+        return selector;
+    }
+
+    /** Pooled read and write buffers, taken after the handshake and given back on close. */
+    TcpBuffers buffers() {
+        return buffers;
+    }
+
+    /** The proofs of the handshake. */
+    TcpAuthenticator authenticator() {
+        return authenticator;
+    }
+
+    /** This side's random incarnation id, sent in its HELLO and CHALLENGE. */
+    long incarnation() {
+        return incarnation;
+    }
+
+    /** This side's encoded address, sent in its HELLO and CHALLENGE. */
+    byte[] addressBytes() {
+        return addressBytes;
+    }
+
+    /** Counts a refused connection or request, and logs it rate limited. */
+    void count(final TcpCounter counter, final String remote, final String what) {
+        counters.count(counter, remote, what);
+    }
+
+    /** Counts one event without logging it (the caller logs). */
+    void count(final TcpCounter counter) {
+        counters.count(counter);
+    }
+
+    /**
+     * TLS for a new socket to {@code peer} (null: this side accepts), or null when the NIC runs without TLS.
+     *
+     * @throws SSLException if the TLS engine cannot start
+     */
+    @Nullable TcpTls tls(final SocketChannel channel, final @Nullable InetSocketAddress peer) throws SSLException {
+        final TransportTls config = tls;
+        if (config == null) {
+            return null;
+        }
+        final SSLEngine engine = peer == null
+                ? config.context().createSSLEngine()
+                : config.context().createSSLEngine(peer.getHostString(), peer.getPort());
+        engine.setUseClientMode(peer != null);
+        if (peer == null) {
+            engine.setNeedClientAuth(config.needClientAuth());
+        }
+        if (!config.protocols().isEmpty()) {
+            engine.setEnabledProtocols(config.protocols().toArray(String[]::new));
+        }
+        if (!config.cipherSuites().isEmpty()) {
+            engine.setEnabledCipherSuites(config.cipherSuites().toArray(String[]::new));
+        }
+        return new TcpTls(channel, engine);
+    }
+
+    /** Whether the NIC speaks TLS. */
+    boolean hasTls() {
+        return tls != null;
+    }
+
+    /** Flushes {@code connection} at the next flush step (the start of the next poll at the latest). */
+    void scheduleFlush(final TcpConnection connection) {
+        toFlush.add(connection);
+    }
+
+    /** Dispatches {@code key} as readable again in this poll step: TLS holds bytes the selector cannot see. */
+    void readAgain(final SelectionKey key) {
+        readAgain.add(key);
+    }
+
+    /** A closed connection's buffers may be reused once the current poll step is over. */
+    void onClosed(final TcpConnection connection) {
+        closedConnections.add(connection);
+    }
+
+    /** True while flushed output is still scheduled: the worker should poll again without idling. */
+    boolean flushPending() {
+        return !toFlush.isEmpty();
+    }
+
+    /** Flushes the connections scheduled since the last flush step; a connection that fails is lost. */
+    int flushScheduled() {
+        int work = 0;
+        // Flushing can schedule more (an inbound connection resumes reading and answers), so re-read the size.
+        for (int i = 0; i < toFlush.size(); i++) {
+            final TcpConnection connection = toFlush.get(i);
+            try {
+                work += connection.flush();
+            } catch (final SSLException e) {
+                lost(connection, e);
+            } catch (final IOException e) {
+                connection.lost("write failed: " + e.getMessage(), e);
+            } catch (final RuntimeException e) {
+                LOG.warn("{}: closing a connection after an unexpected error", description, e);
+                connection.lost("internal error: " + e, e);
+            } catch (final Error e) { // the policy in TcpDomain.dispatch: this connection closes, the worker carries on
+                counters.count(TcpCounter.ERROR_CLOSED, describeRemote(connection.channel), e.toString());
+                connection.lost("internal error: " + e, e);
+            }
+        }
+        toFlush.clear();
+        return work;
+    }
+
+    /** Reads again, once per step, the TLS connections that hold decrypted bytes (each may ask again next step). */
+    void readAgain(final Consumer<SelectionKey> dispatchReadable) {
+        if (readAgain.isEmpty()) {
+            return;
+        }
+        final ArrayList<SelectionKey> keys = readAgain;
+        readAgain = readingAgain;
+        readingAgain = keys;
+        for (int i = 0; i < keys.size(); i++) {
+            final SelectionKey key = keys.get(i);
+            if (key.isValid()) {
+                dispatchReadable.accept(key);
+            }
+        }
+        keys.clear();
+    }
+
+    /** Gives the buffers of the connections closed during the step back to the pool. */
+    void releaseClosed() {
+        for (int i = 0; i < closedConnections.size(); i++) {
+            closedConnections.get(i).releaseBuffers();
+        }
+        closedConnections.clear();
+    }
+
+    /** The NIC closes: nothing is flushed or released any more. */
+    void clear() {
+        toFlush.clear();
+        closedConnections.clear();
+        readAgain.clear();
+    }
+
+    /** A connection's socket or TLS failed: TLS failures are counted, as they end handshakes mostly. */
+    void lost(final TcpConnection connection, final IOException e) {
+        final String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof SSLException) {
+            counters.count(TcpCounter.HANDSHAKE_TLS, describeRemote(connection.channel), message);
+            connection.lost("TLS failed: " + message, e);
+        } else {
+            connection.lost(message, e);
+        }
+    }
+
+    static String describeRemote(final SocketChannel channel) {
+        try {
+            return String.valueOf(channel.getRemoteAddress());
+        } catch (final IOException e) {
+            return "a closed socket";
+        }
+    }
+}

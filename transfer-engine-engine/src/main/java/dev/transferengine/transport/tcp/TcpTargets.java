@@ -1,0 +1,46 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.spi.DomainListener;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The role a connection a peer opened to this side ({@link TcpHandshake}, then {@link TcpInbound}) sees of its NIC:
+ * where requests land, where they are reported, and what happened to the connection. {@link TcpAcceptor} plays
+ * it. Worker thread only.
+ */
+interface TcpTargets {
+
+    /** The registered region with this key, or null. */
+    @Nullable TcpMemory region(long rkey);
+
+    /** The posted receive buffers SENDs land in. */
+    TcpReceives receives();
+
+    /** The pinned chunks payloads for device regions land in. */
+    TcpStaging staging();
+
+    /** Where placed payloads, imms and receives are reported. */
+    DomainListener listener();
+
+    /**
+     * The peer proved the cluster key: the handshake's socket becomes an inbound connection, with {@code pipelined}
+     * holding the bytes that already followed the AUTH.
+     */
+    void onAuthenticated(
+            TcpHandshake handshake,
+            SocketChannel channel,
+            NetworkAddress announced,
+            long peerIncarnation,
+            ByteBuffer pipelined);
+
+    /** The handshake failed or was refused, and its socket is closed next. */
+    void onHandshakeEnded(TcpHandshake handshake);
+
+    /** A connection a peer opened closed for {@code reason}. */
+    void onInboundClosed(TcpInbound connection, String remote, String reason);
+}
