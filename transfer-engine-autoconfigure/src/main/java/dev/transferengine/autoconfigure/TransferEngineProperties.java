@@ -54,6 +54,8 @@ public class TransferEngineProperties {
 
     private final Receive receive = new Receive();
 
+    private final Imms imms = new Imms();
+
     private final Timeouts timeouts = new Timeouts();
 
     private final Exchange exchange = new Exchange();
@@ -191,6 +193,15 @@ public class TransferEngineProperties {
      */
     public Receive getReceive() {
         return receive;
+    }
+
+    /**
+     * The bounds on imms that arrive before anyone expects them ({@code transfer-engine.imms}).
+     *
+     * @return the settings, never null
+     */
+    public Imms getImms() {
+        return imms;
     }
 
     /**
@@ -612,6 +623,63 @@ public class TransferEngineProperties {
          */
         public void setBufferSize(final DataSize bufferSize) {
             this.bufferSize = bufferSize;
+        }
+    }
+
+    /** Imms that arrive before anyone expects them: how many are credited, and for how long. */
+    public static class Imms {
+
+        /**
+         * Distinct imm values credited while nobody expects them; a write with a further new value is refused. One
+         * peer holds at most max-unexpected / (peers holding some + 1), so one member cannot starve the others.
+         */
+        private int maxUnexpected = 65536;
+
+        /**
+         * How long an imm nobody expects stays credited before it is dropped (counted as kind=imm-expired).
+         */
+        private Duration unexpectedTtl = Duration.ofMinutes(1);
+
+        /** 65,536 values, credited for a minute. */
+        public Imms() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The distinct imm values credited while nobody expects them ({@code transfer-engine.imms.max-unexpected}).
+         *
+         * @return at least 0 (default 65536)
+         */
+        public int getMaxUnexpected() {
+            return maxUnexpected;
+        }
+
+        /**
+         * Sets the distinct imm values credited while nobody expects them
+         * ({@code transfer-engine.imms.max-unexpected}).
+         *
+         * @param maxUnexpected at least 0 (default 65536)
+         */
+        public void setMaxUnexpected(final int maxUnexpected) {
+            this.maxUnexpected = maxUnexpected;
+        }
+
+        /**
+         * How long an imm nobody expects stays credited ({@code transfer-engine.imms.unexpected-ttl}).
+         *
+         * @return positive (default 1m)
+         */
+        public Duration getUnexpectedTtl() {
+            return unexpectedTtl;
+        }
+
+        /**
+         * Sets how long an imm nobody expects stays credited ({@code transfer-engine.imms.unexpected-ttl}).
+         *
+         * @param unexpectedTtl positive (default 1m)
+         */
+        public void setUnexpectedTtl(final Duration unexpectedTtl) {
+            this.unexpectedTtl = unexpectedTtl;
         }
     }
 

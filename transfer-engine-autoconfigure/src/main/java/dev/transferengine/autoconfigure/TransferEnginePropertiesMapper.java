@@ -48,16 +48,18 @@ final class TransferEnginePropertiesMapper {
     private static final String MANIFEST_ENTRY = "Enable-Native-Access: ALL-UNNAMED";
 
     /** {@code EngineConfig} components and the property of each, below {@code transfer-engine.}. */
-    private static final Map<String, String> ENGINE_SETTINGS = Map.of(
-            "groups", "groups",
-            "basePort", "base-port",
-            "submitQueueCapacity", "worker.submit-queue-capacity",
-            "maxInFlight", "worker.max-in-flight",
-            "operationTimeout", "timeouts.operation",
-            "drainTimeout", "timeouts.drain",
-            "bindAddress", "bind-address",
-            "transport", "transport",
-            "idleStrategy", "worker.idle-strategy");
+    private static final Map<String, String> ENGINE_SETTINGS = Map.ofEntries(
+            Map.entry("groups", "groups"),
+            Map.entry("basePort", "base-port"),
+            Map.entry("submitQueueCapacity", "worker.submit-queue-capacity"),
+            Map.entry("maxInFlight", "worker.max-in-flight"),
+            Map.entry("maxUnexpectedImms", "imms.max-unexpected"),
+            Map.entry("unexpectedImmTtl", "imms.unexpected-ttl"),
+            Map.entry("operationTimeout", "timeouts.operation"),
+            Map.entry("drainTimeout", "timeouts.drain"),
+            Map.entry("bindAddress", "bind-address"),
+            Map.entry("transport", "transport"),
+            Map.entry("idleStrategy", "worker.idle-strategy"));
 
     /** {@code GroupSpec} components and the property of each, below {@code transfer-engine.groups[i].}. */
     private static final Map<String, String> GROUP_SETTINGS =
@@ -84,7 +86,9 @@ final class TransferEnginePropertiesMapper {
                     .operationTimeout(properties.getTimeouts().getOperation())
                     .drainTimeout(properties.getTimeouts().getDrain())
                     .submitQueueCapacity(properties.getWorker().getSubmitQueueCapacity())
-                    .maxInFlight(properties.getWorker().getMaxInFlight());
+                    .maxInFlight(properties.getWorker().getMaxInFlight())
+                    .maxUnexpectedImms(properties.getImms().getMaxUnexpected())
+                    .unexpectedImmTtl(properties.getImms().getUnexpectedTtl());
         } catch (final InvalidConfigException e) {
             throw property(e, "");
         }

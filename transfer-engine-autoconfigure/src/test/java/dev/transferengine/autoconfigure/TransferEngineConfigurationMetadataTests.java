@@ -43,6 +43,8 @@ class TransferEngineConfigurationMetadataTests {
                         "transfer-engine.worker.max-in-flight",
                         "transfer-engine.receive.pool-size",
                         "transfer-engine.receive.buffer-size",
+                        "transfer-engine.imms.max-unexpected",
+                        "transfer-engine.imms.unexpected-ttl",
                         "transfer-engine.timeouts.operation",
                         "transfer-engine.timeouts.imm",
                         "transfer-engine.timeouts.drain",

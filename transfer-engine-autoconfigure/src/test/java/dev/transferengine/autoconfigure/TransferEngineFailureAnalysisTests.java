@@ -138,6 +138,16 @@ class TransferEngineFailureAnalysisTests {
 
         final FailureAnalysis drain = analyze("transfer-engine.timeouts.drain=-1s");
         assertThat(drain.getDescription()).contains("transfer-engine.timeouts.drain");
+
+        final FailureAnalysis imms = analyze("transfer-engine.imms.max-unexpected=-1");
+        assertThat(imms.getDescription())
+                .contains("transfer-engine.imms.max-unexpected")
+                .contains("must be >= 0");
+
+        final FailureAnalysis ttl = analyze("transfer-engine.imms.unexpected-ttl=0s");
+        assertThat(ttl.getDescription())
+                .contains("transfer-engine.imms.unexpected-ttl")
+                .contains("must be positive");
     }
 
     @Test
