@@ -9,6 +9,7 @@ import dev.transferengine.ImmWrite;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.ScatterTarget;
@@ -16,6 +17,7 @@ import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferListener;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
@@ -391,7 +393,7 @@ final class DomainGroup implements Agent {
             release(s);
             return;
         }
-        final WriteRequest request = s.request;
+        final TransferRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
             if (timed) {
@@ -442,7 +444,11 @@ final class DomainGroup implements Agent {
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(posted);
+            if (s.request instanceof ReadRequest) {
+                domain.read(posted);
+            } else {
+                domain.write(posted);
+            }
             return true;
         } catch (final TransferEngineException e) {
             abandon(s, planner.unposted(), e);
@@ -468,14 +474,15 @@ final class DomainGroup implements Agent {
             case CompletionQueue.COMPLETE -> {
                 final long token = completions.token(i);
                 final boolean send = InFlightTable.isSend(token);
-                counters.add(index, nic, send ? NicCounter.SENDS : NicCounter.WRITES, 1);
-                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
+                final boolean read = !send && isRead(token);
+                counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, 1);
+                counters.add(index, nic, read ? NicCounter.BYTES_READ : NicCounter.BYTES_WRITTEN, value);
                 ack(token, null);
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
                 if (!InFlightTable.isSend(token)) {
-                    counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
+                    counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, 1);
                 }
                 ack(token, completions.takeError(i));
             }
@@ -516,6 +523,12 @@ final class DomainGroup implements Agent {
                 completions.takeError(i);
             }
         }
+    }
+
+    /** Whether {@code token} is a live read's, for the NIC counters; a stale token counts as a write. */
+    private boolean isRead(final long token) {
+        final Submission s = inFlight.get(token);
+        return s != null && s.request instanceof ReadRequest;
     }
 
     /** One piece of operation {@code token} ended; a stale token (the operation ended already) is ignored. */
@@ -566,9 +579,8 @@ final class DomainGroup implements Agent {
      * Only while the NICs are open; a failure path, so it may allocate.
      */
     private void abandonImms(final Submission s, final TransferEngineException error) {
-        final WriteRequest request = s.request;
-        if (request == null || !nicsOpen) {
-            return;
+        if (!(s.request instanceof WriteRequest request) || !nicsOpen) {
+            return; // a send or a read carries no imm
         }
         final String cause = String.valueOf(error.getMessage());
         switch (request) {
@@ -688,7 +700,7 @@ final class DomainGroup implements Agent {
         }
     }
 
-    private static String describe(final @Nullable WriteRequest request) {
+    private static String describe(final @Nullable TransferRequest request) {
         return request == null ? "request" : request.getClass().getSimpleName();
     }
 

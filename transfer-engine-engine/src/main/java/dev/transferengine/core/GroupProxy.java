@@ -2,6 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 
 import java.lang.foreign.MemorySegment;
@@ -23,8 +24,9 @@ final class GroupProxy {
     }
 
     /** Registers {@code segment} on every NIC of the group. */
-    CompletableFuture<Region> register(final Region.Owner owner, final MemorySegment segment, final Device device) {
-        return group.call(g -> g.resources().register(owner, segment, device));
+    CompletableFuture<Region> register(
+            final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
+        return group.call(g -> g.resources().register(owner, segment, device, access));
     }
 
     /** Registers the region's memory under fresh keys and drops the old ones. */

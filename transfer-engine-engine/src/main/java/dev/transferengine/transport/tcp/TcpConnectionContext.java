@@ -89,6 +89,15 @@ interface TcpConnectionContext {
     /** The handshake failed or was refused, and its socket is closed next. */
     void onHandshakeEnded(TcpHandshake handshake);
 
+    /** The reads this side asked peers for, whose READ_DATA lands through its inbound connections. */
+    TcpReads reads();
+
+    /**
+     * A READ from {@code reader} passed its checks: streams {@code length} bytes of {@code memory} from
+     * {@code offset} back to it as READ_DATA for its read {@code readId}, on this side's own connection to it.
+     */
+    void serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
+
     /** The registered region with this key, or null. */
     @Nullable TcpMemory region(long rkey);
 
