@@ -47,7 +47,10 @@ public final class WriteCommand implements Callable<Integer> {
     @Mixin
     EngineOptions engineOptions;
 
-    @Option(names = "--op", defaultValue = "write", description = "write (default), paged, read (single reads, pull), paged-read or imm (round-trip latency)")
+    @Option(
+            names = "--op",
+            defaultValue = "write",
+            description = "write (default), paged, read (single reads, pull), paged-read or imm (round-trip latency)")
     String op;
 
     @Option(

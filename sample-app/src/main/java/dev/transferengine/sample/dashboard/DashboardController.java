@@ -4,6 +4,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.sample.SampleProperties;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +29,8 @@ class DashboardController {
             final Map<String, TransferEngine> engines,
             final MeterRegistry registry,
             final SampleProperties properties) {
-        this.sampler = new DashboardSampler(engines, registry);
+        this.sampler = new DashboardSampler(
+                engines, registry, properties.kv().mode().name().toLowerCase(Locale.ROOT));
         this.interval = properties.dashboard().interval();
     }
 
