@@ -53,7 +53,7 @@ meta() {
   local cpu
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "{\"meta\":{\"date\":\"$(date -u +%FT%TZ)\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"cpu\":\"$cpu\",\
-\"java\":\"$("$JAVA" -version 2>&1 | head -1 | tr -d '"')\",\"libfabric\":\"$LF21 (2.1.0, fabtests from the same build)\",\
+\"java\":\"$("$JAVA" -version 2>&1 | head -1 | tr -d '"')\",\"libfabric\":\"2.1.0 from the bundle's lf/ (fabtests from the same build)\",\
 \"iperf3\":\"$("$IPERF3" --version | head -1)\",\"duration\":\"$DURATION\",\"sweep_duration\":\"$SWEEP_DURATION\"}}" >>"$jsonl"
 }
 meta
