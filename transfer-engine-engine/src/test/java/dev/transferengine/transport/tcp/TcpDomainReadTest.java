@@ -110,12 +110,16 @@ class TcpDomainReadTest {
         final NetworkAddress peer = owner.address();
         final int id = reads.start(5, memory, 0, 4096, peer);
 
-        assertThat(reads.landing(id, reader.address(), 0, 4096)).as("another peer").isNull();
+        assertThat(reads.landing(id, reader.address(), 0, 4096))
+                .as("another peer")
+                .isNull();
         assertThat(reads.landing(id, peer, 4000, 200)).as("beyond the read").isNull();
         assertThat(reads.landing(id, peer, 0, 4096)).isNotNull();
         reads.cancel(5);
 
-        assertThat(reads.landing(id, peer, 0, 4096)).as("fenced once the engine gave up").isNull();
+        assertThat(reads.landing(id, peer, 0, 4096))
+                .as("fenced once the engine gave up")
+                .isNull();
         assertThat(reads.pending()).isZero();
         assertThat(readerEvents.ended()).isZero();
         final int next = reads.start(6, memory, 0, 4096, peer);
