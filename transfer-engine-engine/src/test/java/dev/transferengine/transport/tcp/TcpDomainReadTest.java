@@ -5,6 +5,7 @@ import dev.transferengine.NetworkAddress;
 import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
@@ -161,8 +162,11 @@ class TcpDomainReadTest {
     }
 
     private RemoteAccessException.Reason reason(final long token) {
-        assertThat(readerEvents.failed.get(token)).isInstanceOf(RemoteAccessException.class);
-        return ((RemoteAccessException) readerEvents.failed.get(token)).reason();
+        final TransferEngineException failure = readerEvents.failed.get(token);
+        if (!(failure instanceof RemoteAccessException refusal)) {
+            throw new AssertionError("token " + token + " did not end refused: " + failure);
+        }
+        return refusal.reason();
     }
 
     private MemorySegment pattern(final int size, final int seed) {
