@@ -107,9 +107,26 @@ public record SampleProperties(
     /**
      * The live dashboard.
      *
-     * @param interval time between two snapshots sent to the page
+     * @param interval   time between two snapshots sent to the page
+     * @param rateWindow rates are averaged over this long: the demo's transfers come in bursts once a second, and a
+     *                   rate between two snapshots half a second apart zig-zags between nothing and twice the mean
+     * @param history    how much history the server keeps, so that a page opened now starts with full charts
      */
-    public record Dashboard(@DefaultValue("500ms") Duration interval) {}
+    public record Dashboard(
+            @DefaultValue("500ms") Duration interval,
+            @DefaultValue("5s") Duration rateWindow,
+            @DefaultValue("60s") Duration history) {
+
+        public Dashboard {
+            if (interval.isNegative()
+                    || interval.isZero()
+                    || rateWindow.compareTo(interval) < 0
+                    || history.compareTo(rateWindow) < 0) {
+                throw new IllegalArgumentException("sample.dashboard needs 0 < interval <= rate-window <= history, got "
+                        + interval + ", " + rateWindow + ", " + history);
+            }
+        }
+    }
 
     /**
      * Access to the HTTP API and the actuator: every request needs {@code Authorization: Bearer <token>}, except the

@@ -6,6 +6,7 @@ import dev.transferengine.NicInfo;
 import dev.transferengine.TransferEngine;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 
@@ -35,10 +35,16 @@ final class DashboardSampler {
         this.kvMode = kvMode;
     }
 
-    DashboardSnapshot snapshot() {
+    /**
+     * The engines' totals and the timers' percentiles now, without rates ({@link DashboardHistory} adds them).
+     *
+     * @param timeMillis the time to stamp it with, milliseconds since the epoch
+     * @return the snapshot
+     */
+    DashboardSnapshot snapshot(final long timeMillis) {
         final List<DashboardSnapshot.Engine> views = new ArrayList<>(engines.size());
         engines.forEach((name, engine) -> views.add(engine(name, engine)));
-        return new DashboardSnapshot(System.currentTimeMillis(), kvMode, views, latencies());
+        return new DashboardSnapshot(timeMillis, kvMode, views, latencies());
     }
 
     private static DashboardSnapshot.Engine engine(final String name, final TransferEngine engine) {
@@ -72,7 +78,8 @@ final class DashboardSampler {
                 metrics.counter(g, n, NicCounter.BYTES_WRITTEN),
                 metrics.counter(g, n, NicCounter.BYTES_RECEIVED),
                 metrics.counter(g, n, NicCounter.IMMS),
-                metrics.counter(g, n, NicCounter.WRITES));
+                metrics.counter(g, n, NicCounter.WRITES),
+                DashboardSnapshot.Rates.NONE);
     }
 
     /** Every timer configured to publish the median, p90 and p99 ({@code management.metrics.distribution.percentiles}). */
@@ -87,9 +94,16 @@ final class DashboardSampler {
             final double p90 = millis(percentiles, 0.9);
             final double p99 = millis(percentiles, 0.99);
             if (p50 >= 0 && p90 >= 0 && p99 >= 0) {
-                latencies.add(new DashboardSnapshot.Latency(name(timer), timer.count(), p50, p90, p99));
+                latencies.add(new DashboardSnapshot.Latency(
+                        TimerNames.readable(timer.getId()),
+                        TimerNames.meter(timer.getId()),
+                        timer.count(),
+                        p50,
+                        p90,
+                        p99));
             }
         }
+        latencies.sort(Comparator.comparing(DashboardSnapshot.Latency::name));
         return latencies;
     }
 
@@ -100,20 +114,5 @@ final class DashboardSampler {
             }
         }
         return -1;
-    }
-
-    private static String name(final Timer timer) {
-        final List<Tag> tags = timer.getId().getTags();
-        if (tags.isEmpty()) {
-            return timer.getId().getName();
-        }
-        final StringBuilder name = new StringBuilder(timer.getId().getName()).append('{');
-        for (int i = 0; i < tags.size(); i++) {
-            name.append(i == 0 ? "" : ",")
-                    .append(tags.get(i).getKey())
-                    .append('=')
-                    .append(tags.get(i).getValue());
-        }
-        return name.append('}').toString();
     }
 }

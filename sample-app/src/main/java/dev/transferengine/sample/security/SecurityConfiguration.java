@@ -29,7 +29,7 @@ import org.springframework.security.web.server.savedrequest.NoOpServerRequestCac
 class SecurityConfiguration {
 
     private static final String[] DASHBOARD = {
-        "/", "/index.html", "/dashboard.js", "/dashboard.css", "/dashboard/events"
+        "/", "/index.html", "/dashboard.js", "/dashboard.css", "/dashboard/events", "/dashboard/history"
     };
 
     @Bean

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.awaitility.core.ConditionFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -41,7 +42,11 @@ class DashboardBrowserTest {
                 Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
                 "needs headless Chromium and its driver at " + CHROMIUM + " and " + DRIVER
                         + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
-        try (SampleNode demo = SampleNode.start(Role.DEMO, "sample.demo.interval=100ms", "sample.demo.tokens=256")) {
+        try (SampleNode demo = SampleNode.start(
+                Role.DEMO, "sample.demo.interval=100ms", "sample.demo.tokens=256", "sample.dashboard.interval=200ms")) {
+            // the server samples from start-up on: a page opened later starts with that history
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> DashboardControllerTest.history(demo).size() >= 40);
             final WebDriver browser = chromium();
             try {
                 browser.get(demo.url() + "/");
@@ -53,8 +58,33 @@ class DashboardBrowserTest {
                 page.until(() -> number(browser, "decodeEngine", "imms"), imms -> imms > received);
                 final double written = page.until(() -> megabytes(browser, "transferEngine", "bytesOut"), mb -> mb > 0);
                 page.until(() -> megabytes(browser, "transferEngine", "bytesOut"), mb -> mb > written);
+                // the charts started with the server's history, not empty
+                assertThat(page.until(
+                                () -> browser.findElement(By.tagName("body")).getDomAttribute("data-history"),
+                                Objects::nonNull))
+                        .satisfies(
+                                history -> assertThat(Integer.parseInt(history)).isGreaterThanOrEqualTo(40));
                 // a chart line with half a minute of rates makes the screenshot worth looking at
                 page.until(() -> points(browser, "decodeEngine", "in"), points -> points >= 60);
+                // the legend draws 'in' as the chart does: dashed the same way
+                assertThat(page.until(
+                                () -> dash(browser, "decodeEngine", "polyline[data-nic='0.0'][data-field='in']"),
+                                Objects::nonNull))
+                        .isEqualTo(dash(browser, "decodeEngine", ".legend [data-nic='0.0'][data-field='in'] line"));
+                // prefill receives no imms: no imm chart, a line saying so; decode has one
+                assertThat(browser.findElements(
+                                By.cssSelector(".engine[data-engine='transferEngine'] polyline[data-field='imm']")))
+                        .isEmpty();
+                assertThat(browser.findElements(
+                                By.cssSelector(".engine[data-engine='transferEngine'] [data-chart='imm-none']")))
+                        .hasSize(1);
+                page.until(() -> points(browser, "decodeEngine", "imm"), points -> points > 0);
+                // decode's peer table says that states are decode's own connections (prefill only writes to it)
+                assertThat(page.until(
+                                () -> browser.findElement(By.cssSelector(".engine[data-engine='decodeEngine']"))
+                                        .getText(),
+                                Objects::nonNull))
+                        .contains("Peers of decodeEngine", "state of this engine's connection to it");
 
                 // each read retried as a whole: a redraw between finding an element and reading it makes it stale
                 assertThat(page.until(
@@ -69,7 +99,8 @@ class DashboardBrowserTest {
                                 () -> browser.findElement(By.cssSelector("#latencies tbody"))
                                         .getText(),
                                 Objects::nonNull))
-                        .contains("sample.kv.layer.write");
+                        .contains("KV: one layer's paged write")
+                        .doesNotContain("sample.kv.layer.write");
                 Files.createDirectories(SCREENSHOT.getParent());
                 Files.write(SCREENSHOT, ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
             } finally {
@@ -108,6 +139,12 @@ class DashboardBrowserTest {
 
     private static double megabytes(final WebDriver page, final String engine, final String metric) {
         return Double.parseDouble(cell(page, engine, metric));
+    }
+
+    /** The {@code stroke-dasharray} of an element of the engine's card. */
+    private static @Nullable String dash(final WebDriver page, final String engine, final String selector) {
+        return page.findElement(By.cssSelector(".engine[data-engine='" + engine + "'] " + selector))
+                .getDomAttribute("stroke-dasharray");
     }
 
     private static int points(final WebDriver page, final String engine, final String field) {

@@ -4,6 +4,7 @@ import dev.transferengine.sample.Role;
 import dev.transferengine.sample.SampleNode;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
@@ -13,12 +14,15 @@ import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The dashboard's event stream and page, read over HTTP without a browser. */
 class DashboardControllerTest {
 
     private static final ParameterizedTypeReference<ServerSentEvent<DashboardSnapshot>> EVENT =
+            new ParameterizedTypeReference<>() {};
+    private static final ParameterizedTypeReference<List<DashboardSnapshot>> HISTORY =
             new ParameterizedTypeReference<>() {};
 
     @Test
@@ -57,9 +61,60 @@ class DashboardControllerTest {
                 assertThat(peer.state()).isEqualTo("CONNECTED");
             });
             assertThat(later.latencies())
-                    .extracting(DashboardSnapshot.Latency::name)
+                    .extracting(DashboardSnapshot.Latency::meter)
                     .contains("sample.kv.layer.write", "sample.kv.transfer.exposed");
+            // rows for people: what it measures and whose it is, not Micrometer ids
+            assertThat(later.latencies())
+                    .extracting(DashboardSnapshot.Latency::name)
+                    .contains("KV: one layer's paged write, submit to completion")
+                    .anySatisfy(name -> assertThat(name).startsWith("transferEngine: paged-write latency (to tcp://"))
+                    .allSatisfy(name -> assertThat(name).doesNotContain("{", "outcome=success"));
         }
+    }
+
+    @Test
+    void keepsAHistoryFromStartUpWithRatesAveragedOverTheWindow() {
+        try (SampleNode demo = SampleNode.start(
+                Role.DEMO,
+                "sample.demo.interval=100ms",
+                "sample.demo.tokens=64",
+                "sample.dashboard.interval=100ms",
+                "sample.dashboard.rate-window=1s",
+                "sample.dashboard.history=3s")) {
+            // nobody watched so far: the server sampled all the same
+            final List<DashboardSnapshot> history = await().atMost(Duration.ofMinutes(1))
+                    .until(
+                            () -> history(demo),
+                            snapshots -> snapshots.size() >= 5
+                                    && nic(snapshots.getLast(), "decodeEngine")
+                                                    .rates()
+                                                    .bytesIn()
+                                            > 0);
+
+            assertThat(history)
+                    .extracting(DashboardSnapshot::timeMillis)
+                    .isSorted()
+                    .doesNotHaveDuplicates();
+            assertThat(history.getLast().timeMillis() - history.getFirst().timeMillis())
+                    .isLessThanOrEqualTo(3000);
+            final DashboardSnapshot.Rates rates =
+                    nic(history.getLast(), "decodeEngine").rates();
+            assertThat(rates.windowMillis()).isPositive().isLessThanOrEqualTo(1000);
+            assertThat(rates.imms()).isPositive();
+            // the event stream starts with the newest snapshot of that history or a later one
+            assertThat(snapshot(demo).timeMillis())
+                    .isGreaterThanOrEqualTo(history.getLast().timeMillis());
+        }
+    }
+
+    @Test
+    void refusesARateWindowShorterThanTheSamplingInterval() {
+        assertThatThrownBy(() ->
+                        SampleNode.start(Role.DEMO, "sample.dashboard.interval=2s", "sample.dashboard.rate-window=1s"))
+                .rootCause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sample.dashboard needs 0 < interval <= rate-window <= history")
+                .hasMessageContaining("PT2S, PT1S, PT1M");
     }
 
     @Test
@@ -84,6 +139,16 @@ class DashboardControllerTest {
                     .expectBody(String.class)
                     .value(script -> assertThat(script).contains("EventSource('dashboard/events')"));
         }
+    }
+
+    /** The server's history, oldest first. */
+    static List<DashboardSnapshot> history(final SampleNode node) {
+        return Objects.requireNonNull(WebClient.create(node.url())
+                .get()
+                .uri("/dashboard/history")
+                .retrieve()
+                .bodyToMono(HISTORY)
+                .block(Duration.ofMinutes(1)));
     }
 
     private static DashboardSnapshot snapshot(final SampleNode node) {
