@@ -46,7 +46,8 @@ Between the two: the 14 exceptions moved to \`dev.transferengine.exceptions\`, \
 and \`NetAddr\` \`NetworkAddress\`, \`postReceives\`/\`receivePool\` became \`postedReceivePool\`/\`creditedReceivePool\`,
 \`PeerState\` is new (\`PeerInfo.state()\`), the SPI gained \`UvmWatcherProvider\`, \`UvmWatcherService\` and
 \`EngineThreadFactory\`, \`DomainListener\`'s four send/write callbacks became \`onComplete\`/\`onFailed\` and imm
-admission one reservation (\`reserveImm\`, \`releaseImm\`), the builder gained \`clock\`, and the Reactor facade moved
+admission one reservation (\`reserveImm(peer, imm)\`, \`releaseImm\`), the builder gained \`clock\` and
+\`unexpectedImmTtl\` (with \`EngineConfig.unexpectedImmTtl()\`), and the Reactor facade moved
 to its own module; CHANGELOG.md lists each rename old -> new.
 
 ## Listing (this tree)

@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param maxInFlight        operations in flight per group before the worker stops taking new submissions
  * @param maxUnexpectedImms  distinct imm values credited while nobody expects them; beyond, a write with a new
  *                           such value is refused before it lands (transports that can ask first) or its imm dropped,
- *                           counted as {@link EngineCounter#IMMS_REFUSED}
+ *                           counted as {@link EngineCounter#IMMS_REFUSED}; one peer holds at most
+ *                           {@code maxUnexpectedImms / (peers holding some + 1)} of them, so room stays for another
+ * @param unexpectedImmTtl   how long imms nobody expects stay credited; then they are dropped, counted as
+ *                           {@link EngineCounter#IMMS_EXPIRED}, and their place is free again
  * @param options            transport-specific options, e.g. {@code fabric.provider=shm}
  * @param tls                TLS for the tcp transport's connections, or null for none
  */
@@ -39,6 +42,7 @@ public record EngineConfig(
         int submitQueueCapacity,
         int maxInFlight,
         int maxUnexpectedImms,
+        Duration unexpectedImmTtl,
         Map<String, String> options,
         @Nullable TransportTls tls) {
 
@@ -65,6 +69,9 @@ public record EngineConfig(
         }
         if (operationTimeout.isNegative() || operationTimeout.isZero()) {
             throw new InvalidConfigException("operationTimeout", operationTimeout, "must be positive");
+        }
+        if (unexpectedImmTtl.isNegative() || unexpectedImmTtl.isZero()) {
+            throw new InvalidConfigException("unexpectedImmTtl", unexpectedImmTtl, "must be positive");
         }
         if (drainTimeout.isNegative()) {
             throw new InvalidConfigException("drainTimeout", drainTimeout, "must be >= 0");
@@ -97,7 +104,8 @@ public record EngineConfig(
         return "EngineConfig[transport=" + transport + ", groups=" + groups + ", bindAddress=" + bindAddress
                 + ", basePort=" + basePort + ", idleStrategy=" + idleStrategy + ", operationTimeout="
                 + operationTimeout + ", drainTimeout=" + drainTimeout + ", submitQueueCapacity=" + submitQueueCapacity
-                + ", maxInFlight=" + maxInFlight + ", maxUnexpectedImms=" + maxUnexpectedImms + ", options=" + shown
+                + ", maxInFlight=" + maxInFlight + ", maxUnexpectedImms=" + maxUnexpectedImms + ", unexpectedImmTtl="
+                + unexpectedImmTtl + ", options=" + shown
                 + ", tls=" + (tls == null ? "none" : tls.needClientAuth() ? "mutual" : "server") + "]";
     }
 

@@ -48,7 +48,12 @@ public enum EngineCounter {
     /** Negative acknowledgements sent: operations carrying an imm that failed here, told to their receivers. */
     IMMS_ABANDONED_SENT("negative acknowledgements sent: failed operations with an imm, told to their receivers"),
     /** Negative acknowledgements received: imm expectations ended because a sender gave up an operation. */
-    IMMS_ABANDONED("negative acknowledgements received: imm expectations ended because a sender abandoned them");
+    IMMS_ABANDONED("negative acknowledgements received: imm expectations ended because a sender abandoned them"),
+    /**
+     * Imms dropped because nobody claimed them within {@link EngineConfig#unexpectedImmTtl()} (no expectation, no
+     * counter, no imm listener); their places in {@link EngineConfig#maxUnexpectedImms()} are free again.
+     */
+    IMMS_EXPIRED("imms dropped because nobody claimed them within unexpectedImmTtl");
 
     private final String description;
 

@@ -32,6 +32,7 @@ public final class TransferEngineBuilder {
     private int submitQueueCapacity = 4096;
     private int maxInFlight = 16384;
     private int maxUnexpectedImms = 65536;
+    private Duration unexpectedImmTtl = Duration.ofMinutes(1);
     private final Map<String, String> options = new HashMap<>();
     private @Nullable TransportTls tls;
     private LongSupplier clock = System::nanoTime;
@@ -166,6 +167,18 @@ public final class TransferEngineBuilder {
     }
 
     /**
+     * Sets how long imms that nobody expects stay credited; see {@link EngineConfig}. They are dropped within an
+     * eighth of it after it passed, each counted as {@link EngineCounter#IMMS_EXPIRED}.
+     *
+     * @param value a positive duration (default 1 minute)
+     * @return this builder
+     */
+    public TransferEngineBuilder unexpectedImmTtl(final Duration value) {
+        this.unexpectedImmTtl = value;
+        return this;
+    }
+
+    /**
      * Sets a transport option, e.g. {@code option("fabric.provider", "shm")}; a second call for a key replaces the
      * value. Options a transport does not know are ignored by it.
      *
@@ -221,6 +234,7 @@ public final class TransferEngineBuilder {
                 submitQueueCapacity,
                 maxInFlight,
                 maxUnexpectedImms,
+                unexpectedImmTtl,
                 options,
                 tls);
     }

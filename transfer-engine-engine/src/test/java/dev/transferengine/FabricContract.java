@@ -45,6 +45,12 @@ abstract class FabricContract extends TransportContract {
         return FabricTestAccess.tagged(provider());
     }
 
+    /** The CQ is read without source addresses, so every peer's imms share one quota (issue 16 item 3). */
+    @Override
+    protected boolean attributesImmsToPeers() {
+        return false;
+    }
+
     /** See {@link #sendsFindABufferThatFits()}: nothing is refused, an oversized send waits. */
     @Override
     protected boolean refusesOversizedSends() {

@@ -60,6 +60,8 @@ public class TransferEngineProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Discovery discovery = new Discovery();
+
     /** The defaults; Spring binds the {@code transfer-engine.*} properties onto it. */
     public TransferEngineProperties() {
         // the defaults are the field initializers
@@ -744,6 +746,190 @@ public class TransferEngineProperties {
          */
         public void setPath(final String path) {
             this.path = path;
+        }
+    }
+
+    /**
+     * Discovery settings ({@code transfer-engine.discovery.*}).
+     *
+     * @return the discovery settings
+     */
+    public Discovery getDiscovery() {
+        return discovery;
+    }
+
+    /**
+     * Where engines publish their address and named regions for their peers, and find each other's: a descriptor
+     * registry.
+     */
+    public static class Discovery {
+
+        /**
+         * Registry of engine descriptors: 'none', 'http' (the exchange endpoint of the peers under http.peers) or
+         * 'redis' (entries under a lease in the Redis of spring.data.redis.*).
+         */
+        private String type = "none";
+
+        /**
+         * This engine's name in the registry, unique among live engines; by default spring.application.name (or
+         * 'transfer-engine') and a random suffix, new on every start.
+         */
+        private @Nullable String name;
+
+        /**
+         * How long this engine's entry outlives its last renewal; it is renewed every third of it, so a dead engine
+         * vanishes within this time.
+         */
+        private Duration lease = Duration.ofSeconds(15);
+
+        /** How often a watch polls the registry for engines that appeared, changed or vanished. */
+        private Duration watchInterval = Duration.ofSeconds(1);
+
+        /**
+         * The peers' base URLs by engine name, e.g. 'decode-0: http://10.0.0.2:8080' (type http only).
+         */
+        private Map<String, String> httpPeers = new LinkedHashMap<>();
+
+        /** Prefix of the Redis keys of the registry (type redis). */
+        private String redisKeyPrefix = "transfer-engine:";
+
+        /**
+         * Publish remote keys to a Redis that is neither on loopback nor reached over TLS or with a password (type
+         * redis; anyone who reaches that Redis can then write into the published regions).
+         */
+        private boolean redisAllowInsecure;
+
+        /** No registry, a lease of 15 s, a watch every second. */
+        public Discovery() {
+            // the defaults are the field initializers
+        }
+
+        /**
+         * The registry type ({@code transfer-engine.discovery.type}).
+         *
+         * @return 'none' (default), 'http' or 'redis'
+         */
+        public String getType() {
+            return type;
+        }
+
+        /**
+         * Sets the registry type ({@code transfer-engine.discovery.type}).
+         *
+         * @param type 'none', 'http' or 'redis'
+         */
+        public void setType(final String type) {
+            this.type = type;
+        }
+
+        /**
+         * This engine's name in the registry ({@code transfer-engine.discovery.name}).
+         *
+         * @return the name, or null for a generated one
+         */
+        public @Nullable String getName() {
+            return name;
+        }
+
+        /**
+         * Sets this engine's name in the registry ({@code transfer-engine.discovery.name}).
+         *
+         * @param name the name, unique among live engines
+         */
+        public void setName(final @Nullable String name) {
+            this.name = name;
+        }
+
+        /**
+         * The lease of this engine's entry ({@code transfer-engine.discovery.lease}).
+         *
+         * @return the lease (default 15 s)
+         */
+        public Duration getLease() {
+            return lease;
+        }
+
+        /**
+         * Sets the lease of this engine's entry ({@code transfer-engine.discovery.lease}).
+         *
+         * @param lease the lease, at least 1 s
+         */
+        public void setLease(final Duration lease) {
+            this.lease = lease;
+        }
+
+        /**
+         * The polling interval of watches ({@code transfer-engine.discovery.watch-interval}).
+         *
+         * @return the interval (default 1 s)
+         */
+        public Duration getWatchInterval() {
+            return watchInterval;
+        }
+
+        /**
+         * Sets the polling interval of watches ({@code transfer-engine.discovery.watch-interval}).
+         *
+         * @param watchInterval the interval, positive
+         */
+        public void setWatchInterval(final Duration watchInterval) {
+            this.watchInterval = watchInterval;
+        }
+
+        /**
+         * The peers' base URLs by engine name ({@code transfer-engine.discovery.http-peers}).
+         *
+         * @return the live map, empty by default
+         */
+        public Map<String, String> getHttpPeers() {
+            return httpPeers;
+        }
+
+        /**
+         * Sets the peers' base URLs by engine name ({@code transfer-engine.discovery.http-peers}).
+         *
+         * @param httpPeers base URLs such as {@code http://10.0.0.2:8080}, by engine name
+         */
+        public void setHttpPeers(final Map<String, String> httpPeers) {
+            this.httpPeers = httpPeers;
+        }
+
+        /**
+         * The prefix of the registry's Redis keys ({@code transfer-engine.discovery.redis-key-prefix}).
+         *
+         * @return the prefix (default {@code transfer-engine:})
+         */
+        public String getRedisKeyPrefix() {
+            return redisKeyPrefix;
+        }
+
+        /**
+         * Sets the prefix of the registry's Redis keys ({@code transfer-engine.discovery.redis-key-prefix}).
+         *
+         * @param redisKeyPrefix the prefix
+         */
+        public void setRedisKeyPrefix(final String redisKeyPrefix) {
+            this.redisKeyPrefix = redisKeyPrefix;
+        }
+
+        /**
+         * Whether remote keys may go to an unprotected, remote Redis
+         * ({@code transfer-engine.discovery.redis-allow-insecure}).
+         *
+         * @return true to allow it with a warning (default false: start-up fails)
+         */
+        public boolean isRedisAllowInsecure() {
+            return redisAllowInsecure;
+        }
+
+        /**
+         * Sets whether remote keys may go to an unprotected, remote Redis
+         * ({@code transfer-engine.discovery.redis-allow-insecure}).
+         *
+         * @param redisAllowInsecure true to allow it with a warning
+         */
+        public void setRedisAllowInsecure(final boolean redisAllowInsecure) {
+            this.redisAllowInsecure = redisAllowInsecure;
         }
     }
 

@@ -46,9 +46,16 @@ class TransferEngineConfigurationMetadataTests {
                         "transfer-engine.timeouts.operation",
                         "transfer-engine.timeouts.imm",
                         "transfer-engine.timeouts.drain",
+                        "transfer-engine.discovery.type",
+                        "transfer-engine.discovery.name",
+                        "transfer-engine.discovery.lease",
+                        "transfer-engine.discovery.watch-interval",
+                        "transfer-engine.discovery.http-peers",
+                        "transfer-engine.discovery.redis-key-prefix",
+                        "transfer-engine.discovery.redis-allow-insecure",
                         "management.health.transferengine.enabled");
         assertThat(metadata.get("hints").valueStream().map(hint -> hint.get("name")
                         .asString()))
-                .contains("transfer-engine.transport");
+                .contains("transfer-engine.transport", "transfer-engine.discovery.type");
     }
 }

@@ -44,6 +44,10 @@ final class Counters implements EngineMetrics {
         engine.getAndIncrement(counter.ordinal());
     }
 
+    void add(final EngineCounter counter, final long delta) {
+        engine.getAndAdd(counter.ordinal(), delta);
+    }
+
     /** Worker of {@code group} only: single writer, so a release store suffices. */
     void add(final int group, final int nic, final NicCounter counter, final long delta) {
         final int index = nic * NIC_COUNTERS + counter.ordinal();

@@ -1,46 +1,25 @@
 package dev.transferengine.core;
 
-import dev.transferengine.BarrierWrite;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
-import dev.transferengine.GroupRouting;
 import dev.transferengine.GroupSpec;
-import dev.transferengine.ImmWrite;
-import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
-import dev.transferengine.PagedWrite;
 import dev.transferengine.ReadRequest;
-import dev.transferengine.RegionDescriptor;
-import dev.transferengine.Routing;
-import dev.transferengine.ScatterTarget;
-import dev.transferengine.ScatterWrite;
-import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferRequest;
-import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
-import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.exceptions.WorkerFailedException;
 import dev.transferengine.nativeaccess.CpuAffinity;
 import dev.transferengine.spi.Domain;
-import dev.transferengine.spi.DomainContext;
-import dev.transferengine.spi.Transport;
 import dev.transferengine.spi.WriteDescriptor;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.Agent;
@@ -51,15 +30,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One DomainGroup's worker, the agent of its duty cycle: takes control actions and submissions, has the
- * {@link WritePlanner} cut requests into per-NIC pieces, polls the NICs and then handles what they reported from the
- * {@link CompletionQueue}, and expires operations past their timeout in the {@link InFlightTable}. Every request ends
- * exactly once. An unexpected exception is counted and logged and the worker goes on; an {@link Error} (out of
- * memory, say) fails what is in flight, marks the group down and reopens its NICs, unless the
- * {@link WorkerErrorPolicy} says the JVM is broken: the group then stays down and fails every later request at once.
+ * One DomainGroup's worker, the agent of its duty cycle: takes the {@link GroupProxy}'s commands and submissions, has
+ * the {@link WritePlanner} cut requests into per-NIC pieces ({@code plan}, then {@code next}) and posts them, polls the
+ * NICs and then handles what they reported from the {@link CompletionQueue}, and expires operations past their
+ * timeout. How operations end is {@link Outcomes}' job (every request ends exactly once; a failed one with an imm is
+ * told to its receivers by {@link ImmAbandonments}); the NICs' life, including the reopen after an {@link Error}
+ * unless the {@link WorkerErrorPolicy} says the JVM is broken, is {@link GroupNics}'; what a reopen re-creates is
+ * {@link GroupResources}'. An unexpected exception is counted and logged and the worker goes on.
  *
- * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control}, {@link #call} and the
- * read-only views. The worker never blocks. Time comes from the injected clock, so tests drive timeouts by hand.
+ * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control} and the read-only views. The
+ * worker never blocks. Time comes from the injected clock, read once per duty cycle, so tests drive timeouts by hand.
  */
 final class DomainGroup implements Agent {
 
@@ -77,21 +57,16 @@ final class DomainGroup implements Agent {
     /** How often the worker looks for registered memory the application freed. */
     private static final long SCOPE_SWEEP_NANOS = 1_000_000;
 
-    private static final long REOPEN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
     private final int index;
     private final GroupSpec spec;
-    private final EngineConfig config;
     private final WorkerServices services;
-    private final Transport transport;
     private final ImmCountTable imms;
     private final CallbackDispatcher callbacks;
     private final Counters counters;
-    private final SendBuffers sendBuffers;
     private final Submissions pool;
     private final LongSupplier clock;
     private final MpscAtomicArrayQueue<Submission> submissions;
-    private final MpscUnboundedAtomicArrayQueue<Consumer<DomainGroup>> controls =
+    private final MpscUnboundedAtomicArrayQueue<GroupProxy.Command<?>> controls =
             new MpscUnboundedAtomicArrayQueue<>(64);
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
@@ -105,6 +80,10 @@ final class DomainGroup implements Agent {
     private final GroupResources resources;
     /** The commands other threads send this worker. */
     private final GroupProxy proxy;
+    /** The NICs' life: open, close, down and reopened after an {@link Error}. */
+    private final GroupNics nics;
+    /** How the operations in flight end. */
+    private final Outcomes outcomes;
 
     private final BackPressureException backPressure;
     private final ThrottledLog errors = new ThrottledLog(LOG);
@@ -116,13 +95,6 @@ final class DomainGroup implements Agent {
 
     private long nextScopeSweep;
 
-    private boolean nicsOpen;
-    /** Down for good: the {@link WorkerErrorPolicy} forbade reopening the NICs. */
-    private boolean downForGood;
-
-    private long nextReopen;
-    private @Nullable WorkerFailedException downError;
-    private volatile @Nullable String failure;
     private volatile @Nullable Thread worker;
     private volatile boolean stopped;
     private final WakeableIdle idle;
@@ -130,21 +102,28 @@ final class DomainGroup implements Agent {
     DomainGroup(final int index, final GroupSpec spec, final EngineConfig config, final WorkerServices services) {
         this.index = index;
         this.spec = spec;
-        this.config = config;
         this.services = services;
-        this.transport = services.transport();
         this.imms = services.imms();
         this.callbacks = services.callbacks();
         this.counters = services.counters();
-        this.sendBuffers = services.sendBuffers();
         this.pool = services.pool();
         this.clock = services.clock();
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
-        this.idle = new WakeableIdle(config.idleStrategy(), () -> !submissions.isEmpty() || !controls.isEmpty());
         this.domains = new Domain[spec.nics()];
         this.resources = new GroupResources(index, domains);
+        this.idle = new WakeableIdle(
+                config.idleStrategy(),
+                () -> !submissions.isEmpty() || !controls.isEmpty() || resources.receivesPending());
         this.proxy = new GroupProxy(this);
         this.inFlight = new InFlightTable(config.maxInFlight());
+        this.nics = new GroupNics(index, config, services, domains, completions, errors);
+        this.outcomes = new Outcomes(
+                inFlight,
+                services,
+                nics,
+                domains,
+                new ImmAbandonments(index, domains, counters, errors),
+                config.operationTimeout());
         this.planner = new WritePlanner(spec.nics());
         this.backPressure = new BackPressureException("the submission queue of group " + index + " is full ("
                 + config.submitQueueCapacity() + " entries); retry later or raise submitQueueCapacity");
@@ -198,7 +177,7 @@ final class DomainGroup implements Agent {
 
     /** Why the group is down (its worker failed and its NICs are being reopened), or null while it serves. */
     @Nullable String failure() {
-        return failure;
+        return nics.failure();
     }
 
     /** The exception a full submission queue answers with; one instance, since it is stackless. */
@@ -215,39 +194,15 @@ final class DomainGroup implements Agent {
         return true;
     }
 
-    /** Queues a control action for the worker (registration, peer resolution, receive posting...). */
-    void control(final Consumer<DomainGroup> action) {
-        controls.offer(action);
+    /** Queues a command of the {@link GroupProxy} for the worker (registration, peer resolution, receive pools...). */
+    void control(final GroupProxy.Command<?> command) {
+        controls.offer(command);
         idle.wake();
     }
 
     /** How this group's worker idles; {@link #offer} and {@link #control} wake it. */
     WakeableIdle idle() {
         return idle;
-    }
-
-    /** Runs {@code action} on the worker and returns its result to the caller's future. */
-    <T> CompletableFuture<T> call(final Function<DomainGroup, T> action) {
-        final CompletableFuture<T> result = new CompletableFuture<>();
-        control(g -> {
-            try {
-                result.complete(action.apply(g));
-            } catch (final RuntimeException e) {
-                result.completeExceptionally(e);
-            } catch (final Error e) {
-                result.completeExceptionally(e);
-                throw e;
-            }
-        });
-        return result;
-    }
-
-    /** {@link #call} for an action with no result: the future completes with true once it ran. */
-    CompletableFuture<Boolean> run(final Consumer<DomainGroup> action) {
-        return call(g -> {
-            action.accept(g);
-            return Boolean.TRUE;
-        });
     }
 
     // ---- worker thread: the duty cycle ------------------------------------------------------------------------
@@ -257,10 +212,10 @@ final class DomainGroup implements Agent {
         worker = Thread.currentThread();
         CpuAffinity.pinCurrentThread(spec.workerCpu(), "worker of group " + index);
         try {
-            openDomains();
+            nics.open();
             started.complete(null);
         } catch (final RuntimeException e) {
-            closeDomains();
+            closeNics();
             started.completeExceptionally(e);
             throw e;
         }
@@ -270,7 +225,7 @@ final class DomainGroup implements Agent {
     public int doWork() {
         now = clock.getAsLong();
         try {
-            return nicsOpen ? duty() : reopen();
+            return nics.isOpen() ? duty() : reopen();
         } catch (final RuntimeException e) {
             counters.increment(EngineCounter.WORKER_ERRORS);
             errors.error("group " + index + ": unexpected engine error; the worker continues", e);
@@ -283,6 +238,7 @@ final class DomainGroup implements Agent {
 
     private int duty() {
         int work = drainControls();
+        work += imms.tick(now);
         if (now - nextScopeSweep >= 0) {
             nextScopeSweep = now + SCOPE_SWEEP_NANOS;
             work += resources.deregisterFreed(counters, errors);
@@ -295,7 +251,7 @@ final class DomainGroup implements Agent {
         }
         if (inFlight.active() > 0 && now - nextTimeoutScan >= 0) {
             nextTimeoutScan = now + timeoutScanNanos;
-            work += expireTimedOut();
+            work += outcomes.expire(now);
         }
         return work;
     }
@@ -303,25 +259,25 @@ final class DomainGroup implements Agent {
     @Override
     public void onClose() {
         stopped = true;
-        Consumer<DomainGroup> action;
-        while ((action = controls.poll()) != null) {
+        GroupProxy.Command<?> command;
+        while ((command = controls.poll()) != null) {
             try {
-                action.accept(this);
+                command.run(this);
             } catch (final RuntimeException e) {
                 LOG.warn("control action failed while closing group {}", index, e);
             }
         }
-        if (nicsOpen) {
+        if (nics.isOpen()) {
             drainCompletions(); // what ended before the close counts as ended
         }
         final EngineClosedException closed = new EngineClosedException("engine closed while the operation was pending");
         final long abandonedBefore = counters.counter(EngineCounter.IMMS_ABANDONED_SENT);
-        failInFlight(closed);
+        outcomes.failAll(closed);
         failQueued(closed);
-        if (nicsOpen && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
+        if (nics.isOpen() && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
             flushControl();
         }
-        closeDomains(); // receive buffers are freed by the engine once every worker stopped
+        closeNics(); // receive buffers are freed by the engine once every worker stopped
     }
 
     /** Fails submissions still queued; also called by the engine after the worker stopped, for late arrivals. */
@@ -329,7 +285,7 @@ final class DomainGroup implements Agent {
         Submission s;
         while ((s = submissions.poll()) != null) {
             s.complete(error, callbacks, counters);
-            releaseSendBuffer(s);
+            outcomes.releaseSendBuffer(s);
             pool.recycle(s);
         }
     }
@@ -341,17 +297,17 @@ final class DomainGroup implements Agent {
 
     private int drainControls() {
         int work = 0;
-        Consumer<DomainGroup> action;
-        while (work < CONTROL_DRAIN_LIMIT && (action = controls.poll()) != null) {
+        GroupProxy.Command<?> command;
+        while (work < CONTROL_DRAIN_LIMIT && (command = controls.poll()) != null) {
             try {
-                action.accept(this);
+                command.run(this);
             } catch (final RuntimeException e) {
                 counters.increment(EngineCounter.WORKER_ERRORS);
                 errors.warn("control action failed on group " + index, e);
             }
             work++;
         }
-        return work;
+        return work + resources.serveReceivePools();
     }
 
     private int drainSubmissions() {
@@ -365,9 +321,9 @@ final class DomainGroup implements Agent {
                 start(s);
             } catch (final RuntimeException e) {
                 counters.increment(EngineCounter.WORKER_ERRORS);
-                errors.error("starting " + describe(s.request) + " failed unexpectedly", e);
+                errors.error("starting " + Outcomes.describe(s) + " failed unexpectedly", e);
                 if (inFlight.get(s.token) == s) { // not ended before the failure
-                    abandon(
+                    outcomes.abandon(
                             s,
                             s.remaining,
                             new TransferEngineException("internal error starting the request: " + e, e));
@@ -386,11 +342,8 @@ final class DomainGroup implements Agent {
         inFlight.add(s, now + timeoutNanos);
         if (s.isCancelled()) {
             s.remaining = 0;
-            fail(
-                    s,
-                    new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
-                            + " cancelled before it was posted"));
-            release(s);
+            outcomes.fail(s, new OperationCancelledException(Outcomes.describe(s) + " cancelled before it was posted"));
+            outcomes.release(s);
             return;
         }
         final TransferRequest request = s.request;
@@ -404,7 +357,7 @@ final class DomainGroup implements Agent {
         }
         s.remaining = planner.plan(request);
         if (s.remaining == 0) {
-            end(s);
+            outcomes.end(s);
             return;
         }
         posted.token(s.token);
@@ -425,7 +378,7 @@ final class DomainGroup implements Agent {
             inFlight.posted(s.token, 0);
             domain.send(s.token, peer, Objects.requireNonNull(s.sendBuffer));
         } catch (final TransferEngineException e) {
-            abandon(s, 1, e);
+            outcomes.abandon(s, 1, e);
         }
     }
 
@@ -451,7 +404,7 @@ final class DomainGroup implements Agent {
             }
             return true;
         } catch (final TransferEngineException e) {
-            abandon(s, planner.unposted(), e);
+            outcomes.abandon(s, planner.unposted(), e);
             return false;
         }
     }
@@ -477,14 +430,14 @@ final class DomainGroup implements Agent {
                 final boolean read = !send && isRead(token);
                 counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, 1);
                 counters.add(index, nic, read ? NicCounter.BYTES_READ : NicCounter.BYTES_WRITTEN, value);
-                ack(token, null);
+                outcomes.ack(token, null);
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
                 if (!InFlightTable.isSend(token)) {
                     counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, 1);
                 }
-                ack(token, completions.takeError(i));
+                outcomes.ack(token, completions.takeError(i));
             }
             case CompletionQueue.RECEIVE -> {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);
@@ -531,229 +484,39 @@ final class DomainGroup implements Agent {
         return s != null && s.request instanceof ReadRequest;
     }
 
-    /** One piece of operation {@code token} ended; a stale token (the operation ended already) is ignored. */
-    private void ack(final long token, final @Nullable TransferEngineException error) {
-        final Submission s = inFlight.get(token);
-        if (s == null) {
-            return;
-        }
-        if (error != null) {
-            fail(s, error);
-        } else {
-            s.confirmed++;
-        }
-        if (--s.remaining == 0) {
-            end(s);
-        }
-    }
-
-    /** Gives up the pieces not posted yet; the request fails and ends once the posted ones drained. */
-    private void abandon(final Submission s, final int unposted, final TransferEngineException error) {
-        fail(s, error);
-        s.remaining -= unposted;
-        if (s.remaining <= 0) {
-            release(s);
-        }
-    }
-
-    /** Every piece ended: reports success unless a piece failed (already reported), and frees the slot. */
-    private void end(final Submission s) {
-        if (!s.failed) {
-            s.complete(null, callbacks, counters);
-        }
-        release(s);
-    }
-
-    /** Reports the request's first failure; later ones are dropped. */
-    private void fail(final Submission s, final TransferEngineException error) {
-        if (!s.failed) {
-            s.failed = true;
-            abandonImms(s, error);
-            s.complete(error, callbacks, counters);
-        }
-    }
-
-    /**
-     * The request failed: where it carries an imm, tells each receiver how many of its imm events will not come (a
-     * negative acknowledgement over NIC 0), so the receiver's expectation ends now instead of at its own timeout.
-     * Only while the NICs are open; a failure path, so it may allocate.
-     */
-    private void abandonImms(final Submission s, final TransferEngineException error) {
-        if (!(s.request instanceof WriteRequest request) || !nicsOpen) {
-            return; // a send or a read carries no imm
-        }
-        final String cause = String.valueOf(error.getMessage());
-        switch (request) {
-            case SingleWrite w ->
-                w.imm()
-                        .ifPresent(imm -> abandonImm(
-                                w.dst(),
-                                imm,
-                                (w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1) - s.confirmed,
-                                cause));
-            case PagedWrite w -> w.imm().ifPresent(imm -> abandonImm(w.dst(), imm, w.pageCount() - s.confirmed, cause));
-            case ImmWrite w -> abandonImm(w.dst(), w.value(), 1 - s.confirmed, cause);
-            case BarrierWrite w -> abandonEach(w.dsts(), w.value(), 1, cause);
-            case ScatterWrite w -> {
-                if (w.imm().isPresent()) {
-                    final List<RegionDescriptor> dsts =
-                            new ArrayList<>(w.targets().size());
-                    for (final ScatterTarget target : w.targets()) {
-                        dsts.add(target.dst());
-                    }
-                    final int perTarget = w.routing() instanceof GroupRouting.ShardBytes ? domains.length : 1;
-                    abandonEach(dsts, w.imm().getAsInt(), perTarget, cause);
-                }
-            }
-        }
-    }
-
-    /** One acknowledgement per receiving peer, counting every event of the request to it (some may have landed). */
-    private void abandonEach(
-            final List<RegionDescriptor> dsts, final int imm, final int perDestination, final String cause) {
-        final Map<NetworkAddress, RegionDescriptor> byPeer = new LinkedHashMap<>();
-        final Map<NetworkAddress, Integer> events = new HashMap<>();
-        for (final RegionDescriptor dst : dsts) {
-            final NetworkAddress peer = dst.nic(0).address();
-            byPeer.putIfAbsent(peer, dst);
-            events.merge(peer, perDestination, Integer::sum);
-        }
-        byPeer.forEach((peer, dst) -> abandonImm(dst, imm, events.getOrDefault(peer, perDestination), cause));
-    }
-
-    private void abandonImm(final RegionDescriptor dst, final int imm, final int missing, final String cause) {
-        if (missing <= 0) {
-            return;
-        }
-        final Domain domain = domains[0];
-        try {
-            domain.abandonImm(domain.resolve(dst.nic(0).address()), imm, missing, cause);
-            counters.increment(EngineCounter.IMMS_ABANDONED_SENT);
-        } catch (final RuntimeException e) { // the request's own failure is reported either way
-            errors.warn(
-                    "group " + index + ": telling " + dst.nic(0).address() + " that imm " + imm
-                            + " was abandoned failed",
-                    e);
-        }
-    }
-
-    private void release(final Submission s) {
-        inFlight.remove(s.token);
-        releaseSendBuffer(s);
-        pool.recycle(s);
-    }
-
-    private void releaseSendBuffer(final Submission s) {
-        if (s.sendBuffer != null) {
-            sendBuffers.release(s.sendBuffer);
-        }
-    }
-
-    private int expireTimedOut() {
-        int expired = 0;
-        for (Submission s = inFlight.nextExpired(0, now); s != null; ) {
-            final long token = s.token;
-            counters.increment(EngineCounter.REQUESTS_TIMED_OUT);
-            fail(
-                    s,
-                    new TransferTimeoutException(
-                            (s.isSend() ? "send to " + s.sendPeer : describe(s.request)) + " did not complete within "
-                                    + config.operationTimeout() + " (" + s.remaining + " writes outstanding)"));
-            for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
-                domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
-            }
-            release(s);
-            expired++;
-            s = inFlight.nextExpired((int) token + 1, now);
-        }
-        return expired;
-    }
-
-    /**
-     * Worker thread: cancels the operation submitted with {@code listener} if it is in flight here: its queued pieces
-     * are withdrawn as for a timeout and it ends as cancelled now; one still queued is caught by {@link #start}.
-     */
-    void cancel(final TransferListener listener) {
-        for (Submission s = inFlight.nextLive(0); s != null; s = inFlight.nextLive((int) s.token + 1)) {
-            if (s.hasListener(listener)) {
-                final long token = s.token;
-                fail(
-                        s,
-                        new OperationCancelledException((s.isSend() ? "send to " + s.sendPeer : describe(s.request))
-                                + " cancelled after it was posted (" + s.remaining + " pieces outstanding)"));
-                for (int nics = inFlight.postedNics(token); nics != 0; nics &= nics - 1) {
-                    domains[Integer.numberOfTrailingZeros(nics)].cancel(token);
-                }
-                release(s);
-                return;
-            }
-        }
-    }
-
-    /** Fails and frees every operation in flight. */
-    private void failInFlight(final TransferEngineException error) {
-        for (Submission s = inFlight.nextLive(0); s != null; ) {
-            final int slot = (int) s.token;
-            fail(s, error);
-            release(s);
-            s = inFlight.nextLive(slot + 1);
-        }
-    }
-
-    private static String describe(final @Nullable TransferRequest request) {
-        return request == null ? "request" : request.getClass().getSimpleName();
-    }
-
     // ---- worker thread: failure and restart -------------------------------------------------------------------
 
     /**
-     * The worker hit an {@link Error}: the NICs' state cannot be trusted any more. Fails what is in flight with a
-     * {@link WorkerFailedException}, closes the NICs and marks the group down; {@link #reopen()} brings it back.
+     * Cancels the operation submitted with {@code listener} if it is in flight here; one still queued is caught by
+     * {@link #start}.
      */
+    void cancel(final TransferListener listener) {
+        outcomes.cancel(listener);
+    }
+
+    /** The worker hit an {@link Error}: fails what is in flight and closes the NICs; {@link #reopen()} reopens them. */
     private void fallDown(final Error cause) {
-        nicsOpen = false;
-        downForGood = !WorkerErrorPolicy.mayReopen(cause);
-        failure = downForGood
-                ? "worker failed for good, its NICs stay closed: " + cause
-                : "worker failed, reopening its NICs: " + cause;
-        counters.increment(EngineCounter.WORKER_RESTARTS);
-        errors.error("group " + index + ": worker failed; its in-flight operations fail and its NICs reopen", cause);
-        final WorkerFailedException error = new WorkerFailedException(
-                "the worker of group " + index + " failed (" + cause + ") while the operation was in flight; "
-                        + (downForGood ? "the group stays down until the engine is closed" : "its NICs were reopened"),
-                cause);
-        downError = error;
+        final WorkerFailedException error = nics.fallDown(cause, now);
         dropCompletions();
-        failInFlight(error);
-        closeDomains();
-        nextReopen = now;
+        outcomes.failAll(error);
+        closeNics();
     }
 
     /** While down: refuses new submissions, and reopens the NICs with their regions, peers and receive buffers. */
     private int reopen() {
-        final WorkerFailedException error = downError;
+        final WorkerFailedException error = nics.downError();
         if (error != null) {
             failQueued(error);
         }
-        if (downForGood || now - nextReopen < 0) {
+        if (!nics.reopenDue(now)) {
             return 0;
         }
-        nextReopen = now + REOPEN_BACKOFF_NANOS;
-        closeDomains(); // what an earlier attempt opened
-        openDomains();
+        closeNics(); // what an earlier attempt opened
+        nics.open();
         resources.recreate();
-        downError = null;
-        failure = null;
+        nics.up();
         LOG.warn("group {}: NICs reopened after the worker failed; regions of this group have new keys", index);
         return 1;
-    }
-
-    private void openDomains() {
-        for (int nic = 0; nic < domains.length; nic++) {
-            domains[nic] = transport.openDomain(
-                    new DomainContext(config, index, nic, new NicEvents(index, nic, completions, imms, counters)));
-        }
-        nicsOpen = true;
     }
 
     /**
@@ -774,18 +537,8 @@ final class DomainGroup implements Agent {
         }
     }
 
-    private void closeDomains() {
-        nicsOpen = false;
-        for (int nic = 0; nic < domains.length; nic++) {
-            final Domain domain = domains[nic];
-            if (domain != null) {
-                try {
-                    domain.close();
-                } catch (final RuntimeException | Error e) { // closing the others matters more
-                    errors.warn("closing " + domain.description() + " failed", e);
-                }
-            }
-        }
+    private void closeNics() {
+        nics.close();
         dropCompletions(); // closing reports the failure of what was posted; those operations ended already
     }
 }

@@ -103,7 +103,12 @@ final class Engine implements TransferEngine, Region.Owner {
         this.counters =
                 new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
         this.callbacks = new CallbackDispatcher(counters, config.idleStrategy());
-        this.imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
+        this.imms = new ImmCountTable(
+                callbacks,
+                counters,
+                config.maxUnexpectedImms(),
+                config.unexpectedImmTtl().toNanos(),
+                clock.getAsLong());
         // the callback thread idles like the workers: with spin, completions reach listeners without a park
         this.callbackRunner = new AgentRunner(callbacks.idle(), this::onAgentError, null, callbacks);
         AgentRunner.startOnThread(callbackRunner, EngineThreads.INSTANCE);
@@ -346,7 +351,7 @@ final class Engine implements TransferEngine, Region.Owner {
     @Override
     public void cancel(final TransferListener listener) {
         for (final DomainGroup group : groups) {
-            group.control(g -> g.cancel(listener));
+            group.proxy().cancel(listener);
         }
     }
 

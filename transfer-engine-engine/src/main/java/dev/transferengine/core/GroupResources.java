@@ -34,6 +34,8 @@ final class GroupResources {
 
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
+    /** The same pools, walked by index every duty cycle for buffers and credits they were given back. */
+    private final ArrayList<Receives> pools = new ArrayList<>();
 
     /** A peer group resolved on these NICs: {@code handles[peer][nic]}, re-resolved in place after a restart. */
     private static final class ResolvedPeers {
@@ -146,7 +148,27 @@ final class GroupResources {
 
     void addReceivePool(final Receives receives) {
         receivePools.put(receives.id(), receives);
+        pools.add(receives);
         receives.start();
+    }
+
+    /** Posts the buffers the receive pools' listeners returned and takes the credits they were granted. */
+    int serveReceivePools() {
+        int work = 0;
+        for (int i = 0; i < pools.size(); i++) {
+            work += pools.get(i).serve();
+        }
+        return work;
+    }
+
+    /** Whether a receive pool holds returned buffers or credits for {@link #serveReceivePools}. */
+    boolean receivesPending() {
+        for (int i = 0; i < pools.size(); i++) {
+            if (pools.get(i).hasPending()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The receive pool with id {@code id}, or null once it closed. */

@@ -4,11 +4,14 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmListener;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.spi.DomainListener;
 
+import java.util.Iterator;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
@@ -20,13 +23,19 @@ import org.jspecify.annotations.Nullable;
  *       stays quiet until the listener decided to re-arm (fire again if enough arrived meanwhile) or to remove it
  *       (the surplus is then replayed to the imm listener, or credited);</li>
  *   <li>a polled counter: credits go straight to it;</li>
- *   <li>credits: imms that arrived before anyone expected them and with no imm listener set, kept until claimed.</li>
+ *   <li>credits: imms that arrived before anyone expected them and with no imm listener set, kept until claimed or
+ *       until they expire ({@link #tick}).</li>
  * </ul>
  * Imms with no entry go to the imm listener when one is set. At most {@code maxCredited} distinct values are
- * credited or reserved at once, so a peer sending ever new values cannot exhaust memory: a domain
- * {@link #reserve}s before placing a write with an imm and refuses it beyond the bound (counted), then
- * {@link #consume}s or {@link #release}s the reservation. One lock guards the table: it is held for a few field
- * updates, never while user code runs.
+ * credited or reserved at once, each peer a fair share of them ({@link ImmShares}), so a peer sending ever new
+ * values cannot exhaust memory nor starve the others: a domain {@link #reserve}s before placing a write with an imm
+ * and refuses it beyond the bound (counted), then {@link #consume}s or {@link #release}s the reservation. Credits
+ * nobody claims within the time to live are dropped (counted), and their places are free again.
+ *
+ * <p>The entries are spread over {@link #STRIPES} stripes by imm value, each its own monitor, so the workers of
+ * different NICs and the API threads rarely meet: an imm takes its stripe's lock to be reserved and to be consumed,
+ * and the fair shares' lock only when nobody expects it. No lock is held while user code runs, and firing an
+ * expectation allocates nothing (the entry is the callback).
  *
  * <p>A negative acknowledgement ({@link #onAbandoned}) ends the imm's expectation (its listener's
  * {@link ImmCountListener#onAbandoned} runs, the credits stay) or the polled counter's next short waiter; one that
@@ -34,7 +43,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class ImmCountTable {
 
-    private static final class Entry {
+    private static final int STRIPE_BITS = 6;
+
+    /** How many stripes the entries are spread over. */
+    static final int STRIPES = 1 << STRIPE_BITS;
+
+    /** A reservation's bits above the imm: the id of the share holding its place, plus one; zero for none. */
+    private static final int SHARE_SHIFT = 32;
+
+    private static final long IMM_BITS = 0xFFFF_FFFFL;
+
+    /** How often the time to live is checked, as a fraction of it: credits expire at most 1/8 of it late. */
+    private static final int SWEEPS_PER_TTL = 8;
+
+    /** One imm value's entry; the callback that runs its listener when it fires. */
+    private final class Entry implements Runnable {
         final int imm;
         final int expected;
         final @Nullable ImmCountListener listener;
@@ -43,6 +66,10 @@ final class ImmCountTable {
         boolean firing;
         /** Credits only: a negative acknowledgement that came before anyone expected the imm. */
         @Nullable ImmAbandonedException abandoned;
+        /** Credits only: the share holding this value's place, or -1 when it was credited past the bound. */
+        int share = ImmShares.REFUSED;
+        /** Credits only: when they were first credited (the table's coarse clock), for {@link #expire}. */
+        long since;
 
         Entry(
                 final int imm,
@@ -69,69 +96,111 @@ final class ImmCountTable {
         boolean creditsOnly() {
             return listener == null && polled == null;
         }
+
+        /** Callback thread: the expectation fired. */
+        @Override
+        public void run() {
+            reached(this);
+        }
     }
 
-    /** The bit of a reservation that holds a place against the bound. */
-    static final long HOLDS_PLACE = 1L << 32;
+    /** The entries of the imm values that map to it; its monitor guards them. */
+    private static final class Stripe {
+        final Int2ObjectHashMap<Entry> entries = new Int2ObjectHashMap<>();
+    }
 
-    private static final long IMM_BITS = 0xFFFF_FFFFL;
-
-    private final Int2ObjectHashMap<Entry> entries = new Int2ObjectHashMap<>();
+    private final Stripe[] stripes = new Stripe[STRIPES];
+    private final ImmShares shares;
     private final CallbackDispatcher callbacks;
     private final Counters counters;
-    private final int maxCredited;
-    private volatile @Nullable ImmListener immListener;
-    /** Entries that only hold credits. */
-    private int credited;
-    /** Reservations that hold a place against {@link #maxCredited}, not yet consumed or released. */
-    private int reserved;
+    private final long ttlNanos;
+    private final long sweepNanos;
+    private final AtomicLong nextSweep;
+    /** The engine's clock as the last sweep read it: when credits count as credited. */
+    private volatile long coarseNow;
 
-    ImmCountTable(final CallbackDispatcher callbacks, final Counters counters, final int maxCredited) {
+    private volatile @Nullable ImmListener immListener;
+
+    /**
+     * @param maxCredited distinct unexpected values credited or reserved at once
+     * @param ttlNanos how long credits nobody claims are kept, positive
+     * @param startNanos the engine's clock now; the first sweep is due then
+     */
+    ImmCountTable(
+            final CallbackDispatcher callbacks,
+            final Counters counters,
+            final int maxCredited,
+            final long ttlNanos,
+            final long startNanos) {
         this.callbacks = callbacks;
         this.counters = counters;
-        this.maxCredited = maxCredited;
+        this.shares = new ImmShares(maxCredited);
+        this.ttlNanos = ttlNanos;
+        this.sweepNanos = Math.max(1, ttlNanos / SWEEPS_PER_TTL);
+        this.nextSweep = new AtomicLong(startNanos);
+        this.coarseNow = startNanos;
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Stripe();
+        }
+    }
+
+    private Stripe stripe(final int imm) {
+        // Fibonacci hashing: the top bits of the product, so that neighbouring values land on different stripes
+        return stripes[((imm ^ (imm >>> 16)) * 0x9E3779B9) >>> (Integer.SIZE - STRIPE_BITS)];
     }
 
     /**
-     * Worker thread: reserves the credit of one incoming {@code imm}, see
-     * {@link dev.transferengine.spi.DomainListener#reserveImm}. A value nobody expects (no entry, no imm listener)
-     * takes one of the {@code maxCredited} places until the reservation is consumed or released.
+     * Worker thread: reserves the credit of one incoming {@code imm} from {@code peer}, see
+     * {@link DomainListener#reserveImm}. A value nobody expects (no entry, no imm listener) takes one of the peer's
+     * places until the reservation is consumed or released.
      *
-     * @return the reservation: the imm in the low 32 bits, {@link #HOLDS_PLACE} when it holds a place; or
-     *     {@link dev.transferengine.spi.DomainListener#IMM_REFUSED}, counted
+     * @return the reservation: the imm in the low 32 bits, above it the share holding its place; or
+     *     {@link DomainListener#IMM_REFUSED}, counted
      */
-    long reserve(final int imm) {
+    long reserve(final @Nullable NetworkAddress peer, final int imm) {
         final long reservation = imm & IMM_BITS;
-        synchronized (this) {
-            if (immListener != null || entries.containsKey(imm)) {
+        if (immListener != null) {
+            return reservation;
+        }
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            if (immListener != null || stripe.entries.containsKey(imm)) {
                 return reservation;
             }
-            if (credited + reserved < maxCredited) {
-                reserved++;
-                return reservation | HOLDS_PLACE;
+            final int share = shares.take(peer);
+            if (share != ImmShares.REFUSED) {
+                return reservation | ((share + 1L) << SHARE_SHIFT);
             }
         }
         counters.increment(EngineCounter.IMMS_REFUSED);
         return DomainListener.IMM_REFUSED;
     }
 
+    /** The share holding the place of {@code reservation}, or {@link ImmShares#REFUSED} for none. */
+    private static int shareOf(final long reservation) {
+        return (int) (reservation >>> SHARE_SHIFT) - 1;
+    }
+
     /** Worker thread: the write of {@code reservation} landed; its imm is credited, past the bound if need be. */
     void consume(final long reservation) {
         final int imm = (int) reservation;
+        final int share = shareOf(reservation);
         counters.increment(EngineCounter.IMM_EVENTS);
-        synchronized (this) {
-            if ((reservation & HOLDS_PLACE) != 0) {
-                reserved--;
-            }
-            final Entry entry = entries.get(imm);
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry entry = stripe.entries.get(imm);
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
+                    giveBack(share);
                     callbacks.dispatchImm(listener, imm);
                 } else {
-                    put(new Entry(imm, 0, null, null, 1)); // reserved, so within the bound
+                    credit(stripe, imm, 1, share); // a place reserved, or none: past the bound
                 }
-            } else if (entry.polled != null) {
+                return;
+            }
+            giveBack(share); // the value has an entry now, which needs no place
+            if (entry.polled != null) {
                 entry.polled.credit();
             } else {
                 entry.count++;
@@ -142,69 +211,74 @@ final class ImmCountTable {
 
     /** Worker thread: the write of {@code reservation} will never land; its place is free again. */
     void release(final long reservation) {
-        if ((reservation & HOLDS_PLACE) != 0) {
-            synchronized (this) {
-                reserved--;
-            }
-        }
+        giveBack(shareOf(reservation));
     }
 
-    synchronized @Nullable ImmCountState expect(final int imm, final int count, final ImmCountListener listener) {
+    @Nullable ImmCountState expect(final int imm, final int count, final ImmCountListener listener) {
         if (count < 1) {
             throw new InvalidRequestException("expected imm count must be >= 1, was " + count);
         }
-        final Entry old = entries.get(imm);
-        final ImmAbandonedException abandonment = old == null ? null : old.abandoned;
-        if (abandonment != null) {
-            old.abandoned = null; // taken by this expectation, which ends at once; the credits stay
-            callbacks.dispatch(() -> listener.onAbandoned(abandonment));
-            return null;
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry old = stripe.entries.get(imm);
+            final ImmAbandonedException abandonment = old == null ? null : old.abandoned;
+            if (abandonment != null) {
+                old.abandoned = null; // taken by this expectation, which ends at once; the credits stay
+                callbacks.dispatch(() -> listener.onAbandoned(abandonment));
+                return null;
+            }
+            final Entry entry = new Entry(imm, count, listener, null, old == null ? 0 : old.credits());
+            put(stripe, entry);
+            fireIfDue(entry);
+            return detach(old);
         }
-        final Entry entry = new Entry(imm, count, listener, null, old == null ? 0 : old.credits());
-        put(entry);
-        fireIfDue(entry);
-        return detach(old);
     }
 
-    synchronized @Nullable ImmCountState remove(final int imm) {
-        return detach(forget(imm));
+    @Nullable ImmCountState remove(final int imm) {
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            return detach(forget(stripe, imm));
+        }
     }
 
-    synchronized PolledImmCounter counter(final int imm) {
-        final Entry old = entries.get(imm);
-        if (old != null && old.polled != null) {
-            return old.polled;
+    PolledImmCounter counter(final int imm) {
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry old = stripe.entries.get(imm);
+            if (old != null && old.polled != null) {
+                return old.polled;
+            }
+            final PolledImmCounter counter = new PolledImmCounter(imm, old == null ? 0 : old.credits());
+            if (old != null && old.abandoned != null) {
+                counter.abandon(old.abandoned);
+            }
+            put(stripe, new Entry(imm, 0, null, counter, 0));
+            return counter;
         }
-        final PolledImmCounter counter = new PolledImmCounter(imm, old == null ? 0 : old.credits());
-        if (old != null && old.abandoned != null) {
-            counter.abandon(old.abandoned);
-        }
-        put(new Entry(imm, 0, null, counter, 0));
-        return counter;
     }
 
     /**
      * Worker thread: a sender abandoned an operation carrying {@code abandonment.imm()}. Ends the expectation of that
      * imm (its credits stay credited) or the polled counter's short waiter, or keeps the abandonment for the next
-     * one; with neither and an imm listener set, there is nobody to tell.
+     * one, on a place of the sending peer's share; with neither and an imm listener set, there is nobody to tell.
      */
     void onAbandoned(final ImmAbandonedException abandonment) {
         counters.increment(EngineCounter.IMMS_ABANDONED);
         final int imm = abandonment.imm();
-        synchronized (this) {
-            final Entry entry = entries.get(imm);
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry entry = stripe.entries.get(imm);
             if (entry == null) {
-                if (immListener == null && credited + reserved < maxCredited) {
-                    final Entry kept = new Entry(imm, 0, null, null, 0);
-                    kept.abandoned = abandonment;
-                    put(kept);
+                final int share = immListener == null ? shares.take(abandonment.peer()) : ImmShares.REFUSED;
+                if (share != ImmShares.REFUSED) {
+                    credit(stripe, imm, 0, share).abandoned = abandonment;
                 }
             } else if (entry.polled != null) {
                 entry.polled.abandon(abandonment);
             } else if (entry.listener != null) {
-                forget(imm);
+                forget(stripe, imm);
                 if (entry.count > 0) {
-                    put(new Entry(imm, 0, null, null, entry.count)); // claimed imms, so past the bound too
+                    credit(stripe, imm, entry.count, ImmShares.REFUSED); // claimed imms, so past the bound too
                 }
                 final ImmCountListener listener = entry.listener;
                 callbacks.dispatch(() -> listener.onAbandoned(abandonment));
@@ -218,22 +292,79 @@ final class ImmCountTable {
         this.immListener = listener;
     }
 
-    /** Lock held: adds or replaces the entry of its imm, keeping {@link #credited} exact. */
-    private void put(final Entry entry) {
-        final Entry old = entries.put(entry.imm, entry);
-        if (old != null && old.creditsOnly()) {
-            credited--;
+    /**
+     * Worker thread, once per duty cycle with the clock it read: about every eighth of the time to live, one worker
+     * drops the credits nobody claimed within it (counted as {@link EngineCounter#IMMS_EXPIRED}); the others return
+     * at once.
+     *
+     * @return how many imm values expired
+     */
+    int tick(final long now) {
+        final long due = nextSweep.get();
+        if (now - due < 0 || !nextSweep.compareAndSet(due, now + sweepNanos)) {
+            return 0;
         }
-        if (entry.creditsOnly()) {
-            credited++;
+        coarseNow = now;
+        return expire(now);
+    }
+
+    /** Drops the credits first credited {@link #ttlNanos} or more before {@code now}; a sweep, so it may iterate. */
+    private int expire(final long now) {
+        int values = 0;
+        long imms = 0;
+        for (final Stripe stripe : stripes) {
+            synchronized (stripe) {
+                for (final Iterator<Entry> it = stripe.entries.values().iterator(); it.hasNext(); ) {
+                    final Entry entry = it.next();
+                    if (entry.creditsOnly() && now - entry.since >= ttlNanos) {
+                        it.remove();
+                        giveBack(entry.share);
+                        imms += entry.count;
+                        values++;
+                    }
+                }
+            }
+        }
+        if (imms > 0) {
+            counters.add(EngineCounter.IMMS_EXPIRED, imms);
+        }
+        shares.prune();
+        return values;
+    }
+
+    /** Places held by reservations and credits, over all peers; for tests. */
+    int placesHeld() {
+        return shares.held();
+    }
+
+    /** Stripe locked: credits {@code count} imms to a new credits-only entry on the place of {@code share}. */
+    private Entry credit(final Stripe stripe, final int imm, final long count, final int share) {
+        final Entry entry = new Entry(imm, 0, null, null, count);
+        entry.share = share;
+        entry.since = coarseNow;
+        put(stripe, entry);
+        return entry;
+    }
+
+    private void giveBack(final int share) {
+        if (share != ImmShares.REFUSED) {
+            shares.give(share);
         }
     }
 
-    /** Lock held: removes the entry of {@code imm}, keeping {@link #credited} exact. */
-    private @Nullable Entry forget(final int imm) {
-        final Entry old = entries.remove(imm);
-        if (old != null && old.creditsOnly()) {
-            credited--;
+    /** Stripe locked: adds or replaces the entry of its imm; a replaced credits-only entry gives its place back. */
+    private void put(final Stripe stripe, final Entry entry) {
+        final Entry old = stripe.entries.put(entry.imm, entry);
+        if (old != null) {
+            giveBack(old.share);
+        }
+    }
+
+    /** Stripe locked: removes the entry of {@code imm}; a credits-only entry gives its place back. */
+    private @Nullable Entry forget(final Stripe stripe, final int imm) {
+        final Entry old = stripe.entries.remove(imm);
+        if (old != null) {
+            giveBack(old.share);
         }
         return old;
     }
@@ -248,11 +379,12 @@ final class ImmCountTable {
         return old.state();
     }
 
+    /** Stripe locked. */
     private void fireIfDue(final Entry entry) {
         if (entry.listener != null && !entry.firing && entry.count >= entry.expected) {
             entry.count -= entry.expected;
             entry.firing = true;
-            callbacks.dispatch(() -> reached(entry));
+            callbacks.dispatch(entry);
         }
     }
 
@@ -269,8 +401,9 @@ final class ImmCountTable {
     private void afterReached(final Entry entry, final boolean keep) {
         final long surplus;
         final ImmListener listener;
-        synchronized (this) {
-            if (entries.get(entry.imm) != entry) {
+        final Stripe stripe = stripe(entry.imm);
+        synchronized (stripe) {
+            if (stripe.entries.get(entry.imm) != entry) {
                 return; // replaced or removed while the listener ran
             }
             if (keep) {
@@ -278,11 +411,11 @@ final class ImmCountTable {
                 fireIfDue(entry);
                 return;
             }
-            forget(entry.imm);
+            forget(stripe, entry.imm);
             surplus = entry.count;
             listener = immListener;
             if (listener == null && surplus > 0) {
-                put(new Entry(entry.imm, 0, null, null, surplus)); // claimed imms, so past the bound too
+                credit(stripe, entry.imm, surplus, ImmShares.REFUSED); // claimed imms, so past the bound too
             }
         }
         if (listener != null) {

@@ -6,6 +6,8 @@ import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The events of one NIC of a {@link DomainGroup}. They are queued and handled by the group after the NIC's poll
  * returns, in its duty cycle; imm reservations are
@@ -48,8 +50,8 @@ final class NicEvents implements DomainListener {
     }
 
     @Override
-    public long reserveImm(final int imm) {
-        return imms.reserve(imm);
+    public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
+        return imms.reserve(peer, imm);
     }
 
     @Override

@@ -7,13 +7,16 @@ import dev.transferengine.ReceivePool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.collections.IntArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
  * A pool of receive buffers posted on group 0, NIC 0. A buffer travels worker (posted) -> callback thread (listener
  * runs) -> worker (re-posted, or kept idle until a credit comes), so it is never in two places at once. Credits
- * and idle buffers belong to the worker.
+ * and idle buffers belong to the worker. Each buffer has one {@link Delivery}, the callback that hands it to the
+ * listener and then travels back through the pool's ring: a message costs no allocation but its slice.
  */
 final class Receives implements ReceivePool {
 
@@ -29,6 +32,13 @@ final class Receives implements ReceivePool {
     private final IntArrayQueue idle;
     /** Per buffer: posted on the NIC now (worker-owned). */
     private final boolean[] posted;
+
+    /** Buffers back from the listener, for the worker; never more than {@link #buffers}, so never full. */
+    private final MpscAtomicArrayQueue<Delivery> returns;
+    /** Credits granted by any thread, not yet taken by the worker. */
+    private final AtomicLong granted = new AtomicLong();
+
+    private final Delivery[] deliveries;
 
     private long credits;
     private final DomainGroup group;
@@ -53,9 +63,34 @@ final class Receives implements ReceivePool {
         this.buffers = new MemorySegment[count];
         this.posted = new boolean[count];
         this.idle = new IntArrayQueue(Math.max(IntArrayQueue.MIN_CAPACITY, count), IntArrayQueue.DEFAULT_NULL_VALUE);
+        this.returns = new MpscAtomicArrayQueue<>(Math.max(2, count));
+        this.deliveries = new Delivery[count];
         for (int i = 0; i < count; i++) {
             buffers[i] = arena.allocate(bufferSize, 64);
+            deliveries[i] = new Delivery(i);
             idle.offerInt(i);
+        }
+    }
+
+    /** Hands buffer {@link #index} to the listener on the callback thread, then back to the worker. */
+    private final class Delivery implements Runnable {
+        final int index;
+        /** Written by the worker before dispatching, read by the callback thread after: the queue orders them. */
+        int length;
+
+        Delivery(final int index) {
+            this.index = index;
+        }
+
+        @Override
+        public void run() {
+            try {
+                counters.increment(EngineCounter.RECEIVES);
+                listener.onReceive(buffers[index].asSlice(0, length));
+            } finally {
+                returns.offer(this);
+                group.idle().wake();
+            }
         }
     }
 
@@ -92,7 +127,7 @@ final class Receives implements ReceivePool {
     }
 
     /** Worker thread: a buffer is back from the listener. */
-    void returned(final int index) {
+    private void returned(final int index) {
         if (!closed && (!credited || credits > 0)) {
             if (credited) {
                 credits--;
@@ -104,7 +139,7 @@ final class Receives implements ReceivePool {
     }
 
     /** Worker thread. */
-    void credit(final long n) {
+    private void credit(final long n) {
         credits += n;
         while (!closed && credits > 0 && !idle.isEmpty()) {
             credits--;
@@ -138,16 +173,29 @@ final class Receives implements ReceivePool {
     void onReceive(final int index, final int length) {
         available.decrementAndGet();
         posted[index] = false;
-        callbacks.dispatch(() -> deliver(index, length));
+        final Delivery delivery = deliveries[index];
+        delivery.length = length;
+        callbacks.dispatch(delivery);
     }
 
-    private void deliver(final int index, final int length) {
-        try {
-            counters.increment(EngineCounter.RECEIVES);
-            listener.onReceive(buffers[index].asSlice(0, length));
-        } finally {
-            group.proxy().returnReceiveBuffer(this, index);
+    /** Worker thread: posts the buffers the listener returned and takes the credits granted meanwhile. */
+    int serve() {
+        int work = 0;
+        for (Delivery back = returns.poll(); back != null; back = returns.poll()) {
+            returned(back.index);
+            work++;
         }
+        final long n = granted.getAndSet(0);
+        if (n > 0) {
+            credit(n);
+            work++;
+        }
+        return work;
+    }
+
+    /** Worker thread: whether {@link #serve} has something to do. */
+    boolean hasPending() {
+        return !returns.isEmpty() || granted.get() > 0;
     }
 
     @Override
@@ -173,7 +221,8 @@ final class Receives implements ReceivePool {
         if (!credited) {
             return; // every buffer is posted already
         }
-        group.proxy().grant(this, n);
+        granted.addAndGet(n);
+        group.idle().wake();
     }
 
     @Override

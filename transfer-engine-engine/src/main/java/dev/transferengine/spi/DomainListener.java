@@ -3,6 +3,8 @@ package dev.transferengine.spi;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.TransferEngineException;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Events a domain reports, always on its worker thread, from inside {@link Domain#poll()} (or from a post call
  * that fails at once). Tokens are the engine's; the domain hands them back untouched, and the engine knows from a
@@ -45,18 +47,22 @@ public interface DomainListener {
     void onReceive(long token, int length);
 
     /**
-     * Reserves the credit of one incoming imm {@code imm}, before the bytes of its write are placed. The engine
-     * credits at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects; a reservation
-     * holds its place against that bound until it is consumed by {@link #onImm} or given back by
-     * {@link #releaseImm}, so what was reserved is never lost to other writes filling the bound meanwhile. A domain
-     * that cannot ask before the bytes land (an RDMA NIC reports the imm with the completion) reserves and consumes
-     * at once, and an imm refused then is dropped and counted. Cheap and allocation-free; worker thread.
+     * Reserves the credit of one incoming imm {@code imm} from {@code peer}, before the bytes of its write are placed.
+     * The engine credits at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects, and one
+     * peer at most a fair share of them, so that one peer filling the bound cannot starve the others; a reservation
+     * holds its place until it is consumed by {@link #onImm} or given back by {@link #releaseImm}, so what was
+     * reserved is never lost to other writes filling the bound meanwhile. A domain that cannot ask before the bytes
+     * land (an RDMA NIC reports the imm with the completion) reserves and consumes at once, and an imm refused then is
+     * dropped and counted. Cheap and allocation-free; worker thread.
      *
+     * @param peer the sending peer's NIC as it authenticated itself (for tcp, the address its handshake announced),
+     *     or null when the domain cannot tell (e.g. a completion queue read without source addresses): all such imms
+     *     then share one quota, as large as the bound
      * @param imm the 32-bit imm the incoming write carries
      * @return the reservation, 0 or more, to hand to {@link #onImm} or {@link #releaseImm}; or {@link #IMM_REFUSED}
      *     when the write must be refused (its target memory left untouched); a refusal is counted
      */
-    long reserveImm(int imm);
+    long reserveImm(@Nullable NetworkAddress peer, int imm);
 
     /**
      * The write of a reservation landed in local memory: its imm is credited.

@@ -68,7 +68,12 @@ class DomainGroupTest {
                     .config();
             counters = new Counters(List.of(nics), ApiTestAccess.transferCountersUpdater());
             callbacks = new CallbackDispatcher(counters);
-            imms = new ImmCountTable(callbacks, counters, config.maxUnexpectedImms());
+            imms = new ImmCountTable(
+                    callbacks,
+                    counters,
+                    config.maxUnexpectedImms(),
+                    config.unexpectedImmTtl().toNanos(),
+                    now);
             group = new DomainGroup(
                     0,
                     config.groups().getFirst(),
@@ -408,6 +413,66 @@ class DomainGroupTest {
                 .isZero();
         assertThat(receiver.counters.counter(EngineCounter.IMMS_REFUSED)).isEqualTo(1);
         assertThat(receiver.imms.remove(1)).isEqualTo(new ImmCountState(1, 0));
+    }
+
+    /** Imm writes of distinct values from {@code sender}, one at a time; how many of them landed. */
+    private static int distinctImmWrites(
+            final Side sender,
+            final Side receiver,
+            final Region src,
+            final RegionDescriptor dst,
+            final int first,
+            final int count) {
+        final TransferCounters outcomes = new TransferCounters();
+        for (int imm = first; imm < first + count; imm++) {
+            sender.submit(SingleWrite.of(src, 0, 8, dst, 0).withImm(imm), outcomes);
+            work(sender, receiver);
+        }
+        assertThat(outcomes.done() + outcomes.failed()).isEqualTo(count);
+        return (int) outcomes.done();
+    }
+
+    @Test
+    void aPeerFillingTheUnexpectedImmBoundLeavesAnotherPeerItsShare() {
+        final Side attacker = new Side(1, 64);
+        final Side member = new Side(1, 64);
+        final Side receiver = new Side(1, 12);
+        final RegionDescriptor dst = receiver.register(arena.allocate(4096)).descriptor();
+
+        // alone, a peer holds at most half the bound, so that room stays for the next
+        assertThat(distinctImmWrites(attacker, receiver, attacker.register(pattern(4096)), dst, 0, 12))
+                .isEqualTo(6);
+        assertThat(receiver.counters.counter(EngineCounter.IMMS_REFUSED)).isEqualTo(6);
+        // the second peer's share is a third of the bound: every write within it lands
+        assertThat(distinctImmWrites(member, receiver, member.register(pattern(4096)), dst, 100, 4))
+                .isEqualTo(4);
+        assertThat(receiver.counters.counter(EngineCounter.IMMS_REFUSED)).isEqualTo(6);
+        assertThat(receiver.imms.remove(103)).isEqualTo(new ImmCountState(1, 0));
+        assertThat(receiver.imms.placesHeld()).isEqualTo(9);
+    }
+
+    @Test
+    void unclaimedCreditsExpireAfterTheirTimeToLiveAndTheirPlacesAreFreeAgain() {
+        final Side attacker = new Side(1, 64);
+        final Side receiver = new Side(1, 12);
+        final RegionDescriptor dst = receiver.register(arena.allocate(4096)).descriptor();
+        final Region src = attacker.register(pattern(4096));
+        assertThat(distinctImmWrites(attacker, receiver, src, dst, 0, 7)).isEqualTo(6);
+        final PolledImmCounter claimed = receiver.imms.counter(3);
+        final long ttl = TransferEngine.builder().config().unexpectedImmTtl().toNanos();
+
+        now += ttl - 1;
+        work(receiver);
+        assertThat(receiver.counters.counter(EngineCounter.IMMS_EXPIRED)).isZero();
+        now += ttl / 8 + 1; // the sweep runs every eighth of the time to live
+        work(receiver);
+
+        assertThat(receiver.counters.counter(EngineCounter.IMMS_EXPIRED))
+                .as("the five values nobody claimed, one imm each")
+                .isEqualTo(5);
+        assertThat(claimed.balance()).as("a claimed value does not expire").isEqualTo(1);
+        assertThat(receiver.imms.placesHeld()).isZero();
+        assertThat(distinctImmWrites(attacker, receiver, src, dst, 20, 6)).isEqualTo(6);
     }
 
     @Test

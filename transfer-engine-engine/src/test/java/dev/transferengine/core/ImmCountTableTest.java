@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +26,11 @@ class ImmCountTableTest {
 
     private final Counters counters = new Counters(List.of(1), ApiTestAccess.transferCountersUpdater());
     private final CallbackDispatcher callbacks = new CallbackDispatcher(counters);
-    private final ImmCountTable table = new ImmCountTable(callbacks, counters, 3);
+    private static final NetworkAddress PEER = NetworkAddress.of("tcp", new byte[] {1});
+    private static final long TTL = 800;
+
+    /** A bound of 6, so that the one peer of most tests holds at most 3 places: half, the rest kept for another. */
+    private final ImmCountTable table = new ImmCountTable(callbacks, counters, 6, TTL, 0);
 
     private void runCallbacks() {
         while (callbacks.doWork() > 0) {
@@ -35,8 +40,12 @@ class ImmCountTableTest {
 
     /** {@code count} imms arrive as a NIC reports them: reserved, then consumed; refused ones are dropped. */
     private void imms(final int imm, final int count) {
+        imms(PEER, imm, count);
+    }
+
+    private void imms(final @Nullable NetworkAddress peer, final int imm, final int count) {
         for (int i = 0; i < count; i++) {
-            final long reservation = table.reserve(imm);
+            final long reservation = table.reserve(peer, imm);
             if (reservation != DomainListener.IMM_REFUSED) {
                 table.consume(reservation);
             }
@@ -144,25 +153,27 @@ class ImmCountTableTest {
         imms(1, 2);
         imms(2, 1);
         imms(3, 1);
-        final long credited = table.reserve(3);
+        final long credited = table.reserve(PEER, 3);
         assertThat(credited).as("a value credited already").isNotEqualTo(DomainListener.IMM_REFUSED);
         table.release(credited);
-        assertThat(table.reserve(4)).isEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 4)).isEqualTo(DomainListener.IMM_REFUSED);
         imms(4, 1); // refused again, so dropped
 
         assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
                 .isEqualTo(2);
         assertThat(table.remove(4)).isNull();
         assertThat(table.remove(1)).isEqualTo(new ImmCountState(2, 0));
-        assertThat(table.reserve(4)).as("claiming a value frees its place").isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 4))
+                .as("claiming a value frees its place")
+                .isNotEqualTo(DomainListener.IMM_REFUSED);
     }
 
     @Test
     void aReservationHoldsItsPlaceSoItIsCreditedEvenIfOtherNicsFillTheTableMeanwhile() {
-        final long reservation = table.reserve(9);
+        final long reservation = table.reserve(PEER, 9);
         imms(1, 1);
         imms(2, 1);
-        assertThat(table.reserve(3)).as("two credited and one reserved").isEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 3)).as("two credited and one reserved").isEqualTo(DomainListener.IMM_REFUSED);
         table.consume(reservation);
         assertThat(table.remove(9)).isEqualTo(new ImmCountState(1, 0));
     }
@@ -171,11 +182,11 @@ class ImmCountTableTest {
     void aReleasedReservationFreesItsPlaceAndCreditsNothing() {
         imms(1, 1);
         imms(2, 1);
-        final long reservation = table.reserve(9);
-        assertThat(table.reserve(3)).isEqualTo(DomainListener.IMM_REFUSED);
+        final long reservation = table.reserve(PEER, 9);
+        assertThat(table.reserve(PEER, 3)).isEqualTo(DomainListener.IMM_REFUSED);
         table.release(reservation);
         assertThat(table.remove(9)).isNull();
-        assertThat(table.reserve(3)).isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 3)).isNotEqualTo(DomainListener.IMM_REFUSED);
     }
 
     @Test
@@ -184,9 +195,9 @@ class ImmCountTableTest {
         imms(2, 1);
         imms(3, 1);
         table.expect(7, 5, imm -> false);
-        assertThat(table.reserve(7)).isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 7)).isNotEqualTo(DomainListener.IMM_REFUSED);
         table.immListener(imm -> {});
-        assertThat(table.reserve(8)).isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 8)).isNotEqualTo(DomainListener.IMM_REFUSED);
         assertThat(counters.counter(dev.transferengine.EngineCounter.IMMS_REFUSED))
                 .isZero();
     }
@@ -260,5 +271,72 @@ class ImmCountTableTest {
         assertThat(counter.balance()).isEqualTo(1);
         counter.await(1); // covered: no abandonment left to end it
         assertThat(counter.balance()).isZero();
+    }
+
+    /** Distinct values from {@code peer}, one imm each, starting at {@code first}; how many were credited. */
+    private int distinct(final @Nullable NetworkAddress peer, final int first, final int count) {
+        final long refused = counters.counter(EngineCounter.IMMS_REFUSED);
+        for (int imm = first; imm < first + count; imm++) {
+            imms(peer, imm, 1);
+        }
+        return count - (int) (counters.counter(EngineCounter.IMMS_REFUSED) - refused);
+    }
+
+    @Test
+    void eachPeerHoldsAFairShareOfTheBoundSoOneCannotStarveTheOthers() {
+        final ImmCountTable fair = new ImmCountTable(callbacks, counters, 12, TTL, 0);
+        final NetworkAddress second = NetworkAddress.of("tcp", new byte[] {2});
+        final NetworkAddress third = NetworkAddress.of("tcp", new byte[] {3});
+        final List<NetworkAddress> peers = List.of(PEER, second, third);
+        final int[] credited = new int[peers.size()];
+        int imm = 0;
+        for (int p = 0; p < peers.size(); p++) {
+            for (int i = 0; i < 12; i++, imm++) {
+                final long reservation = fair.reserve(peers.get(p), imm);
+                if (reservation != DomainListener.IMM_REFUSED) {
+                    fair.consume(reservation);
+                    credited[p]++;
+                }
+            }
+        }
+        // 12 / 2 alone, 12 / 3 beside one, and what is left of 12 / 4 beside two
+        assertThat(credited).containsExactly(6, 4, 2);
+        assertThat(fair.remove(0)).isEqualTo(new ImmCountState(1, 0));
+        assertThat(fair.reserve(PEER, 1000))
+                .as("the first peer is over its share of 12 / 4 now")
+                .isEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(fair.reserve(third, 1000)).isNotEqualTo(DomainListener.IMM_REFUSED);
+    }
+
+    @Test
+    void immsFromAnUnknownPeerShareOneQuotaAsLargeAsTheBound() {
+        assertThat(distinct(null, 0, 10)).isEqualTo(6);
+        assertThat(table.placesHeld()).isEqualTo(6);
+    }
+
+    @Test
+    void creditsNobodyClaimsExpireAfterTheTimeToLiveAndAreCounted() {
+        assertThat(table.tick(0)).isZero(); // the first sweep, at the start
+        imms(1, 2);
+        imms(2, 1);
+        final PolledImmCounter claimed = table.counter(2);
+        table.expect(3, 5, imm -> false);
+        imms(3, 1);
+        assertThat(table.tick(TTL / 8 - 1)).as("no sweep due yet").isZero();
+        assertThat(table.tick(TTL - 1)).as("not expired yet").isZero();
+        assertThat(distinct(PEER, 10, 3)).as("1 held, so 2 of 3 fit").isEqualTo(2);
+
+        assertThat(table.tick(TTL + TTL / 8))
+                .as("imm 1 expired; the next sweep came an eighth later")
+                .isEqualTo(1);
+        assertThat(counters.counter(EngineCounter.IMMS_EXPIRED)).isEqualTo(2);
+        assertThat(table.remove(1)).isNull();
+        assertThat(claimed.balance()).isEqualTo(1);
+        assertThat(table.remove(3)).isEqualTo(new ImmCountState(1, 5));
+        assertThat(table.placesHeld()).as("the two credited at TTL - 1").isEqualTo(2);
+
+        assertThat(table.tick(2 * TTL)).isEqualTo(2);
+        assertThat(counters.counter(EngineCounter.IMMS_EXPIRED)).isEqualTo(4);
+        assertThat(table.placesHeld()).isZero();
     }
 }

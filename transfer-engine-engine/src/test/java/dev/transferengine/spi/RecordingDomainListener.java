@@ -1,5 +1,6 @@
 package dev.transferengine.spi;
 
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.TransferEngineException;
 
 import java.util.Collections;
@@ -7,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records what a domain reports, in arrival order, for the transports' domain-level tests. Safe to read from
@@ -39,7 +42,7 @@ public class RecordingDomainListener implements DomainListener {
     }
 
     @Override
-    public long reserveImm(final int imm) {
+    public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
         return imm & 0xFFFF_FFFFL;
     }
 

@@ -1,6 +1,8 @@
 package dev.transferengine.core;
 
+import dev.transferengine.EngineCounter;
 import dev.transferengine.JcstressAccess;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.spi.DomainListener;
 
 import java.util.List;
@@ -22,8 +24,11 @@ public final class ImmCountTableStress {
 
     private ImmCountTableStress() {}
 
+    private static final NetworkAddress PEER = NetworkAddress.of("tcp", new byte[] {1});
+    private static final NetworkAddress OTHER_PEER = NetworkAddress.of("tcp", new byte[] {2});
+
     static ImmCountTable table(final CallbackDispatcher callbacks, final Counters counters, final int maxCredited) {
-        return new ImmCountTable(callbacks, counters, maxCredited);
+        return new ImmCountTable(callbacks, counters, maxCredited, Long.MAX_VALUE, 0);
     }
 
     static Counters counters() {
@@ -42,12 +47,12 @@ public final class ImmCountTableStress {
 
         @Actor
         public void first(final II_Result r) {
-            r.r1 = table.reserve(1) == DomainListener.IMM_REFUSED ? 0 : 1;
+            r.r1 = table.reserve(PEER, 1) == DomainListener.IMM_REFUSED ? 0 : 1;
         }
 
         @Actor
         public void second(final II_Result r) {
-            r.r2 = table.reserve(2) == DomainListener.IMM_REFUSED ? 0 : 1;
+            r.r2 = table.reserve(PEER, 2) == DomainListener.IMM_REFUSED ? 0 : 1;
         }
     }
 
@@ -71,12 +76,12 @@ public final class ImmCountTableStress {
 
         @Actor
         public void firstNic() {
-            table.consume(table.reserve(7));
+            table.consume(table.reserve(PEER, 7));
         }
 
         @Actor
         public void secondNic() {
-            table.consume(table.reserve(7));
+            table.consume(table.reserve(PEER, 7));
         }
 
         @Arbiter
@@ -96,7 +101,7 @@ public final class ImmCountTableStress {
     public static class ReleaseFreesThePlace {
         private final Counters counters = counters();
         private final ImmCountTable table = table(new CallbackDispatcher(counters), counters, 1);
-        private final long held = table.reserve(1);
+        private final long held = table.reserve(PEER, 1);
 
         @Actor
         public void abandon() {
@@ -105,7 +110,7 @@ public final class ImmCountTableStress {
 
         @Actor
         public void other() {
-            final long reservation = table.reserve(2);
+            final long reservation = table.reserve(PEER, 2);
             if (reservation != DomainListener.IMM_REFUSED) {
                 table.release(reservation);
             }
@@ -113,7 +118,58 @@ public final class ImmCountTableStress {
 
         @Arbiter
         public void afterwards(final I_Result r) {
-            r.r1 = table.reserve(3) == DomainListener.IMM_REFUSED ? 0 : 1;
+            r.r1 = table.reserve(PEER, 3) == DomainListener.IMM_REFUSED ? 0 : 1;
+        }
+    }
+
+    /** Two peers' workers take the places of a bound of 2 at once: each gets its share, one place. */
+    @JCStressTest
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "each peer got its share")
+    @Outcome(expect = FORBIDDEN, desc = "a peer was starved or the bound was broken")
+    @State
+    public static class TwoPeersShareTheBound {
+        private final Counters counters = counters();
+        private final ImmCountTable table = table(new CallbackDispatcher(counters), counters, 2);
+
+        @Actor
+        public void first(final II_Result r) {
+            r.r1 = table.reserve(PEER, 1) == DomainListener.IMM_REFUSED ? 0 : 1;
+        }
+
+        @Actor
+        public void second(final II_Result r) {
+            r.r2 = table.reserve(OTHER_PEER, 2) == DomainListener.IMM_REFUSED ? 0 : 1;
+        }
+    }
+
+    /** The sweep expires an unclaimed credit while an API thread claims it: it ends up claimed or expired, once. */
+    @JCStressTest
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "claimed before the sweep")
+    @Outcome(id = "0, 1", expect = ACCEPTABLE, desc = "expired before the claim")
+    @Outcome(expect = FORBIDDEN, desc = "the credit was lost or counted twice")
+    @State
+    public static class ExpiryRacesAClaim {
+        private final Counters counters = counters();
+        private final ImmCountTable table = new ImmCountTable(new CallbackDispatcher(counters), counters, 4, 1, 0);
+
+        public ExpiryRacesAClaim() {
+            table.consume(table.reserve(PEER, 5));
+        }
+
+        @Actor
+        public void sweep() {
+            table.tick(1);
+        }
+
+        @Actor
+        public void claim() {
+            table.counter(5);
+        }
+
+        @Arbiter
+        public void afterwards(final II_Result r) {
+            r.r1 = (int) table.counter(5).balance();
+            r.r2 = (int) counters.counter(EngineCounter.IMMS_EXPIRED);
         }
     }
 }

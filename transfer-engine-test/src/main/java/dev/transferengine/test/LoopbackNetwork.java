@@ -325,7 +325,7 @@ public final class LoopbackNetwork implements Transport {
                 return;
             }
             final long reservation =
-                    post.hasImm() ? target.listener.reserveImm(post.imm()) : DomainListener.IMM_REFUSED;
+                    post.hasImm() ? target.listener.reserveImm(address, post.imm()) : DomainListener.IMM_REFUSED;
             if (post.hasImm() && reservation == DomainListener.IMM_REFUSED) {
                 fail(post, new TransferEngineException("imm " + post.imm() + " refused by the receiver"));
                 return;

@@ -177,6 +177,16 @@ public abstract class TransportContract {
     }
 
     /**
+     * Whether the receiver can tell which peer an imm came from, so that each peer gets a fair share of the
+     * unexpected-imm bound; libfabric's completions come without their source here, so its imms share one quota.
+     *
+     * @return true if imms are told apart by peer
+     */
+    protected boolean attributesImmsToPeers() {
+        return true;
+    }
+
+    /**
      * What a write gets that the receiver refuses (bad key, out of bounds).
      *
      * @return the exception type
@@ -1487,6 +1497,84 @@ public abstract class TransportContract {
                 assertThat(receiver.metrics().counter(0, 0, NicCounter.BYTES_RECEIVED))
                         .isPositive();
             }
+        }
+    }
+
+    /** Imms nobody expects: a fair share of the bound per peer, and credits nobody claims expire (issue 16 item 3). */
+    @Nested
+    class UnexpectedImms {
+        private static final int WINDOW = 512;
+
+        /** Imm-only writes of the values {@code first} on, {@code WINDOW} in flight; how many succeeded. */
+        private int immWrites(
+                final TransferEngine sender, final RegionDescriptor dst, final int first, final int count) {
+            int succeeded = 0;
+            for (int start = first; start < first + count; start += WINDOW) {
+                final List<CompletableFuture<Void>> window = new ArrayList<>();
+                for (int imm = start; imm < Math.min(start + WINDOW, first + count); imm++) {
+                    window.add(sender.submit(ImmWrite.of(dst, imm)));
+                }
+                for (final CompletableFuture<Void> write : window) {
+                    try {
+                        write.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                        succeeded++;
+                    } catch (final ExecutionException refused) {
+                        // counted by the receiver
+                    } catch (final Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            }
+            return succeeded;
+        }
+
+        @Test
+        void aPeerFillingTheBoundLeavesAnotherPeerEveryWriteOfItsShare() {
+            Assumptions.assumeTrue(attributesImmsToPeers(), "the transport cannot tell which peer an imm came from");
+            final int bound = 16_384;
+            final TransferEngine receiver = open(builder(1).maxUnexpectedImms(bound));
+            final TransferEngine attacker = engine(1);
+            final TransferEngine member = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+
+            assertThat(immWrites(attacker, dst, 0, bound))
+                    .as("one peer holds half the bound")
+                    .isEqualTo(bound / 2);
+            final long refused = receiver.metrics().counter(EngineCounter.IMMS_REFUSED);
+            assertThat(refused).isEqualTo(bound / 2);
+            assertThat(immWrites(member, dst, bound, 3_500))
+                    .as("the other peer's writes")
+                    .isEqualTo(3_500);
+
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_REFUSED)).isEqualTo(refused);
+            for (int imm = bound; imm < bound + 3_500; imm++) {
+                assertThat(receiver.immCounter(imm).balance())
+                        .as("imm %d credited", imm)
+                        .isEqualTo(1);
+            }
+        }
+
+        @Test
+        void creditsNobodyClaimsExpireOnTheClockAndTheirPlacesServeLaterWrites() {
+            final TransferEngine receiver =
+                    open(builder(1).maxUnexpectedImms(64).unexpectedImmTtl(Duration.ofMinutes(1)));
+            final TransferEngine sender = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            assertThat(immWrites(sender, dst, 0, 32)).isEqualTo(32);
+            await().atMost(WAIT).until(() -> receiver.metrics().counter(EngineCounter.IMM_EVENTS) == 32);
+
+            manualTime.addAndGet(Duration.ofMinutes(2).toNanos());
+
+            await().atMost(WAIT).until(() -> receiver.metrics().counter(EngineCounter.IMMS_EXPIRED) == 32);
+            assertThat(receiver.immCounter(0).balance())
+                    .as("expired, so not credited")
+                    .isZero();
+            assertThat(immWrites(sender, dst, 100, 32))
+                    .as("their places are free again")
+                    .isEqualTo(32);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_REFUSED)).isZero();
         }
     }
 

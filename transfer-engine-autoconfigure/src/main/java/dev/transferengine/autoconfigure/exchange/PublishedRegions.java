@@ -6,6 +6,7 @@ import dev.transferengine.TransferEngine;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The regions this service lets its peers write into, by name; served by the descriptor endpoint when
@@ -16,6 +17,8 @@ public final class PublishedRegions {
 
     private final TransferEngine engine;
     private final Map<String, RegionDescriptor> regions = new ConcurrentSkipListMap<>();
+    /** Start time in ms times 1000 plus the changes since: new on a restart, one up on every change. */
+    private final AtomicLong generation = new AtomicLong(System.currentTimeMillis() * 1000);
 
     /**
      * An empty set of published regions.
@@ -51,6 +54,7 @@ public final class PublishedRegions {
                     "a published region's name must be non-blank without '/': '" + name + "'");
         }
         regions.put(name, descriptor);
+        generation.incrementAndGet();
     }
 
     /**
@@ -59,15 +63,17 @@ public final class PublishedRegions {
      * @param name the name it was published under; an unknown name is ignored
      */
     public void withdraw(final String name) {
-        regions.remove(name);
+        if (regions.remove(name) != null) {
+            generation.incrementAndGet();
+        }
     }
 
     /**
      * What is published now. Allocates.
      *
-     * @return the engine's main address and the published descriptors by name, a snapshot
+     * @return the engine's main address, the generation and the published descriptors by name, a snapshot
      */
     public ServiceDescriptors snapshot() {
-        return new ServiceDescriptors(engine.mainAddress(), regions);
+        return new ServiceDescriptors(engine.mainAddress(), generation.get(), regions);
     }
 }

@@ -104,6 +104,7 @@ public final class TransferEngineMeterBinder implements MeterBinder {
             error("unobserved", EngineCounter.COMPLETIONS_UNOBSERVED);
             error("imm-abandoned-sent", EngineCounter.IMMS_ABANDONED_SENT);
             error("imm-abandoned", EngineCounter.IMMS_ABANDONED);
+            error("imm-expired", EngineCounter.IMMS_EXPIRED);
             for (int g = 0; g < engine.groupCount(); g++) {
                 for (int n = 0; n < engine.nicCount(g); n++) {
                     nic(g, n);

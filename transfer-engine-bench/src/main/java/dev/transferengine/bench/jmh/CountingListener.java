@@ -1,10 +1,13 @@
 package dev.transferengine.bench.jmh;
 
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
 
 import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts what a domain reports, without allocating: a failure counts as done too (so that a window never stalls) and
@@ -36,7 +39,7 @@ final class CountingListener implements DomainListener {
     }
 
     @Override
-    public long reserveImm(final int imm) {
+    public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
         return imm & 0xFFFF_FFFFL; // every imm is welcome; the reservation is the imm itself
     }
 

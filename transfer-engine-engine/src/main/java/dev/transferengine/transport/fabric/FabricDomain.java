@@ -532,7 +532,8 @@ final class FabricDomain implements Domain {
         final long cqFlags = entries.get(JAVA_LONG, offset + CQE_FLAGS);
         if ((cqFlags & FI_REMOTE_CQ_DATA) != 0 && (cqFlags & FI_RECV) == 0) {
             // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine
-            final long reservation = listener.reserveImm((int) entries.get(JAVA_LONG, offset + CQE_DATA));
+            // fi_cq_read reports no source address: fabric's imms share one quota (null peer)
+            final long reservation = listener.reserveImm(null, (int) entries.get(JAVA_LONG, offset + CQE_DATA));
             if (reservation != DomainListener.IMM_REFUSED) {
                 listener.onImm(reservation);
             }

@@ -333,7 +333,8 @@ final class TcpInbound extends TcpConnection {
                 } else if (!memory.access().allowsRemoteWrite()) {
                     refuse(TcpRefusal.NOT_WRITABLE, -1);
                 } else if (frameType != TcpFrame.WRITE
-                        && (immReservation = context.listener().reserveImm(imm)) == DomainListener.IMM_REFUSED) {
+                        && (immReservation = context.listener().reserveImm(peerAddress, imm))
+                                == DomainListener.IMM_REFUSED) {
                     // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
                     refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
                 } else {

@@ -64,6 +64,7 @@ final class FabricFixture implements AutoCloseable {
                 1024,
                 1024,
                 1024,
+                Duration.ofMinutes(1),
                 options,
                 null);
     }

@@ -36,6 +36,7 @@ final class TcpDomains {
                 1024,
                 1024,
                 1024,
+                Duration.ofMinutes(1),
                 options,
                 null);
     }

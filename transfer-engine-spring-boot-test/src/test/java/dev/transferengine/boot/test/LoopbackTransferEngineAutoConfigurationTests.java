@@ -61,6 +61,22 @@ class LoopbackTransferEngineAutoConfigurationTests {
     }
 
     @Test
+    void faultsAreOnlyThereWhenSwitchedOnAndThenBothEnginesRunTheHoldingTransport() {
+        runner.withPropertyValues(LoopbackTransferEngineAutoConfiguration.PROPERTY + "=true")
+                .run(context -> assertThat(context).doesNotHaveBean(TransferEngineFaults.class));
+        runner.withPropertyValues(
+                        LoopbackTransferEngineAutoConfiguration.PROPERTY + "=true",
+                        LoopbackTransferEngineAutoConfiguration.FAULTS_PROPERTY + "=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(TransferEngineFaults.class);
+                    assertThat(context.getBean(TransferEngine.class).transport())
+                            .isEqualTo("holding");
+                    assertThat(context.getBean(LoopbackPeer.class).engine().transport())
+                            .isEqualTo("holding");
+                });
+    }
+
+    @Test
     void theGeneratedKeyReplacesAConfiguredOneAndTransportAndBindAddress() {
         runner.withPropertyValues(
                         LoopbackTransferEngineAutoConfiguration.PROPERTY + "=true",
