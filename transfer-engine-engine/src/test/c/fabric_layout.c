@@ -72,6 +72,7 @@ int main(void) {
     OFF(fi_ops_cm, getname);
     OFF(fi_ops_msg, recvmsg); OFF(fi_ops_msg, sendmsg);
     OFF(fi_ops_tagged, recvmsg); OFF(fi_ops_tagged, sendmsg);
+    OFF(fi_ops_rma, readmsg);
     OFF(fi_ops_rma, writemsg);
     SIZE(fi_context2);
     printf("const FI_HMEM %llu\n", (unsigned long long) FI_HMEM);

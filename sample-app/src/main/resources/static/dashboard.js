@@ -148,7 +148,8 @@ function render(snapshot) {
     : '<tr><td colspan="5" class="dim">no timer publishes percentiles yet</td></tr>';
   const status = document.getElementById('status');
   status.className = 'status live';
-  status.textContent = 'live, ' + new Date(snapshot.timeMillis).toLocaleTimeString();
+  status.textContent = 'live, KV ' + snapshot.kvMode + ' mode, '
+    + new Date(snapshot.timeMillis).toLocaleTimeString();
 }
 
 function follow() {

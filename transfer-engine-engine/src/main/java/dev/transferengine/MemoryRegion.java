@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The local handle of a registered region (the paper's {@code MrHandle}). Share its {@link #descriptor()} with
- * peers so they can write into it; use it as the source of writes.
+ * peers so they can write into it or read from it, as its {@link #access()} allows; use it as the source of writes
+ * and the destination of reads.
  */
 public interface MemoryRegion {
 
@@ -37,6 +38,15 @@ public interface MemoryRegion {
      * @return the serialisable descriptor with the current keys
      */
     RegionDescriptor descriptor();
+
+    /**
+     * What peers may do with the region, as registered; its {@link #descriptor()} carries it too.
+     *
+     * @return the access the region was registered with, {@link RegionAccess#READ_WRITE} by default
+     */
+    default RegionAccess access() {
+        return descriptor().access();
+    }
 
     /**
      * The size of the registered memory.

@@ -15,7 +15,13 @@ public enum NicCounter {
     /** Two-sided messages this NIC received. */
     RECEIVES("two-sided messages this NIC received"),
     /** Imm events this NIC received. */
-    IMMS("imm events this NIC received");
+    IMMS("imm events this NIC received"),
+    /** Reads (work requests: one per shard, page or source) this NIC completed. */
+    READS("reads (work requests) this NIC completed"),
+    /** Payload bytes of reads this NIC completed: bytes pulled from peers into local memory, in bytes. */
+    BYTES_READ("payload bytes of reads this NIC completed"),
+    /** Reads this NIC reported failed. */
+    READ_ERRORS("reads this NIC reported failed");
 
     private final String description;
 

@@ -13,5 +13,11 @@ public enum OperationKind {
     /** A {@link BarrierWrite} to a peer group. */
     BARRIER,
     /** A two-sided send. */
-    SEND
+    SEND,
+    /** A {@link SingleRead}. */
+    READ,
+    /** A {@link PagedRead}. */
+    PAGED_READ,
+    /** A {@link ScatterRead} from many peers. */
+    SCATTER_READ
 }

@@ -11,15 +11,23 @@ import java.util.List;
 /**
  * The serialisable descriptor of a registered memory region, handed to peers so they can write into it (the paper's
  * {@code RegionDescriptor}): the base address, the length, and one {@link Nic} (address, remote key) per NIC of the group that
- * registered it. Round-trips through {@link #toBytes()} and through URL-safe base64 text.
+ * registered it, and what peers may do with it ({@link RegionAccess}). Round-trips through {@link #toBytes()} and
+ * through URL-safe base64 text.
  *
  * @param address the region's base address (a host address or a CUDA device pointer)
  * @param length  the region's length in bytes
  * @param nics    one entry per NIC, in NIC order
+ * @param access  what peers may do with the region; the owner's NICs enforce it, and a request it rules out is
+ *                refused at submission already
  */
-public record RegionDescriptor(long address, long length, List<Nic> nics) {
+public record RegionDescriptor(long address, long length, List<Nic> nics, RegionAccess access) {
 
-    private static final byte VERSION = 1;
+    /** The encoding this release writes: version 2 added the access byte. */
+    private static final byte VERSION = 2;
+    /** The encoding of earlier releases, without the access byte: read as {@link RegionAccess#READ_WRITE}. */
+    private static final byte VERSION_WITHOUT_ACCESS = 1;
+
+    private static final RegionAccess[] ACCESS = RegionAccess.values();
 
     /**
      * The remote key of the region on one NIC, and that NIC's address.
@@ -42,11 +50,14 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
     }
 
     /**
-     * Checks the length and NIC count and copies the NIC list.
+     * Checks the length, NIC count and access and copies the NIC list.
      *
-     * @throws IllegalArgumentException if the length is negative or there are not 1 to 4 NICs
+     * @throws IllegalArgumentException if the length is negative, there are not 1 to 4 NICs or the access is null
      */
     public RegionDescriptor {
+        if (access == null) {
+            throw new IllegalArgumentException("RegionDescriptor access must not be null");
+        }
         if (length < 0) {
             throw new IllegalArgumentException("RegionDescriptor length must be >= 0, was " + length);
         }
@@ -57,16 +68,28 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
     }
 
     /**
-     * For people: the base address in hex, the length and each NIC's readable address, never a remote key (see
-     * {@link Nic#toString()}); {@link #toText()} is the form to hand to a peer.
+     * A descriptor of a region peers may read and write ({@link RegionAccess#READ_WRITE}).
+     *
+     * @param address the region's base address
+     * @param length the region's length in bytes
+     * @param nics one entry per NIC, in NIC order
+     * @throws IllegalArgumentException if the length is negative or there are not 1 to 4 NICs
+     */
+    public RegionDescriptor(final long address, final long length, final List<Nic> nics) {
+        this(address, length, nics, RegionAccess.READ_WRITE);
+    }
+
+    /**
+     * For people: the base address in hex, the length, each NIC's readable address, never a remote key (see
+     * {@link Nic#toString()}), and the access; {@link #toText()} is the form to hand to a peer.
      *
      * @return e.g. {@code RegionDescriptor[address=0x7f3a10000000, length=65536, nics=[tcp://10.0.0.5:7400 (rkey
-     *     redacted)]]}
+     *     redacted)], access=READ_WRITE]}
      */
     @Override
     public String toString() {
         return "RegionDescriptor[address=0x" + Long.toHexString(address) + ", length=" + length + ", nics=" + nics
-                + "]";
+                + ", access=" + access + "]";
     }
 
     /**
@@ -90,20 +113,26 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
     }
 
     /**
-     * Encoding: {@code version(1), address(8), length(8), nicCount(1)}, then per NIC {@code rkey(8),
-     * addressLength(2), address bytes}; little-endian.
+     * Encoding (version 2): {@code version(1), address(8), length(8), access(1), nicCount(1)}, then per NIC
+     * {@code rkey(8), addressLength(2), address bytes}; little-endian. The access byte is the {@link RegionAccess}
+     * ordinal (0 read-write, 1 read-only, 2 write-only). Version 1, written by releases before access rights, lacks
+     * the access byte; {@link #fromBytes(byte[])} still reads it, as read-write.
      *
      * @return a new array with the encoding, for {@link #fromBytes(byte[])}
      */
     public byte[] toBytes() {
-        int size = 1 + 8 + 8 + 1;
+        int size = 1 + 8 + 8 + 1 + 1;
         final byte[][] addrs = new byte[nics.size()][];
         for (int i = 0; i < addrs.length; i++) {
             addrs[i] = nics.get(i).address().toBytes();
             size += 8 + 2 + addrs[i].length;
         }
         final ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
-        out.put(VERSION).putLong(address).putLong(length).put((byte) nics.size());
+        out.put(VERSION)
+                .putLong(address)
+                .putLong(length)
+                .put(accessCode(access))
+                .put((byte) nics.size());
         for (int i = 0; i < addrs.length; i++) {
             out.putLong(nics.get(i).rkey()).putShort((short) addrs[i].length).put(addrs[i]);
         }
@@ -115,19 +144,20 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
      *
      * @param bytes the encoding, nothing before or after it
      * @return the descriptor
-     * @throws MalformedDescriptorException if the bytes are truncated, have trailing bytes, an unknown version, a NIC
-     *     count out of 1..4, a negative length or a malformed NIC address
+     * @throws MalformedDescriptorException if the bytes are truncated, have trailing bytes, an unknown version or
+     *     access code, a NIC count out of 1..4, a negative length or a malformed NIC address
      */
     public static RegionDescriptor fromBytes(final byte[] bytes) {
         final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         try {
             final byte version = in.get();
-            if (version != VERSION) {
-                throw new MalformedDescriptorException(
-                        "RegionDescriptor version " + version + " is not supported (expected " + VERSION + ")");
+            if (version != VERSION && version != VERSION_WITHOUT_ACCESS) {
+                throw new MalformedDescriptorException("RegionDescriptor version " + version
+                        + " is not supported (this release reads " + VERSION_WITHOUT_ACCESS + " and " + VERSION + ")");
             }
             final long address = in.getLong();
             final long length = in.getLong();
+            final RegionAccess access = version == VERSION_WITHOUT_ACCESS ? RegionAccess.READ_WRITE : access(in.get());
             final int count = in.get();
             if (count < 1 || count > 4) {
                 throw new MalformedDescriptorException("RegionDescriptor NIC count must be 1..4, got " + count);
@@ -150,10 +180,23 @@ public record RegionDescriptor(long address, long length, List<Nic> nics) {
             if (in.hasRemaining()) {
                 throw new MalformedDescriptorException("RegionDescriptor has " + in.remaining() + " trailing bytes");
             }
-            return new RegionDescriptor(address, length, List.of(nics));
+            return new RegionDescriptor(address, length, List.of(nics), access);
         } catch (final BufferUnderflowException e) {
             throw new MalformedDescriptorException("RegionDescriptor is truncated (" + bytes.length + " bytes)", e);
         }
+    }
+
+    @SuppressWarnings("EnumOrdinal") // the wire code is the ordinal, documented in toBytes; access(byte) decodes it
+    private static byte accessCode(final RegionAccess access) {
+        return (byte) access.ordinal();
+    }
+
+    private static RegionAccess access(final byte code) {
+        if (code < 0 || code >= ACCESS.length) {
+            throw new MalformedDescriptorException("RegionDescriptor access code " + code
+                    + " is unknown (0 read-write, " + "1 read-only, 2 write-only)");
+        }
+        return ACCESS[code];
     }
 
     /**

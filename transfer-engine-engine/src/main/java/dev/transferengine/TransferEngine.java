@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A point-to-point transfer engine: registers memory, posts one-sided writes with 32-bit immediates and two-sided
- * sends, and counts immediates on the receiver. Delivery is reliable but unordered: completion on the receiver is
+ * A point-to-point transfer engine: registers memory, posts one-sided writes with 32-bit immediates, one-sided reads
+ * (pull) and two-sided sends, and counts immediates on the receiver. Delivery is reliable but unordered: completion on the receiver is
  * tracked by counting imms, never by order.
  *
  * <p>All methods are thread-safe and non-blocking unless stated: submissions go through a bounded queue to the
@@ -109,7 +109,8 @@ public interface TransferEngine extends AutoCloseable {
      * @param segment the memory: a native, writable segment from a shared arena for host memory, or one carrying the
      *     device pointer for device memory; the caller keeps it alive until {@link #deregister(MemoryRegion)}
      * @param device where the memory lives
-     * @return the region, whose {@link MemoryRegion#descriptor()} peers write to
+     * @return the region, {@link RegionAccess#READ_WRITE}, whose {@link MemoryRegion#descriptor()} peers write to and
+     *     read from
      * @throws InvalidRequestException if the segment is on the heap, read-only or confined to one thread
      * @throws DeviceUnavailableException if no group serves that GPU
      * @throws TransferTimeoutException if registering outlasts the operation timeout
@@ -133,6 +134,41 @@ public interface TransferEngine extends AutoCloseable {
     MemoryRegion register(MemorySegment segment, Device device, int group);
 
     /**
+     * Registers as {@link #register(MemorySegment, Device)} does, with what peers may do with the region: a
+     * {@link RegionAccess#READ_ONLY} region can only be read by peers (and may be a read-only segment), a
+     * {@link RegionAccess#WRITE_ONLY} one only written. The descriptor carries the access, and the NICs enforce it.
+     * Blocks until every NIC registered it.
+     *
+     * @param segment the memory, as for {@link #register(MemorySegment, Device)}; read-only only for
+     *     {@link RegionAccess#READ_ONLY}
+     * @param device where the memory lives
+     * @param access what peers may do with the region
+     * @return the region
+     * @throws InvalidRequestException if the segment is on the heap or confined to one thread, or read-only while
+     *     peers may write into it
+     * @throws DeviceUnavailableException if no group serves that GPU
+     * @throws TransferTimeoutException if registering outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
+     */
+    MemoryRegion register(MemorySegment segment, Device device, RegionAccess access);
+
+    /**
+     * Registers on a chosen group, with what peers may do with the region; see
+     * {@link #register(MemorySegment, Device, RegionAccess)}. Blocks until every NIC of the group registered it.
+     *
+     * @param segment the memory, as for {@link #register(MemorySegment, Device, RegionAccess)}
+     * @param device where the memory lives
+     * @param group the group's index, 0 to {@link #groupCount()} - 1
+     * @param access what peers may do with the region
+     * @return the region
+     * @throws InvalidRequestException if the group does not exist, or the segment is on the heap, confined to one
+     *     thread, or read-only while peers may write into it
+     * @throws TransferTimeoutException if registering outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
+     */
+    MemoryRegion register(MemorySegment segment, Device device, int group, RegionAccess access);
+
+    /**
      * Deregisters on every NIC that registered it; later writes with its keys are refused by this engine. Blocks until
      * every NIC dropped it; a second call returns at once.
      *
@@ -143,90 +179,100 @@ public interface TransferEngine extends AutoCloseable {
     void deregister(MemoryRegion region);
 
     /**
-     * Submits a write; {@code listener} runs once on the callback thread. Does not block.
+     * Submits a write or a read; {@code listener} runs once on the callback thread. Does not block.
      *
-     * @param request the write, checked against its regions and group now
+     * @param request the write or read, checked against its regions, their access and its group now
      * @param listener told of the outcome, exactly once
      * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
      *     an argument is null
-     * @throws RegionBoundsException if a write would fall outside its source or destination region
-     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws RegionBoundsException if a write or read would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out: a write into a
+     *     {@link RegionAccess#READ_ONLY} region or a read of a {@link RegionAccess#WRITE_ONLY} one
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
      * @throws EngineClosedException if the engine is closed
      */
-    void submit(WriteRequest request, TransferListener listener);
+    void submit(TransferRequest request, TransferListener listener);
 
     /**
-     * Cancels the write submitted with {@code listener}, which should answer {@link TransferListener#isCancelled()}
-     * true from now on (so that a write still queued is never posted). A posted write has its queued pieces withdrawn
-     * and ends at once with {@link dev.transferengine.exceptions.OperationCancelledException}; pieces already handed
-     * to the transport may still land (docs/delivery-contract.md), and a write carrying an imm tells its receivers
-     * (a negative acknowledgement). Nothing happens for a write that ended already. Any thread; does not block.
+     * Cancels the write or read submitted with {@code listener}, which should answer
+     * {@link TransferListener#isCancelled()} true from now on (so that a request still queued is never posted). A
+     * posted request has its queued pieces withdrawn and ends at once with
+     * {@link dev.transferengine.exceptions.OperationCancelledException}; pieces already handed to the transport may
+     * still land (docs/delivery-contract.md), and a write carrying an imm tells its receivers (a negative
+     * acknowledgement). Nothing happens for a request that ended already. Any thread; does not block.
      *
-     * @param listener the listener the write was submitted with (compared by identity)
+     * @param listener the listener the request was submitted with (compared by identity)
      */
     void cancel(TransferListener listener);
 
     /**
-     * Submits a write whose completion only bumps {@code counters}, with no callback. Does not block; no listener,
-     * future or callback-thread hand-off is involved.
+     * Submits a write or a read whose completion only bumps {@code counters}, with no callback. Does not block; no
+     * listener, future or callback-thread hand-off is involved.
      *
-     * @param request the write, checked now
+     * @param request the write or read, checked now
      * @param counters bumped once, on the worker, when the request ends; one instance may count many requests
      * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
      *     an argument is null
-     * @throws RegionBoundsException if a write would fall outside its source or destination region
-     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws RegionBoundsException if a write or read would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out (see
+     *     {@link #submit(TransferRequest, TransferListener)})
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
      * @throws EngineClosedException if the engine is closed
      */
-    void submit(WriteRequest request, TransferCounters counters);
+    void submit(TransferRequest request, TransferCounters counters);
 
     /**
-     * Submits a write; the future completes on the callback thread. Does not block; allocates the future.
+     * Submits a write or a read; the future completes on the callback thread. Does not block; allocates the future.
      *
-     * @param request the write, checked now
-     * @return completes with null when every write completed, or exceptionally with the request's
-     *     {@link TransferEngineException}; dependent stages without an executor run on the callback thread
+     * @param request the write or read, checked now
+     * @return completes with null when every piece completed (for a read: every byte is in the local region), or
+     *     exceptionally with the request's {@link TransferEngineException}; dependent stages without an executor run
+     *     on the callback thread
      * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
      *     an argument is null
-     * @throws RegionBoundsException if a write would fall outside its source or destination region
-     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws RegionBoundsException if a write or read would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out (see
+     *     {@link #submit(TransferRequest, TransferListener)})
      * @throws BackPressureException if the group's submission queue is full; nothing was queued
      * @throws EngineClosedException if the engine is closed
      */
-    CompletableFuture<Void> submit(WriteRequest request);
+    CompletableFuture<Void> submit(TransferRequest request);
 
     /**
-     * Like {@link #submit(WriteRequest, TransferListener)}, but a full queue or a closed engine is answered with a
+     * Like {@link #submit(TransferRequest, TransferListener)}, but a full queue or a closed engine is answered with a
      * status instead of an exception; {@code listener} runs only when the answer is {@link SubmitStatus#ACCEPTED}.
      * A request that is invalid still throws, since retrying cannot help it. Does not block, and makes no exception
      * for back-pressure or a closed engine.
      *
-     * @param request the write, checked now
+     * @param request the write or read, checked now
      * @param listener told of the outcome, exactly once, if accepted
      * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
      * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
      *     an argument is null
-     * @throws RegionBoundsException if a write would fall outside its source or destination region
-     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws RegionBoundsException if a write or read would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out
      */
-    SubmitStatus trySubmit(WriteRequest request, TransferListener listener);
+    SubmitStatus trySubmit(TransferRequest request, TransferListener listener);
 
     /**
-     * Like {@link #submit(WriteRequest, TransferCounters)}, answering back-pressure and a closed engine with a
+     * Like {@link #submit(TransferRequest, TransferCounters)}, answering back-pressure and a closed engine with a
      * status; {@code counters} count the request only when the answer is {@link SubmitStatus#ACCEPTED}. Does not
      * block; no listener, future or callback-thread hand-off is involved.
      *
-     * @param request the write, checked now
+     * @param request the write or read, checked now
      * @param counters bumped once, on the worker, when an accepted request ends
      * @return {@link SubmitStatus#ACCEPTED}, {@link SubmitStatus#BACK_PRESSURED} or {@link SubmitStatus#CLOSED}
      * @throws InvalidRequestException if the request names a NIC, region or peer group this engine cannot use, or
      *     an argument is null
-     * @throws RegionBoundsException if a write would fall outside its source or destination region
-     * @throws NicCountMismatchException if a destination names a different number of NICs than the group
+     * @throws RegionBoundsException if a write or read would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out
      */
-    SubmitStatus trySubmit(WriteRequest request, TransferCounters counters);
+    SubmitStatus trySubmit(TransferRequest request, TransferCounters counters);
 
     /**
      * Sends a copy of {@code message} to the peer's NIC (normally its {@link #mainAddress()}); the caller may reuse it

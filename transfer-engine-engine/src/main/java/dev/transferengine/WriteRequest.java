@@ -7,7 +7,8 @@ import java.util.OptionalInt;
  * The {@link #imm()} is delivered to the receiver once per write the request turns into (see the imm-event table
  * in the README).
  */
-public sealed interface WriteRequest permits SingleWrite, PagedWrite, ImmWrite, BarrierWrite, ScatterWrite {
+public sealed interface WriteRequest extends TransferRequest
+        permits SingleWrite, PagedWrite, ImmWrite, BarrierWrite, ScatterWrite {
 
     /**
      * The immediate this request delivers with each of its writes.

@@ -49,4 +49,10 @@ abstract class FabricContract extends TransportContract {
     protected boolean attributesImmsToPeers() {
         return false;
     }
+
+    /** A provider refuses an RMA its registration's access flags rule out like any bad key: no reason travels back. */
+    @Override
+    protected boolean namesAccessRefusals() {
+        return false;
+    }
 }

@@ -32,6 +32,48 @@ class RegionDescriptorTest {
     }
 
     @Test
+    void theAccessRoundTripsAndDefaultsToReadWrite() {
+        assertThat(sample(1).access()).isEqualTo(RegionAccess.READ_WRITE);
+        for (final RegionAccess access : RegionAccess.values()) {
+            final RegionDescriptor desc =
+                    new RegionDescriptor(4096, 8192, sample(2).nics(), access);
+            assertThat(RegionDescriptor.parse(desc.toText())).isEqualTo(desc);
+            assertThat(desc.toString()).contains("access=" + access);
+        }
+        assertThat(RegionAccess.READ_ONLY.allowsRemoteRead()).isTrue();
+        assertThat(RegionAccess.READ_ONLY.allowsRemoteWrite()).isFalse();
+        assertThat(RegionAccess.WRITE_ONLY.allowsRemoteRead()).isFalse();
+        assertThat(RegionAccess.WRITE_ONLY.allowsRemoteWrite()).isTrue();
+    }
+
+    @Test
+    void versionOneBytesOfEarlierReleasesStillParseAsReadWrite() {
+        final RegionDescriptor desc = sample(2);
+        final byte[] current = desc.toBytes();
+        // version 1: the same encoding without the access byte at offset 17
+        final byte[] versionOne = new byte[current.length - 1];
+        System.arraycopy(current, 0, versionOne, 0, 17);
+        System.arraycopy(current, 18, versionOne, 17, current.length - 18);
+        versionOne[0] = 1;
+
+        assertThat(RegionDescriptor.fromBytes(versionOne)).isEqualTo(desc);
+    }
+
+    @Test
+    void anUnknownVersionOrAccessCodeIsRefusedByName() {
+        final byte[] bytes = sample(1).toBytes();
+        bytes[17] = 3;
+        assertThatThrownBy(() -> RegionDescriptor.fromBytes(bytes))
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("access code 3");
+        bytes[17] = 0;
+        bytes[0] = 3;
+        assertThatThrownBy(() -> RegionDescriptor.fromBytes(bytes))
+                .isInstanceOf(MalformedDescriptorException.class)
+                .hasMessageContaining("version 3");
+    }
+
+    @Test
     void toStringShowsReadableAddressesAndNoRemoteKey() {
         final RegionDescriptor desc = sample(2);
 
@@ -52,7 +94,7 @@ class RegionDescriptorTest {
     void needsOneToFourNics() {
         assertThatThrownBy(() -> new RegionDescriptor(0, 1, List.of())).isInstanceOf(IllegalArgumentException.class);
         final byte[] bytes = sample(1).toBytes();
-        bytes[17] = 5;
+        bytes[18] = 5; // after version, address, length and access
         assertThatThrownBy(() -> RegionDescriptor.fromBytes(bytes))
                 .isInstanceOf(MalformedDescriptorException.class)
                 .hasMessageContaining("NIC count");

@@ -2,6 +2,7 @@ package dev.transferengine.sample;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.exceptions.EngineClosedException;
 
@@ -26,12 +27,24 @@ public final class HostBuffer implements AutoCloseable {
      * @param engine the engine peers write through
      * @param bytes  the size of the buffer
      */
-    @SuppressWarnings("MustBeClosedChecker") // the buffer owns the arena and closes it in close()
     public HostBuffer(final TransferEngine engine, final long bytes) {
+        this(engine, bytes, RegionAccess.READ_WRITE);
+    }
+
+    /**
+     * Allocates {@code bytes} zeroed bytes and registers them on group 0 of {@code engine} with what peers may do with
+     * them. Blocks until registered.
+     *
+     * @param engine the engine peers reach the buffer through
+     * @param bytes  the size of the buffer
+     * @param access what peers may do: e.g. {@link RegionAccess#READ_ONLY} for a cache decode nodes pull from
+     */
+    @SuppressWarnings("MustBeClosedChecker") // the buffer owns the arena and closes it in close()
+    public HostBuffer(final TransferEngine engine, final long bytes, final RegionAccess access) {
         this.engine = engine;
         this.arena = Arena.ofShared();
         try {
-            this.region = engine.register(arena.allocate(bytes, ALIGNMENT), Device.host());
+            this.region = engine.register(arena.allocate(bytes, ALIGNMENT), Device.host(), access);
         } catch (final RuntimeException e) {
             arena.close();
             throw e;

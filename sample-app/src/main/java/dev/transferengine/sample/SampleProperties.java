@@ -44,6 +44,10 @@ public record SampleProperties(
      * @param tokensPerPage  tokens one page holds
      * @param computeTime    simulated compute time of one layer on prefill
      * @param receiveTimeout how long decode waits for all layers of a transfer
+     * @param mode           {@code push}: prefill writes each layer's pages into decode's pool; {@code pull}: prefill
+     *                       only tells decode a layer is ready (an imm write) and decode reads the pages from
+     *                       prefill's cache, which prefill then registers read-only. Set on prefill, which asks decode
+     *                       for it per session; decode's own setting is what its dashboard shows
      */
     public record Kv(
             @DefaultValue("32") int layers,
@@ -51,7 +55,16 @@ public record SampleProperties(
             @DefaultValue("16KB") DataSize pageSize,
             @DefaultValue("16") int tokensPerPage,
             @DefaultValue("20ms") Duration computeTime,
-            @DefaultValue("30s") Duration receiveTimeout) {
+            @DefaultValue("30s") Duration receiveTimeout,
+            @DefaultValue("push") Mode mode) {
+
+        /** How KV pages move from prefill to decode. */
+        public enum Mode {
+            /** Prefill writes the pages into decode's pool (one-sided writes with imm = layer). */
+            PUSH,
+            /** Decode reads the pages from prefill's read-only cache once prefill says a layer is ready. */
+            PULL
+        }
 
         public Kv {
             if (layers < 1 || pagesPerLayer < 1 || tokensPerPage < 1 || pageSize.toBytes() < 1) {

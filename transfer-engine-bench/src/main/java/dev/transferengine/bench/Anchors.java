@@ -17,7 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The C programs te-bench {@code --compare} measures beside the engine, on the same loopback, right after the
- * engine's run: iperf3 (one stream) and {@code tcp_pingpong} for tcp; fabtests' {@code fi_rma_bw -o writedata} and
+ * engine's run: iperf3 (one stream) and {@code tcp_pingpong} for tcp; fabtests' {@code fi_rma_bw -o writedata}
+ * ({@code -o read} beside reads) and
  * {@code fi_rma_pingpong -o writedata} for fabric, from a libfabric build's prefix ({@code bin/}, {@code lib/}).
  * Each runs its server, then its client, as child processes; blocks until both ended.
  */
@@ -83,17 +84,18 @@ final class Anchors {
     }
 
     /**
-     * {@code fi_rma_bw -e rdm -o writedata} at {@code size} bytes: MB/s / 1000 = GB/s; with {@code cuda}, between GPU
-     * buffers ({@code -D cuda}, FI_HMEM).
+     * {@code fi_rma_bw -e rdm -o OPERATION} ({@code writedata}, {@code write} or {@code read}) at {@code size} bytes:
+     * MB/s / 1000 = GB/s; with {@code cuda}, between GPU buffers.
      */
-    static Figure fiRmaBw(final Path prefix, final String provider, final long size, final boolean cuda)
+    static Figure fiRmaBw(
+            final Path prefix, final String provider, final String operation, final long size, final boolean cuda)
             throws IOException {
         final int iterations = Math.clamp((4L << 30) / size, 200, 20_000);
         final List<String> args = new ArrayList<>(List.of(
                 "-e",
                 "rdm",
                 "-o",
-                "writedata",
+                operation,
                 "-S",
                 Long.toString(size),
                 "-I",

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * The JSON line a run ends with (snake_case keys). Rates are per second of the measured interval; GB/s is 1e9
  * bytes per second; latencies are from submit to completion (round trip for {@code imm}) in microseconds.
  *
- * @param op           {@code write}, {@code "paged"} or {@code imm}
+ * @param op           {@code write}, {@code "paged"}, {@code read}, {@code paged-read} or {@code imm}
  * @param transport    the engine's transport
  * @param provider     the libfabric provider, for {@code fabric}
  * @param nics         NICs per engine

@@ -1,9 +1,12 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.WriteRequest;
 
@@ -56,6 +59,44 @@ final class Requests {
             }
             requests[s] = new PagedWrite(
                     src, 0, pageSize, srcPages, dst, 0, pageSize, dstPages, pageSize, OptionalInt.of(Imms.DATA));
+        }
+        return requests;
+    }
+
+    /**
+     * Single reads of {@code size} bytes from the peer's region into ours, in the slots and routing of
+     * {@link #single}; a read carries no imm.
+     */
+    static ReadRequest[] singleRead(
+            final MemoryRegion dst, final RegionDescriptor src, final long size, final int nics, final boolean pinned) {
+        final int slots = slots(dst, src, size);
+        final int count = pinned ? slots * nics : slots;
+        final ReadRequest[] requests = new ReadRequest[count];
+        for (int k = 0; k < count; k++) {
+            final long offset = (k % slots) * size;
+            final Routing routing = pinned ? Routing.pinned(k % nics) : Routing.sharded(nics);
+            requests[k] = new SingleRead(src, offset, size, dst, offset, routing);
+        }
+        return requests;
+    }
+
+    /**
+     * Paged reads of {@code pages} pages of {@code pageSize} bytes each: pages scattered over the peer's region by the
+     * shuffle of {@link #paged}, read into contiguous local pages, as a decode node pulls KV-cache pages.
+     */
+    static ReadRequest[] pagedRead(
+            final MemoryRegion dst, final RegionDescriptor src, final long pageSize, final int pages) {
+        final int slots = slots(dst, src, pageSize * pages);
+        final int[] srcOrder = shuffled(slots * pages);
+        final ReadRequest[] requests = new ReadRequest[slots];
+        for (int s = 0; s < slots; s++) {
+            final int[] srcPages = new int[pages];
+            final int[] dstPages = new int[pages];
+            for (int k = 0; k < pages; k++) {
+                srcPages[k] = srcOrder[s * pages + k];
+                dstPages[k] = s * pages + k;
+            }
+            requests[s] = new PagedRead(src, 0, pageSize, srcPages, dst, 0, pageSize, dstPages, pageSize);
         }
         return requests;
     }

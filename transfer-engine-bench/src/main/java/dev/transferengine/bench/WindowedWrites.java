@@ -1,7 +1,7 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.TransferEngine;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.time.Duration;
@@ -18,12 +18,12 @@ final class WindowedWrites {
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final TransferEngine engine;
-    private final WriteRequest[] requests;
+    private final TransferRequest[] requests;
     private final int window;
     private final IdleStrategy idle;
 
     WindowedWrites(
-            final TransferEngine engine, final WriteRequest[] requests, final int window, final IdleStrategy idle) {
+            final TransferEngine engine, final TransferRequest[] requests, final int window, final IdleStrategy idle) {
         this.engine = engine;
         this.requests = requests.clone();
         this.window = window;

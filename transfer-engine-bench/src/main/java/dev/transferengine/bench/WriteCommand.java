@@ -47,7 +47,10 @@ public final class WriteCommand implements Callable<Integer> {
     @Mixin
     EngineOptions engineOptions;
 
-    @Option(names = "--op", defaultValue = "write", description = "write (default), paged or imm (round-trip latency)")
+    @Option(
+            names = "--op",
+            defaultValue = "write",
+            description = "write (default), paged, read (single reads, pull), paged-read or imm (round-trip latency)")
     String op;
 
     @Option(
@@ -162,6 +165,17 @@ public final class WriteCommand implements Callable<Integer> {
                 case "paged" ->
                     new WindowedWrites(engine, Requests.paged(local, remote, pageSize, pages), window, idle)
                             .run(recorder);
+                case "paged-read" ->
+                    new WindowedWrites(engine, Requests.pagedRead(local, remote, pageSize, pages), window, idle)
+                            .run(recorder);
+                case "read" ->
+                    new WindowedWrites(
+                                    engine,
+                                    Requests.singleRead(
+                                            local, remote, size, engineOptions.nics, routing.equals("pinned")),
+                                    window,
+                                    idle)
+                            .run(recorder);
                 default ->
                     new WindowedWrites(
                                     engine,
@@ -184,8 +198,9 @@ public final class WriteCommand implements Callable<Integer> {
     }
 
     private void validate() {
-        if (!List.of("write", "paged", "imm").contains(op)) {
-            throw new ParameterException(spec.commandLine(), "--op must be write, paged or imm, not '" + op + "'");
+        if (!List.of("write", "paged", "read", "paged-read", "imm").contains(op)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--op must be write, paged, read, paged-read or imm, not '" + op + "'");
         }
         if (!List.of("sharded", "pinned").contains(routing)) {
             throw new ParameterException(
@@ -221,7 +236,7 @@ public final class WriteCommand implements Callable<Integer> {
         final Map<String, Object> extra = new LinkedHashMap<>();
         final boolean fabric = engineOptions.transport.equals("fabric");
         final Anchors.Figure figure;
-        if (op.equals("paged")) {
+        if (op.equals("paged") || op.equals("paged-read")) {
             extra.put("anchor", "none");
             return extra;
         }
@@ -233,7 +248,12 @@ public final class WriteCommand implements Callable<Integer> {
             final String provider = engineOptions.provider == null ? "tcp" : engineOptions.provider;
             figure = op.equals("imm")
                     ? Anchors.fiRmaPingpong(Path.of(fabtests), provider)
-                    : Anchors.fiRmaBw(Path.of(fabtests), provider, size, engineOptions.device() instanceof Device.Cuda);
+                    : Anchors.fiRmaBw(
+                            Path.of(fabtests),
+                            provider,
+                            op.equals("read") ? "read" : "writedata",
+                            size,
+                            engineOptions.device() instanceof Device.Cuda);
         } else {
             figure = op.equals("imm")
                     ? Anchors.tcpPingpong(pingpong, 100_000)
@@ -259,7 +279,7 @@ public final class WriteCommand implements Callable<Integer> {
             final TransferEngine engine, final LatencyRecorder recorder, final @Nullable StageRecorder stageRecorder) {
         final double seconds = recorder.interval().seconds();
         final long requests = recorder.count();
-        final boolean paged = op.equals("paged");
+        final boolean paged = op.equals("paged") || op.equals("paged-read");
         final boolean imm = op.equals("imm");
         final long opsPerRequest = paged ? pages : 1;
         final long bytesPerRequest = imm ? 0 : paged ? pageSize * pages : size;

@@ -4,9 +4,10 @@ import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.NicCounter;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferListener;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.OperationCancelledException;
@@ -345,7 +346,7 @@ final class DomainGroup implements Agent {
             outcomes.release(s);
             return;
         }
-        final WriteRequest request = s.request;
+        final TransferRequest request = s.request;
         if (request == null) {
             s.remaining = 1;
             if (timed) {
@@ -396,7 +397,11 @@ final class DomainGroup implements Agent {
             if (s.takenNanos != 0) {
                 s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
             }
-            domain.write(posted);
+            if (s.request instanceof ReadRequest) {
+                domain.read(posted);
+            } else {
+                domain.write(posted);
+            }
             return true;
         } catch (final TransferEngineException e) {
             outcomes.abandon(s, planner.unposted(), e);
@@ -422,14 +427,15 @@ final class DomainGroup implements Agent {
             case CompletionQueue.COMPLETE -> {
                 final long token = completions.token(i);
                 final boolean send = InFlightTable.isSend(token);
-                counters.add(index, nic, send ? NicCounter.SENDS : NicCounter.WRITES, 1);
-                counters.add(index, nic, NicCounter.BYTES_WRITTEN, value);
+                final boolean read = !send && isRead(token);
+                counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, 1);
+                counters.add(index, nic, read ? NicCounter.BYTES_READ : NicCounter.BYTES_WRITTEN, value);
                 outcomes.ack(token, null);
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
                 if (!InFlightTable.isSend(token)) {
-                    counters.add(index, nic, NicCounter.WRITE_ERRORS, 1);
+                    counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, 1);
                 }
                 outcomes.ack(token, completions.takeError(i));
             }
@@ -470,6 +476,12 @@ final class DomainGroup implements Agent {
                 completions.takeError(i);
             }
         }
+    }
+
+    /** Whether {@code token} is a live read's, for the NIC counters; a stale token counts as a write. */
+    private boolean isRead(final long token) {
+        final Submission s = inFlight.get(token);
+        return s != null && s.request instanceof ReadRequest;
     }
 
     // ---- worker thread: failure and restart -------------------------------------------------------------------

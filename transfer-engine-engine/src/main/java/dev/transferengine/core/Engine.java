@@ -16,15 +16,16 @@ import dev.transferengine.PeerGroup;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.ReceiveListener;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SubmitStatus;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
-import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -249,11 +250,23 @@ final class Engine implements TransferEngine, Region.Owner {
 
     @Override
     public MemoryRegion register(final MemorySegment segment, final Device device) {
-        return register(segment, device, groupFor(device));
+        return register(segment, device, groupFor(device), RegionAccess.READ_WRITE);
     }
 
     @Override
     public MemoryRegion register(final MemorySegment segment, final Device device, final int group) {
+        return register(segment, device, group, RegionAccess.READ_WRITE);
+    }
+
+    @Override
+    public MemoryRegion register(final MemorySegment segment, final Device device, final RegionAccess access) {
+        return register(segment, device, groupFor(device), access);
+    }
+
+    @Override
+    public MemoryRegion register(
+            final MemorySegment segment, final Device device, final int group, final RegionAccess access) {
+        given(access, "access");
         enter();
         try {
             nicCount(group);
@@ -261,9 +274,9 @@ final class Engine implements TransferEngine, Region.Owner {
                 throw new InvalidRequestException(
                         "only native segments can be registered (allocate with an Arena), got " + segment);
             }
-            if (segment.isReadOnly()) {
-                throw new InvalidRequestException(
-                        "a read-only segment cannot be registered: peers could write into it, got " + segment);
+            if (segment.isReadOnly() && access.allowsRemoteWrite()) {
+                throw new InvalidRequestException("a read-only segment can only be registered READ_ONLY: peers could"
+                        + " write into it as " + access + ", got " + segment);
             }
             final DomainGroup target = groups[group];
             if (!segment.isAccessibleBy(target.worker())) {
@@ -272,7 +285,7 @@ final class Engine implements TransferEngine, Region.Owner {
                         + "Arena.ofAuto() or Arena.global())");
             }
             final Region region = await(
-                    target.proxy().register(this, segment, device),
+                    target.proxy().register(this, segment, device, access),
                     config.operationTimeout(),
                     "registering " + segment.byteSize() + " bytes");
             regions.put(region, Boolean.TRUE);
@@ -331,7 +344,7 @@ final class Engine implements TransferEngine, Region.Owner {
     // ---- writes and sends ---------------------------------------------------------------------------------------
 
     @Override
-    public void submit(final WriteRequest request, final TransferListener listener) {
+    public void submit(final TransferRequest request, final TransferListener listener) {
         submit(request, given(listener, "listener"), null, null);
     }
 
@@ -343,29 +356,29 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public void submit(final WriteRequest request, final TransferCounters transferCounters) {
+    public void submit(final TransferRequest request, final TransferCounters transferCounters) {
         submit(request, null, given(transferCounters, "counters"), null);
     }
 
     @Override
-    public CompletableFuture<Void> submit(final WriteRequest request) {
+    public CompletableFuture<Void> submit(final TransferRequest request) {
         final CompletableFuture<Void> future = new CompletableFuture<>();
         submit(request, null, null, future);
         return future;
     }
 
     @Override
-    public SubmitStatus trySubmit(final WriteRequest request, final TransferListener listener) {
+    public SubmitStatus trySubmit(final TransferRequest request, final TransferListener listener) {
         return trySubmit(request, given(listener, "listener"), null);
     }
 
     @Override
-    public SubmitStatus trySubmit(final WriteRequest request, final TransferCounters transferCounters) {
+    public SubmitStatus trySubmit(final TransferRequest request, final TransferCounters transferCounters) {
         return trySubmit(request, null, given(transferCounters, "counters"));
     }
 
     private void submit(
-            final WriteRequest request,
+            final TransferRequest request,
             final @Nullable TransferListener listener,
             final @Nullable TransferCounters transferCounters,
             final @Nullable CompletableFuture<Void> future) {
@@ -381,7 +394,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     private SubmitStatus trySubmit(
-            final WriteRequest request,
+            final TransferRequest request,
             final @Nullable TransferListener listener,
             final @Nullable TransferCounters transferCounters) {
         if (!tryEnter()) {
@@ -396,9 +409,9 @@ final class Engine implements TransferEngine, Region.Owner {
         }
     }
 
-    /** Checks and queues a write; returns null when queued, else the group whose queue is full. */
+    /** Checks and queues a write or read; returns null when queued, else the group whose queue is full. */
     private @Nullable DomainGroup offerWrite(
-            final WriteRequest request,
+            final TransferRequest request,
             final @Nullable TransferListener listener,
             final @Nullable TransferCounters transferCounters,
             final @Nullable CompletableFuture<Void> future) {

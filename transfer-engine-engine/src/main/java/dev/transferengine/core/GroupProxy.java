@@ -2,6 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferListener;
 
@@ -46,16 +47,19 @@ final class GroupProxy {
         private final Region.Owner owner;
         private final MemorySegment segment;
         private final Device device;
+        private final RegionAccess access;
 
-        Register(final Region.Owner owner, final MemorySegment segment, final Device device) {
+        Register(
+                final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
             this.owner = owner;
             this.segment = segment;
             this.device = device;
+            this.access = access;
         }
 
         @Override
         Region execute(final DomainGroup group) {
-            return group.resources().register(owner, segment, device);
+            return group.resources().register(owner, segment, device, access);
         }
     }
 
@@ -139,8 +143,9 @@ final class GroupProxy {
     }
 
     /** Registers {@code segment} on every NIC of the group. */
-    CompletableFuture<Region> register(final Region.Owner owner, final MemorySegment segment, final Device device) {
-        return send(new Register(owner, segment, device));
+    CompletableFuture<Region> register(
+            final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
+        return send(new Register(owner, segment, device, access));
     }
 
     /** Registers the region's memory under fresh keys and drops the old ones. */

@@ -3,6 +3,7 @@ package dev.transferengine.core;
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.spi.Domain;
@@ -52,9 +53,10 @@ final class GroupResources {
         this.domains = domains;
     }
 
-    /** Registers {@code segment} on every NIC; a restart registers it again. */
-    Region register(final Region.Owner owner, final MemorySegment segment, final Device device) {
-        final Region region = new Region(owner, segment, device, index, registerKeys(segment, device));
+    /** Registers {@code segment} on every NIC, allowing peers {@code access}; a restart registers it again. */
+    Region register(
+            final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
+        final Region region = new Region(owner, segment, device, index, registerKeys(segment, device, access));
         regions.add(region);
         return region;
     }
@@ -98,7 +100,7 @@ final class GroupResources {
             throw new InvalidRequestException(region + " was deregistered; it cannot be re-keyed");
         }
         final Region.Keys old = region.keys();
-        final Region.Keys fresh = registerKeys(region.segment(), region.device());
+        final Region.Keys fresh = registerKeys(region.segment(), region.device(), region.access());
         region.keys(fresh);
         for (int nic = 0; nic < domains.length; nic++) {
             domains[nic].deregister(old.key(nic));
@@ -106,12 +108,12 @@ final class GroupResources {
         return fresh.descriptor();
     }
 
-    private Region.Keys registerKeys(final MemorySegment segment, final Device device) {
+    private Region.Keys registerKeys(final MemorySegment segment, final Device device, final RegionAccess access) {
         final long[] keys = new long[domains.length];
         int nic = 0;
         try {
             for (; nic < keys.length; nic++) {
-                keys[nic] = domains[nic].register(segment, device);
+                keys[nic] = domains[nic].register(segment, device, access);
             }
         } catch (final RuntimeException e) {
             for (int done = 0; done < nic; done++) {
@@ -123,7 +125,7 @@ final class GroupResources {
         for (int n = 0; n < keys.length; n++) {
             nics.add(new RegionDescriptor.Nic(domains[n].address(), keys[n]));
         }
-        return new Region.Keys(keys, new RegionDescriptor(segment.address(), segment.byteSize(), nics));
+        return new Region.Keys(keys, new RegionDescriptor(segment.address(), segment.byteSize(), nics, access));
     }
 
     /** Resolves each peer's addresses, one per NIC: {@code handles[peer][nic]}; a restart resolves them again. */
@@ -178,7 +180,7 @@ final class GroupResources {
      * posts every receive pool's buffers again. */
     void recreate() {
         for (final Region region : regions) {
-            region.keys(registerKeys(region.segment(), region.device()));
+            region.keys(registerKeys(region.segment(), region.device(), region.access()));
         }
         for (final ResolvedPeers peers : peerGroups) {
             resolveInto(peers);

@@ -44,9 +44,8 @@ final class ImmAbandonments {
 
     /** Request {@code s} failed with {@code error}; {@code s.confirmed} of its imm events were seen to land. */
     void tell(final Submission s, final TransferEngineException error) {
-        final WriteRequest request = s.request;
-        if (request == null) {
-            return;
+        if (!(s.request instanceof WriteRequest request)) {
+            return; // a send or a read carries no imm
         }
         final String cause = String.valueOf(error.getMessage());
         switch (request) {

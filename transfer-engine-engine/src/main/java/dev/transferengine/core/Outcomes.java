@@ -2,7 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.EngineCounter;
 import dev.transferengine.TransferListener;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
@@ -159,7 +159,7 @@ final class Outcomes {
         return s.isSend() ? "send to " + s.sendPeer : describe(s.request);
     }
 
-    private static String describe(final @Nullable WriteRequest request) {
+    private static String describe(final @Nullable TransferRequest request) {
         return request == null ? "request" : request.getClass().getSimpleName();
     }
 }

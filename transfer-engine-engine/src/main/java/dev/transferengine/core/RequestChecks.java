@@ -5,24 +5,30 @@ import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.ReadSource;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
+import dev.transferengine.ScatterRead;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.NicCountMismatchException;
 import dev.transferengine.exceptions.RegionBoundsException;
+import dev.transferengine.exceptions.RemoteAccessException;
 
 import java.util.List;
 
 /**
  * Checks a request on the caller's thread before it is queued, so bad input fails at once with an exception that
- * names the problem, and nothing is ever written for it. Returns the group that will carry the request.
+ * names the problem, and nothing is ever written (or read) for it: regions, bounds, NIC counts, and the access the
+ * peer's descriptor grants. Returns the group that will carry the request.
  */
 final class RequestChecks {
 
@@ -32,24 +38,102 @@ final class RequestChecks {
         this.engine = engine;
     }
 
-    int check(final WriteRequest request) {
+    int check(final TransferRequest request) {
         return switch (request) {
             case SingleWrite w -> single(w);
             case PagedWrite w -> paged(w);
             case ImmWrite w -> {
                 routing(w.routing(), 0);
                 descriptor(w.dst(), 0, "destination");
+                writable(w.dst(), "destination");
                 yield 0;
             }
             case BarrierWrite w -> barrier(w);
             case ScatterWrite w -> scatter(w);
+            case SingleRead r -> singleRead(r);
+            case PagedRead r -> pagedRead(r);
+            case ScatterRead r -> scatterRead(r);
         };
+    }
+
+    private int singleRead(final SingleRead r) {
+        final Region dst = destination(r.dst());
+        routing(r.routing(), dst.group());
+        descriptor(r.src(), dst.group(), "read source");
+        readable(r.src(), "read source");
+        bounds("read source", r.srcOffset(), r.length(), r.src().length());
+        bounds("read destination", r.dstOffset(), r.length(), dst.length());
+        return dst.group();
+    }
+
+    private int pagedRead(final PagedRead r) {
+        final Region dst = destination(r.dst());
+        descriptor(r.src(), dst.group(), "read source");
+        readable(r.src(), "read source");
+        for (int k = 0; k < r.pageCount(); k++) {
+            pageBounds(
+                    "read source",
+                    k,
+                    r.srcOffset(),
+                    r.srcStride(),
+                    r.srcPage(k),
+                    r.pageLength(),
+                    r.src().length());
+            pageBounds("read destination", k, r.dstOffset(), r.dstStride(), r.dstPage(k), r.pageLength(), dst.length());
+        }
+        return dst.group();
+    }
+
+    private int scatterRead(final ScatterRead r) {
+        final Region dst = destination(r.dst());
+        if (r.routing() instanceof GroupRouting.SingleNic single && single.nic() >= engine.nicCount(dst.group())) {
+            throw new InvalidRequestException("singleNic(" + single.nic() + ") but group " + dst.group() + " has "
+                    + engine.nicCount(dst.group()) + " NICs");
+        }
+        peerGroup(r.group(), r.sources().size(), dst.group());
+        final List<ReadSource> sources = r.sources();
+        for (int i = 0; i < sources.size(); i++) {
+            final ReadSource s = sources.get(i);
+            descriptor(s.src(), dst.group(), "read source " + i);
+            readable(s.src(), "read source " + i);
+            groupMember(r.group(), i, s.src());
+            bounds("read source " + i, s.srcOffset(), s.length(), s.src().length());
+            bounds("destination of read source " + i, s.dstOffset(), s.length(), dst.length());
+        }
+        return dst.group();
+    }
+
+    /** The local region a read lands in: ours, registered, and writable memory. */
+    private Region destination(final MemoryRegion region) {
+        final Region r = local(region, "read destination");
+        if (r.segment().isReadOnly()) {
+            throw new InvalidRequestException(
+                    "read destination " + region + " is a read-only segment; the bytes read could not land in it");
+        }
+        return r;
+    }
+
+    private static void readable(final RegionDescriptor src, final String what) {
+        if (!src.access().allowsRemoteRead()) {
+            throw new RemoteAccessException(
+                    RemoteAccessException.Reason.NOT_READABLE,
+                    what + " " + src + " was registered " + src.access() + "; its owner refuses reads");
+        }
+    }
+
+    private static void writable(final RegionDescriptor dst, final String what) {
+        if (!dst.access().allowsRemoteWrite()) {
+            throw new RemoteAccessException(
+                    RemoteAccessException.Reason.NOT_WRITABLE,
+                    what + " " + dst + " was registered " + dst.access() + "; its owner refuses writes");
+        }
     }
 
     private int single(final SingleWrite w) {
         final Region src = source(w.src());
         routing(w.routing(), src.group());
         descriptor(w.dst(), src.group(), "destination");
+        writable(w.dst(), "destination");
         bounds("source", w.srcOffset(), w.length(), src.length());
         bounds("destination", w.dstOffset(), w.length(), w.dst().length());
         return src.group();
@@ -58,6 +142,7 @@ final class RequestChecks {
     private int paged(final PagedWrite w) {
         final Region src = source(w.src());
         descriptor(w.dst(), src.group(), "destination");
+        writable(w.dst(), "destination");
         for (int k = 0; k < w.pageCount(); k++) {
             pageBounds("source", k, w.srcOffset(), w.srcStride(), w.srcPage(k), w.pageLength(), src.length());
             pageBounds(
@@ -78,6 +163,7 @@ final class RequestChecks {
         for (int i = 0; i < w.dsts().size(); i++) {
             final RegionDescriptor dst = w.dsts().get(i);
             descriptor(dst, 0, "barrier destination " + i);
+            writable(dst, "barrier destination " + i);
             groupMember(w.group(), i, dst);
         }
         return 0;
@@ -94,6 +180,7 @@ final class RequestChecks {
         for (int i = 0; i < targets.size(); i++) {
             final ScatterTarget t = targets.get(i);
             descriptor(t.dst(), src.group(), "scatter target " + i);
+            writable(t.dst(), "scatter target " + i);
             groupMember(w.group(), i, t.dst());
             bounds("source of scatter target " + i, t.srcOffset(), t.length(), src.length());
             bounds("scatter target " + i, t.dstOffset(), t.length(), t.dst().length());
@@ -102,11 +189,15 @@ final class RequestChecks {
     }
 
     private Region source(final MemoryRegion region) {
+        return local(region, "source region");
+    }
+
+    private Region local(final MemoryRegion region, final String what) {
         if (!(region instanceof Region r) || !r.belongsTo(engine)) {
-            throw new InvalidRequestException("source region " + region + " was not registered with this engine");
+            throw new InvalidRequestException(what + " " + region + " was not registered with this engine");
         }
         if (!r.isRegistered()) {
-            throw new InvalidRequestException("source region " + region + " was deregistered");
+            throw new InvalidRequestException(what + " " + region + " was deregistered");
         }
         return r;
     }

@@ -5,13 +5,16 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.OperationKind;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.ScatterRead;
 import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferListener;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.TransferEngineException;
 
 import java.lang.foreign.MemorySegment;
@@ -26,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Submission {
 
-    @Nullable WriteRequest request;
+    @Nullable TransferRequest request;
 
     @Nullable NetworkAddress sendPeer;
 
@@ -51,7 +54,7 @@ final class Submission {
     long deadlineNanos;
 
     Submission write(
-            final WriteRequest value,
+            final TransferRequest value,
             final @Nullable TransferListener onDone,
             final @Nullable TransferCounters counters,
             final @Nullable CompletableFuture<Void> onFuture) {
@@ -87,8 +90,8 @@ final class Submission {
         postedNanos = 0;
     }
 
-    private static void recordWrite(
-            final WriteRequest request, final long nanos, final boolean success, final CompletionRecords records) {
+    private static void recordRequest(
+            final TransferRequest request, final long nanos, final boolean success, final CompletionRecords records) {
         switch (request) {
             case SingleWrite w ->
                 records.record(OperationKind.WRITE, w.dst().nic(0).address(), w.length(), nanos, success);
@@ -102,10 +105,20 @@ final class Submission {
             case ImmWrite w -> records.record(OperationKind.IMM, w.dst().nic(0).address(), 0, nanos, success);
             case BarrierWrite w -> records.record(OperationKind.BARRIER, null, 0, nanos, success);
             case ScatterWrite w -> records.record(OperationKind.SCATTER, null, scatterBytes(w), nanos, success);
+            case SingleRead r ->
+                records.record(OperationKind.READ, r.src().nic(0).address(), r.length(), nanos, success);
+            case PagedRead r ->
+                records.record(
+                        OperationKind.PAGED_READ,
+                        r.src().nic(0).address(),
+                        r.pageLength() * r.pageCount(),
+                        nanos,
+                        success);
+            case ScatterRead r -> records.record(OperationKind.SCATTER_READ, null, gatherBytes(r), nanos, success);
         }
     }
 
-    private static OperationKind kindOf(final @Nullable WriteRequest request) {
+    private static OperationKind kindOf(final @Nullable TransferRequest request) {
         return switch (request) {
             case null -> OperationKind.SEND;
             case SingleWrite w -> OperationKind.WRITE;
@@ -113,7 +126,18 @@ final class Submission {
             case ImmWrite w -> OperationKind.IMM;
             case BarrierWrite w -> OperationKind.BARRIER;
             case ScatterWrite w -> OperationKind.SCATTER;
+            case SingleRead r -> OperationKind.READ;
+            case PagedRead r -> OperationKind.PAGED_READ;
+            case ScatterRead r -> OperationKind.SCATTER_READ;
         };
+    }
+
+    private static long gatherBytes(final ScatterRead read) {
+        long bytes = 0;
+        for (int i = 0; i < read.sources().size(); i++) {
+            bytes += read.sources().get(i).length();
+        }
+        return bytes;
     }
 
     private static long scatterBytes(final ScatterWrite write) {
@@ -170,7 +194,7 @@ final class Submission {
                             nanos,
                             error == null);
         } else {
-            recordWrite(request, nanos, error == null, counters.completions());
+            recordRequest(request, nanos, error == null, counters.completions());
         }
         if (error == null) {
             counters.increment(isSend() ? EngineCounter.SENDS_DONE : EngineCounter.REQUESTS_DONE);

@@ -4,14 +4,18 @@ import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.ReadSource;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
+import dev.transferengine.ScatterRead;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
-import dev.transferengine.WriteRequest;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
@@ -23,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * Turns a request into per-NIC pieces, pulled one at a time: {@link #plan} starts a request and says how many pieces
  * it has, {@link #next} fills the group's reused {@link WriteDescriptor} with the next one. Shards single writes,
  * spreads pages, barrier destinations and scatter targets over the NICs in contiguous ranges, and rotates the first
- * NIC from request to request so load spreads. Knows nothing of domains or completion; the caller stops pulling when
+ * NIC from request to request so load spreads. Reads are cut by the same rules as the writes of the same shape; their
+ * descriptor's source fields name the local region the bytes land in, its target the peer's region they come from. Knows nothing of domains or completion; the caller stops pulling when
  * it abandons a request. Worker thread; allocation-free.
  */
 final class WritePlanner {
@@ -31,7 +36,7 @@ final class WritePlanner {
     private final int nics;
     private int roundRobin;
 
-    private @Nullable WriteRequest request;
+    private @Nullable TransferRequest request;
     private int pieces;
     /** The next piece's index, 0 to {@link #pieces}. */
     private int cursor;
@@ -40,7 +45,7 @@ final class WritePlanner {
 
     private int rangeSize;
     private long shardSize;
-    /** The destination of the piece {@link #next} filled last. */
+    /** The peer's region of the piece {@link #next} filled last: a write's destination, a read's source. */
     private @Nullable RegionDescriptor dst;
 
     WritePlanner(final int nics) {
@@ -52,24 +57,16 @@ final class WritePlanner {
      *
      * @return how many pieces it has; each completes once
      */
-    int plan(final WriteRequest request) {
+    int plan(final TransferRequest request) {
         this.request = request;
         cursor = 0;
         rangeSize = 1;
         first = 0;
         switch (request) {
-            case SingleWrite w -> {
-                pieces = w.routing() instanceof Routing.Sharded sharded ? sharded.shards() : 1;
-                first = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(pieces);
-                shardSize = Sharding.shardSize(w.length(), pieces);
-            }
-            case PagedWrite w -> {
-                pieces = w.pageCount();
-                if (pieces > 0) {
-                    rangeSize = Sharding.rangeSize(pieces, nics);
-                    first = nextNics(Sharding.rangeCount(pieces, nics));
-                }
-            }
+            case SingleWrite w -> planSingle(w.routing(), w.length());
+            case SingleRead r -> planSingle(r.routing(), r.length());
+            case PagedWrite w -> planPaged(w.pageCount());
+            case PagedRead r -> planPaged(r.pageCount());
             case ImmWrite w -> {
                 pieces = 1;
                 first = w.routing() instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(1);
@@ -84,19 +81,34 @@ final class WritePlanner {
                     first = nextNics(Sharding.rangeCount(pieces, nics));
                 }
             }
-            case ScatterWrite w -> {
-                final int targets = w.targets().size();
-                if (w.routing() instanceof GroupRouting.ShardBytes) {
-                    pieces = targets * nics;
-                } else {
-                    pieces = targets;
-                    rangeSize =
-                            w.routing() instanceof GroupRouting.SingleNic ? targets : Sharding.rangeSize(targets, nics);
-                    first = w.routing() instanceof GroupRouting.SingleNic single ? single.nic() : 0;
-                }
-            }
+            case ScatterWrite w -> planScatter(w.routing(), w.targets().size());
+            case ScatterRead r -> planScatter(r.routing(), r.sources().size());
         }
         return pieces;
+    }
+
+    private void planSingle(final Routing routing, final long length) {
+        pieces = routing instanceof Routing.Sharded sharded ? sharded.shards() : 1;
+        first = routing instanceof Routing.Pinned pinned ? pinned.nic() : nextNics(pieces);
+        shardSize = Sharding.shardSize(length, pieces);
+    }
+
+    private void planPaged(final int pageCount) {
+        pieces = pageCount;
+        if (pieces > 0) {
+            rangeSize = Sharding.rangeSize(pieces, nics);
+            first = nextNics(Sharding.rangeCount(pieces, nics));
+        }
+    }
+
+    private void planScatter(final GroupRouting routing, final int targets) {
+        if (routing instanceof GroupRouting.ShardBytes) {
+            pieces = targets * nics;
+        } else {
+            pieces = targets;
+            rangeSize = routing instanceof GroupRouting.SingleNic ? targets : Sharding.rangeSize(targets, nics);
+            first = routing instanceof GroupRouting.SingleNic single ? single.nic() : 0;
+        }
     }
 
     /**
@@ -106,7 +118,7 @@ final class WritePlanner {
      * @return the NIC the piece goes through, or -1 once every piece was handed out
      */
     int next(final WriteDescriptor out) {
-        final WriteRequest current = request;
+        final TransferRequest current = request;
         if (current == null || cursor == pieces) {
             return -1;
         }
@@ -153,7 +165,41 @@ final class WritePlanner {
                 yield target(out, nic, w.dsts().get(p), 0, peerHandle(w.group(), p, nic), true, w.value());
             }
             case ScatterWrite w -> scatter(w, p, out);
+            case SingleRead r -> {
+                final int nic = (first + p) % nics;
+                final long offset = Sharding.shardOffset(r.length(), shardSize, p);
+                source(
+                        out,
+                        (Region) r.dst(),
+                        nic,
+                        r.dstOffset() + offset,
+                        Sharding.shardLength(r.length(), shardSize, p));
+                yield target(out, nic, r.src(), r.srcOffset() + offset, -1, false, 0);
+            }
+            case PagedRead r -> {
+                final int nic = (first + p / rangeSize) % nics;
+                source(out, (Region) r.dst(), nic, r.dstOffset() + r.dstStride() * r.dstPage(p), r.pageLength());
+                yield target(out, nic, r.src(), r.srcOffset() + r.srcStride() * r.srcPage(p), -1, false, 0);
+            }
+            case ScatterRead r -> gather(r, p, out);
         };
+    }
+
+    /** A piece of a scatter read: the local side is the destination region, the remote side source {@code p}. */
+    private int gather(final ScatterRead r, final int p, final WriteDescriptor out) {
+        final Region dstRegion = (Region) r.dst();
+        if (r.routing() instanceof GroupRouting.ShardBytes) {
+            final int i = p / nics;
+            final int nic = p % nics;
+            final ReadSource s = r.sources().get(i);
+            final long offset = Sharding.byteSliceOffset(s.length(), nics, nic);
+            source(out, dstRegion, nic, s.dstOffset() + offset, Sharding.byteSliceLength(s.length(), nics, nic));
+            return target(out, nic, s.src(), s.srcOffset() + offset, peerHandle(r.group(), i, nic), false, 0);
+        }
+        final ReadSource s = r.sources().get(p);
+        final int nic = (first + p / rangeSize) % nics;
+        source(out, dstRegion, nic, s.dstOffset(), s.length());
+        return target(out, nic, s.src(), s.srcOffset(), peerHandle(r.group(), p, nic), false, 0);
     }
 
     private int scatter(final ScatterWrite w, final int p, final WriteDescriptor out) {

@@ -3,7 +3,9 @@ package dev.transferengine.exceptions;
 import java.io.Serial;
 
 /**
- * The receiver refused an operation and left its memory untouched; {@link #reason()} says why.
+ * The receiver (for a read: the region's owner) refused an operation and left its memory untouched;
+ * {@link #reason()} says why. Thrown at submission too where the request's descriptor already shows the access is
+ * not allowed ({@link Reason#NOT_WRITABLE}, {@link Reason#NOT_READABLE}).
  */
 public final class RemoteAccessException extends TransferEngineException {
 
@@ -23,7 +25,11 @@ public final class RemoteAccessException extends TransferEngineException {
         /** The receiver could not parse the request. */
         MALFORMED,
         /** The receiver already credits its bound of distinct imm values nobody expects; this one would be lost. */
-        IMM_NOT_ADMITTED
+        IMM_NOT_ADMITTED,
+        /** A write into a region registered {@link dev.transferengine.RegionAccess#READ_ONLY}. */
+        NOT_WRITABLE,
+        /** A read of a region registered {@link dev.transferengine.RegionAccess#WRITE_ONLY}. */
+        NOT_READABLE
     }
 
     /** Why the receiver refused. */

@@ -3,6 +3,7 @@ package dev.transferengine.spi;
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.TransportEvent;
 
 import java.lang.foreign.MemorySegment;
@@ -33,14 +34,32 @@ public interface Domain extends AutoCloseable {
     String description();
 
     /**
-     * Registers memory for local use and remote writes. May allocate.
+     * Registers memory for local use (the source of writes, the destination of reads) and for what peers may do
+     * with it: a domain refuses, with {@link dev.transferengine.exceptions.RemoteAccessException} ({@code
+     * NOT_WRITABLE} or {@code NOT_READABLE}), a peer's write or read that {@code access} rules out, leaving the
+     * memory untouched. May allocate.
+     *
+     * @param segment the memory: native host memory, or a segment carrying a device pointer; read-only only for
+     *     {@link RegionAccess#READ_ONLY}
+     * @param device where the memory lives
+     * @param access what peers may do with the memory
+     * @return the remote key, unique within this domain, also used as the local handle
+     * @throws dev.transferengine.exceptions.DeviceUnavailableException if this domain cannot serve {@code device}
+     */
+    long register(MemorySegment segment, Device device, RegionAccess access);
+
+    /**
+     * Registers memory peers may read and write; {@link #register(MemorySegment, Device, RegionAccess)} with
+     * {@link RegionAccess#READ_WRITE}.
      *
      * @param segment the memory: native host memory, or a segment carrying a device pointer
      * @param device where the memory lives
      * @return the remote key, unique within this domain, also used as the local handle
      * @throws dev.transferengine.exceptions.DeviceUnavailableException if this domain cannot serve {@code device}
      */
-    long register(MemorySegment segment, Device device);
+    default long register(final MemorySegment segment, final Device device) {
+        return register(segment, device, RegionAccess.READ_WRITE);
+    }
 
     /**
      * Forgets a region: later remote writes with its key are refused.
@@ -67,6 +86,19 @@ public interface Domain extends AutoCloseable {
      * @param write the write, valid only during the call
      */
     void write(WriteDescriptor write);
+
+    /**
+     * Posts a one-sided read, the write's mirror: {@code read.length()} bytes of the peer's region
+     * {@code read.rkey()} at {@code read.remoteBase() + read.remoteOffset()} are copied into the local memory
+     * {@code read.src()} at {@code read.srcOffset()} (registered here as {@code read.srcKey()}). A read carries no
+     * imm ({@code read.hasImm()} is false) and the peer's application is not told. {@code read} is reused after the
+     * call: a domain copies what it keeps. Its outcome is reported once, through {@link DomainListener#onComplete}
+     * once every byte is in local memory, or {@link DomainListener#onFailed} (a refusal by the peer is a
+     * {@link dev.transferengine.exceptions.RemoteAccessException}).
+     *
+     * @param read the read, valid only during the call
+     */
+    void read(WriteDescriptor read);
 
     /**
      * Posts a two-sided send of the whole {@code message}, which stays untouched until completion. Its outcome is

@@ -8,6 +8,10 @@ import java.lang.foreign.MemorySegment;
  * {@link #peer()} at {@link #remoteBase()} + {@link #remoteOffset()}, with an optional imm. The length may be 0 (an
  * imm-only write).
  *
+ * <p>A read ({@link Domain#read}) uses the same fields with the bytes flowing the other way: the remote region is
+ * the source, and {@link #src()} is the local memory the bytes land in (its "source" fields name the local side of
+ * the operation). A read carries no imm.
+ *
  * <p>Each group's worker fills one instance and reuses it for every post, so posting allocates nothing: a domain
  * reads it during the call and copies what it keeps. Worker thread only.
  */

@@ -7,6 +7,7 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.NicCounter;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
@@ -82,7 +83,7 @@ class DomainGroupTest {
         }
 
         Region register(final MemorySegment segment) {
-            return group.resources().register(NO_REKEY, segment, Device.host());
+            return group.resources().register(NO_REKEY, segment, Device.host(), RegionAccess.READ_WRITE);
         }
 
         void submit(final WriteRequest request, final TransferCounters done) {

@@ -5,6 +5,7 @@ import dev.transferengine.ImmCountListener;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.ReceivePool;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
@@ -144,6 +145,30 @@ public final class ReactiveTransferEngine {
             }
         });
         return !observed ? write : observer.observe(TransferDescription.of(engine.transport(), request), write);
+    }
+
+    /**
+     * Posts the read {@code request} on subscribe; completes empty once every byte of it is in the local region. A
+     * read carries no imm: to tell the peer, follow it with an imm write, e.g.
+     * {@code read(r).then(write(ImmWrite.of(peerMailbox, imm)))}. Timeouts and cancellation as for
+     * {@link #write(WriteRequest)}; bytes of a cancelled read already on their way may still land in the local
+     * region.
+     *
+     * @param request the read, reusable: each subscription submits it again
+     * @return a cold {@code Mono} that completes empty on the callback thread, or fails with the engine's typed error
+     *     (also for a refusal at submission, e.g. a peer region that is write-only)
+     */
+    public Mono<Void> read(final ReadRequest request) {
+        final Mono<Void> read = Mono.create(sink -> {
+            try {
+                final SinkListener listener = new SinkListener(sink);
+                engine.submit(request, listener);
+                listener.cancelWith(engine);
+            } catch (final TransferEngineException | IllegalArgumentException e) {
+                sink.error(e);
+            }
+        });
+        return !observed ? read : observer.observe(TransferDescription.of(engine.transport(), request), read);
     }
 
     /**

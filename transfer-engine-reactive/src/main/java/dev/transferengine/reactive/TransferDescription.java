@@ -4,9 +4,13 @@ import dev.transferengine.BarrierWrite;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.Routing;
+import dev.transferengine.ScatterRead;
 import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.WriteRequest;
 
@@ -18,13 +22,13 @@ import org.jspecify.annotations.Nullable;
  *
  * @param transport the engine's transport, e.g. {@code tcp}
  * @param kind      {@code write}, {@code paged-write}, {@code imm-write}, {@code scatter}, {@code barrier},
- *                  {@code send} or {@code imm-wait}
+ *                  {@code read}, {@code paged-read}, {@code scatter-read}, {@code send} or {@code imm-wait}
  * @param routing   how the operation is spread over the NICs: {@code sharded-<n>}, {@code pinned-<nic>},
  *                  {@code per-nic-ranges} (paged writes), {@code shard-peers}, {@code shard-bytes},
  *                  {@code single-nic-<nic>} (scatter), or {@code none} (sends go out on NIC 0 of group 0, imm waits
  *                  route nothing)
- * @param peer      where it goes: the first destination NIC, the peer of a send; null for an operation to a peer
- *                  group (scatter, barrier) and for an imm wait
+ * @param peer      where it goes: the first destination NIC, the peer of a send, the first source NIC of a read;
+ *                  null for an operation on many peers (scatter, barrier, scatter read) and for an imm wait
  */
 public record TransferDescription(
         String transport,
@@ -63,6 +67,32 @@ public record TransferDescription(
                 new TransferDescription(transport, "scatter", routing(write.routing()), null);
             case final BarrierWrite write ->
                 new TransferDescription(transport, "barrier", routing(write.routing()), null);
+        };
+    }
+
+    /**
+     * Describes the read {@code request}. Allocates.
+     *
+     * @param transport the engine's transport, e.g. {@code tcp}
+     * @param request the read to describe
+     * @return its kind, routing and first source NIC (none for a scatter read)
+     */
+    public static TransferDescription of(final String transport, final ReadRequest request) {
+        return switch (request) {
+            case final SingleRead read ->
+                new TransferDescription(
+                        transport,
+                        "read",
+                        routing(read.routing()),
+                        read.src().nic(0).address());
+            case final PagedRead read ->
+                new TransferDescription(
+                        transport,
+                        "paged-read",
+                        "per-nic-ranges",
+                        read.src().nic(0).address());
+            case final ScatterRead read ->
+                new TransferDescription(transport, "scatter-read", routing(read.routing()), null);
         };
     }
 

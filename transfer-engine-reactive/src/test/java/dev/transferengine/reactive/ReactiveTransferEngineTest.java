@@ -4,6 +4,8 @@ import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.RegionAccess;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.exceptions.EngineClosedException;
@@ -103,6 +105,29 @@ class ReactiveTransferEngineTest {
 
         assertThat(target.segment().asSlice(256, 8192).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(source.segment().asSlice(128, 8192).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void readPullsTheBytesOnSubscribeAndAnImmWriteAfterItTellsThePeer() {
+        final SingleRead read = SingleRead.of(source.descriptor(), 64, 8192, target, 512);
+        final Mono<Void> pull = receiver.read(read).then(receiver.write(ImmWrite.of(source.descriptor(), 14)));
+        assertThat(receiver.engine().metrics().counter(EngineCounter.REQUESTS_SUBMITTED))
+                .isZero();
+
+        StepVerifier.create(pull.then(sender.expectImm(14, 1))).expectComplete().verify(WAIT);
+
+        assertThat(target.segment().asSlice(512, 8192).toArray(ValueLayout.JAVA_BYTE))
+                .isEqualTo(source.segment().asSlice(64, 8192).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void readOfAWriteOnlyRegionFailsWithRemoteAccessException() {
+        final MemoryRegion writeOnly =
+                sender.engine().register(arena.allocate(4096, 4096), Device.host(), RegionAccess.WRITE_ONLY);
+
+        StepVerifier.create(receiver.read(SingleRead.of(writeOnly.descriptor(), 0, 16, target, 0)))
+                .expectError(RemoteAccessException.class)
+                .verify(WAIT);
     }
 
     @Test

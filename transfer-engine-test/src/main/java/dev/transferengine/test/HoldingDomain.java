@@ -3,6 +3,7 @@ package dev.transferengine.test;
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
@@ -81,6 +82,16 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
+    public void read(final WriteDescriptor read) {
+        if (held || !backlog.isEmpty()) {
+            final WriteDescriptor kept = read.copy();
+            backlog.addLast(new Held(kept.token(), () -> inner.read(kept)));
+        } else {
+            inner.read(read);
+        }
+    }
+
+    @Override
     public void send(final long token, final long peer, final MemorySegment message) {
         final Runnable post = () -> inner.send(token, peer, message);
         if (held || !backlog.isEmpty()) {
@@ -134,8 +145,8 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
-    public long register(final MemorySegment segment, final Device device) {
-        return inner.register(segment, device);
+    public long register(final MemorySegment segment, final Device device, final RegionAccess access) {
+        return inner.register(segment, device, access);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.transferengine.test;
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A NIC of {@link InstantTransport}: every write and send is reported complete from inside its post call (the
+ * A NIC of {@link InstantTransport}: every write, read and send is reported complete from inside its post call (the
  * engine queues such reports and handles them after the post returns), no bytes move and no imm is delivered.
  * Worker thread only, like every domain; allocation-free on the data path.
  */
@@ -53,7 +54,7 @@ public final class InstantDomain implements Domain {
     }
 
     @Override
-    public long register(final MemorySegment segment, final Device device) {
+    public long register(final MemorySegment segment, final Device device, final RegionAccess access) {
         return nextKey++;
     }
 
@@ -70,6 +71,11 @@ public final class InstantDomain implements Domain {
     @Override
     public void write(final WriteDescriptor write) {
         listener.onComplete(write.token(), write.length());
+    }
+
+    @Override
+    public void read(final WriteDescriptor read) {
+        listener.onComplete(read.token(), read.length());
     }
 
     @Override

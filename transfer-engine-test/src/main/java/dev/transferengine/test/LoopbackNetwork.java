@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RemoteAccessException;
@@ -73,10 +74,11 @@ public final class LoopbackNetwork implements Transport {
         return opened;
     }
 
-    /** One posted write or send. */
+    /** One posted write, read or send. */
     private record Post(
             long token,
             boolean send,
+            boolean read,
             MemorySegment src,
             long srcOffset,
             long length,
@@ -92,6 +94,7 @@ public final class LoopbackNetwork implements Transport {
         private final NetworkAddress address;
         private final DomainListener listener;
         private final Map<Long, MemorySegment> regions = new HashMap<>();
+        private final Map<Long, RegionAccess> access = new HashMap<>();
         private final List<NetworkAddress> peers = new ArrayList<>();
         private final ArrayDeque<Post> posted = new ArrayDeque<>();
         /** Completions of placed writes not reported yet (while completions are held). */
@@ -180,15 +183,17 @@ public final class LoopbackNetwork implements Transport {
         }
 
         @Override
-        public long register(final MemorySegment segment, final Device device) {
+        public long register(final MemorySegment segment, final Device device, final RegionAccess allowed) {
             final long key = nextKey++;
             regions.put(key, segment);
+            access.put(key, allowed);
             return key;
         }
 
         @Override
         public void deregister(final long rkey) {
             regions.remove(rkey);
+            access.remove(rkey);
         }
 
         @Override
@@ -210,6 +215,7 @@ public final class LoopbackNetwork implements Transport {
             posted.addLast(new Post(
                     write.token(),
                     false,
+                    false,
                     write.src(),
                     write.srcOffset(),
                     write.length(),
@@ -221,9 +227,29 @@ public final class LoopbackNetwork implements Transport {
         }
 
         @Override
+        public void read(final WriteDescriptor read) {
+            if (closed) {
+                listener.onFailed(read.token(), new EngineClosedException("domain closed"));
+                return;
+            }
+            posted.addLast(new Post(
+                    read.token(),
+                    false,
+                    true,
+                    read.src(),
+                    read.srcOffset(),
+                    read.length(),
+                    peers.get((int) read.peer()),
+                    read.rkey(),
+                    read.remoteOffset(),
+                    false,
+                    0));
+        }
+
+        @Override
         public void send(final long token, final long peer, final MemorySegment message) {
-            posted.addLast(
-                    new Post(token, true, message, 0, message.byteSize(), peers.get((int) peer), 0, 0, false, 0));
+            posted.addLast(new Post(
+                    token, true, false, message, 0, message.byteSize(), peers.get((int) peer), 0, 0, false, 0));
         }
 
         @Override
@@ -282,6 +308,20 @@ public final class LoopbackNetwork implements Transport {
             }
             if (post.remoteOffset() < 0 || post.remoteOffset() > region.byteSize() - post.length()) {
                 fail(post, new RemoteAccessException(RemoteAccessException.Reason.OUT_OF_BOUNDS, "outside the region"));
+                return;
+            }
+            final RegionAccess allowed = target.access.getOrDefault(post.rkey(), RegionAccess.READ_WRITE);
+            if (post.read()) {
+                if (!allowed.allowsRemoteRead()) {
+                    fail(post, new RemoteAccessException(RemoteAccessException.Reason.NOT_READABLE, "write-only"));
+                    return;
+                }
+                MemorySegment.copy(region, post.remoteOffset(), post.src(), post.srcOffset(), post.length());
+                completions.addLast(() -> listener.onComplete(post.token(), post.length()));
+                return;
+            }
+            if (!allowed.allowsRemoteWrite()) {
+                fail(post, new RemoteAccessException(RemoteAccessException.Reason.NOT_WRITABLE, "read-only"));
                 return;
             }
             final long reservation =

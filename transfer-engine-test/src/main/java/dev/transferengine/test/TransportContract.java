@@ -11,13 +11,18 @@ import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
 import dev.transferengine.NicInfo;
+import dev.transferengine.PagedRead;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.PeerGroup;
+import dev.transferengine.ReadSource;
 import dev.transferengine.ReceivePool;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
+import dev.transferengine.ScatterRead;
 import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
@@ -1614,6 +1619,413 @@ public abstract class TransportContract {
                     .as("their places are free again")
                     .isEqualTo(32);
             assertThat(receiver.metrics().counter(EngineCounter.IMMS_REFUSED)).isZero();
+        }
+    }
+
+    // ---- reads (pull) and access rights: issue 19 ----------------------------------------------------------------
+
+    /**
+     * Whether the owner's refusal of an access its region's rights rule out names the reason ({@code NOT_WRITABLE},
+     * {@code NOT_READABLE}); libfabric providers report a refused RMA without telling key, bounds and rights apart.
+     *
+     * @return true if the reason is named
+     */
+    protected boolean namesAccessRefusals() {
+        return true;
+    }
+
+    /**
+     * Whether the owner refuses a read of a region registered without remote read access ({@code WRITE_ONLY}) that a
+     * forged descriptor asks for; libfabric 1.17's tcp;ofi_rxm does not check {@code FI_REMOTE_READ} and serves it.
+     *
+     * @return true if refused
+     */
+    protected boolean enforcesReadAccessAtTheOwner() {
+        return true;
+    }
+
+    /**
+     * One-sided reads (pull) in every shape, and access rights: what peers may do with a region, carried by its
+     * descriptor, checked at submission and enforced by the owner against forged descriptors.
+     */
+    @Nested
+    class Reads {
+        @ParameterizedTest(name = "{0} shards")
+        @ValueSource(ints = {1, 2, 3, 4})
+        void shardedSingleReadPullsTheBytesIntoTheLocalRegion(final int shards) {
+            final int nics = Math.min(shards, maxNics());
+            final TransferEngine owner = engine(nics);
+            final TransferEngine reader = engine(nics);
+            final MemorySegment src = filled(REGION, 51);
+            final RegionDescriptor srcDesc =
+                    owner.register(src, Device.host(), RegionAccess.READ_ONLY).descriptor();
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+
+            final long length = 300_000 + 17;
+            done(reader.submit(new SingleRead(srcDesc, 123, length, dstRegion, 4567, Routing.sharded(nics))));
+
+            assertSame(src, 123, dst, 4567, length);
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 4566)).isZero();
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 4567 + length)).isZero();
+            long bytesRead = 0;
+            long reads = 0;
+            for (int nic = 0; nic < nics; nic++) {
+                bytesRead += reader.metrics().counter(0, nic, NicCounter.BYTES_READ);
+                reads += reader.metrics().counter(0, nic, NicCounter.READS);
+            }
+            assertThat(bytesRead).isEqualTo(length);
+            assertThat(reads).isEqualTo(nics);
+            assertThat(reader.metrics().counter(0, 0, NicCounter.BYTES_WRITTEN)).isZero();
+        }
+
+        @Test
+        void pinnedAndZeroLengthReadsCompleteAndCarryNoImm() {
+            final int nics = Math.min(2, maxNics());
+            final TransferEngine owner = engine(nics);
+            final TransferEngine reader = engine(nics);
+            final MemorySegment src = filled(65_536, 52);
+            final RegionDescriptor srcDesc = owner.register(src, Device.host()).descriptor();
+            final MemorySegment dst = zeroed(65_536);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            final AtomicInteger unexpected = new AtomicInteger();
+            owner.onImm(imm -> unexpected.incrementAndGet());
+
+            done(reader.submit(SingleRead.of(srcDesc, 0, 65_536, dstRegion, 0).withRouting(Routing.pinned(nics - 1))));
+            done(reader.submit(SingleRead.of(srcDesc, 100, 0, dstRegion, 0)));
+
+            assertSame(src, 0, dst, 0, 65_536);
+            assertThat(reader.metrics().counter(0, nics - 1, NicCounter.BYTES_READ))
+                    .isEqualTo(65_536);
+            assertThat(owner.metrics().counter(EngineCounter.IMM_EVENTS)).isZero();
+            assertThat(unexpected.get()).isZero();
+        }
+
+        @ParameterizedTest(name = "{0} NICs")
+        @ValueSource(ints = {1, 2})
+        void pagedReadHonoursStridesOffsetsAndIndexLists(final int requestedNics) {
+            final int nics = Math.min(requestedNics, maxNics());
+            final TransferEngine owner = engine(nics);
+            final TransferEngine reader = engine(nics);
+            final MemorySegment src = filled(REGION, 53);
+            final RegionDescriptor srcDesc = owner.register(src, Device.host()).descriptor();
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            final int[] srcPages = {7, 0, 3, 12, 5};
+            final int[] dstPages = {1, 2, 9, 0, 4};
+
+            done(reader.submit(new PagedRead(srcDesc, 64, 8192, srcPages, dstRegion, 128, 12_288, dstPages, 4000)));
+
+            for (int k = 0; k < srcPages.length; k++) {
+                assertSame(src, 64 + 8192L * srcPages[k], dst, 128 + 12_288L * dstPages[k], 4000);
+            }
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 128 + 12_288L + 4000)).isZero();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = {"shardPeers", "shardBytes", "singleNic"})
+        void scatterReadGathersFromThreePeers(final String routingName) {
+            final int nics = Math.min(2, maxNics());
+            final GroupRouting routing =
+                    switch (routingName) {
+                        case "shardPeers" -> GroupRouting.shardPeers();
+                        case "shardBytes" -> GroupRouting.shardBytes();
+                        default -> GroupRouting.singleNic(nics - 1);
+                    };
+            final TransferEngine reader = engine(nics);
+            final MemorySegment dst = zeroed(REGION);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            final List<ReadSource> sources = new ArrayList<>();
+            final List<MemorySegment> srcs = new ArrayList<>();
+            for (int p = 0; p < 3; p++) {
+                final TransferEngine peer = engine(nics);
+                final MemorySegment src = filled(REGION, 54 + p);
+                srcs.add(src);
+                // odd lengths so shard-bytes has a remainder to keep
+                sources.add(new ReadSource(
+                        peer.register(src, Device.host(), RegionAccess.READ_ONLY)
+                                .descriptor(),
+                        10_001 + p,
+                        50L * p,
+                        20_000L * p));
+            }
+
+            done(reader.submit(ScatterRead.of(dstRegion, sources).withRouting(routing)));
+
+            for (int p = 0; p < 3; p++) {
+                assertSame(srcs.get(p), 50L * p, dst, 20_000L * p, 10_001 + p);
+            }
+        }
+
+        @Test
+        void readsCompleteThroughCountersListenersAndPeerGroupsAndCanBeResubmitted() {
+            final TransferEngine owner = engine(1);
+            final TransferEngine reader = engine(1);
+            final MemorySegment src = filled(65_536, 57);
+            final RegionDescriptor srcDesc = owner.register(src, Device.host()).descriptor();
+            final MemorySegment dst = zeroed(65_536);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            final PeerGroup group = reader.addPeerGroup(List.of(
+                    srcDesc.nics().stream().map(RegionDescriptor.Nic::address).toList()));
+            final TransferCounters counters = new TransferCounters();
+            final PagedRead read = PagedRead.of(srcDesc, dstRegion, 4096, new int[] {0, 1, 2, 3});
+
+            for (int round = 0; round < 10; round++) {
+                reader.submit(read, counters);
+            }
+            final Outcome outcome = new Outcome();
+            reader.submit(
+                    ScatterRead.of(dstRegion, List.of(new ReadSource(srcDesc, 8192, 32_768, 32_768)))
+                            .withGroup(group),
+                    outcome);
+
+            await().atMost(WAIT).until(() -> counters.completed() + counters.failed() == 10 && outcome.ends.get() == 1);
+            assertThat(counters.failed()).isZero();
+            assertThat(outcome.error.get()).isNull();
+            assertSame(src, 0, dst, 0, 16_384);
+            assertSame(src, 32_768, dst, 32_768, 8192);
+        }
+
+        @Test
+        void aReadFollowedByAnImmWriteTellsTheOwnerItsPagesWereTaken() {
+            final TransferEngine owner = engine(1);
+            final TransferEngine reader = engine(1);
+            final MemorySegment pages = filled(65_536, 58);
+            final RegionDescriptor pagesDesc =
+                    owner.register(pages, Device.host(), RegionAccess.READ_ONLY).descriptor();
+            // the notification lands in a region the owner lets peers write: imm writes need write access too
+            final RegionDescriptor mailbox = owner.register(zeroed(64), Device.host(), RegionAccess.WRITE_ONLY)
+                    .descriptor();
+            final ImmCounter taken = owner.immCounter(77);
+            final MemorySegment dst = zeroed(65_536);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+
+            done(reader.submit(PagedRead.of(pagesDesc, dstRegion, 16_384, new int[] {0, 1, 2, 3}))
+                    .thenCompose(ignored -> reader.submit(ImmWrite.of(mailbox, 77))));
+
+            awaitBalance(taken, 1);
+            assertSame(pages, 0, dst, 0, 65_536);
+        }
+
+        @Test
+        void descriptorsCarryTheAccessAndRequestsItRulesOutAreRefusedAtSubmission() {
+            final TransferEngine owner = engine(1);
+            final TransferEngine peer = engine(1);
+            final MemoryRegion readOnly = owner.register(filled(4096, 59), Device.host(), RegionAccess.READ_ONLY);
+            final MemoryRegion writeOnly = owner.register(zeroed(4096), Device.host(), RegionAccess.WRITE_ONLY);
+            final MemoryRegion local = peer.register(filled(4096, 60), Device.host());
+
+            assertThat(readOnly.access()).isEqualTo(RegionAccess.READ_ONLY);
+            assertThat(RegionDescriptor.parse(readOnly.descriptor().toText()).access())
+                    .isEqualTo(RegionAccess.READ_ONLY);
+            assertThat(writeOnly.descriptor().access()).isEqualTo(RegionAccess.WRITE_ONLY);
+            assertThat(owner.register(zeroed(64), Device.host()).access()).isEqualTo(RegionAccess.READ_WRITE);
+            assertThatThrownBy(() -> peer.submit(SingleWrite.of(local, 0, 16, readOnly.descriptor(), 0)))
+                    .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
+                            .isEqualTo(RemoteAccessException.Reason.NOT_WRITABLE))
+                    .hasMessageContaining("READ_ONLY");
+            assertThatThrownBy(() -> peer.submit(ImmWrite.of(readOnly.descriptor(), 1)))
+                    .isInstanceOf(RemoteAccessException.class);
+            assertThatThrownBy(() -> peer.submit(SingleRead.of(writeOnly.descriptor(), 0, 16, local, 0)))
+                    .isInstanceOfSatisfying(RemoteAccessException.class, e -> assertThat(e.reason())
+                            .isEqualTo(RemoteAccessException.Reason.NOT_READABLE))
+                    .hasMessageContaining("WRITE_ONLY");
+            assertThat(peer.metrics().counter(EngineCounter.REQUESTS_DONE)
+                            + peer.metrics().counter(EngineCounter.REQUESTS_FAILED))
+                    .as("nothing was queued")
+                    .isZero();
+        }
+
+        @Test
+        void theOwnerRefusesAWriteIntoAReadOnlyRegionThroughAForgedDescriptor() {
+            final TransferEngine writer = manualClockEngine(1);
+            final TransferEngine owner = engine(1);
+            final MemorySegment memory = filled(4096, 61);
+            final MemorySegment before = zeroed(4096);
+            MemorySegment.copy(memory, 0, before, 0, 4096);
+            final RegionDescriptor real = owner.register(memory, Device.host(), RegionAccess.READ_ONLY)
+                    .descriptor();
+            final RegionDescriptor forged = new RegionDescriptor(real.address(), real.length(), real.nics());
+            final MemoryRegion src = writer.register(filled(4096, 62), Device.host());
+
+            final Throwable error =
+                    failure(ending(remoteRefusal(), writer.submit(SingleWrite.of(src, 0, 4096, forged, 0))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            if (namesAccessRefusals()) {
+                assertThat(((RemoteAccessException) error).reason())
+                        .isEqualTo(RemoteAccessException.Reason.NOT_WRITABLE);
+            }
+            assertSame(memory, 0, before, 0, 4096);
+        }
+
+        @Test
+        void theOwnerRefusesAReadOfAWriteOnlyRegionThroughAForgedDescriptor() {
+            Assumptions.assumeTrue(
+                    enforcesReadAccessAtTheOwner(), "the provider does not check FI_REMOTE_READ (docs/read.md)");
+            final TransferEngine reader = manualClockEngine(1);
+            final TransferEngine owner = engine(1);
+            final RegionDescriptor real = owner.register(filled(4096, 63), Device.host(), RegionAccess.WRITE_ONLY)
+                    .descriptor();
+            final RegionDescriptor forged = new RegionDescriptor(real.address(), real.length(), real.nics());
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+
+            final Throwable error =
+                    failure(ending(remoteRefusal(), reader.submit(SingleRead.of(forged, 0, 4096, dstRegion, 0))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            if (namesAccessRefusals()) {
+                assertThat(((RemoteAccessException) error).reason())
+                        .isEqualTo(RemoteAccessException.Reason.NOT_READABLE);
+            }
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+        }
+
+        @Test
+        void aReadOnlySegmentRegistersOnlyReadOnlyAndCannotReceiveAReadsBytes() {
+            final TransferEngine owner = engine(1);
+            final TransferEngine reader = engine(1);
+            final MemorySegment src = filled(8192, 64);
+            final MemorySegment frozen = src.asReadOnly();
+
+            assertThatThrownBy(() -> owner.register(frozen, Device.host()))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("READ_ONLY");
+            final RegionDescriptor srcDesc = owner.register(frozen, Device.host(), RegionAccess.READ_ONLY)
+                    .descriptor();
+            final MemorySegment dst = zeroed(8192);
+            done(reader.submit(SingleRead.of(srcDesc, 0, 8192, reader.register(dst, Device.host()), 0)));
+            assertSame(src, 0, dst, 0, 8192);
+
+            final MemoryRegion frozenLocal =
+                    reader.register(zeroed(8192).asReadOnly(), Device.host(), RegionAccess.READ_ONLY);
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(srcDesc, 0, 16, frozenLocal, 0)))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("read-only segment");
+        }
+
+        @Test
+        void outOfBoundsReadsAreRefusedLocallyAndByTheOwnerLeavingTheReadersMemoryUntouched() {
+            final TransferEngine reader = manualClockEngine(1);
+            final TransferEngine owner = engine(1);
+            final RegionDescriptor real =
+                    owner.register(filled(4096, 65), Device.host()).descriptor();
+            final MemorySegment dst = zeroed(16_384);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(real, 4000, 200, dstRegion, 0)))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("read source");
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(real, 0, 200, dstRegion, 16_300)))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("read destination");
+            assertThatThrownBy(() -> reader.submit(PagedRead.of(real, dstRegion, 1024, new int[] {0, 4})))
+                    .isInstanceOf(RegionBoundsException.class)
+                    .hasMessageContaining("page 1");
+            // a descriptor that lies about the length gets past the local check; the owner must still refuse it
+            final RegionDescriptor forged = new RegionDescriptor(real.address(), 1 << 20, real.nics());
+
+            final Throwable error =
+                    failure(ending(remoteRefusal(), reader.submit(SingleRead.of(forged, 0, 8192, dstRegion, 0))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(MemorySegment.mismatch(dst, 0, 16_384, zeroed(16_384), 0, 16_384))
+                    .isEqualTo(-1);
+        }
+
+        @Test
+        void aReadWithAStaleKeyIsRefusedAndARekeyedRegionIsReadWithItsNewKeys() {
+            final TransferEngine reader = manualClockEngine(1);
+            final TransferEngine owner = engine(1);
+            final MemorySegment src = filled(4096, 66);
+            final MemoryRegion srcRegion = owner.register(src, Device.host());
+            final RegionDescriptor old = srcRegion.descriptor();
+            final RegionDescriptor fresh = srcRegion.rekey();
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+
+            final Throwable error =
+                    failure(ending(remoteRefusal(), reader.submit(SingleRead.of(old, 0, 4096, dstRegion, 0))));
+
+            assertThat(error).isInstanceOf(remoteRefusal());
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            // another reader: libfabric providers may leave the refused reader's path to the owner broken
+            final TransferEngine freshReader = engine(1);
+            final MemorySegment freshDst = zeroed(4096);
+            done(freshReader.submit(SingleRead.of(fresh, 0, 4096, freshReader.register(freshDst, Device.host()), 0)));
+            assertSame(src, 0, freshDst, 0, 4096);
+        }
+
+        @Test
+        void aReadThatCannotCompleteTimesOutIsWithdrawnAndLaterReadsAreServed() {
+            final TransferEngine reader = holdingEngine(1);
+            final TransferEngine owner = engine(1);
+            final MemorySegment src = filled(4096, 67);
+            final RegionDescriptor srcDesc = owner.register(src, Device.host()).descriptor();
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            nic(reader, 0).hold(true);
+
+            final Throwable error = failure(expired(reader.submit(SingleRead.of(srcDesc, 0, 4096, dstRegion, 0))));
+
+            assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleRead");
+            nic(reader, 0).hold(false); // the timed-out read was withdrawn: releasing the NIC does not post it
+            assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
+                    .isEqualTo(-1);
+            done(reader.submit(SingleRead.of(srcDesc, 0, 4096, dstRegion, 0)));
+            assertSame(src, 0, dst, 0, 4096);
+            assertThat(reader.metrics().counter(EngineCounter.REQUESTS_TIMED_OUT))
+                    .isEqualTo(1);
+            assertThat(reader.metrics().inFlight()).isZero();
+        }
+
+        @Test
+        void readerCloseWhileReadsAreInFlightEndsEveryReadOnce() {
+            final TransferEngine reader = holdingEngine(1);
+            final TransferEngine owner = engine(1);
+            final RegionDescriptor srcDesc =
+                    owner.register(filled(4096, 68), Device.host()).descriptor();
+            final MemoryRegion dstRegion = reader.register(zeroed(4096), Device.host());
+            nic(reader, 0).hold(true);
+            final List<Outcome> outcomes = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                final Outcome outcome = new Outcome();
+                reader.submit(SingleRead.of(srcDesc, 0, 4096, dstRegion, 0), outcome);
+                outcomes.add(outcome);
+            }
+
+            reader.close();
+
+            await().atMost(WAIT).until(() -> outcomes.stream().allMatch(o -> o.ends.get() >= 1));
+            assertThat(outcomes).allSatisfy(o -> {
+                assertThat(o.ends.get()).isEqualTo(1);
+                assertThat(o.error.get()).isInstanceOf(EngineClosedException.class);
+            });
+        }
+
+        @Test
+        void aReadFromAPeerThatIsGoneFailsAndTheReaderServesOthers() {
+            final TransferEngine reader = manualClockEngine(1);
+            final TransferEngine gone = engine(1);
+            final TransferEngine alive = engine(1);
+            final RegionDescriptor goneDesc =
+                    gone.register(filled(4096, 69), Device.host()).descriptor();
+            final MemorySegment aliveMemory = filled(4096, 70);
+            final RegionDescriptor aliveDesc =
+                    alive.register(aliveMemory, Device.host()).descriptor();
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = reader.register(dst, Device.host());
+            gone.close();
+
+            final Throwable error = failure(
+                    ending(unreachablePeerFailure(), reader.submit(SingleRead.of(goneDesc, 0, 4096, dstRegion, 0))));
+            assertThat(error).isInstanceOf(unreachablePeerFailure());
+
+            done(reader.submit(SingleRead.of(aliveDesc, 0, 4096, dstRegion, 0)));
+            assertSame(aliveMemory, 0, dst, 0, 4096);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.transferengine.sample.SampleProperties;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,7 +45,8 @@ class DashboardController implements SmartLifecycle {
             final Map<String, TransferEngine> engines,
             final MeterRegistry registry,
             final SampleProperties properties) {
-        this.sampler = new DashboardSampler(engines, registry);
+        this.sampler = new DashboardSampler(
+                engines, registry, properties.kv().mode().name().toLowerCase(Locale.ROOT));
         this.history = new DashboardHistory(
                 properties.dashboard().rateWindow(), properties.dashboard().history());
         this.interval = properties.dashboard().interval();

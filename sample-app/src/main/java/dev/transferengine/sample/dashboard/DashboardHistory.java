@@ -107,7 +107,7 @@ final class DashboardHistory {
                         })
                         .toList()))
                 .toList();
-        return new DashboardSnapshot(totals.timeMillis(), engines, totals.latencies());
+        return new DashboardSnapshot(totals.timeMillis(), totals.kvMode(), engines, totals.latencies());
     }
 
     /** Per second; a counter that went back (a group restarted its NICs' counts) gives 0, not a negative rate. */

@@ -22,14 +22,17 @@ final class DashboardSampler {
 
     private final Map<String, TransferEngine> engines;
     private final MeterRegistry registry;
+    private final String kvMode;
 
     /**
      * @param engines  every engine bean, by bean name, in the order to show them
      * @param registry where the latency timers are
+     * @param kvMode   {@code push} or {@code pull}, shown as it is
      */
-    DashboardSampler(final Map<String, TransferEngine> engines, final MeterRegistry registry) {
+    DashboardSampler(final Map<String, TransferEngine> engines, final MeterRegistry registry, final String kvMode) {
         this.engines = new LinkedHashMap<>(engines);
         this.registry = registry;
+        this.kvMode = kvMode;
     }
 
     /**
@@ -41,7 +44,7 @@ final class DashboardSampler {
     DashboardSnapshot snapshot(final long timeMillis) {
         final List<DashboardSnapshot.Engine> views = new ArrayList<>(engines.size());
         engines.forEach((name, engine) -> views.add(engine(name, engine)));
-        return new DashboardSnapshot(timeMillis, views, latencies());
+        return new DashboardSnapshot(timeMillis, kvMode, views, latencies());
     }
 
     private static DashboardSnapshot.Engine engine(final String name, final TransferEngine engine) {

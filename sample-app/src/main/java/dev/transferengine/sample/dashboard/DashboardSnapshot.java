@@ -7,10 +7,11 @@ import java.util.List;
  * averages over {@code sample.dashboard.rate-window} (see {@link DashboardHistory}), the same for every viewer.
  *
  * @param timeMillis when it was taken, milliseconds since the epoch
+ * @param kvMode     how this node's KV pages move ({@code sample.kv.mode}): {@code push} or {@code pull}
  * @param engines    every {@code TransferEngine} bean, by bean name
  * @param latencies  the latency timers that publish percentiles
  */
-public record DashboardSnapshot(long timeMillis, List<Engine> engines, List<Latency> latencies) {
+public record DashboardSnapshot(long timeMillis, String kvMode, List<Engine> engines, List<Latency> latencies) {
 
     /**
      * One engine.

@@ -33,9 +33,20 @@ public final class DecodeClient {
      * @return the session decode opened
      */
     public Mono<KvSessionGrant> open(final String decode, final int pages) {
+        return open(decode, new KvSessionRequest(pages));
+    }
+
+    /**
+     * Opens a transfer session on decode; with a {@code source}, decode pulls the pages from it.
+     *
+     * @param decode  the decode node's base URL
+     * @param request pages per layer, and prefill's cache descriptor for a pull session
+     * @return the session decode opened
+     */
+    public Mono<KvSessionGrant> open(final String decode, final KvSessionRequest request) {
         return web.post()
                 .uri(decode + "/kv/sessions")
-                .bodyValue(new KvSessionRequest(pages))
+                .bodyValue(request)
                 .retrieve()
                 .bodyToMono(KvSessionGrant.class);
     }

@@ -30,7 +30,8 @@ class DecodeController {
 
     @PostMapping("/sessions")
     KvSessionGrant open(@RequestBody final KvSessionRequest request) {
-        return decode.open(request.pages());
+        final String source = request.source();
+        return source == null ? decode.open(request.pages()) : decode.openPull(request.pages(), source);
     }
 
     @PostMapping("/sessions/{id}/verify")

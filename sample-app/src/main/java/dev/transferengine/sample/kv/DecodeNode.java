@@ -1,5 +1,7 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.PagedRead;
+import dev.transferengine.RegionDescriptor;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.BusyException;
 import dev.transferengine.sample.Checksums;
@@ -14,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -22,7 +25,9 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The decode side of a KV-cache transfer: a registered page pool that prefill nodes write into, layer by layer,
- * with imm = layer. One transfer is received at a time, because imms name layers, not transfers.
+ * with imm = layer (push); or, in a pull session, that this node reads each layer into from prefill's read-only cache
+ * once prefill says the layer is ready (one imm write, imm = layer). One transfer is received at a time, because imms
+ * name layers, not transfers.
  */
 public final class DecodeNode implements AutoCloseable {
 
@@ -67,6 +72,24 @@ public final class DecodeNode implements AutoCloseable {
      * @throws BusyException if another transfer is still being received
      */
     public KvSessionGrant open(final int pages) {
+        return open(pages, null);
+    }
+
+    /**
+     * Reserves pages for a pull transfer of {@code pages} pages per layer: once prefill tells a layer is ready (one
+     * imm, imm = layer), this node reads the layer's pages from {@code source} into its pool.
+     *
+     * @param pages  pages per layer
+     * @param source prefill's cache descriptor, text form; page {@code k} of layer {@code l} is read from its page
+     *               {@code k} of that layer
+     * @return the session and its page table
+     * @throws BusyException if another transfer is still being received
+     */
+    public KvSessionGrant openPull(final int pages, final String source) {
+        return open(pages, RegionDescriptor.parse(source));
+    }
+
+    private KvSessionGrant open(final int pages, final @Nullable RegionDescriptor source) {
         if (pages < 1 || pages > layout.pagesPerLayer()) {
             throw new IllegalArgumentException("pages must be 1.." + layout.pagesPerLayer() + ", was " + pages);
         }
@@ -80,7 +103,7 @@ public final class DecodeNode implements AutoCloseable {
         for (int k = 0; k < pages; k++) {
             pageTable[k] = (first + k) % layout.pagesPerLayer();
         }
-        final KvSession session = new KvSession(UUID.randomUUID().toString(), pageTable);
+        final KvSession session = new KvSession(UUID.randomUUID().toString(), pageTable, source);
         if (!current.compareAndSet(previous, session)) {
             throw new BusyException("another transfer started at the same time");
         }
@@ -133,14 +156,19 @@ public final class DecodeNode implements AutoCloseable {
         private volatile boolean finished;
         private volatile boolean completed;
 
-        /** Expects {@code pages} imms per layer (a paged write raises one per page); records when each layer completed. */
-        KvSession(final String id, final int[] pageTable) {
+        /**
+         * Push: expects {@code pages} imms per layer (a paged write raises one per page). Pull ({@code source} set):
+         * expects one imm per layer, then reads the layer. Records when each layer completed.
+         */
+        KvSession(final String id, final int[] pageTable, final @Nullable RegionDescriptor source) {
             this.id = id;
             this.pageTable = pageTable;
             final List<Mono<Long>> layers = new ArrayList<>(layout.layers());
             for (int layer = 0; layer < layout.layers(); layer++) {
-                layers.add(engine.expectImm(layer, pageTable.length, receiveTimeout)
-                        .then(Mono.fromSupplier(() -> System.nanoTime() - start)));
+                final Mono<Void> landed = source == null
+                        ? engine.expectImm(layer, pageTable.length, receiveTimeout)
+                        : engine.expectImm(layer, 1, receiveTimeout).then(engine.read(layerRead(layer, source)));
+                layers.add(landed.then(Mono.fromSupplier(() -> System.nanoTime() - start)));
             }
             this.arrivals = Flux.mergeSequential(layers)
                     .collectList()
@@ -151,6 +179,18 @@ public final class DecodeNode implements AutoCloseable {
 
         boolean finished() {
             return finished;
+        }
+
+        /** Layer {@code layer}'s pages, from prefill's page {@code k} into this pool's page {@code pageTable[k]}. */
+        private PagedRead layerRead(final int layer, final RegionDescriptor source) {
+            final int[] srcPages = new int[pageTable.length];
+            final int[] dstPages = new int[pageTable.length];
+            for (int k = 0; k < pageTable.length; k++) {
+                srcPages[k] = layout.globalPage(layer, k);
+                dstPages[k] = layout.globalPage(layer, pageTable[k]);
+            }
+            final long page = layout.pageSize();
+            return new PagedRead(source, 0, page, srcPages, pool.region(), 0, page, dstPages, page);
         }
 
         /** Every layer arrived: nothing of this transfer is still on the way. */

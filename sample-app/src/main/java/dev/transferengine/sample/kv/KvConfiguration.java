@@ -1,5 +1,6 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.RegionAccess;
 import dev.transferengine.reactive.ReactiveTransferEngine;
 import dev.transferengine.sample.ConditionalOnRole;
 import dev.transferengine.sample.HostBuffer;
@@ -23,10 +24,13 @@ class KvConfiguration {
             final WebClient.Builder web,
             final MeterRegistry registry) {
         final KvLayout layout = KvLayout.of(properties.kv());
-        final HostBuffer cache = new HostBuffer(engine.engine(), layout.bytes());
+        final boolean pull = properties.kv().mode() == SampleProperties.Kv.Mode.PULL;
+        // in pull mode decode nodes read the cache; nobody may write into it
+        final HostBuffer cache = new HostBuffer(
+                engine.engine(), layout.bytes(), pull ? RegionAccess.READ_ONLY : RegionAccess.READ_WRITE);
         final LayerCompute compute = new SimulatedLayerCompute(
                 cache.segment(), layout, properties.kv().computeTime());
-        return new PrefillNode(engine, layout, cache, compute, new DecodeClient(web.build()), registry);
+        return new PrefillNode(engine, layout, cache, compute, new DecodeClient(web.build()), registry, pull);
     }
 
     /** The demo role brings its own decode node, on a second engine (see {@code DemoConfiguration}). */

@@ -1,5 +1,6 @@
 package dev.transferengine.sample.kv;
 
+import dev.transferengine.ImmWrite;
 import dev.transferengine.PagedWrite;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.reactive.ReactiveTransferEngine;
@@ -25,8 +26,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * The prefill side of a KV-cache transfer. Layers are computed one after the other; as soon as a layer is done, its
- * pages go to decode in one paged write with imm = layer, while the next layer computes. One transfer runs at a time,
- * because all transfers share the cache.
+ * pages go to decode in one paged write with imm = layer, while the next layer computes (push). In pull mode the
+ * cache is registered read-only and a finished layer is only announced, with an imm-only write (imm = layer): decode
+ * reads the pages itself. One transfer runs at a time, because all transfers share the cache (in pull mode the next
+ * one starts only after decode verified, so after it read every page).
  */
 public final class PrefillNode implements AutoCloseable {
 
@@ -41,6 +44,7 @@ public final class PrefillNode implements AutoCloseable {
     private final AtomicLong steps = new AtomicLong();
     private final Timer layerWrites;
     private final Timer exposedTimes;
+    private final boolean pull;
 
     /**
      * @param engine  the engine to write through
@@ -49,6 +53,8 @@ public final class PrefillNode implements AutoCloseable {
      * @param compute produces each layer's pages in {@code cache}
      * @param decode   the client of decode nodes' HTTP API
      * @param registry where the timers of layer writes and exposed time go
+     * @param pull     whether decode reads the pages ({@code cache} then registered read-only) instead of prefill
+     *                 writing them
      */
     public PrefillNode(
             final ReactiveTransferEngine engine,
@@ -56,7 +62,9 @@ public final class PrefillNode implements AutoCloseable {
             final HostBuffer cache,
             final LayerCompute compute,
             final DecodeClient decode,
-            final MeterRegistry registry) {
+            final MeterRegistry registry,
+            final boolean pull) {
+        this.pull = pull;
         this.engine = engine;
         this.layout = layout;
         this.cache = cache;
@@ -89,7 +97,11 @@ public final class PrefillNode implements AutoCloseable {
             return decode.descriptor(decodeUrl)
                     .map(this::destination)
                     // the grant's keys, not the descriptor's: decode re-keys its pool after an abandoned session
-                    .flatMap(checked -> decode.open(decodeUrl, pages)
+                    .flatMap(checked -> decode.open(
+                                    decodeUrl,
+                                    new KvSessionRequest(
+                                            pages,
+                                            pull ? cache.region().descriptor().toText() : null))
                             .flatMap(grant ->
                                     run(step, tokens, pages, RegionDescriptor.parse(grant.region()), grant, decodeUrl)))
                     // released before the result goes downstream, so a caller may start the next one from its onNext
@@ -127,7 +139,11 @@ public final class PrefillNode implements AutoCloseable {
                 .flatMap(
                         done -> {
                             final long submitted = System.nanoTime();
-                            return engine.write(layerWrite(done.layer, pages, dst, grant.pageTable()))
+                            // pull: the imm only says the layer is ready; decode reads its pages
+                            return engine.write(
+                                            pull
+                                                    ? ImmWrite.of(dst, done.layer)
+                                                    : layerWrite(done.layer, pages, dst, grant.pageTable()))
                                     .then(Mono.fromSupplier(() -> {
                                         final long now = System.nanoTime();
                                         layerWrites.record(now - submitted, TimeUnit.NANOSECONDS);

@@ -46,6 +46,7 @@ class DashboardControllerTest {
                                     && nic(snapshot, "transferEngine").bytesOut()
                                             > nic(first, "transferEngine").bytesOut());
 
+            assertThat(later.kvMode()).isEqualTo("push");
             assertThat(later.engines())
                     .extracting(DashboardSnapshot.Engine::name)
                     .containsExactly("transferEngine", "decodeEngine");

@@ -81,6 +81,6 @@ class DashboardHistoryTest {
                 "0.0", "tcp://127.0.0.1:7400", true, 0, bytesIn, imms, 0, DashboardSnapshot.Rates.NONE);
         final DashboardSnapshot.Engine engine = new DashboardSnapshot.Engine(
                 "decodeEngine", "tcp", "tcp://127.0.0.1:7400", true, 0, List.of(nic), List.of());
-        return new DashboardSnapshot(timeMillis, List.of(engine), List.of());
+        return new DashboardSnapshot(timeMillis, "push", List.of(engine), List.of());
     }
 }

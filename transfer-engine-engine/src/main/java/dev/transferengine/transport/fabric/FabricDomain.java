@@ -3,6 +3,7 @@ package dev.transferengine.transport.fabric;
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -285,9 +286,9 @@ final class FabricDomain implements Domain {
     }
 
     @Override
-    public long register(final MemorySegment segment, final Device device) {
+    public long register(final MemorySegment segment, final Device device, final RegionAccess access) {
         ensureOpen();
-        return regions.register(segment, device);
+        return regions.register(segment, device, access);
     }
 
     @Override
@@ -341,6 +342,39 @@ final class FabricDomain implements Domain {
             flushChain();
         }
         submit(slot, (length == 0 ? zeroByteWriteFlags : writeFlags) | immFlag);
+    }
+
+    /**
+     * Posts {@code fi_readmsg}: the peer's provider checks the key, the range and {@code FI_REMOTE_READ}; the
+     * completion comes once the bytes are in local memory. Never chained (chains are for writes' delivery order).
+     */
+    @Override
+    public void read(final WriteDescriptor read) {
+        final long token = read.token();
+        final long length = read.length();
+        final long localKey = read.srcKey();
+        final long peer = read.peer();
+        final TransferEngineException refused = refusal();
+        if (refused != null) {
+            listener.onFailed(token, refused);
+            return;
+        }
+        if (!regions.isRegistered(localKey)) {
+            listener.onFailed(
+                    token,
+                    new InvalidRequestException(
+                            "destination key " + localKey + " is not registered on " + description));
+            return;
+        }
+        final int slot = ops.acquire(FabricOps.READ, token, length, peer);
+        if (slot < 0) {
+            listener.onFailed(token, saturated());
+            return;
+        }
+        final long remoteAddress = regions.remoteAddress(read.remoteBase(), read.remoteOffset());
+        ops.prepareWrite(slot, read, regions.desc(localKey), peer, remoteAddress);
+        flushChain(); // the writes before it keep their order of posting
+        submit(slot, FI_COMPLETION);
     }
 
     /**
@@ -486,6 +520,7 @@ final class FabricDomain implements Domain {
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
             case FabricOps.WRITE -> endpoint.writeMsg(msg, ops.flags[slot]);
+            case FabricOps.READ -> endpoint.readMsg(msg, ops.flags[slot]);
             case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
@@ -495,6 +530,7 @@ final class FabricDomain implements Domain {
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
+                    case FabricOps.READ -> "fi_readmsg";
                     case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.tagged() ? "fi_tsendmsg" : "fi_sendmsg";
                     default -> endpoint.tagged() ? "fi_trecvmsg" : "fi_recvmsg";
                 };
@@ -648,7 +684,12 @@ final class FabricDomain implements Domain {
         }
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         final TransferEngineException error = FabricFailures.translate(
-                err, provErrno, text, kind == FabricOps.WRITE, peerAddress, endpoint.provider());
+                err,
+                provErrno,
+                text,
+                kind == FabricOps.WRITE ? "write" : kind == FabricOps.READ ? "read" : "send",
+                peerAddress,
+                endpoint.provider());
         if (FabricFailures.isUnreachable(err, provErrno) && peerAddress != null) {
             peers.markUnreachable(peer, text);
         }
@@ -751,7 +792,8 @@ final class FabricDomain implements Domain {
         for (int n = pending.size(); n > 0; n--) {
             final int slot = pending.pollInt();
             final byte kind = ops.kind[slot];
-            if (ops.token[slot] == token && (kind == FabricOps.WRITE || kind == FabricOps.SEND)) {
+            if (ops.token[slot] == token
+                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
                 release(slot);
             } else {
                 pending.offerInt(slot);

@@ -25,7 +25,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * from the objects' ops tables once, at open, after checking each table's {@code size} covers the slot.
  *
  * <p>Single-threaded like its domain, except that it may be opened and closed on another thread than the one that
- * drives it. The data-path methods ({@link #writeMsg}, {@link #sendMsg}, {@link #recvMsg}, {@link #cqRead}) do not
+ * drives it. The data-path methods ({@link #writeMsg}, {@link #readMsg}, {@link #sendMsg}, {@link #recvMsg}, {@link #cqRead}) do not
  * allocate and never block.
  */
 final class FabricEndpoint implements AutoCloseable {
@@ -75,6 +75,7 @@ final class FabricEndpoint implements AutoCloseable {
     private final MemorySegment sendMsgFn;
     private final MemorySegment recvMsgFn;
     private final MemorySegment writeMsgFn;
+    private final MemorySegment readMsgFn;
 
     /**
      * Opens everything for {@code entry} (an fi_info of a list the caller still owns and frees; it is duplicated).
@@ -147,6 +148,7 @@ final class FabricEndpoint implements AutoCloseable {
                     ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_RECVMSG, "fi_ops_tagged.recvmsg")
                     : slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
+            this.readMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_READMSG, "fi_ops_rma.readmsg");
             if (isShm()) {
                 FabricLocalEndpoints.opened(this);
             }
@@ -318,6 +320,11 @@ final class FabricEndpoint implements AutoCloseable {
 
     long writeMsg(final MemorySegment msg, final long flags) {
         return FabricCalls.longPPLCritical(writeMsgFn, ep, msg, flags);
+    }
+
+    /** {@code fi_readmsg}: the remote range of {@code msg}'s rma_iov into its local iov. */
+    long readMsg(final MemorySegment msg, final long flags) {
+        return FabricCalls.longPPLCritical(readMsgFn, ep, msg, flags);
     }
 
     long sendMsg(final MemorySegment msg, final long flags) {

@@ -69,12 +69,13 @@ final class FabricFailures {
     }
 
     /**
-     * The exception for a failed write or send.
+     * The exception for a failed write, read or send.
      *
      * @param err       the positive error number of the completion (or of the failed post)
      * @param provErrno the provider's own error number, 0 when there is none
      * @param text      what libfabric and the provider said about it
-     * @param write     whether the operation was a one-sided write (key and bounds errors only apply to those)
+     * @param operation {@code write}, {@code read} or {@code send}: key, bounds and access errors apply to the
+     *                  one-sided ones
      * @param peer      the peer's address, or null when unknown
      * @param provider  the provider's name, for the message
      */
@@ -82,10 +83,11 @@ final class FabricFailures {
             final int err,
             final int provErrno,
             final String text,
-            final boolean write,
+            final String operation,
             final @Nullable NetworkAddress peer,
             final String provider) {
         final String detail = provider + ": " + text + " (err " + err + ")";
+        final boolean write = !"send".equals(operation);
         if (write
                 && (err == FI_EKEYREJECTED
                         || err == FI_ENOKEY
@@ -97,8 +99,9 @@ final class FabricFailures {
             // carries the socket's error (ECONNRESET, ECONNREFUSED...) and stays "unreachable".
             return new RemoteAccessException(
                     RemoteAccessException.Reason.UNKNOWN_KEY,
-                    "the peer refused the " + "write: unknown or stale key, or an access outside the region; "
-                            + detail);
+                    "the peer refused the " + operation
+                            + ": unknown or stale key, an access outside the region, or one the region's access rights"
+                            + " do not allow; " + detail);
         }
         if (write
                 && (err == FI_EACCES
@@ -110,12 +113,13 @@ final class FabricFailures {
                         || err == FI_EMSGSIZE)) {
             return new RemoteAccessException(
                     RemoteAccessException.Reason.OUT_OF_BOUNDS,
-                    "the peer refused the " + "write: an access outside the region, or a key it does not know; "
-                            + detail);
+                    "the peer refused the " + operation
+                            + ": an access outside the region or one its access rights do not allow, or a key it does"
+                            + " not know; " + detail);
         }
         if (isUnreachable(err, provErrno) && peer != null) {
             return new PeerUnreachableException(peer, detail);
         }
-        return new TransferEngineException((write ? "write" : "send") + " failed: " + detail);
+        return new TransferEngineException(operation + " failed: " + detail);
     }
 }

@@ -226,6 +226,7 @@ final class FabricLayout {
     static final long CM_OPS_GETNAME = 16;
     static final long MSG_OPS_RECVMSG = 24;
     static final long MSG_OPS_SENDMSG = 48;
+    static final long RMA_OPS_READMSG = 24;
     static final long RMA_OPS_WRITEMSG = 48;
     static final long TAGGED_OPS_RECVMSG = 24;
     static final long TAGGED_OPS_SENDMSG = 48;
@@ -360,6 +361,7 @@ final class FabricLayout {
         out.put("fi_ops_cm.getname", CM_OPS_GETNAME);
         out.put("fi_ops_msg.recvmsg", MSG_OPS_RECVMSG);
         out.put("fi_ops_msg.sendmsg", MSG_OPS_SENDMSG);
+        out.put("fi_ops_rma.readmsg", RMA_OPS_READMSG);
         out.put("fi_ops_rma.writemsg", RMA_OPS_WRITEMSG);
         out.put("fi_ops_tagged.recvmsg", TAGGED_OPS_RECVMSG);
         out.put("fi_ops_tagged.sendmsg", TAGGED_OPS_SENDMSG);

@@ -29,6 +29,8 @@ final class FabricOps {
     static final byte CONTROL_SEND = 4;
     /** A buffer for incoming negative acknowledgements: matches {@link #CONTROL_TAG} only. */
     static final byte CONTROL_RECV = 5;
+    /** A one-sided read (fi_readmsg): its fi_msg_rma is filled like a write's, with the local iov as the target. */
+    static final byte READ = 6;
 
     /**
      * The tag of control messages. No size class sets it ({@link #sizeTag} sets the low bits of a length below
@@ -131,7 +133,8 @@ final class FabricOps {
 
     /**
      * Fills a slot's fi_msg_rma for {@code write}, to {@code remoteAddress} (translated for the provider's mr_mode).
-     * A zero-byte write still carries one rma_iov with a valid address and key (EFA requires it).
+     * A zero-byte write still carries one rma_iov with a valid address and key (EFA requires it). A read's message
+     * is the same: {@code write.src()} is then the local memory the bytes land in, and no data is carried.
      */
     void prepareWrite(
             final int slot, final WriteDescriptor write, final long desc, final long fiAddr, final long remoteAddress) {

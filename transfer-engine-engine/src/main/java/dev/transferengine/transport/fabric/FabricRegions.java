@@ -1,6 +1,7 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.nativeaccess.NativeCallException;
@@ -95,18 +96,25 @@ final class FabricRegions {
     }
 
     /**
-     * Registers {@code segment} for local use and remote reads and writes.
+     * Registers {@code segment} for local use (sends, receives, the source of writes and the target of reads) and
+     * for the remote access {@code allowed} grants: {@code FI_REMOTE_READ} and {@code FI_REMOTE_WRITE} only as it
+     * says, so the provider refuses a peer's access that a forged descriptor would claim.
      *
      * @return the remote key, also the local handle
      * @throws InvalidRequestException    if the segment is not native memory
      * @throws DeviceUnavailableException if the provider cannot register {@code device}
      */
-    long register(final MemorySegment segment, final Device device) {
+    long register(final MemorySegment segment, final Device device, final RegionAccess allowed) {
         if (!segment.isNative()) {
             throw new InvalidRequestException("fabric can only register native memory (Arena-allocated "
                     + "MemorySegments), not a heap segment of " + segment.byteSize() + " bytes");
         }
-        final long access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+        final long access = FI_SEND
+                | FI_RECV
+                | FI_READ
+                | FI_WRITE
+                | (allowed.allowsRemoteRead() ? FI_REMOTE_READ : 0)
+                | (allowed.allowsRemoteWrite() ? FI_REMOTE_WRITE : 0);
         return switch (device) {
             case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0, 0);
             case Device.Cuda cuda -> {

@@ -33,7 +33,19 @@ import org.slf4j.LoggerFactory;
 final class TcpAcceptor implements TcpTargets {
 
     /** What the accepted connections land requests in and report them to; fixed for the NIC's life. */
-    record Landing(TcpRegions regions, TcpReceives receives, TcpStaging staging, DomainListener listener) {}
+    record Landing(
+            TcpRegions regions,
+            TcpReceives receives,
+            TcpStaging staging,
+            DomainListener listener,
+            TcpReads reads,
+            ReadServer reader) {}
+
+    /** Streams a checked READ's bytes back to its reader, on this side's own connection to it. */
+    @FunctionalInterface
+    interface ReadServer {
+        void serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpAcceptor.class);
     private static final int ACCEPTS_PER_POLL = 16;
@@ -244,6 +256,21 @@ final class TcpAcceptor implements TcpTargets {
     @Override
     public DomainListener listener() {
         return landing.listener();
+    }
+
+    @Override
+    public TcpReads reads() {
+        return landing.reads();
+    }
+
+    @Override
+    public void serveRead(
+            final NetworkAddress reader,
+            final TcpMemory memory,
+            final long offset,
+            final long length,
+            final int readId) {
+        landing.reader().serveRead(reader, memory, offset, length, readId);
     }
 
     /**

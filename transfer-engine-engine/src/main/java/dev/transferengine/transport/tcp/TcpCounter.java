@@ -74,6 +74,8 @@ enum TcpCounter {
             "imm_not_admitted",
             true,
             "writes refused: the engine credits its bound of distinct unexpected imms"),
+    REFUSED_NOT_WRITABLE("refusals", "not_writable", true, "writes refused: the region was registered read-only"),
+    REFUSED_NOT_READABLE("refusals", "not_readable", true, "reads refused: the region was registered write-only"),
     PEERS_EVICTED(
             "peers.evicted", "max_peers", false, "idle, disconnected peers forgotten to stay within tcp.maxPeers"),
     BACK_PRESSURE(
@@ -127,6 +129,8 @@ enum TcpCounter {
             case NO_RECEIVE_BUFFER -> REFUSED_NO_RECEIVE_BUFFER;
             case MALFORMED -> REFUSED_MALFORMED;
             case IMM_NOT_ADMITTED -> REFUSED_IMM_NOT_ADMITTED;
+            case NOT_WRITABLE -> REFUSED_NOT_WRITABLE;
+            case NOT_READABLE -> REFUSED_NOT_READABLE;
         };
     }
 }

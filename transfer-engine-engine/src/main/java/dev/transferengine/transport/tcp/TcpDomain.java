@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.PeerState;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
@@ -63,6 +64,8 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long SWEEP_INTERVAL_NANOS = 50_000_000L;
     /** The token of ABANDON frames: no engine token (generation << 32 | slot, slots are small) is -1. */
     private static final long ABANDON_TOKEN = -1L;
+    /** The token of READ_DATA frames this side streams back to a reader: no engine operation waits for them. */
+    private static final long SERVE_TOKEN = -2L;
 
     private final DomainContext context;
     private final DomainListener listener;
@@ -76,6 +79,10 @@ final class TcpDomain implements Domain, TcpRequests {
     private final String description;
     private final TcpStaging staging;
     private final TcpRegions regions;
+    private final TcpReads reads;
+    /** What {@link #serveRead} fills for each READ it serves; worker thread only. */
+    private final WriteDescriptor serving = new WriteDescriptor();
+
     private final TcpReceives receives = new TcpReceives();
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
@@ -99,6 +106,7 @@ final class TcpDomain implements Domain, TcpRequests {
         this.listener = context.listener();
         this.staging = new TcpStaging(context.config());
         this.regions = new TcpRegions(staging);
+        this.reads = new TcpReads(listener);
         this.settings = settings;
         this.nanoClock = nanoClock;
         this.now = nanoClock.getAsLong();
@@ -125,7 +133,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 io,
                 settings,
                 server,
-                new TcpAcceptor.Landing(regions, receives, staging, listener),
+                new TcpAcceptor.Landing(regions, receives, staging, listener, reads, this::serveRead),
                 peers,
                 this::publishPeers,
                 description);
@@ -177,9 +185,9 @@ final class TcpDomain implements Domain, TcpRequests {
 
     /** Worker thread; does not block. */
     @Override
-    public long register(final MemorySegment segment, final Device device) {
+    public long register(final MemorySegment segment, final Device device, final RegionAccess access) {
         ensureOpen();
-        return regions.register(segment, device);
+        return regions.register(segment, device, access);
     }
 
     /** Worker thread; does not block. Bytes of a write still arriving for the region are discarded. */
@@ -237,6 +245,35 @@ final class TcpDomain implements Domain, TcpRequests {
             return;
         }
         post(target, acquire().write(type, write));
+    }
+
+    /**
+     * Worker thread; does not block. Sends a READ to the owner, which streams the bytes back on its own connection
+     * to this NIC (see {@link TcpFrame}); the read completes once they all landed. Failures are reported through the
+     * listener.
+     */
+    @Override
+    public void read(final WriteDescriptor read) {
+        final long token = read.token();
+        if (closed) {
+            listener.onFailed(token, new EngineClosedException("domain closed"));
+            return;
+        }
+        final TcpPeer target = peers.get(read.peer());
+        if (target == null) {
+            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + read.peer()));
+            return;
+        }
+        final TcpMemory local = regions.lookup(read.srcKey());
+        if (local == null || !local.contains(read.srcOffset(), read.length())) {
+            listener.onFailed(
+                    token,
+                    new RegionBoundsException(description + ": read of " + read.length() + " bytes at offset "
+                            + read.srcOffset() + " falls outside the local region registered here"));
+            return;
+        }
+        final int id = reads.start(token, local, read.srcOffset(), read.length(), target.address());
+        post(target, acquire().read(read, id));
     }
 
     /** Worker thread; does not block. Failures are reported through the listener. */
@@ -327,9 +364,13 @@ final class TcpDomain implements Domain, TcpRequests {
         return peerSnapshot;
     }
 
-    /** Worker thread: drops the operation's writes still queued on a connection; sent ones end as usual. */
+    /**
+     * Worker thread: drops the operation's writes and reads still queued on a connection (sent ones end as usual),
+     * and forgets its reads, so bytes arriving for them later are refused and never land.
+     */
     @Override
     public void cancel(final long token) {
+        reads.cancel(token);
         peers.withdraw(token);
     }
 
@@ -343,6 +384,7 @@ final class TcpDomain implements Domain, TcpRequests {
         staging.close(this);
         peers.closeAll();
         acceptor.close();
+        reads.failAll(new EngineClosedException("domain closed before the read's bytes arrived"));
         io.clear();
         TcpAcceptor.closeQuietly(io.selector());
     }
@@ -358,6 +400,54 @@ final class TcpDomain implements Domain, TcpRequests {
         return listener;
     }
 
+    /**
+     * Streams a checked READ's bytes back to {@code reader} as READ_DATA, through the staging for device memory.
+     * Best effort like any write: if the reader cannot be reached its read times out there, and bytes it no longer
+     * waits for are refused by it.
+     */
+    void serveRead(
+            final NetworkAddress reader,
+            final TcpMemory memory,
+            final long offset,
+            final long length,
+            final int readId) {
+        final TcpPeer target;
+        try {
+            target = peers.get(resolve(reader));
+        } catch (final TransferEngineException e) {
+            counters.count(TcpCounter.BACK_PRESSURE);
+            return;
+        }
+        if (target == null) {
+            return;
+        }
+        serving.token(SERVE_TOKEN)
+                .source(memory.segment(), offset, 0, length)
+                .target(target.handle(), 0, 0, 0)
+                .imm(true, readId);
+        try {
+            if (memory.device() >= 0 && length > 0) {
+                staging.stageOut(this, target, TcpFrame.READ_DATA, memory, serving);
+            } else {
+                post(target, acquire().write(TcpFrame.READ_DATA, serving));
+            }
+        } finally {
+            serving.clear();
+        }
+    }
+
+    /** A staged device write or served read ended; a served read's end is nobody's to hear. */
+    void stagedEnded(final long token, final long bytes, final @Nullable TransferEngineException error) {
+        if (token == SERVE_TOKEN) {
+            return;
+        }
+        if (error == null) {
+            listener.onComplete(token, bytes);
+        } else {
+            listener.onFailed(token, error);
+        }
+    }
+
     // ---- TcpRequests: our connections' requests end ----
 
     /** A piece of a staged device write ends in the staging, which completes the write after its last piece. */
@@ -369,10 +459,17 @@ final class TcpDomain implements Domain, TcpRequests {
         }
         final long token = op.token;
         final long bytes = op.length;
-        final boolean control = op.type == TcpFrame.ABANDON;
+        final byte type = op.type;
+        final int readId = op.imm;
         release(op);
-        if (control) {
-            return; // a negative acknowledgement: best effort, nobody waits for it
+        if (type == TcpFrame.ABANDON || type == TcpFrame.READ_DATA) {
+            return; // a negative acknowledgement or a served read's bytes: best effort, nobody here waits for it
+        }
+        if (type == TcpFrame.READ) {
+            if (error != null) {
+                reads.fail(readId, error);
+            }
+            return; // accepted: the read completes once its READ_DATA landed
         }
         if (error == null) {
             listener.onComplete(token, bytes);

@@ -9,7 +9,8 @@ import java.util.Arrays;
 /**
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
- * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND, ABANDON):
+ * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND, ABANDON, READ_DATA; a READ's length is the
+ * length it asks for, and it carries no payload):
  *
  * <pre>
  *   0                   1                   2                   3
@@ -60,6 +61,14 @@ import java.util.Arrays;
  * as UTF-8 text (at most {@value #MAX_ABANDON_CAUSE} bytes). The receiver answers every request, in the order
  * received, with ACK or NACK naming the request's token.
  *
+ * <p>Reads (pull): READ asks the owner of region {@code rkey} for {@code length} bytes at {@code offset}; {@code imm}
+ * holds the reader's read id. The owner checks key, bounds and access ({@code NOT_READABLE} for a write-only region)
+ * and answers ACK or NACK in order as for any request; after an ACK it streams the bytes back on its own connection
+ * to the reader (the address the reader proved in its handshake) as READ_DATA requests: {@code imm} = the read id,
+ * {@code offset} = the offset within the read, {@code rkey} = 0, payload = the bytes (several frames for a staged
+ * device region; one, possibly empty, otherwise). The reader places READ_DATA only if it names a read the reader has
+ * pending from that peer and fits inside it; otherwise it NACKs it ({@code UNKNOWN_KEY}) and discards the bytes.
+ *
  * <p>Not thread-safe; re-wrap for each header. Allocates nothing.
  */
 final class TcpFrame {
@@ -79,6 +88,8 @@ final class TcpFrame {
     static final byte AUTH = 9;
     static final byte ERROR = 10;
     static final byte ABANDON = 11;
+    static final byte READ = 12;
+    static final byte READ_DATA = 13;
 
     /** Most bytes of an ABANDON frame's cause text; longer causes are cut at the sender. */
     static final int MAX_ABANDON_CAUSE = 512;
@@ -223,6 +234,8 @@ final class TcpFrame {
             case AUTH -> "AUTH";
             case ERROR -> "ERROR";
             case ABANDON -> "ABANDON";
+            case READ -> "READ";
+            case READ_DATA -> "READ_DATA";
             default -> "type " + (type & 0xFF);
         };
     }

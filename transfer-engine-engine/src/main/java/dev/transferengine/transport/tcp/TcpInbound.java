@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A connection a peer opened to this domain, once the peer passed the handshake ({@link TcpHandshake}): it reads
- * the peer's requests and answers each, in order, with ACK or NACK. A request's rkey and bounds (or, for a SEND, a fitting receive buffer) are checked
+ * the peer's requests and answers each, in order, with ACK or NACK. A request's rkey, bounds and access (or, for a
+ * SEND, a fitting receive buffer; for a READ_DATA, a read this side has pending from that peer) are checked
  * from its header before any byte of the payload is placed; the payload is then read from the socket straight
  * into the target memory. A refused request's payload is read into the read buffer and discarded, so the target
  * stays untouched. A corrupt stream (bad magic, version, type or absurd length) closes the connection. When the
@@ -335,6 +336,8 @@ final class TcpInbound extends TcpConnection {
                     refuse(TcpRefusal.UNKNOWN_KEY, -1);
                 } else if (!memory.contains(offset, length)) {
                     refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
+                } else if (!memory.access().allowsRemoteWrite()) {
+                    refuse(TcpRefusal.NOT_WRITABLE, -1);
                 } else if (frameType != TcpFrame.WRITE
                         && (immReservation = targets.listener().reserveImm(peerAddress, imm))
                                 == DomainListener.IMM_REFUSED) {
@@ -360,6 +363,29 @@ final class TcpInbound extends TcpConnection {
                     place(posted.memory(), 0);
                 }
             }
+            case TcpFrame.READ -> {
+                if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD) {
+                    return malformed("READ with length " + frameLength);
+                }
+                serve(takeHeader());
+            }
+            case TcpFrame.READ_DATA -> {
+                if (frameLength < 0 || frameLength > TcpFrame.MAX_WRITE_PAYLOAD) {
+                    return malformed("READ_DATA with length " + frameLength);
+                }
+                final boolean flagged = takeHeader();
+                final TcpReads.Pending read =
+                        flagged ? null : targets.reads().landing(imm, peerAddress, offset, length);
+                if (flagged) {
+                    refuse(TcpRefusal.MALFORMED, -1);
+                } else if (read == null) {
+                    // no such read pending from this peer (ended, fenced, or never asked), or it would not fit
+                    refuse(TcpRefusal.UNKNOWN_KEY, -1);
+                } else {
+                    receiveToken = read.id;
+                    place(read.memory, read.at + offset);
+                }
+            }
             case TcpFrame.ABANDON -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_ABANDON_CAUSE || inFrame.rkey() < 1) {
                     return malformed("ABANDON with length " + frameLength + " and count " + inFrame.rkey());
@@ -375,6 +401,32 @@ final class TcpInbound extends TcpConnection {
             }
         }
         return true;
+    }
+
+    /**
+     * A READ: checks key, bounds and access, then has the domain stream the bytes back and answers ACK, in order; a
+     * refused READ is NACKed in order. A READ carries no payload, so nothing is discarded.
+     */
+    private void serve(final boolean flagged) {
+        final TcpMemory memory = flagged ? null : targets.region(rkey);
+        if (flagged) {
+            refuse(TcpRefusal.MALFORMED, -1);
+        } else if (memory == null) {
+            refuse(TcpRefusal.UNKNOWN_KEY, -1);
+        } else if (!memory.contains(offset, length)) {
+            refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
+        } else if (!memory.access().allowsRemoteRead()) {
+            refuse(TcpRefusal.NOT_READABLE, -1);
+        } else {
+            targets.serveRead(peerAddress, memory, offset, length, imm);
+            if (staged.isEmpty()) {
+                answer(TcpFrame.ACK, 0, length);
+            } else {
+                staged.addLast(new StagedAnswer(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
+            }
+            return;
+        }
+        discard = 0;
     }
 
     /** Copies the request's header fields and consumes it; returns true if it sets flags this version lacks. */
@@ -472,8 +524,12 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void report(final byte frameType, final long reservation, final long frameLength, final long token) {
-        if (frameType == TcpFrame.ABANDON) {
-            return; // reported when placed
+        if (frameType == TcpFrame.ABANDON || frameType == TcpFrame.READ) {
+            return; // reported when placed; a served READ reports nothing here
+        }
+        if (frameType == TcpFrame.READ_DATA) {
+            targets.reads().landed((int) token, frameLength);
+            return;
         }
         if (frameType == TcpFrame.SEND) {
             targets.listener().onReceive(token, (int) frameLength);

@@ -1,5 +1,7 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.RegionAccess;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -20,6 +22,8 @@ final class TcpMemory {
     private final ByteBuffer[] views;
     private final int device;
     private boolean live = true;
+    /** What peers may do with it; a receive buffer is only ever written, by SENDs. */
+    private RegionAccess access = RegionAccess.READ_WRITE;
 
     TcpMemory(final MemorySegment segment) {
         this(segment, -1);
@@ -54,6 +58,17 @@ final class TcpMemory {
 
     long size() {
         return segment.byteSize();
+    }
+
+    /** What peers may do with this memory, as registered. */
+    RegionAccess access() {
+        return access;
+    }
+
+    /** Sets what peers may do with this memory; returns it. */
+    TcpMemory access(final RegionAccess value) {
+        access = value;
+        return this;
     }
 
     /** False once deregistered: bytes still arriving for it must not land. */

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpOp {
 
-    /** WRITE, WRITE_IMM, IMM or SEND ({@link TcpFrame} types). */
+    /** WRITE, WRITE_IMM, IMM, SEND, ABANDON, READ or READ_DATA ({@link TcpFrame} types). */
     byte type;
 
     long token;
@@ -36,6 +36,20 @@ final class TcpOp {
     TcpOp write(final byte type, final WriteDescriptor write) {
         return set(type, write.token(), write.src(), write.srcOffset(), write.length())
                 .target(write.rkey(), write.remoteOffset(), write.imm());
+    }
+
+    /**
+     * A READ request for {@code read}'s bytes, waiting under read id {@code readId} (carried as the imm); the frame
+     * carries no payload, its length is the length asked for.
+     */
+    TcpOp read(final WriteDescriptor read, final int readId) {
+        return set(TcpFrame.READ, read.token(), MemorySegment.NULL, 0, read.length())
+                .target(read.rkey(), read.remoteOffset(), readId);
+    }
+
+    /** Bytes of payload that follow the frame's header: none for a READ, which only names a length. */
+    long payload() {
+        return type == TcpFrame.READ ? 0 : length;
     }
 
     /** A two-sided send of the whole {@code message}. */

@@ -17,8 +17,8 @@ import java.util.Iterator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The connection a domain opened to one peer for its own requests: it sends HELLO, then WRITE, WRITE_IMM, IMM
- * and SEND frames, and reads the peer's HELLO and the ACK or NACK for each request, which arrive in request
+ * The connection a domain opened to one peer for its own requests: it sends HELLO, then WRITE, WRITE_IMM, IMM,
+ * SEND, ABANDON, READ and READ_DATA frames, and reads the peer's HELLO and the ACK or NACK for each request, which arrive in request
  * order. Requests posted while connecting wait in a queue. Losing the connection fails every request still
  * queued or awaiting its answer. Worker thread only.
  */
@@ -243,8 +243,9 @@ final class TcpOutbound extends TcpConnection {
     void refill() {
         while (authenticated && !queued.isEmpty()) {
             final TcpOp op = queued.peekFirst();
-            final boolean inline = op.length <= INLINE_PAYLOAD;
-            final int needed = TcpFrame.HEADER_LENGTH + (inline ? (int) op.length : 0);
+            final long payload = op.payload();
+            final boolean inline = payload <= INLINE_PAYLOAD;
+            final int needed = TcpFrame.HEADER_LENGTH + (inline ? (int) payload : 0);
             if (out.capacity() - encoded < needed) {
                 return;
             }
@@ -253,12 +254,12 @@ final class TcpOutbound extends TcpConnection {
             outFrame.at(encoded).encode(op.type, op.imm, 0, op.id, op.rkey, op.remoteOffset, op.length);
             encoded += TcpFrame.HEADER_LENGTH;
             if (!inline) {
-                startLarge(op.source, op.sourceOffset, op.sourceOffset + op.length);
+                startLarge(op.source, op.sourceOffset, op.sourceOffset + payload);
                 return;
             }
-            if (op.length > 0) {
-                MemorySegment.copy(op.source, op.sourceOffset, outMemory, encoded, op.length);
-                encoded += (int) op.length;
+            if (payload > 0) {
+                MemorySegment.copy(op.source, op.sourceOffset, outMemory, encoded, payload);
+                encoded += (int) payload;
             }
         }
     }

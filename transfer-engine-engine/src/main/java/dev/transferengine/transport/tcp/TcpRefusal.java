@@ -14,7 +14,9 @@ enum TcpRefusal {
     REGION_DEREGISTERED(3, Reason.REGION_DEREGISTERED),
     NO_RECEIVE_BUFFER(4, Reason.NO_RECEIVE_BUFFER),
     MALFORMED(5, Reason.MALFORMED),
-    IMM_NOT_ADMITTED(6, Reason.IMM_NOT_ADMITTED);
+    IMM_NOT_ADMITTED(6, Reason.IMM_NOT_ADMITTED),
+    NOT_WRITABLE(7, Reason.NOT_WRITABLE),
+    NOT_READABLE(8, Reason.NOT_READABLE);
 
     private static final TcpRefusal[] ALL = values();
 

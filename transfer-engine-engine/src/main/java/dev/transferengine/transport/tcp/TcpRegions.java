@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.Device;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.InvalidRequestException;
 
@@ -27,18 +28,21 @@ final class TcpRegions {
     /**
      * @return the new region's key
      * @throws DeviceUnavailableException for device memory that the device memory provider cannot serve
-     * @throws InvalidRequestException    for a read-only segment, which remote writes could not land in
+     * @throws InvalidRequestException    for a read-only segment peers may write into, which their bytes could not
+     *     land in
      */
-    long register(final MemorySegment segment, final Device device) {
-        if (segment.isReadOnly()) {
+    long register(final MemorySegment segment, final Device device, final RegionAccess access) {
+        if (segment.isReadOnly() && access.allowsRemoteWrite()) {
             throw new InvalidRequestException("tcp transport: cannot register a read-only segment of "
-                    + segment.byteSize() + " bytes: remote writes could not land in it");
+                    + segment.byteSize() + " bytes as " + access + ": remote writes could not land in it");
         }
         long key;
         do {
             key = random.nextLong();
         } while (key == 0 || byKey.containsKey(key));
-        byKey.put(key, device instanceof Device.Cuda cuda ? staging.register(segment, cuda) : new TcpMemory(segment));
+        final TcpMemory memory =
+                device instanceof Device.Cuda cuda ? staging.register(segment, cuda) : new TcpMemory(segment);
+        byKey.put(key, memory.access(access));
         return key;
     }
 

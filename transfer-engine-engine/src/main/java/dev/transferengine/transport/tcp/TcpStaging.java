@@ -166,7 +166,7 @@ final class TcpStaging {
         if (error != null) {
             fail(domain, write, error);
         } else if (!write.failed && write.outstanding == 0 && write.issued == write.length) {
-            domain.listener().onComplete(write.token, write.length);
+            domain.stagedEnded(write.token, write.length, null);
         }
     }
 
@@ -292,7 +292,7 @@ final class TcpStaging {
         if (!write.failed) {
             write.failed = true;
             writes.remove(write);
-            domain.listener().onFailed(write.token, error);
+            domain.stagedEnded(write.token, write.length, error);
         }
     }
 

@@ -27,6 +27,15 @@ interface TcpTargets {
     /** Where placed payloads, imms and receives are reported. */
     DomainListener listener();
 
+    /** The reads this side asked peers for, whose READ_DATA lands through the connections peers opened. */
+    TcpReads reads();
+
+    /**
+     * A READ from {@code reader} passed its checks: streams {@code length} bytes of {@code memory} from
+     * {@code offset} back to it as READ_DATA for its read {@code readId}, on this side's own connection to it.
+     */
+    void serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
+
     /**
      * The peer proved the cluster key: the handshake's socket becomes an inbound connection, with {@code pipelined}
      * holding the bytes that already followed the AUTH.

@@ -1,0 +1,122 @@
+package dev.transferengine;
+
+/**
+ * Page {@code k} is read from the peer's {@code src + srcOffset + srcStride * srcPages[k]} into our
+ * {@code dst + dstOffset + dstStride * dstPages[k]}, {@code pageLength} bytes each, one read per page. The page list
+ * is cut into at most N contiguous ranges, one per NIC, as for a {@link PagedWrite}. The arrays are copied once, at
+ * construction. Carries no imm (see {@link ReadRequest}).
+ *
+ * @param src        the peer's region, from its {@link MemoryRegion#descriptor()}; it must allow reads
+ * @param srcOffset  byte offset of source page 0 in {@code src}
+ * @param srcStride  bytes from one source page index to the next
+ * @param srcPages   source page indices, one per page read (copied)
+ * @param dst        our registered region the pages land in
+ * @param dstOffset  byte offset of destination page 0 in {@code dst}
+ * @param dstStride  bytes from one destination page index to the next
+ * @param dstPages   destination page indices, as many as {@code srcPages} (copied)
+ * @param pageLength bytes per page
+ */
+@SuppressWarnings("ArrayRecordComponent") // int[] page lists: no boxing; a request is never compared or hashed
+public record PagedRead(
+        RegionDescriptor src,
+        long srcOffset,
+        long srcStride,
+        int[] srcPages,
+        MemoryRegion dst,
+        long dstOffset,
+        long dstStride,
+        int[] dstPages,
+        long pageLength)
+        implements ReadRequest {
+
+    /**
+     * Checks the lists and numbers and copies the page lists; whether the pages fit the regions is checked at
+     * submission.
+     *
+     * @throws IllegalArgumentException if the page lists differ in length, or an offset, stride, length or page index
+     *     is negative
+     */
+    public PagedRead {
+        if (srcPages.length != dstPages.length) {
+            throw new IllegalArgumentException(
+                    "srcPages has " + srcPages.length + " entries but dstPages has " + dstPages.length);
+        }
+        if (srcOffset < 0 || srcStride < 0 || dstOffset < 0 || dstStride < 0 || pageLength < 0) {
+            throw new IllegalArgumentException("offsets, strides and pageLength must be >= 0");
+        }
+        srcPages = srcPages.clone();
+        dstPages = dstPages.clone();
+        for (int k = 0; k < srcPages.length; k++) {
+            if (srcPages[k] < 0 || dstPages[k] < 0) {
+                throw new IllegalArgumentException(
+                        "page index " + k + " is negative: src=" + srcPages[k] + " dst=" + dstPages[k]);
+            }
+        }
+    }
+
+    /**
+     * Same pages at the same indices on both sides, contiguous ({@code stride == pageLength}), no offsets.
+     *
+     * @param src the peer's region
+     * @param dst our region the pages land in
+     * @param pageLength bytes per page, also the stride
+     * @param pages page indices, used on both sides (copied)
+     * @return the request, reusable for any number of submissions
+     * @throws IllegalArgumentException if {@code pageLength} or a page index is negative
+     */
+    public static PagedRead of(
+            final RegionDescriptor src, final MemoryRegion dst, final long pageLength, final int[] pages) {
+        return new PagedRead(src, 0, pageLength, pages, dst, 0, pageLength, pages, pageLength);
+    }
+
+    /**
+     * How many pages the request reads.
+     *
+     * @return the number of pages, also the number of reads
+     */
+    public int pageCount() {
+        return srcPages.length;
+    }
+
+    /**
+     * Index of source page {@code k}; does not copy the list.
+     *
+     * @param k the page's position, 0 to {@link #pageCount()} - 1
+     * @return the source page index
+     * @throws ArrayIndexOutOfBoundsException if {@code k} is out of range
+     */
+    public int srcPage(final int k) {
+        return srcPages[k];
+    }
+
+    /**
+     * Index of destination page {@code k}; does not copy the list.
+     *
+     * @param k the page's position, 0 to {@link #pageCount()} - 1
+     * @return the destination page index
+     * @throws ArrayIndexOutOfBoundsException if {@code k} is out of range
+     */
+    public int dstPage(final int k) {
+        return dstPages[k];
+    }
+
+    /**
+     * The source page indices. Allocates a copy on each call; use {@link #srcPage(int)} in a loop.
+     *
+     * @return a copy of the source page indices
+     */
+    @Override
+    public int[] srcPages() {
+        return srcPages.clone();
+    }
+
+    /**
+     * The destination page indices. Allocates a copy on each call; use {@link #dstPage(int)} in a loop.
+     *
+     * @return a copy of the destination page indices
+     */
+    @Override
+    public int[] dstPages() {
+        return dstPages.clone();
+    }
+}
