@@ -131,7 +131,9 @@ public interface TransferEngine extends AutoCloseable {
      * @throws TransferTimeoutException if registering outlasts the operation timeout
      * @throws EngineClosedException if the engine is closed
      */
-    MemoryRegion register(MemorySegment segment, Device device, int group);
+    default MemoryRegion register(MemorySegment segment, Device device, int group) {
+        return register(segment, device, group, RegionAccess.READ_WRITE);
+    }
 
     /**
      * Registers as {@link #register(MemorySegment, Device)} does, with what peers may do with the region: a

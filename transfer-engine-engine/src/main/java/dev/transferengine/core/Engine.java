@@ -254,11 +254,6 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
-    public MemoryRegion register(final MemorySegment segment, final Device device, final int group) {
-        return register(segment, device, group, RegionAccess.READ_WRITE);
-    }
-
-    @Override
     public MemoryRegion register(final MemorySegment segment, final Device device, final RegionAccess access) {
         return register(segment, device, groupFor(device), access);
     }
