@@ -32,10 +32,10 @@ class MoeNodeTest {
 
             final DashboardSnapshot snapshot = await().atMost(Duration.ofMinutes(1))
                     .until(() -> snapshot(node), s -> s.latencies().stream()
-                            .anyMatch(latency -> latency.name().equals("sample.moe.dispatch") && latency.count() > 0));
+                            .anyMatch(latency -> latency.meter().equals("sample.moe.dispatch") && latency.count() > 0));
 
             assertThat(snapshot.latencies())
-                    .extracting(DashboardSnapshot.Latency::name)
+                    .extracting(DashboardSnapshot.Latency::meter)
                     .contains("sample.moe.dispatch", "sample.moe.combine", "sample.moe.layer");
             assertThat(snapshot.engines().getFirst().peers()).isNotEmpty();
         }
