@@ -37,21 +37,9 @@ public record PagedRead(
      *     is negative
      */
     public PagedRead {
-        if (srcPages.length != dstPages.length) {
-            throw new IllegalArgumentException(
-                    "srcPages has " + srcPages.length + " entries but dstPages has " + dstPages.length);
-        }
-        if (srcOffset < 0 || srcStride < 0 || dstOffset < 0 || dstStride < 0 || pageLength < 0) {
-            throw new IllegalArgumentException("offsets, strides and pageLength must be >= 0");
-        }
         srcPages = srcPages.clone();
         dstPages = dstPages.clone();
-        for (int k = 0; k < srcPages.length; k++) {
-            if (srcPages[k] < 0 || dstPages[k] < 0) {
-                throw new IllegalArgumentException(
-                        "page index " + k + " is negative: src=" + srcPages[k] + " dst=" + dstPages[k]);
-            }
-        }
+        PageLists.check(srcOffset, srcStride, srcPages, dstOffset, dstStride, dstPages, pageLength);
     }
 
     /**

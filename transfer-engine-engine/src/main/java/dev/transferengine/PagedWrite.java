@@ -40,21 +40,9 @@ public record PagedWrite(
      *     is negative
      */
     public PagedWrite {
-        if (srcPages.length != dstPages.length) {
-            throw new IllegalArgumentException(
-                    "srcPages has " + srcPages.length + " entries but dstPages has " + dstPages.length);
-        }
-        if (srcOffset < 0 || srcStride < 0 || dstOffset < 0 || dstStride < 0 || pageLength < 0) {
-            throw new IllegalArgumentException("offsets, strides and pageLength must be >= 0");
-        }
         srcPages = srcPages.clone();
         dstPages = dstPages.clone();
-        for (int k = 0; k < srcPages.length; k++) {
-            if (srcPages[k] < 0 || dstPages[k] < 0) {
-                throw new IllegalArgumentException(
-                        "page index " + k + " is negative: src=" + srcPages[k] + " dst=" + dstPages[k]);
-            }
-        }
+        PageLists.check(srcOffset, srcStride, srcPages, dstOffset, dstStride, dstPages, pageLength);
     }
 
     /**
