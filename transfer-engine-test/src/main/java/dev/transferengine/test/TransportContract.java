@@ -1971,7 +1971,10 @@ public abstract class TransportContract {
 
             final Throwable error = failure(expired(reader.submit(SingleRead.of(srcDesc, 0, 4096, dstRegion, 0))));
 
-            assertThat(error).isInstanceOf(TransferTimeoutException.class).hasMessageContaining("SingleRead");
+            assertThat(error)
+                    .isInstanceOf(TransferTimeoutException.class)
+                    .hasMessageContaining("SingleRead")
+                    .hasMessageContaining("1 reads outstanding");
             nic(reader, 0).hold(false); // the timed-out read was withdrawn: releasing the NIC does not post it
             assertThat(MemorySegment.mismatch(dst, 0, 4096, zeroed(4096), 0, 4096))
                     .isEqualTo(-1);
