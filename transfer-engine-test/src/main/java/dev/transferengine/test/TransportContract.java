@@ -1635,16 +1635,6 @@ public abstract class TransportContract {
     }
 
     /**
-     * Whether the owner refuses a read of a region registered without remote read access ({@code WRITE_ONLY}) that a
-     * forged descriptor asks for; libfabric 1.17's tcp;ofi_rxm does not check {@code FI_REMOTE_READ} and serves it.
-     *
-     * @return true if refused
-     */
-    protected boolean enforcesReadAccessAtTheOwner() {
-        return true;
-    }
-
-    /**
      * One-sided reads (pull) in every shape, and access rights: what peers may do with a region, carried by its
      * descriptor, checked at submission and enforced by the owner against forged descriptors.
      */
@@ -1861,8 +1851,6 @@ public abstract class TransportContract {
 
         @Test
         void theOwnerRefusesAReadOfAWriteOnlyRegionThroughAForgedDescriptor() {
-            Assumptions.assumeTrue(
-                    enforcesReadAccessAtTheOwner(), "the provider does not check FI_REMOTE_READ (docs/read.md)");
             final TransferEngine reader = manualClockEngine(1);
             final TransferEngine owner = engine(1);
             final RegionDescriptor real = owner.register(filled(4096, 63), Device.host(), RegionAccess.WRITE_ONLY)
