@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * GPU memory straight through libfabric (FI_HMEM, GPUDirect): GPU 0 of this JVM writes into GPU 0 memory of a
- * {@link PeerProcess} over the shm provider (CUDA IPC), with imm; bounds, keys and deregistration as for host memory.
+ * {@link PeerProcess} over the shm provider (CUDA IPC), with imm, and reads it back; bounds, keys and deregistration
+ * as for host memory.
  * Runs where a GPU and a libfabric with FI_HMEM on shm are (libfabric 2.1 built {@code --with-cuda} by
  * {@code .ci/gpu/libfabric-cuda.sh}); skips elsewhere with the reason.
  */
