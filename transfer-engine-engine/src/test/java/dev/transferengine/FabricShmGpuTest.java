@@ -234,8 +234,12 @@ class FabricShmGpuTest {
 
         for (int k = 0; k < pages; k++) {
             assertThat(MemorySegment.mismatch(
-                            expected, (long) srcPages[k] * page, (long) srcPages[k] * page + page, host,
-                            (long) k * page, (long) k * page + page))
+                            expected,
+                            (long) srcPages[k] * page,
+                            (long) srcPages[k] * page + page,
+                            host,
+                            (long) k * page,
+                            (long) k * page + page))
                     .as("page %d", k)
                     .isEqualTo(-1);
         }

@@ -110,7 +110,8 @@ class EngineDeviceMemoryTest {
                 srcPages[k] = pages - 1 - k;
                 dstPages[k] = pages - 1 - k;
             }
-            reader.submit(new PagedRead(from.descriptor(), SIZE / 2, page, srcPages, to, SIZE / 2, page, dstPages, page))
+            reader.submit(new PagedRead(
+                            from.descriptor(), SIZE / 2, page, srcPages, to, SIZE / 2, page, dstPages, page))
                     .get(30, TimeUnit.SECONDS);
         }
     }

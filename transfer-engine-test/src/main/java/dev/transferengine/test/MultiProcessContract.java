@@ -315,7 +315,11 @@ public abstract class MultiProcessContract {
                         .get(30, TimeUnit.SECONDS);
                 for (int k = 0; k < pages; k++) {
                     assertThat(MemorySegment.mismatch(
-                                    pattern, 4096L * srcPages[k], 4096L * srcPages[k] + 4096, dst, 4096L * k,
+                                    pattern,
+                                    4096L * srcPages[k],
+                                    4096L * srcPages[k] + 4096,
+                                    dst,
+                                    4096L * k,
                                     4096L * k + 4096))
                             .as("page %d", k)
                             .isEqualTo(-1);
@@ -324,10 +328,12 @@ public abstract class MultiProcessContract {
                 dst.fill((byte) 0);
                 engine.submit(ScatterRead.of(
                                 local,
-                                List.of(new ReadSource(src, 300_001, 17, 0), new ReadSource(src, 200_000, 500_000,
-                                        400_000))))
+                                List.of(
+                                        new ReadSource(src, 300_001, 17, 0),
+                                        new ReadSource(src, 200_000, 500_000, 400_000))))
                         .get(30, TimeUnit.SECONDS);
-                assertThat(MemorySegment.mismatch(pattern, 17, 300_018, dst, 0, 300_001)).isEqualTo(-1);
+                assertThat(MemorySegment.mismatch(pattern, 17, 300_018, dst, 0, 300_001))
+                        .isEqualTo(-1);
                 assertThat(MemorySegment.mismatch(pattern, 500_000, 700_000, dst, 400_000, 600_000))
                         .isEqualTo(-1);
 

@@ -118,7 +118,9 @@ public final class PeerProcess {
                         final MemorySegment further = arena.allocate(size, 4096).fill((byte) 0x5A);
                         final RegionAccess access = RegionAccess.valueOf(command[1]);
                         System.out.println("REGISTERED "
-                                + engine.register(further, Device.host(), access).descriptor().toText());
+                                + engine.register(further, Device.host(), access)
+                                        .descriptor()
+                                        .toText());
                     }
                     case "HEALTH" -> System.out.println("HEALTH " + engine.isHealthy() + " " + events(engine));
                     case "HEAP" -> {
