@@ -127,7 +127,7 @@ public final class MoeGpuExperts implements ExpertCompute, AutoCloseable {
         final long bytes = 2L * rows * weights.hidden();
         gpu.upload(rowExpertHost, rowExpert, (long) Integer.BYTES * rows);
         gpu.upload(inRows.asSlice(inOffset, bytes), in, bytes);
-        gpu.expert(in, out, rowExpert, down, up, rows, weights.hidden(), weights.width());
+        gpu.expert(in, out, rowExpert, down, up, rows, weights);
         gpu.download(out, outRows.asSlice(outOffset, bytes), bytes);
     }
 

@@ -248,7 +248,8 @@ final class MoeGpuKernels implements AutoCloseable {
     }
 
     /**
-     * Launches an expert rank's matmul on {@code rows} rows, one block of {@link ExpertWeights#LANES} threads per row.
+     * Launches an expert rank's matmul on {@code rows} rows, one block of {@link ExpertWeights#LANES} threads per row;
+     * {@code down} and {@code up} hold {@code weights}' matrices in GPU memory.
      */
     void expert(
             final long in,
@@ -257,21 +258,20 @@ final class MoeGpuKernels implements AutoCloseable {
             final long down,
             final long up,
             final int rows,
-            final int hidden,
-            final int width) {
+            final ExpertWeights weights) {
         launch(
                 expert,
                 rows,
                 ExpertWeights.LANES,
-                ExpertWeights.LANES * width * Float.BYTES,
+                ExpertWeights.LANES * weights.width() * Float.BYTES,
                 Pointer.to(
                         ptr(in),
                         ptr(out),
                         ptr(rowExpert),
                         ptr(down),
                         ptr(up),
-                        Pointer.to(new int[] {hidden}),
-                        Pointer.to(new int[] {width})));
+                        Pointer.to(new int[] {weights.hidden()}),
+                        Pointer.to(new int[] {weights.width()})));
     }
 
     /** Waits until every launch and copy so far ended. Blocks. */
