@@ -7,8 +7,8 @@
 # Runs from a bundle folder made by bundle-h200.sh (jre/, te-bench.jar, bin/, lib/, lf/, node.p12, the template).
 #   OUT=/somewhere ./report.sh        writes $OUT/benchmarks.md (the whole page), report.jsonl (one JSON line per case
 #                                     and round), report.log, jmh.json, nack-*.txt
-# Environment: ROUNDS (3), DURATION (2s per case) and WARMUP (500ms), BUDGET_S (450: no case starts later, the rest
-#   are recorded as skipped), CASES (a regex: only the table's cases whose name matches), NACK=0 / JMH=0 to leave
+# Environment: ROUNDS (3), DURATION (1500ms per case) and WARMUP (500ms), BUDGET_S (470: no case starts later, the
+#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's cases whose name matches), NACK=0 / JMH=0 to leave
 #   those out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
 #   (profiles of the slow rows).
 # The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
@@ -22,9 +22,9 @@ OUT=${OUT:-/tmp/te-report}
 mkdir -p "$OUT"
 JAVA=$here/jre/bin/java
 ROUNDS=${ROUNDS:-3}
-DURATION=${DURATION:-2s}
+DURATION=${DURATION:-1500ms}
 WARMUP=${WARMUP:-500ms}
-BUDGET_S=${BUDGET_S:-450}
+BUDGET_S=${BUDGET_S:-470}
 CASES=${CASES:-.}
 LF21=$here/lf/lib/libfabric.so.1
 export FABTESTS=$here/lf IPERF3=$here/bin/iperf3 TCP_PINGPONG=$here/bin/tcp_pingpong
@@ -170,9 +170,9 @@ for round in $(seq "$ROUNDS"); do
   table "$round"
 done
 
-if [[ ${JMH:-1} == 1 ]] && ((SECONDS < BUDGET_S)); then
+if [[ ${JMH:-1} == 1 ]] && ((SECONDS < BUDGET_S + 30)); then
   say "# JMH: posting rate and allocation, -prof gc ($SECONDS s)"
-  timeout 120 "$JAVA" -jar "$here/te-bench.jar" jmh SubmitPathBenchmark -p transport=instant,tcp -prof gc \
+  timeout 60 "$JAVA" -jar "$here/te-bench.jar" jmh SubmitPathBenchmark -p transport=instant,tcp -prof gc \
     -wi 1 -w 1s -i 2 -r 1s -f 1 -rf json -rff "$OUT/jmh.json" >"$OUT/jmh.txt" 2>&1
   grep -E '^SubmitPath.*(thrpt|gc.alloc.rate.norm)' "$OUT/jmh.txt" | tee -a "$log"
 fi
