@@ -1,7 +1,6 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.GroupSpec;
-import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.moe.ExchangeMode;
@@ -31,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -101,21 +101,13 @@ public final class MoeCommand implements Callable<Integer> {
                     + " then cycled (default ${DEFAULT-VALUE})")
     int inputs;
 
-    @Option(
-            names = "--idle",
-            defaultValue = "backoff",
-            description = "workers' idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
-    String idle;
+    @Mixin
+    EngineTuning tuning;
 
     @Option(
             names = "--gpu",
             description = "the GPU-initiated exchange on CUDA device 0 instead of the CPU's routed and padded ones")
     boolean gpu;
-
-    @Option(
-            names = "--option",
-            description = "an engine option key=value for every engine, repeatable (e.g. fabric.library=PATH)")
-    List<String> options = new ArrayList<>();
 
     @Override
     public Integer call() {
@@ -412,19 +404,8 @@ public final class MoeCommand implements Callable<Integer> {
     }
 
     private TransferEngineBuilder builder(final String transport, final GroupSpec group) {
-        final TransferEngineBuilder builder = TransferEngine.builder()
-                .group(group)
-                .bindAddress("127.0.0.1")
-                .idleStrategy(IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT)))
-                .operationTimeout(Duration.ofSeconds(30))
-                .drainTimeout(Duration.ofSeconds(2));
-        for (final String option : options) {
-            final int equals = option.indexOf('=');
-            if (equals < 1) {
-                throw new IllegalArgumentException("--option wants key=value, was " + option);
-            }
-            builder.option(option.substring(0, equals), option.substring(equals + 1));
-        }
+        final TransferEngineBuilder builder =
+                tuning.apply(TransferEngine.builder().group(group).bindAddress("127.0.0.1"));
         if (transport.startsWith("fabric/")) {
             return builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
         }
