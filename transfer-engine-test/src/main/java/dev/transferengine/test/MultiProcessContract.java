@@ -211,6 +211,7 @@ public abstract class MultiProcessContract {
                     outcomes.add(outcome);
                     engine.submit(write, outcome);
                 }
+                awaitPosted(engine, 1 + 16);
                 Outcome.endByTheBound(manualTime, submittedAt, OPERATION_TIMEOUT, outcomes, WAIT);
             } finally {
                 peer.resume();
@@ -248,6 +249,7 @@ public abstract class MultiProcessContract {
                     outcomes.add(outcome);
                     engine.submit(write, outcome);
                 }
+                awaitPosted(engine, 1 + 2000);
                 doomed.kill();
             }
             Outcome.endByTheBound(manualTime, submittedAt, OPERATION_TIMEOUT, outcomes, WAIT);
@@ -286,7 +288,7 @@ public abstract class MultiProcessContract {
         final AtomicLong manualTime = new AtomicLong();
         try (NetworkPartition partition = NetworkPartition.open();
                 PeerProcesses peer = partitionedPeer(partition, size);
-                TransferEngine engine = builder(1, offLoopbackOptions())
+                TransferEngine engine = watched(builder(1, offLoopbackOptions()))
                         .bindAddress(partition.hostAddress())
                         .clock(manualTime::get)
                         .build();
@@ -308,6 +310,7 @@ public abstract class MultiProcessContract {
                 caught.add(outcome);
                 engine.submit(slotWrite(src, remote, slot, s, caughtImm), outcome);
             }
+            awaitPosted(engine, 1 + 7);
             Outcome.endByTheBound(manualTime, submittedAt, OPERATION_TIMEOUT, caught, WAIT);
             assertThat(caught).allSatisfy(o -> assertThat(o.error.get())
                     .isInstanceOfAny(TransferTimeoutException.class, PeerUnreachableException.class));
@@ -327,6 +330,21 @@ public abstract class MultiProcessContract {
             assertThat(peer.ask("HEALTH", "HEALTH")[1]).isEqualTo("true");
             assertThat(engine.isHealthy()).isTrue();
         }
+    }
+
+    /**
+     * The transport under test wrapped in {@link HoldingTransport}, which holds nothing here: its NICs count the
+     * writes the worker posted ({@link HoldingDomain#writes()}), so a test knows when every deadline was set (the
+     * worker sets one when it takes an operation) before it moves the manual clock.
+     */
+    private TransferEngineBuilder watched(final TransferEngineBuilder builder) {
+        return builder.option(HoldingTransport.WRAPPED, transport()).transport(HoldingTransport.NAME);
+    }
+
+    /** Waits until the worker posted {@code writes} writes to NIC 0 of a {@link #watched} engine. */
+    private static void awaitPosted(final TransferEngine engine, final long writes) {
+        final HoldingDomain nic = HoldingDomain.at(engine.mainAddress());
+        Awaitility.await().atMost(WAIT).until(() -> nic.writes() >= writes);
     }
 
     private PeerProcesses partitionedPeer(final NetworkPartition partition, final long regionBytes) throws IOException {
