@@ -196,7 +196,7 @@ public abstract class MultiProcessContract {
     void writesToAStoppedPeerEndOnceEachByTheirDeadlineAndThePeerIsServedAgainWhenItContinues() throws Exception {
         final AtomicLong manualTime = new AtomicLong();
         try (TransferEngine engine =
-                        builder(1, List.of()).clock(manualTime::get).build();
+                        watched(builder(1, List.of())).clock(manualTime::get).build();
                 Arena arena = Arena.ofShared();
                 PeerProcesses peer = peer(1, 4096)) {
             final MemoryRegion src = engine.register(arena.allocate(4096, 4096), Device.host());
@@ -235,7 +235,7 @@ public abstract class MultiProcessContract {
         Assumptions.assumeTrue(limitation == null, () -> limitation);
         final AtomicLong manualTime = new AtomicLong();
         try (TransferEngine engine =
-                        builder(2, List.of()).clock(manualTime::get).build();
+                        watched(builder(2, List.of())).clock(manualTime::get).build();
                 Arena arena = Arena.ofShared()) {
             final MemoryRegion src = engine.register(arena.allocate(1 << 20, 4096), Device.host());
             final List<Outcome> outcomes = new ArrayList<>();
