@@ -10,6 +10,7 @@ import dev.transferengine.moe.LayerTimings;
 import dev.transferengine.moe.MoeCluster;
 import dev.transferengine.moe.MoeExpertRank;
 import dev.transferengine.moe.MoeGpuDispatcher;
+import dev.transferengine.moe.MoeGpuExperts;
 import dev.transferengine.moe.MoeModel;
 import dev.transferengine.moe.MoePeers;
 import dev.transferengine.moe.MoeShape;
@@ -37,7 +38,8 @@ import picocli.CommandLine.Option;
  * transport, the engine's routed exchange beside the padded (collective) one. Prints one Markdown row per transport,
  * token count and exchange; a configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
  * the GPU-initiated exchange instead ({@link MoeGpuDispatcher}: routing by a kernel on GPU 0, a UVM watcher, the host
- * proxy posting from GPU memory), one row per transport and token count.
+ * proxy posting from GPU memory; the expert ranks' matmul by a kernel on the same GPU, {@link MoeGpuExperts}), one row
+ * per transport and token count.
  */
 @Command(
         name = "moe",
@@ -286,12 +288,15 @@ public final class MoeCommand implements Callable<Integer> {
         long sent = 0;
         final Duration timeout = Duration.ofSeconds(60);
         final List<MoeExpertRank> ranks = new ArrayList<>();
+        final List<MoeGpuExperts> computes = new ArrayList<>();
         final ExecutorService threads = Executors.newFixedThreadPool(shape.expertRanks());
         try (Arena arena = Arena.ofShared();
                 MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(engines.get(0), model, 0, 0, timeout)) {
             for (int e = 0; e < shape.expertRanks(); e++) {
+                // the experts' matmul by a kernel on the same GPU, each rank its own stream
+                computes.add(new MoeGpuExperts(model, e, 0));
                 ranks.add(new MoeExpertRank(
-                        engines.get(1 + e), shape, e, model.expertsOfRank(e), ExchangeMode.ROUTED, timeout));
+                        engines.get(1 + e), shape, e, computes.getLast(), ExchangeMode.ROUTED, timeout));
             }
             final MoePeers peers = new MoePeers(
                     List.of(dispatcher.descriptor()),
@@ -349,6 +354,7 @@ public final class MoeCommand implements Callable<Integer> {
         } finally {
             threads.shutdownNow();
             ranks.forEach(MoeExpertRank::close);
+            computes.forEach(MoeGpuExperts::close);
         }
         final long[] transfer = new long[layers];
         for (int i = 0; i < layers; i++) {
