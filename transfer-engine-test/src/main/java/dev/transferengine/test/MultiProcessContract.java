@@ -198,9 +198,10 @@ public abstract class MultiProcessContract {
         try (TransferEngine engine =
                         watched(builder(1, List.of())).clock(manualTime::get).build();
                 Arena arena = Arena.ofShared();
-                PeerProcesses peer = peer(1, 4096)) {
-            final MemoryRegion src = engine.register(arena.allocate(4096, 4096), Device.host());
-            final SingleWrite write = SingleWrite.of(src, 0, 4096, peer.descriptor(), 0);
+                PeerProcesses peer = peer(1, 1 << 20)) {
+            // 16 MiB in all, more than the sockets between the processes buffer: some writes cannot complete
+            final MemoryRegion src = engine.register(arena.allocate(1 << 20, 4096), Device.host());
+            final SingleWrite write = SingleWrite.of(src, 0, 1 << 20, peer.descriptor(), 0);
             engine.submit(write).get(30, TimeUnit.SECONDS); // connected and working
             final List<Outcome> outcomes = new ArrayList<>();
             peer.stop();
