@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Gathers what h200-table.sh needs on the h200 host (no Java, no network there) into DEST:
+# Gathers what report.sh needs on the h200 host (no Java, no network there) into the folder DEST and packs it into
+# DEST.tar.xz (what the device run carries; under 64 MiB):
 #   jre/           jlink'd Java 25 with jdk.jfr (JFR profiles), stripped
 #   te-bench.jar   this tree's bench jar (built here unless TE_BENCH_JAR names one); it also holds the GPU JMH suites
 #                  with JCuda's driver binding: DEST/jre/bin/java -jar DEST/te-bench.jar jmh UvmWatcherLatencyBenchmark
 #   bin/, lib/     iperf3 (Debian 12's, with its libraries) and the C tcp_pingpong anchor
 #   lf/            libfabric 2.1 with fabtests (fi_rma_bw, fi_rma_pingpong, fi_info), from .ci/libfabric-2.1.sh
-#   h200-table.sh, report.sh  the table script; the docs/benchmarks.md generator (see report.sh)
-#   before/        with TE_BENCH_BEFORE=path of another checkout (built): its engine and bench classes, put first on
-#                  the class path to measure the same cases before/after (thin jars: the bundle travels within 64 MiB)
+#   node.p12       a keytool-made PKCS12 store (password changeit) for the TLS rows
+#   report.sh, benchmarks-template.md, commit.txt   the script, the page it fills, the commit it was built from
 # Usage: transfer-engine-bench/bundle-h200.sh DEST     (Debian 12 binaries run on the host's newer glibc)
+# Then, e.g. with DEST=.gpu-carry/report/bundle under /work/main: run with carry [".gpu-carry/report/bundle.tar.xz"]
+#   tar -xJf .gpu-carry/report/bundle.tar.xz && OUT=$OUT bundle/report.sh
 set -euo pipefail
 dest=${1:?usage: bundle-h200.sh DEST}
 cd "$(dirname "$0")/.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
-rm -rf "${dest:?}"/{jre,bin,lib,lf,te-bench-before.jar}
+rm -rf "${dest:?}"/{jre,bin,lib,lf,before} "$dest/node.p12"
 mkdir -p "$dest"/{bin,lib,lf/bin,lf/lib}
 
 jar=${TE_BENCH_JAR:-}
@@ -24,16 +26,12 @@ if [[ -z $jar ]]; then
   jar=transfer-engine-bench/target/te-bench.jar
 fi
 cp "$jar" "$dest/te-bench.jar"
-cp transfer-engine-bench/h200-table.sh transfer-engine-bench/report.sh "$dest/"
-rm -rf "$dest/before"
-if [[ -n ${TE_BENCH_BEFORE:-} ]]; then
-  mkdir -p "$dest/before"
-  cp "$TE_BENCH_BEFORE"/transfer-engine-engine/target/transfer-engine-engine-*-SNAPSHOT.jar \
-    "$TE_BENCH_BEFORE"/transfer-engine-bench/target/transfer-engine-bench-*-SNAPSHOT.jar "$dest/before/"
-  rm -f "$dest"/before/*-tests.jar
-fi
+cp transfer-engine-bench/report.sh transfer-engine-bench/benchmarks-template.md "$dest/"
+git log -1 --format='%h %cs' >"$dest/commit.txt"
+"$JAVA_HOME/bin/keytool" -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=node -validity 30 \
+  -storetype PKCS12 -keystore "$dest/node.p12" -storepass changeit -keypass changeit
 
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml,java.sql,jdk.jfr,jdk.management,jdk.management.jfr \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.unsupported,java.management,java.naming,java.xml,java.sql,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.management.jfr \
   --strip-debug --no-header-files --no-man-pages --compress zip-9 --output "$dest/jre"
 strip --strip-unneeded "$dest/jre/lib/server/libjvm.so"
 
@@ -46,4 +44,5 @@ prefix=$(bash .ci/libfabric-2.1.sh | tail -1)
 cp "$prefix"/bin/{fi_rma_bw,fi_rma_pingpong,fi_info} "$dest/lf/bin/"
 cp -a "$prefix"/lib/libfabric.so* "$dest/lf/lib/"
 strip --strip-unneeded "$dest"/lf/bin/* "$dest"/lf/lib/libfabric.so.*.* 2>/dev/null || true
-du -sh "$dest" "$dest"/*
+tar -C "$(dirname "$dest")" -cf - "$(basename "$dest")" | xz -T0 -6 >"$dest.tar.xz"
+du -sh "$dest" "$dest"/* "$dest.tar.xz"

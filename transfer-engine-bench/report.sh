@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
-# Regenerates docs/benchmarks.md: every te-bench case with `--compare` (its C anchor measured in the same
-# invocation), a message-size sweep 4 KiB..64 MiB per transport, the latency decomposition (--stages), the JMH
-# posting rate and allocation suites, optionally a "before" jar on the same cases, then `te-bench report` turns the
-# JSON lines into docs/benchmarks.md and PNG plots. Runs from a bundle folder made by bundle-h200.sh:
-#   jre/ (jlink'd Java 25 with jdk.jfr), te-bench.jar, [before/ (another build's thin jars)], bin/ (iperf3,
-#   tcp_pingpong), lib/ (iperf3's libraries), lf/ (libfabric 2.1 with fabtests)
-# The plots need java.desktop, which the bundle's runtime leaves out to stay small: where it is missing, run the last
-# step wherever a full JDK is, from the repository root:
-#   java -jar transfer-engine-bench/target/te-bench.jar report --in report.jsonl --jmh jmh.json \
-#     --template transfer-engine-bench/benchmarks-template.md --out docs      (docs/benchmarks.md, docs/images/)
-# On the h200 host:   OUT=/somewhere transfer-engine-bench/report.sh      (bundle = this script's folder)
-# Environment: OUT (results; default /tmp/te-report), DURATION (default 3s), SWEEP_DURATION (1s), JFR=1 (profiles),
-#   SWEEP=0 / JMH=0 / BEFORE=0 to skip those parts.
-# Writes to $OUT: report.jsonl (one JSON line per case), report.log, benchmarks.md, *.png, jmh.json, jfr.tar.xz.
+# Regenerates the results of docs/benchmarks.md on the benchmark host (issue 22's table): the negative-acknowledgement
+# benchmark per transport, then every case of the table ROUNDS times, the rounds interleaved (round 1 runs every case,
+# then round 2 ...), each case beside its C anchor in the same `te-bench write --compare` invocation (TLS beside
+# plain), then the JMH allocation suite (-prof gc). `te-bench report` turns the JSON lines into the page: medians over
+# the rounds, every round's figures, a failed case as FAILED with its error (never dropped). About 8 minutes.
+# Runs from a bundle folder made by bundle-h200.sh (jre/, te-bench.jar, bin/, lib/, lf/, node.p12, the template).
+#   OUT=/somewhere ./report.sh        writes $OUT/benchmarks.md (the whole page), report.jsonl (one JSON line per case
+#                                     and round), report.log, jmh.json, nack-*.txt
+# Environment: ROUNDS (3), DURATION (1500ms per case) and WARMUP (500ms), BUDGET_S (470: no case starts later, the
+#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's cases whose name matches), NACK=0 / JMH=0 to leave
+#   those out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
+#   (profiles of the slow rows).
+# The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
+# repository root (docs/bench-data holds the copied report.jsonl and jmh.json):
+#   java -jar transfer-engine-bench/target/te-bench.jar report --in docs/bench-data/report.jsonl \
+#     --jmh docs/bench-data/jmh.json --template transfer-engine-bench/benchmarks-template.md --out docs
 set -uo pipefail
 cd "$(dirname "$0")"
 here=$PWD
 OUT=${OUT:-/tmp/te-report}
 mkdir -p "$OUT"
 JAVA=$here/jre/bin/java
-DURATION=${DURATION:-3s}
-SWEEP_DURATION=${SWEEP_DURATION:-1s}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-1500ms}
+WARMUP=${WARMUP:-500ms}
+BUDGET_S=${BUDGET_S:-470}
+CASES=${CASES:-.}
 LF21=$here/lf/lib/libfabric.so.1
 export FABTESTS=$here/lf IPERF3=$here/bin/iperf3 TCP_PINGPONG=$here/bin/tcp_pingpong
 export LD_LIBRARY_PATH=$here/lib # iperf3's libraries only; libfabric is chosen per case (fabric.library)
@@ -28,127 +33,190 @@ jsonl=$OUT/report.jsonl
 log=$OUT/report.log
 : >"$jsonl"
 : >"$log"
+SECONDS=0
 
 say() { echo "$*" | tee -a "$log"; }
 
-# case NAME JAR GROUP ARGS...: one te-bench run; its JSON line is wrapped as {"case","jar","group","result"}
-run() {
-  local name=$1 jar=$2 group=$3; shift 3
+# a JSON string of $1: quotes and backslashes escaped, control characters dropped, the bundle's path made relative
+json_string() {
+  local s=${1//"$here/"/}
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$(tr -d '\000-\037' <<<"$s")"
+}
+
+# what log $1 says went wrong, at most 400 characters: the exception te-bench ended with and its first cause, else
+# its "requests failed" line, else its first warning or error, else its last line
+error_of() {
   local line
-  local cp=$here/te-bench.jar
-  [[ $jar == before ]] && cp=$(ls "$here"/before/*.jar | tr '\n' ':')$here/te-bench.jar
-  line=$(timeout 120 "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$cp" dev.transferengine.bench.TeBench write "$@" \
-    2>"$OUT/err.txt" | tail -1)
-  if [[ $line != \{* ]]; then
-    say "$name ($jar) failed: $(grep -m1 -E 'Exception|Error|error' "$OUT/err.txt")"
+  line=$(grep -m2 -E '^(Exception in thread|Caused by:|[a-zA-Z_$][a-zA-Z0-9_$.]*(Exception|Error)\b)' "$1" | paste -sd ';')
+  [[ -z $line ]] && line=$(grep -m1 'requests failed' "$1")
+  [[ -z $line ]] && line=$(grep -m1 -E ' (ERROR|WARN) |<failure>' "$1")
+  [[ -z $line ]] && line=$(tail -1 "$1")
+  echo "${line:0:400}"
+}
+
+# record NAME GROUP ROUND EXTRA ARGS OUTCOME: one JSON line; OUTCOME is '"result":{...}', '"failed":"..."' or
+# '"skipped":"..."'; EXTRA holds more fields ('"baseline":"name",' ...) or nothing
+record() {
+  echo "{\"case\":\"$1\",\"group\":\"$2\",\"round\":$3,$4\"args\":$(json_string "$5"),$6}" >>"$jsonl"
+}
+
+# case NAME GROUP ROUND EXTRA ARGS...: one te-bench write run; a run that prints no JSON line is a failed case
+case_run() {
+  local name=$1 group=$2 round=$3 extra=$4; shift 4
+  local line status
+  if ((SECONDS >= BUDGET_S)); then
+    record "$name" "$group" "$round" "$extra" "$*" "\"skipped\":\"the run's time budget (BUDGET_S=$BUDGET_S s) was spent\""
+    say "$name r$round skipped (time budget)"
     return
   fi
-  say "$name ($jar) $line"
-  echo "{\"case\":\"$name\",\"jar\":\"$jar\",\"group\":\"$group\",\"args\":\"$*\",\"result\":$line}" >>"$jsonl"
+  line=$(timeout 60 "$JAVA" --enable-native-access=ALL-UNNAMED -jar "$here/te-bench.jar" write "$@" \
+    2>"$OUT/err.txt" | tail -1)
+  status=${PIPESTATUS[0]}
+  if [[ $status == 124 ]]; then
+    record "$name" "$group" "$round" "$extra" "$*" "\"failed\":$(json_string "timed out after 60 s (last: $(tail -1 "$OUT/err.txt"))")"
+    say "[$SECONDS s] $name r$round FAILED: timed out"
+  elif [[ $line != \{* ]]; then
+    record "$name" "$group" "$round" "$extra" "$*" "\"failed\":$(json_string "exit $status: $(error_of "$OUT/err.txt")")"
+    say "[$SECONDS s] $name r$round FAILED: $(error_of "$OUT/err.txt")"
+  else
+    record "$name" "$group" "$round" "$extra" "$*" "\"result\":${line//"$here/"/}"
+    say "[$SECONDS s] $name r$round $line"
+  fi
 }
 
 lf=(--option "fabric.library=$LF21")
-d=(--duration "$DURATION" --warmup 1s)
-meta() {
-  local cpu
-  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-  echo "{\"meta\":{\"date\":\"$(date -u +%FT%TZ)\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"cpu\":\"$cpu\",\
-\"java\":\"$("$JAVA" -version 2>&1 | head -1 | tr -d '"')\",\"libfabric\":\"2.1.0 from the bundle's lf/ (fabtests from the same build)\",\
-\"iperf3\":\"$("$IPERF3" --version | head -1)\",\"duration\":\"$DURATION\",\"sweep_duration\":\"$SWEEP_DURATION\"}}" >>"$jsonl"
-}
-meta
-say "# $(tail -1 "$jsonl")"
+tls=(--tls-keystore "$here/node.p12" --tls-password changeit)
+d=(--duration "$DURATION" --warmup "$WARMUP")
 
-# the table: every case beside its anchor
+# issue 22's table, one round: NAME|EXTRA|te-bench write arguments
 table() {
-  local jar=$1 cmp=$2
-  run tcp-write-1MiB-1nic "$jar" table "${d[@]}" --nics 1 --size 1MiB $cmp
-  # iperf3 sends one cache-hot buffer over and over; this row gives the engine the same footprint (one 1 MiB slot)
-  run tcp-write-1MiB-1nic-region1MiB "$jar" table "${d[@]}" --nics 1 --size 1MiB --region 1MiB $cmp
-  run tcp-write-1MiB-4nic-pinned "$jar" table "${d[@]}" --nics 4 --size 1MiB --routing pinned $cmp
-  run tcp-imm "$jar" table "${d[@]}" --op imm --idle spin $cmp
-  run tcp-paged-1KiBx256 "$jar" table "${d[@]}" --op paged --page-size 1KiB --pages 256
-  for prov in shm tcp; do
-    run fabric-$prov-write-1MiB "$jar" table "${d[@]}" --transport fabric --provider $prov --size 1MiB \
-      "${lf[@]}" $cmp
-    run fabric-$prov-imm "$jar" table "${d[@]}" --transport fabric --provider $prov --op imm --idle spin \
-      "${lf[@]}" $cmp
-    run fabric-$prov-paged-1KiBx256 "$jar" table "${d[@]}" --transport fabric --provider $prov --op paged \
-      --window 32 "${lf[@]}"
+  local round=$1 entry name extra args
+  local entries=(
+    "tcp-write-1MiB-1nic||--nics 1 --size 1MiB --compare"
+    "tcp-write-1MiB-4nic-pinned||--nics 4 --size 1MiB --routing pinned --compare"
+    "tcp-imm||--op imm --idle spin --compare"
+    "fabric-tcp-imm||--transport fabric --provider tcp --op imm --idle spin --compare ${lf[*]}"
+    "fabric-shm-imm||--transport fabric --provider shm --op imm --idle spin --compare ${lf[*]}"
+    "fabric-shm-write-1MiB||--transport fabric --provider shm --size 1MiB --compare ${lf[*]}"
+    "fabric-tcp-write-1MiB||--transport fabric --provider tcp --size 1MiB --compare ${lf[*]}"
+  )
+  # windows: about 1k-8k pages in flight, under fabric.maxOps (16384); 100,000 pages need a 128 MiB region
+  local pages window region transport
+  for transport in tcp fabric-shm fabric-tcp; do
+    for pages in 16 256 4096 100000; do
+      case $pages in 16) window=64 ;; 256) window=32 ;; 4096) window=2 ;; *) window=1 ;; esac
+      region=64MiB; ((pages > 50000)) && region=128MiB
+      args="--op paged --page-size 1KiB --pages $pages --window $window --region $region --compare"
+      [[ $transport == fabric-* ]] && args="--transport fabric --provider ${transport#fabric-} $args ${lf[*]}"
+      entries+=("$transport-paged-1KiBx$pages||$args")
+    done
+  done
+  entries+=(
+    "tcp-tls-1MiB|\"baseline\":\"tcp-write-1MiB-1nic\",\"goal\":\"ratio >= 0.5\",|--nics 1 --size 1MiB ${tls[*]}"
+    "tcp-plain-64KiB||--nics 1 --size 64KiB"
+    "tcp-tls-64KiB|\"baseline\":\"tcp-plain-64KiB\",|--nics 1 --size 64KiB ${tls[*]}"
+    "tcp-read-1MiB||--op read --size 1MiB --compare"
+    "fabric-shm-read-1MiB||--transport fabric --provider shm --op read --size 1MiB --compare ${lf[*]}"
+    "fabric-tcp-read-1MiB||--transport fabric --provider tcp --op read --size 1MiB --compare ${lf[*]}"
+  )
+  for entry in "${entries[@]}"; do
+    IFS='|' read -r name extra args <<<"$entry"
+    [[ $name =~ $CASES ]] || continue
+    # shellcheck disable=SC2086 # the arguments are words
+    case_run "$name" table "$round" "$extra" "${d[@]}" $args
   done
 }
 
-say "# table"
-table te-bench.jar "--compare"
-say "# stages (latency decomposition) and variants"
-run tcp-imm-stages te-bench.jar stages "${d[@]}" --op imm --idle spin --stages
-run tcp-write-1MiB-stages te-bench.jar stages "${d[@]}" --size 1MiB --stages
-for prov in shm tcp; do
-  run fabric-$prov-imm-stages te-bench.jar stages "${d[@]}" --transport fabric --provider $prov --op imm \
-    --idle spin --stages "${lf[@]}"
-  run fabric-$prov-write-1MiB-stages te-bench.jar stages "${d[@]}" --transport fabric --provider $prov \
-    --size 1MiB --stages "${lf[@]}"
-  run fabric-$prov-write-1MiB-backoff te-bench.jar variants "${d[@]}" --transport fabric --provider $prov \
-    --size 1MiB --idle backoff "${lf[@]}"
-  run fabric-$prov-write-1MiB-transmit-complete te-bench.jar variants "${d[@]}" --transport fabric \
-    --provider $prov --size 1MiB --option fabric.deliveryComplete=false "${lf[@]}"
-  run fabric-$prov-write-1MiB-window64 te-bench.jar variants "${d[@]}" --transport fabric --provider $prov \
-    --size 1MiB --window 64 "${lf[@]}"
-  # one 1 MiB slot on each side, every write to the same memory, as fi_rma_bw does (its buffers stay cache-hot)
-  run fabric-$prov-write-1MiB-region1MiB te-bench.jar variants "${d[@]}" --transport fabric --provider $prov \
-    --size 1MiB --region 1MiB "${lf[@]}"
-done
-run fabric-tcp-imm-transmit-complete te-bench.jar variants "${d[@]}" --transport fabric --provider tcp --op imm \
-  --idle spin --option fabric.deliveryComplete=false "${lf[@]}"
-run tcp-write-1MiB-1nic-spin te-bench.jar variants "${d[@]}" --size 1MiB --idle spin
-run tcp-write-1MiB-1nic-backoff te-bench.jar variants "${d[@]}" --size 1MiB --idle backoff
-run tcp-write-1MiB-1nic-window64 te-bench.jar variants "${d[@]}" --size 1MiB --window 64
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+echo "{\"meta\":{\"date\":\"$(date -u +%FT%TZ)\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"cpu\":\"$cpu\",\
+\"java\":\"$("$JAVA" -version 2>&1 | head -1 | tr -d '"')\",\"commit\":\"$(cat "$here/commit.txt" 2>/dev/null)\",\
+\"libfabric\":\"2.1.0, built with its fabtests by .ci/libfabric-2.1.sh\",\
+\"iperf3\":\"$("$IPERF3" --version | head -1)\",\"rounds\":$ROUNDS,\"duration\":\"$DURATION\",\"warmup\":\"$WARMUP\"}}" >>"$jsonl"
+say "# $(tail -1 "$jsonl")"
 
-if [[ ${BEFORE:-1} == 1 && -d $here/before ]]; then
-  say "# before: the same cases with before/'s engine and bench classes first on the class path (no --compare there)"
-  table before ""
+# sender failure -> receiver failure (docs/delivery-contract.md), one JMH trial per transport; libfabric 2.1 by the
+# library path (the benchmark has no options parameter)
+nack() {
+  local name=$1; shift
+  local text=$OUT/$name.txt
+  if ((SECONDS >= BUDGET_S)); then
+    record "$name" nack 1 "" "$*" "\"skipped\":\"the run's time budget (BUDGET_S=$BUDGET_S s) was spent\""
+    return
+  fi
+  LD_LIBRARY_PATH=$here/lf/lib timeout 90 "$JAVA" -jar "$here/te-bench.jar" jmh ImmAbandonBenchmark \
+    -wi 1 -w 1s -i 2 -r 2s -f 1 "$@" >"$text" 2>&1
+  local figures
+  figures=$(grep -m1 -o 'p50 [0-9.]* us, p99 [0-9.]* us, [0-9]* samples' "$text")
+  if [[ -n $figures ]] && ! grep -q '<failure>' "$text"; then
+    read -r _ p50 _ _ p99 _ samples _ <<<"${figures//,/}"
+    record "$name" nack 1 "" "$*" "\"result\":{\"p50_us\":$p50,\"p99_us\":$p99,\"samples\":$samples}"
+    say "[$SECONDS s] $name $figures"
+  else
+    record "$name" nack 1 "" "$*" "\"failed\":$(json_string "$(error_of "$text")")"
+    say "[$SECONDS s] $name FAILED: $(error_of "$text")"
+  fi
+}
+if [[ ${NACK:-1} == 1 ]]; then
+  say "# negative acknowledgements ($SECONDS s)"
+  nack nack-tcp -p transport=tcp
+  nack nack-fabric-tcp -p transport=fabric -p provider=tcp
+  nack nack-fabric-shm -p transport=fabric -p provider=shm -p timeoutMs=200
 fi
 
-if [[ ${SWEEP:-1} == 1 ]]; then
-  say "# sweep: bandwidth vs message size, each size beside its anchor"
+for round in $(seq "$ROUNDS"); do
+  say "# round $round ($SECONDS s)"
+  table "$round"
+done
+
+if [[ ${JMH:-1} == 1 ]] && ((SECONDS < BUDGET_S + 30)); then
+  say "# JMH: posting rate and allocation, -prof gc ($SECONDS s)"
+  timeout 60 "$JAVA" -jar "$here/te-bench.jar" jmh SubmitPathBenchmark -p transport=instant,tcp -prof gc \
+    -wi 1 -w 1s -i 2 -r 1s -f 1 -rf json -rff "$OUT/jmh.json" >"$OUT/jmh.txt" 2>&1
+  grep -E '^SubmitPath.*(thrpt|gc.alloc.rate.norm)' "$OUT/jmh.txt" | tee -a "$log"
+fi
+
+if [[ ${STAGES:-0} == 1 ]]; then
+  say "# stages: where the time of an imm round trip goes ($SECONDS s)"
+  case_run tcp-imm-stages stages 1 "" "${d[@]}" --op imm --idle spin --stages
+  case_run fabric-tcp-imm-stages stages 1 "" "${d[@]}" --transport fabric --provider tcp --op imm --idle spin \
+    --stages "${lf[@]}"
+  case_run fabric-shm-imm-stages stages 1 "" "${d[@]}" --transport fabric --provider shm --op imm --idle spin \
+    --stages "${lf[@]}"
+fi
+
+if [[ ${SWEEP:-0} == 1 ]]; then
+  say "# sweep: bandwidth against message size, each size beside its anchor ($SECONDS s)"
   for size in 4KiB 16KiB 64KiB 256KiB 1MiB 4MiB 16MiB 64MiB; do
-    run tcp-sweep-$size te-bench.jar sweep-tcp --duration "$SWEEP_DURATION" --warmup 500ms --size $size \
-      --region 256MiB --compare
+    case_run tcp-sweep-$size sweep-tcp 1 "" --duration 1s --warmup 500ms --size $size --region 256MiB --compare
     for prov in shm tcp; do
-      run fabric-$prov-sweep-$size te-bench.jar sweep-fabric-$prov --duration "$SWEEP_DURATION" --warmup 500ms \
-        --transport fabric --provider $prov --size $size --region 256MiB --compare "${lf[@]}"
+      case_run fabric-$prov-sweep-$size sweep-fabric-$prov 1 "" --duration 1s --warmup 500ms --transport fabric \
+        --provider $prov --size $size --region 256MiB --compare "${lf[@]}"
     done
   done
 fi
 
-if [[ ${JMH:-1} == 1 ]]; then
-  say "# JMH: posting rate (instant transport: writes complete at the posting boundary) and allocation, -prof gc"
-  timeout 300 "$JAVA" -jar "$here/te-bench.jar" jmh SubmitPathBenchmark -p transport=instant,tcp -prof gc \
-    -wi 2 -w 1s -i 3 -r 1s -f 1 -rf json -rff "$OUT/jmh.json" >"$OUT/jmh.txt" 2>&1
-  grep -E '^SubmitPath|gc.alloc.rate.norm' "$OUT/jmh.txt" | tee -a "$log"
-fi
-
 if [[ ${JFR:-0} == 1 ]]; then
-  say "# JFR (settings=profile) of the slow rows; both JVMs record"
+  say "# JFR (settings=profile) of the slow rows; both JVMs record ($SECONDS s)"
   rm -rf /tmp/jfr && mkdir -p /tmp/jfr
   prof() {
     local name=$1; shift
     JAVA_TOOL_OPTIONS="-XX:StartFlightRecording=filename=/tmp/jfr/$name-%p.jfr,settings=profile" \
-      run "jfr-$name" te-bench.jar jfr "${d[@]}" "$@"
+      case_run "jfr-$name" jfr 1 "" "${d[@]}" "$@"
   }
-  prof fabric-shm-write --transport fabric --provider shm --size 1MiB "${lf[@]}"
-  prof fabric-tcp-imm --transport fabric --provider tcp --op imm --idle spin "${lf[@]}"
   prof tcp-imm --op imm --idle spin
+  prof fabric-shm-imm --transport fabric --provider shm --op imm --idle spin "${lf[@]}"
+  prof tcp-paged --op paged --page-size 1KiB --pages 256 --window 32
   prof tcp-write-1nic --nics 1 --size 1MiB
-  prof tcp-paged --op paged --page-size 1KiB --pages 256
   tar -C /tmp -cJf "$OUT/jfr.tar.xz" jfr
 fi
 
-if ! "$JAVA" --list-modules | grep -q '^java.desktop'; then
-  say "# no java.desktop here: make benchmarks.md and the plots elsewhere with te-bench report (see the top of $0)"
-elif "$JAVA" -jar "$here/te-bench.jar" report --in "$jsonl" --jmh "$OUT/jmh.json" --out "$OUT" >>"$log" 2>&1; then
-  say "# report: $OUT/benchmarks.md and $OUT/images/*.png"
+say "# report ($SECONDS s)"
+if "$JAVA" -jar "$here/te-bench.jar" report --in "$jsonl" --jmh "$OUT/jmh.json" \
+  --template "$here/benchmarks-template.md" --out "$OUT" >>"$log" 2>&1; then
+  say "# wrote $OUT/benchmarks.md ($SECONDS s)"
 else
-  say "# report generation failed (see above); the JSON lines are in $jsonl"
+  say "# te-bench report failed (see $log); the JSON lines are in $jsonl"
 fi
 rm -f "$OUT/err.txt"

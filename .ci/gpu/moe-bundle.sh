@@ -21,7 +21,7 @@ cp transfer-engine-bench/target/te-bench.jar "$OUT/"
 cp -r transfer-engine-moe/target/test-classes "$OUT/test-classes"
 cp transfer-engine-moe/src/main/resources/dev/transferengine/moe/moe-kernels.ptx "$OUT/"
 # the tests' own libraries; the engine and moe classes come from te-bench.jar
-./mvnw -B -o -q -pl transfer-engine-moe dependency:build-classpath -Dmdep.includeScope=test \
+./mvnw -B -o -q -pl transfer-engine-moe org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$PWD/$T/moe-test.classpath"
 tr ':' '\n' <"$T/moe-test.classpath" | grep -E '/(junit|opentest4j|apiguardian|assertj-core|slf4j-simple)' \
   | xargs -I{} cp {} "$OUT/lib/"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the accelerator host from the bundle .ci/gpu/moe-bundle.sh built (no Java there): the ptxas check of
-# moe-kernels.ptx, MoeGpuDispatcherTest (tcp staged, fabric/shm FI_HMEM), then te-bench moe --gpu and the CPU rows
-# beside it on the same machine (LAYERS measured layers, default 40). Logs and tables go to $OUT (or /tmp).
+# moe-kernels.ptx, MoeGpuDispatcherTest (tcp staged, fabric/shm FI_HMEM, the experts' kernel against the CPU's bytes),
+# then te-bench moe --gpu and the CPU rows (routed beside padded) on the same machine, each on tcp, fabric/tcp and
+# fabric/shm (LAYERS measured layers, default 40). Logs and tables go to $OUT (or /tmp).
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 LOG=${OUT:-/tmp}
@@ -35,7 +36,7 @@ bench() { # bench NAME ARGS...: one te-bench moe table into $LOG/NAME.md
   [ "${PIPESTATUS[0]}" = 0 ] || { rc=1; tail -20 "$LOG/$1.err"; }
 }
 if [ "${BENCH:-1}" != 0 ]; then
-  bench moe-gpu --gpu --transports tcp,fabric/shm
-  [ "${CPU:-1}" = 0 ] || bench moe-cpu --transports tcp,fabric/shm
+  bench moe-gpu --gpu --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}"
+  [ "${CPU:-1}" = 0 ] || bench moe-cpu --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}"
 fi
 exit $rc

@@ -140,3 +140,47 @@ extern "C" __global__ void moe_combine(const unsigned char* combine, long long s
         out[(size_t) t * hidden + h] = float_to_bf16(sum);
     }
 }
+
+// One block of LANES threads per row: an expert rank's matmul, y = bf16((x A) B), A H x R and B R x H floats, for the
+// rows it received, each row's expert (its index among the rank's experts) in rowExpert. The order of the sums is
+// ExpertWeights.apply's, so the outputs are the CPU's bytes: lane l sums x[i] A[i][r] over i = l, l + LANES, ... in
+// order, the lanes' sums are added as a tree, then each output sums over r in order. Dynamic shared memory: LANES *
+// width floats.
+#define LANES 256
+extern "C" __global__ void moe_expert(const uint16_t* in, uint16_t* out, const int* rowExpert, const float* down,
+                                      const float* up, int hidden, int width) {
+    extern __shared__ float partial[];
+    const int row = blockIdx.x;
+    const int lane = threadIdx.x;
+    const size_t expert = (size_t) rowExpert[row];
+    const uint16_t* x = in + (size_t) row * hidden;
+    const float* a = down + expert * hidden * width;
+    const float* b = up + expert * width * hidden;
+    float* mine = partial + lane * width;
+    for (int r = 0; r < width; r++) {
+        mine[r] = 0.0f;
+    }
+    for (int i = lane; i < hidden; i += LANES) {
+        const float xi = bf16_to_float(x[i]);
+        for (int r = 0; r < width; r++) {
+            mine[r] = __fadd_rn(mine[r], __fmul_rn(xi, a[(size_t) i * width + r]));
+        }
+    }
+    __syncthreads();
+    for (int s = LANES / 2; s > 0; s >>= 1) {
+        if (lane < s) {
+            for (int r = 0; r < width; r++) {
+                mine[r] = __fadd_rn(mine[r], partial[(lane + s) * width + r]);
+            }
+        }
+        __syncthreads();
+    }
+    uint16_t* y = out + (size_t) row * hidden;
+    for (int h = lane; h < hidden; h += LANES) {
+        float acc = 0.0f;
+        for (int r = 0; r < width; r++) {
+            acc = __fadd_rn(acc, __fmul_rn(partial[r], b[(size_t) r * hidden + h]));
+        }
+        y[h] = float_to_bf16(acc);
+    }
+}

@@ -40,6 +40,13 @@ final class CommandSession implements AutoCloseable {
     private static final Duration COMMAND = Duration.ofMinutes(3);
     private static final Pattern BUILD = Pattern.compile("^(JAVA_HOME=\\S+ )?\\./mvnw\\b.*");
     private static final Pattern OPTION = Pattern.compile("--([a-z.-]+)=(\\S+)");
+    private static final Pattern SERVER_PORT = Pattern.compile("--server\\.port=(\\d+)");
+    /** {@code java -jar}, {@code /path/bin/java -jar}, {@code "$JAVA_HOME/bin/java" -jar}. */
+    private static final Pattern JAVA_JAR = Pattern.compile("^\\S*\\bjava\"? -jar ");
+
+    private static final Pattern KILL = Pattern.compile("^kill( -9)? %(\\d+)$");
+    private static final Pattern STARTED = Pattern.compile("\\bStarted \\w+ in ");
+    private static final String DOCUMENTED_REDIS_PORT = "6379";
     private static final List<String> FOREIGN = List.of(
             "SAMPLE_",
             "TRANSFER_ENGINE_",
@@ -54,8 +61,11 @@ final class CommandSession implements AutoCloseable {
     private final Map<String, String> environment = new HashMap<>();
     private final int httpPort;
     private final int basePort;
+    private final int redisPort;
+    private final Map<String, Integer> serverPorts = new HashMap<>();
     private final List<Node> nodes = new ArrayList<>();
     private final List<Answer> answers = new ArrayList<>();
+    private final List<Answer> printed = new ArrayList<>();
     private final List<String> skipped = new ArrayList<>();
     private int commands;
 
@@ -89,19 +99,52 @@ final class CommandSession implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin") + ":" + environment.getOrDefault("PATH", "/usr/bin"));
         this.httpPort = freePort(1);
         this.basePort = freePort(4);
+        this.redisPort = freePort(1);
+    }
+
+    /**
+     * Puts a file where the documented commands expect it, e.g. the jar {@code java -jar target/app.jar} starts.
+     *
+     * @param documented the path the commands use, relative to the working directory
+     * @param file       the file it links to
+     */
+    void provide(final String documented, final Path file) throws IOException {
+        final Path link = dir.resolve(documented);
+        Files.createDirectories(link.getParent());
+        Files.createSymbolicLink(link, file.toAbsolutePath());
     }
 
     /**
      * The documented line as one machine runs it: the addresses {@code 10.0.0.N} become {@code 127.0.1.N} (all of
-     * 127.0.0.0/8 is loopback on Linux), the HTTP port 8080 and the engine base port 7400 become free ports, the
-     * documented JDK path this JVM's.
+     * 127.0.0.0/8 is loopback on Linux), the HTTP port 8080, each {@code --server.port}, the engine base port 7400
+     * and Redis' port 6379 (for {@code redis-server} and {@code redis-cli}) become free ports, the documented JDK path
+     * this JVM's.
      */
-    String localize(final String documented) {
-        return documented
+    String localize(final String documented) throws IOException {
+        final Matcher serverPort = SERVER_PORT.matcher(documented);
+        final StringBuilder line = new StringBuilder();
+        while (serverPort.find()) {
+            final int port = serverPort(serverPort.group(1));
+            serverPort.appendReplacement(line, "--server.port=" + port);
+        }
+        serverPort.appendTail(line);
+        return line.toString()
                 .replace("10.0.0.", "127.0.1.")
                 .replaceAll(":8080\\b", ":" + httpPort)
                 .replace("base-port=7400", "base-port=" + basePort)
+                .replaceAll("^redis-server --port " + DOCUMENTED_REDIS_PORT + "\\b", "redis-server --port " + redisPort)
+                .replaceAll("^redis-cli ", "redis-cli -p " + redisPort + " ")
                 .replace(DOCUMENTED_JDK, System.getProperty("java.home"));
+    }
+
+    private int serverPort(final String documented) throws IOException {
+        final Integer known = serverPorts.get(documented);
+        if (known != null) {
+            return known;
+        }
+        final int port = freePort(1);
+        serverPorts.put(documented, port);
+        return port;
     }
 
     /**
@@ -124,15 +167,26 @@ final class CommandSession implements AutoCloseable {
             parts.add(line);
         }
         for (final String part : parts) {
-            if (part.contains(" -jar ") && part.contains("sample-app")) {
-                final Node node =
-                        Node.start(part, dir, nodeEnvironment(), dir.resolve("node-" + nodes.size() + ".log"));
+            // a trailing comment and '&' (one shell's background job) say nothing a node started here needs
+            final String job = part.replaceFirst("\\s+#[^'\"]*$", "").replaceFirst("\\s*&$", "");
+            final Matcher kill = KILL.matcher(job);
+            if (JAVA_JAR.matcher(job).find()) {
+                final Node node = Node.start(job, dir, nodeEnvironment(), dir.resolve("node-" + nodes.size() + ".log"));
                 nodes.add(node);
                 node.awaitStarted(START);
+            } else if (kill.matches()) {
+                // `kill %N` is the shell's job N: the N-th node started
+                final Node node = nodes.get(Integer.parseInt(kill.group(2)) - 1);
+                if (kill.group(1) == null) {
+                    node.stop();
+                } else {
+                    node.kill();
+                }
             } else if (part.startsWith("curl ")) {
                 answers.add(curl(part));
             } else {
-                shell(part);
+                // recorded as documented, so a test finds `redis-cli GET ...` whatever port it ran with
+                printed.add(new Answer(parts.size() == 1 ? documented : part, -1, shell(part)));
             }
         }
     }
@@ -145,6 +199,14 @@ final class CommandSession implements AutoCloseable {
     /** The answers to the documented {@code curl} lines, in order. */
     List<Answer> answers() {
         return answers;
+    }
+
+    /**
+     * What each line that ran in bash (neither a node, a {@code kill} nor a {@code curl}) printed, in order, with the
+     * line as documented.
+     */
+    List<Answer> printed() {
+        return printed;
     }
 
     /** The build lines left out. */
@@ -171,6 +233,8 @@ final class CommandSession implements AutoCloseable {
         final Map<String, String> nodeEnvironment = new HashMap<>(environment);
         // the documented port 8080 is Spring Boot's default; this machine's nodes take a free one
         nodeEnvironment.put("SERVER_PORT", Integer.toString(httpPort));
+        // the documented Redis port 6379 is the one an application.yml names; the nodes use this session's Redis
+        nodeEnvironment.put("SPRING_DATA_REDIS_PORT", Integer.toString(redisPort));
         return nodeEnvironment;
     }
 
@@ -245,9 +309,17 @@ final class CommandSession implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void close() throws IOException {
         for (final Node node : nodes) {
             node.stop();
+        }
+        if (printed.stream().anyMatch(line -> line.command().startsWith("redis-server "))) {
+            // the documented Redis daemonized itself: no process of ours to stop
+            try {
+                shell("redis-cli -p " + redisPort + " shutdown nosave || true");
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -288,7 +360,7 @@ final class CommandSession implements AutoCloseable {
                     out.write(line);
                     out.newLine();
                     out.flush();
-                    if (line.contains("Started SampleApplication")) {
+                    if (STARTED.matcher(line).find()) {
                         started.complete(null);
                     }
                 }
@@ -340,6 +412,31 @@ final class CommandSession implements AutoCloseable {
         /** The first line it printed that contains {@code text}, or null. */
         @Nullable String line(final String text) {
             return lines.stream().filter(l -> l.contains(text)).findFirst().orElse(null);
+        }
+
+        /** SIGKILL: the node dies without shutting down, as {@code kill -9} makes it. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("'" + command + "' still runs a minute after SIGKILL");
+            }
+        }
+
+        /** The first line it printed that matches {@code pattern}, waiting for it up to {@code timeout}. */
+        String awaitLine(final Pattern pattern, final Duration timeout) throws InterruptedException {
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                for (final String line : lines) {
+                    if (pattern.matcher(line).find()) {
+                        return line;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("'" + command + "' printed no line matching '" + pattern + "' within "
+                            + timeout + ":\n" + log());
+                }
+                Thread.sleep(100);
+            }
         }
 
         /** SIGTERM (Spring closes the engine), then SIGKILL if it is still there a minute later. */

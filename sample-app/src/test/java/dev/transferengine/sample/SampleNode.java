@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -41,6 +42,20 @@ public final class SampleNode implements AutoCloseable {
      * @param properties more properties, {@code key=value}
      */
     public static SampleNode start(final Role role, final String... properties) {
+        return start(role, context -> {}, properties);
+    }
+
+    /**
+     * Starts an instance with something of the test's in its context.
+     *
+     * @param role        the value of {@code sample.role}
+     * @param initializer runs on the context before it is refreshed, e.g. to register a bean
+     * @param properties  more properties, {@code key=value}
+     */
+    public static SampleNode start(
+            final Role role,
+            final ApplicationContextInitializer<ConfigurableApplicationContext> initializer,
+            final String... properties) {
         final List<String> all = new ArrayList<>(SMALL);
         all.add("sample.role=" + role.name().toLowerCase(Locale.ROOT));
         all.add("server.port=0");
@@ -48,6 +63,7 @@ public final class SampleNode implements AutoCloseable {
         all.addAll(List.of(properties));
         // command-line arguments, since application.yml would override default properties
         return new SampleNode(new SpringApplicationBuilder(SampleApplication.class)
+                .initializers(initializer)
                 .run(all.stream().map(property -> "--" + property).toArray(String[]::new)));
     }
 

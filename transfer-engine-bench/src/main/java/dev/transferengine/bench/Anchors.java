@@ -17,8 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The C programs te-bench {@code --compare} measures beside the engine, on the same loopback, right after the
- * engine's run: iperf3 (one stream) and {@code tcp_pingpong} for tcp; fabtests' {@code fi_rma_bw -o writedata}
- * ({@code -o read} beside reads) and
+ * engine's run: iperf3 (one stream per NIC) and {@code tcp_pingpong} for tcp; fabtests' {@code fi_rma_bw -o writedata}
+ * ({@code -o read} beside reads; its message rate beside paged requests) and
  * {@code fi_rma_pingpong -o writedata} for fabric, from a libfabric build's prefix ({@code bin/}, {@code lib/}).
  * Each runs its server, then its client, as child processes; blocks until both ended.
  */
@@ -35,11 +35,11 @@ final class Anchors {
 
     private Anchors() {}
 
-    /** iperf3, one stream for {@code seconds}: the receiver's GB/s. */
-    static Figure iperf3(final String iperf3, final int seconds) throws IOException {
+    /** iperf3 with {@code streams} parallel streams ({@code -P}, one per NIC) for {@code seconds}: the receiver's GB/s. */
+    static Figure iperf3(final String iperf3, final int seconds, final int streams) throws IOException {
         final Process server = start(List.of(iperf3, "-s", "-1", "-p", Integer.toString(IPERF_PORT)), null);
         try {
-            final List<String> client = List.of(
+            final List<String> client = new ArrayList<>(List.of(
                     iperf3,
                     "-c",
                     "127.0.0.1",
@@ -47,7 +47,10 @@ final class Anchors {
                     Integer.toString(IPERF_PORT),
                     "-t",
                     Integer.toString(seconds),
-                    "-J");
+                    "-J"));
+            if (streams > 1) {
+                client.addAll(List.of("-P", Integer.toString(streams)));
+            }
             final String out = runRetrying(client, null);
             final JsonNode root = JSON.readTree(out);
             final double bits = root.path("end")
@@ -90,6 +93,29 @@ final class Anchors {
     static Figure fiRmaBw(
             final Path prefix, final String provider, final String operation, final long size, final boolean cuda)
             throws IOException {
+        final List<String> args = fiRmaBwArgs(operation, size, cuda);
+        final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
+        return new Figure(
+                "fi_rma_bw",
+                "fi_rma_bw " + String.join(" ", args) + " -p " + provider,
+                Double.parseDouble(row[4]) / 1000);
+    }
+
+    /**
+     * The message rate of {@code fi_rma_bw -e rdm -o OPERATION -W 64} at {@code size} bytes per message, the anchor
+     * of paged requests of pages of that size: Mxfers/sec x 1e6 = messages per second.
+     */
+    static Figure fiRmaBwMessageRate(final Path prefix, final String provider, final String operation, final long size)
+            throws IOException {
+        final List<String> args = fiRmaBwArgs(operation, size, false);
+        final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
+        return new Figure(
+                "fi_rma_bw",
+                "fi_rma_bw " + String.join(" ", args) + " -p " + provider + " (messages/s)",
+                Double.parseDouble(row[6]) * 1e6);
+    }
+
+    private static List<String> fiRmaBwArgs(final String operation, final long size, final boolean cuda) {
         final int iterations = Math.clamp((4L << 30) / size, 200, 20_000);
         final List<String> args = new ArrayList<>(List.of(
                 "-e",
@@ -107,11 +133,7 @@ final class Anchors {
         if (cuda) {
             args.addAll(List.of("-D", "cuda"));
         }
-        final String[] row = fabtest(prefix, "fi_rma_bw", provider, args);
-        return new Figure(
-                "fi_rma_bw",
-                "fi_rma_bw " + String.join(" ", args) + " -p " + provider,
-                Double.parseDouble(row[4]) / 1000);
+        return args;
     }
 
     /** {@code fi_rma_pingpong -e rdm -o writedata -S 8}: twice its one-way usec/xfer, a round trip. */

@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,9 +20,13 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The engine options shared by {@code write} and {@code serve}; a spawned peer gets the same ones. */
+/**
+ * The engine options shared by {@code write} and {@code serve} ({@link EngineTuning} with them); a spawned peer gets
+ * the same ones.
+ */
 public final class EngineOptions {
 
     @Option(names = "--transport", defaultValue = "tcp", description = "tcp (default) or fabric")
@@ -36,20 +39,14 @@ public final class EngineOptions {
     String provider;
 
     @Option(
-            names = "--idle",
-            defaultValue = "backoff",
-            description = "worker idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
-    String idle;
-
-    @Option(
             names = "--device",
             defaultValue = "host",
             description = "memory of the registered regions, both sides: host (default) or cuda:N (GPU N; fabric"
                     + " writes it with FI_HMEM, tcp stages it through pinned host memory)")
     String device;
 
-    @Option(names = "--option", description = "engine option KEY=VALUE, repeatable (e.g. tcp.socketBufferBytes=0)")
-    List<String> options = new ArrayList<>();
+    @Mixin
+    EngineTuning tuning;
 
     @Option(
             names = "--tls-keystore",
@@ -74,7 +71,7 @@ public final class EngineOptions {
 
     /** The idle strategy named by {@code --idle}. */
     IdleStrategyKind idleStrategy() {
-        return IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT));
+        return tuning.idleStrategy();
     }
 
     /**
@@ -109,22 +106,10 @@ public final class EngineOptions {
         if (workerCpu != null) {
             group = group.withWorkerCpu(workerCpu);
         }
-        final TransferEngineBuilder builder = TransferEngine.builder()
-                .transport(transport)
-                .group(group)
-                .idleStrategy(idleStrategy())
-                .operationTimeout(Duration.ofSeconds(30))
-                .drainTimeout(Duration.ofSeconds(2))
-                .submitQueueCapacity(8192);
+        final TransferEngineBuilder builder = tuning.apply(
+                TransferEngine.builder().transport(transport).group(group).submitQueueCapacity(8192));
         if (provider != null) {
             builder.option("fabric.provider", provider);
-        }
-        for (final String option : options) {
-            final int equals = option.indexOf('=');
-            if (equals <= 0) {
-                throw new IllegalArgumentException("--option wants KEY=VALUE, not '" + option + "'");
-            }
-            builder.option(option.substring(0, equals), option.substring(equals + 1));
         }
         if (tlsKeyStore != null) {
             builder.tls(
@@ -157,15 +142,12 @@ public final class EngineOptions {
 
     /** The command-line form of these options for a spawned peer (without the worker CPU). */
     List<String> peerArgs() {
-        final List<String> args = new ArrayList<>(List.of(
-                "--transport", transport, "--nics", Integer.toString(nics), "--idle", idle, "--device", device));
+        final List<String> args = new ArrayList<>(
+                List.of("--transport", transport, "--nics", Integer.toString(nics), "--device", device));
+        args.addAll(tuning.args());
         if (provider != null) {
             args.add("--provider");
             args.add(provider);
-        }
-        for (final String option : options) {
-            args.add("--option");
-            args.add(option);
         }
         if (tlsKeyStore != null) {
             args.addAll(List.of("--tls-keystore", tlsKeyStore.toString(), "--tls-password", tlsPassword));

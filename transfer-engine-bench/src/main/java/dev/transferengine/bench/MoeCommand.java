@@ -1,7 +1,6 @@
 package dev.transferengine.bench;
 
 import dev.transferengine.GroupSpec;
-import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.moe.ExchangeMode;
@@ -10,6 +9,7 @@ import dev.transferengine.moe.LayerTimings;
 import dev.transferengine.moe.MoeCluster;
 import dev.transferengine.moe.MoeExpertRank;
 import dev.transferengine.moe.MoeGpuDispatcher;
+import dev.transferengine.moe.MoeGpuExperts;
 import dev.transferengine.moe.MoeModel;
 import dev.transferengine.moe.MoePeers;
 import dev.transferengine.moe.MoeShape;
@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -37,7 +38,8 @@ import picocli.CommandLine.Option;
  * transport, the engine's routed exchange beside the padded (collective) one. Prints one Markdown row per transport,
  * token count and exchange; a configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
  * the GPU-initiated exchange instead ({@link MoeGpuDispatcher}: routing by a kernel on GPU 0, a UVM watcher, the host
- * proxy posting from GPU memory), one row per transport and token count.
+ * proxy posting from GPU memory; the expert ranks' matmul by a kernel on the same GPU, {@link MoeGpuExperts}), one row
+ * per transport and token count.
  */
 @Command(
         name = "moe",
@@ -99,21 +101,13 @@ public final class MoeCommand implements Callable<Integer> {
                     + " then cycled (default ${DEFAULT-VALUE})")
     int inputs;
 
-    @Option(
-            names = "--idle",
-            defaultValue = "backoff",
-            description = "workers' idle strategy: spin, backoff or yield (default ${DEFAULT-VALUE})")
-    String idle;
+    @Mixin
+    EngineTuning tuning;
 
     @Option(
             names = "--gpu",
             description = "the GPU-initiated exchange on CUDA device 0 instead of the CPU's routed and padded ones")
     boolean gpu;
-
-    @Option(
-            names = "--option",
-            description = "an engine option key=value for every engine, repeatable (e.g. fabric.library=PATH)")
-    List<String> options = new ArrayList<>();
 
     @Override
     public Integer call() {
@@ -286,12 +280,15 @@ public final class MoeCommand implements Callable<Integer> {
         long sent = 0;
         final Duration timeout = Duration.ofSeconds(60);
         final List<MoeExpertRank> ranks = new ArrayList<>();
+        final List<MoeGpuExperts> computes = new ArrayList<>();
         final ExecutorService threads = Executors.newFixedThreadPool(shape.expertRanks());
         try (Arena arena = Arena.ofShared();
                 MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(engines.get(0), model, 0, 0, timeout)) {
             for (int e = 0; e < shape.expertRanks(); e++) {
+                // the experts' matmul by a kernel on the same GPU, each rank its own stream
+                computes.add(new MoeGpuExperts(model, e, 0));
                 ranks.add(new MoeExpertRank(
-                        engines.get(1 + e), shape, e, model.expertsOfRank(e), ExchangeMode.ROUTED, timeout));
+                        engines.get(1 + e), shape, e, computes.getLast(), ExchangeMode.ROUTED, timeout));
             }
             final MoePeers peers = new MoePeers(
                     List.of(dispatcher.descriptor()),
@@ -349,6 +346,7 @@ public final class MoeCommand implements Callable<Integer> {
         } finally {
             threads.shutdownNow();
             ranks.forEach(MoeExpertRank::close);
+            computes.forEach(MoeGpuExperts::close);
         }
         final long[] transfer = new long[layers];
         for (int i = 0; i < layers; i++) {
@@ -406,19 +404,8 @@ public final class MoeCommand implements Callable<Integer> {
     }
 
     private TransferEngineBuilder builder(final String transport, final GroupSpec group) {
-        final TransferEngineBuilder builder = TransferEngine.builder()
-                .group(group)
-                .bindAddress("127.0.0.1")
-                .idleStrategy(IdleStrategyKind.valueOf(idle.toUpperCase(Locale.ROOT)))
-                .operationTimeout(Duration.ofSeconds(30))
-                .drainTimeout(Duration.ofSeconds(2));
-        for (final String option : options) {
-            final int equals = option.indexOf('=');
-            if (equals < 1) {
-                throw new IllegalArgumentException("--option wants key=value, was " + option);
-            }
-            builder.option(option.substring(0, equals), option.substring(equals + 1));
-        }
+        final TransferEngineBuilder builder =
+                tuning.apply(TransferEngine.builder().group(group).bindAddress("127.0.0.1"));
         if (transport.startsWith("fabric/")) {
             return builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
         }

@@ -1,6 +1,5 @@
 package dev.transferengine.bench;
 
-import java.awt.Color;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,34 +11,24 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code te-bench report}: turns report.sh's JSON lines (and JMH's JSON result) into {@code benchmarks.md} and its
- * plots: {@code bandwidth.png} (GB/s against message size per transport, beside its C anchor), {@code latency.png}
- * (imm round-trip percentiles beside the anchors) and {@code pages.png} (paged-write pages per second). Reads and
- * writes files only; no engine runs.
+ * {@code te-bench report}: turns report.sh's JSON lines (and JMH's JSON result) into {@code benchmarks.md}: the
+ * table (medians over the rounds beside the C anchors, see {@link ReportTable}), the negative acknowledgements, the
+ * latency decomposition, the message-size sweep and the JMH allocation suite; where java.desktop is present, also
+ * the plots ({@link ReportCharts}). Reads and writes files only; no engine runs.
  */
 @Command(
         name = "report",
         mixinStandardHelpOptions = true,
-        description = "Write benchmarks.md and PNG plots from report.sh's report.jsonl (and JMH's json).")
+        description = "Write benchmarks.md (and, with java.desktop, PNG plots) from report.sh's report.jsonl.")
 public final class ReportCommand implements Callable<Integer> {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final String MAIN_JAR = "te-bench.jar";
-    private static final String BEFORE_JAR = "before";
     private static final String RESULTS_MARKER = "<!-- results -->";
 
     @Option(names = "--in", required = true, description = "report.jsonl written by report.sh")
@@ -60,330 +49,165 @@ public final class ReportCommand implements Callable<Integer> {
             description = "folder under --out for the PNGs, as benchmarks.md links them (default ${DEFAULT-VALUE})")
     String images;
 
-    private Path imageDir() {
-        return out.resolve(images);
-    }
-
-    /** One case line: {"case", "jar", "group", "args", "result"}. */
-    private record Case(String name, String jar, String group, String args, JsonNode result) {
-
-        double gb() {
-            return result.path("gb_per_s").asDouble();
-        }
-
-        double p50() {
-            return result.path("p50_us").asDouble();
-        }
-
-        boolean isImm() {
-            return "imm".equals(result.path("op").asString());
-        }
-
-        boolean isPaged() {
-            return "paged".equals(result.path("op").asString());
-        }
-    }
-
     @Override
     public Integer call() throws IOException {
         JsonNode meta = JSON.createObjectNode();
-        final List<Case> cases = new ArrayList<>();
-        for (final String line : Files.readAllLines(in, StandardCharsets.UTF_8)) {
-            if (line.isBlank()) {
+        final List<ReportLine> lines = new ArrayList<>();
+        for (final String text : Files.readAllLines(in, StandardCharsets.UTF_8)) {
+            if (text.isBlank()) {
                 continue;
             }
-            final JsonNode node = JSON.readTree(line);
+            final JsonNode node = JSON.readTree(text);
             if (node.has("meta")) {
                 meta = node.get("meta");
             } else {
-                cases.add(new Case(
-                        node.path("case").asString(),
-                        node.path("jar").asString(),
-                        node.path("group").asString(),
-                        node.path("args").asString(),
-                        node.get("result")));
+                lines.add(ReportLine.of(node));
             }
         }
         final JsonNode jmhResults = jmh != null && Files.isRegularFile(jmh) && Files.size(jmh) > 0
                 ? JSON.readTree(jmh.toFile())
                 : JSON.createArrayNode();
-        Files.createDirectories(imageDir());
-        bandwidthChart(cases);
-        latencyChart(cases);
-        pagesChart(cases, jmhResults);
-        final String results = markdown(meta, cases, jmhResults);
-        final String page;
-        if (template == null) {
-            page = "# Benchmarks\n\n" + results;
-        } else {
-            final String text = Files.readString(template, StandardCharsets.UTF_8);
-            if (!text.contains(RESULTS_MARKER)) {
-                throw new IOException(template + " has no '" + RESULTS_MARKER + "' line for the results");
-            }
-            page = text.replace(RESULTS_MARKER, results.strip());
+        final String page = template == null ? "# Benchmarks\n\n" + RESULTS_MARKER + "\n" : readTemplate();
+        final ReportTable table = new ReportTable(lines);
+        final List<String> plots = new ArrayList<>();
+        if (ModuleLayer.boot().findModule("java.desktop").isPresent()) {
+            Files.createDirectories(out.resolve(images));
+            plots.addAll(ReportCharts.write(
+                    out.resolve(images),
+                    lines.stream().filter(l -> l.group().startsWith("sweep-")).toList(),
+                    table.latencies(),
+                    table.pages(),
+                    jmhResults));
         }
-        Files.writeString(out.resolve("benchmarks.md"), page, StandardCharsets.UTF_8);
-        System.out.println("wrote " + out.resolve("benchmarks.md") + " and bandwidth.png, latency.png, pages.png");
+        final String results = markdown(meta, lines, table, jmhResults, plots);
+        Files.createDirectories(out);
+        Files.writeString(
+                out.resolve("benchmarks.md"), page.replace(RESULTS_MARKER, results.strip()), StandardCharsets.UTF_8);
+        System.out.println("wrote " + out.resolve("benchmarks.md")
+                + (plots.isEmpty() ? " (no plots: java.desktop is missing or nothing to plot)" : " and " + plots));
         return 0;
     }
 
-    // ---- plots -------------------------------------------------------------------------------------------------
-
-    private void bandwidthChart(final List<Case> cases) throws IOException {
-        final XYChart chart = new XYChartBuilder()
-                .width(1000)
-                .height(600)
-                .title("Bandwidth vs message size (loopback, window 16), engine beside its C anchor")
-                .xAxisTitle("message size (bytes)")
-                .yAxisTitle("GB/s (1e9 bytes/s)")
-                .build();
-        chart.getStyler()
-                .setXAxisLogarithmic(true)
-                .setLegendPosition(Styler.LegendPosition.InsideNW)
-                .setChartBackgroundColor(Color.WHITE)
-                .setMarkerSize(7);
-        final String[][] sweeps = {
-            {"sweep-tcp", "tcp engine", "iperf3 (one stream)"},
-            {"sweep-fabric-shm", "fabric/shm engine", "fi_rma_bw -o writedata (shm)"},
-            {"sweep-fabric-tcp", "fabric/tcp engine", "fi_rma_bw -o writedata (tcp)"}
-        };
-        final Color[] colors = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
-        boolean any = false;
-        for (int t = 0; t < sweeps.length; t++) {
-            final List<Double> sizes = new ArrayList<>();
-            final List<Double> engine = new ArrayList<>();
-            final List<Double> anchor = new ArrayList<>();
-            for (final Case c : cases) {
-                if (c.group().equals(sweeps[t][0])
-                        && c.jar().equals(MAIN_JAR)
-                        && c.result().has("anchor_gb_per_s")) {
-                    sizes.add(c.result().path("size").asDouble());
-                    engine.add(c.gb());
-                    anchor.add(c.result().path("anchor_gb_per_s").asDouble());
-                }
-            }
-            if (sizes.isEmpty()) {
-                continue;
-            }
-            any = true;
-            final XYSeries e = chart.addSeries(sweeps[t][1], sizes, engine);
-            e.setLineColor(colors[t]);
-            e.setMarkerColor(colors[t]);
-            e.setMarker(SeriesMarkers.CIRCLE);
-            final XYSeries a = chart.addSeries(sweeps[t][2], sizes, anchor);
-            a.setLineColor(colors[t]);
-            a.setMarkerColor(colors[t]);
-            a.setMarker(SeriesMarkers.DIAMOND);
-            a.setLineStyle(new java.awt.BasicStroke(
-                    1.5f,
-                    java.awt.BasicStroke.CAP_BUTT,
-                    java.awt.BasicStroke.JOIN_MITER,
-                    10f,
-                    new float[] {6f, 4f},
-                    0f));
+    private String readTemplate() throws IOException {
+        final String text = Files.readString(template, StandardCharsets.UTF_8);
+        if (!text.contains(RESULTS_MARKER)) {
+            throw new IOException(template + " has no '" + RESULTS_MARKER + "' line for the results");
         }
-        if (any) {
-            BitmapEncoder.saveBitmap(
-                    chart, imageDir().resolve("bandwidth.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-        }
+        return text;
     }
 
-    private void latencyChart(final List<Case> cases) throws IOException {
-        final List<String> names = new ArrayList<>();
-        final List<Double> p50 = new ArrayList<>();
-        final List<Double> p99 = new ArrayList<>();
-        final List<Double> p999 = new ArrayList<>();
-        final List<Double> anchor = new ArrayList<>();
-        for (final Case c : cases) {
-            if (c.group().equals("table") && c.jar().equals(MAIN_JAR) && c.isImm()) {
-                names.add(c.name());
-                p50.add(c.p50());
-                p99.add(c.result().path("p99_us").asDouble());
-                p999.add(c.result().path("p999_us").asDouble());
-                anchor.add(c.result().path("anchor_round_trip_us").asDouble());
-            }
-        }
-        if (names.isEmpty()) {
-            return;
-        }
-        final CategoryChart chart = new CategoryChartBuilder()
-                .width(1000)
-                .height(600)
-                .title("imm round trip (one at a time, spinning), engine percentiles beside the C anchor's round trip")
-                .xAxisTitle("case")
-                .yAxisTitle("microseconds")
-                .build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setLabelsVisible(true);
-        chart.addSeries("engine p50", names, p50);
-        chart.addSeries("engine p99", names, p99);
-        chart.addSeries("engine p99.9", names, p999);
-        chart.addSeries("C anchor (tcp_pingpong p50 / 2 x fi_rma_pingpong)", names, anchor);
-        BitmapEncoder.saveBitmap(chart, imageDir().resolve("latency.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-    }
-
-    private void pagesChart(final List<Case> cases, final JsonNode jmhResults) throws IOException {
-        final Map<String, Double> bars = new LinkedHashMap<>();
-        for (final JsonNode r : jmhResults) {
-            if (r.path("benchmark").asString().endsWith(".pagedWrite")) {
-                bars.put(
-                        "JMH " + r.path("params").path("transport").asString() + " (in-JVM)",
-                        round2(r.path("primaryMetric").path("score").asDouble() / 1e6));
-            }
-        }
-        for (final Case c : cases) {
-            if (c.group().equals("table") && c.jar().equals(MAIN_JAR) && c.isPaged()) {
-                bars.put(
-                        c.name().replace("-paged-1KiBx256", ""),
-                        round2(c.result().path("ops_per_s").asDouble() / 1e6));
-            }
-        }
-        if (bars.isEmpty()) {
-            return;
-        }
-        final CategoryChart chart = new CategoryChartBuilder()
-                .width(1000)
-                .height(600)
-                .title("Paged writes, 256 pages of 1 KiB per request: million pages per second (one worker)")
-                .xAxisTitle("case")
-                .yAxisTitle("M pages/s")
-                .build();
-        chart.getStyler().setLegendVisible(false).setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setLabelsVisible(true);
-        chart.addSeries("pages/s", new ArrayList<>(bars.keySet()), new ArrayList<>(bars.values()));
-        BitmapEncoder.saveBitmap(chart, imageDir().resolve("pages.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-    }
-
-    // ---- markdown ----------------------------------------------------------------------------------------------
-
-    private String markdown(final JsonNode meta, final List<Case> cases, final JsonNode jmhResults) {
+    private String markdown(
+            final JsonNode meta,
+            final List<ReportLine> lines,
+            final ReportTable table,
+            final JsonNode jmhResults,
+            final List<String> plots) {
         final StringBuilder md = new StringBuilder();
         md.append("## Results\n\n");
-        md.append("Generated by `transfer-engine-bench/report.sh` and `te-bench report` from the run of ")
-                .append(meta.path("date").asString())
-                .append(": ")
-                .append(meta.path("cpus").asInt())
-                .append(" CPUs (")
-                .append(meta.path("cpu").asString())
-                .append("), kernel ")
-                .append(meta.path("kernel").asString())
-                .append(", ")
-                .append(meta.path("java").asString())
-                .append(", libfabric ")
-                .append(meta.path("libfabric").asString())
-                .append(", ")
-                .append(meta.path("iperf3").asString())
-                .append(
-                        ". Loopback, two processes (te-bench spawns its `serve` peer), idle host. Each case ran once for ")
-                .append(meta.path("duration").asString())
-                .append(" after a 1 s warm-up (sweep: ")
-                .append(meta.path("sweep_duration").asString())
-                .append(" after 0.5 s); its C anchor ran right after it, "
-                        + "in the same `te-bench write --compare` invocation. `ratio` is engine/anchor for bandwidth and "
-                        + "engine p50 / anchor round trip for imm; goals (issue 11): bandwidth >= 0.9, round trip <= 1.5, "
-                        + "paged posting rate >= 10 M pages/s per worker at the posting boundary, 0 B/op steady-state "
-                        + "allocation.\n\n");
-        md.append("### Engine beside its C anchor\n\n");
-        md.append("| case | engine | anchor | anchor figure | ratio | goal | met |\n|---|---|---|---|---|---|---|\n");
-        for (final Case c : cases) {
-            if (!c.group().equals("table") || !c.jar().equals(MAIN_JAR)) {
-                continue;
-            }
-            final JsonNode r = c.result();
-            final String engine = c.isImm()
-                    ? fmt(c.p50()) + " us p50 (p99 " + fmt(r.path("p99_us").asDouble()) + ")"
-                    : c.isPaged() ? fmt(r.path("ops_per_s").asDouble() / 1e6) + " M pages/s" : fmt(c.gb()) + " GB/s";
-            final String anchor = r.path("anchor").asString("none");
-            final String figure = r.has("anchor_gb_per_s")
-                    ? fmt(r.path("anchor_gb_per_s").asDouble()) + " GB/s"
-                    : r.has("anchor_round_trip_us")
-                            ? fmt(r.path("anchor_round_trip_us").asDouble()) + " us round trip"
-                            : "—";
-            md.append("| ")
-                    .append(c.name())
-                    .append(" | ")
-                    .append(engine)
-                    .append(" | ")
-                    .append(anchor)
-                    .append(" | ")
-                    .append(figure)
-                    .append(" | ")
-                    .append(r.has("ratio") ? fmt(r.path("ratio").asDouble()) : "—")
-                    .append(" | ")
-                    .append(r.path("goal").asString("—"))
-                    .append(" | ")
-                    .append(r.has("goal_met") ? (r.path("goal_met").asBoolean() ? "yes" : "**no**") : "—")
-                    .append(" |\n");
-        }
-        md.append("\n![latency](").append(images).append("/latency.png)\n\n");
-        beforeAfter(md, cases);
-        stages(md, cases);
-        variants(md, cases);
-        sweep(md, cases);
+        md.append(String.format(
+                Locale.ROOT,
+                "Generated by `transfer-engine-bench/report.sh` (from the bundle of `bundle-h200.sh`, commit %s) and"
+                        + " `te-bench report` from the run of %s: %d CPUs (%s), kernel %s, %s, libfabric %s, %s."
+                        + " Loopback, two processes (te-bench spawns its `serve` peer), idle host. Every case ran %d"
+                        + " times, the rounds interleaved (round 1 ran every case, then round 2, ...), each for %s after"
+                        + " a %s warm-up, its C anchor right after it in the same `te-bench write --compare`"
+                        + " invocation. The table shows medians over the rounds; ratio = median engine / median"
+                        + " anchor (imm: median p50 / median anchor round trip); the last column lists every round."
+                        + " A case that failed says so with its error. Goals: issue 22.\n\n",
+                meta.path("commit").asString("?"),
+                meta.path("date").asString(),
+                meta.path("cpus").asInt(),
+                meta.path("cpu").asString(),
+                meta.path("kernel").asString(),
+                meta.path("java").asString(),
+                meta.path("libfabric").asString(),
+                meta.path("iperf3").asString(),
+                meta.path("rounds").asInt(1),
+                meta.path("duration").asString(),
+                meta.path("warmup").asString("1s")));
+        md.append("### The engine beside its C anchor\n\n");
+        md.append(table.markdown()).append('\n');
+        image(md, plots, "latency.png");
+        image(md, plots, "pages.png");
+        nacks(md, lines);
+        stages(md, lines);
+        sweep(md, lines, plots);
         jmhTable(md, jmhResults);
-        md.append("\n![pages](").append(images).append("/pages.png)\n");
         return md.toString();
     }
 
-    private static void beforeAfter(final StringBuilder md, final List<Case> cases) {
-        final Map<String, Case> before = new LinkedHashMap<>();
-        for (final Case c : cases) {
-            if (c.group().equals("table") && c.jar().equals(BEFORE_JAR)) {
-                before.put(c.name(), c);
-            }
+    private void image(final StringBuilder md, final List<String> plots, final String name) {
+        if (plots.contains(name)) {
+            md.append("![")
+                    .append(name.replace(".png", ""))
+                    .append("](")
+                    .append(images)
+                    .append('/');
+            md.append(name).append(")\n\n");
         }
-        if (before.isEmpty()) {
+    }
+
+    private static void nacks(final StringBuilder md, final List<ReportLine> lines) {
+        final List<ReportLine> nacks =
+                lines.stream().filter(l -> l.group().equals("nack")).toList();
+        if (nacks.isEmpty()) {
             return;
         }
-        md.append(
-                "### Before and after (same run; before = the engine and bench classes of the previous main, first on "
-                        + "the class path)\n\n");
-        md.append("| case | before | after |\n|---|---|---|\n");
-        for (final Case c : cases) {
-            final Case b = before.get(c.name());
-            if (b != null && c.group().equals("table") && c.jar().equals(MAIN_JAR)) {
-                md.append("| ")
-                        .append(c.name())
+        md.append("### Negative acknowledgements: sender failure to receiver failure\n\n");
+        md.append("`te-bench jmh ImmAbandonBenchmark -wi 1 -w 1s -i 2 -r 2s -f 1 ARGS`: a write with an imm to a"
+                + " deregistered region; from the sender's failure to the receiver's expectation ending with"
+                + " `ImmAbandonedException`, as its tear-down prints it. Goal: p99 <= 10 ms on loopback.\n\n");
+        md.append("| transport | ARGS | p50 | p99 | samples | met |\n|---|---|---|---|---|---|\n");
+        for (final ReportLine line : nacks) {
+            md.append("| ")
+                    .append(line.name().replace("nack-", "").replace("fabric-", "fabric/"))
+                    .append(" | `")
+                    .append(line.args())
+                    .append("` | ");
+            if (line.result() == null) {
+                md.append("**FAILED**: ")
+                        .append(ReportTable.cell(line.failed() != null ? line.failed() : "skipped: " + line.skipped()))
+                        .append(" | | | **FAILED** |\n");
+            } else {
+                md.append(millis(line.number("p50_us")))
                         .append(" | ")
-                        .append(figure(b))
+                        .append(millis(line.number("p99_us")))
                         .append(" | ")
-                        .append(figure(c))
-                        .append(" |\n");
+                        .append((long) line.number("samples"))
+                        .append(line.number("p99_us") <= 10_000 ? " | yes |\n" : " | **no** |\n");
             }
         }
         md.append('\n');
     }
 
-    private static String figure(final Case c) {
-        final JsonNode r = c.result();
-        if (c.isImm()) {
-            return fmt(c.p50()) + " us p50";
-        }
-        if (c.isPaged()) {
-            return fmt(r.path("ops_per_s").asDouble() / 1e6) + " M pages/s";
-        }
-        // the before jar may predate the gb_per_s key
-        final double gb = r.has("gb_per_s")
-                ? r.path("gb_per_s").asDouble()
-                : r.path("gbps").asDouble();
-        return fmt(gb) + " GB/s";
+    private static String millis(final double micros) {
+        return micros >= 1000
+                ? String.format(Locale.ROOT, "%.1f ms", micros / 1000)
+                : String.format(Locale.ROOT, "%.1f us", micros);
     }
 
-    private static void stages(final StringBuilder md, final List<Case> cases) {
+    private static void stages(final StringBuilder md, final List<ReportLine> lines) {
+        final List<ReportLine> stages =
+                lines.stream().filter(l -> l.group().equals("stages")).toList();
+        if (stages.isEmpty()) {
+            return;
+        }
         md.append("### Where the time goes (`--stages`, p50 / p99 in us)\n\n");
         md.append("queue: submit to the worker taking it; post: taken to the last piece handed to the transport; "
                 + "wire: posted to the completion read by the worker (imm: to the pong's arrival, i.e. both hops and the "
                 + "whole remote side); notify: the pong's arrival to the polling thread seeing it.\n\n");
         md.append("| case | total p50 | queue | post | wire | notify |\n|---|---|---|---|---|---|\n");
-        for (final Case c : cases) {
-            final JsonNode s = c.result().path("stages_us");
-            if (!c.group().equals("stages") || s.isMissingNode()) {
+        for (final ReportLine line : stages) {
+            md.append("| ").append(line.name()).append(" | ");
+            final JsonNode s = line.data().path("stages_us");
+            if (s.isMissingNode()) {
+                md.append("**FAILED**: ")
+                        .append(ReportTable.cell(
+                                String.valueOf(line.failed() != null ? line.failed() : line.skipped())))
+                        .append(" | | | | |\n");
                 continue;
             }
-            md.append("| ")
-                    .append(c.name())
-                    .append(" | ")
-                    .append(fmt(c.p50()))
+            md.append(fmt(line.number("p50_us")))
                     .append(" | ")
                     .append(pair(s, "queue"))
                     .append(" | ")
@@ -402,52 +226,27 @@ public final class ReportCommand implements Callable<Integer> {
                 + fmt(stages.path(name + "_p99").asDouble());
     }
 
-    private static void variants(final StringBuilder md, final List<Case> cases) {
-        md.append("### Variants (idle strategy, completion semantics, window, region)\n\n");
-        md.append("| case | options | GB/s | p50 us |\n|---|---|---|---|\n");
-        for (final Case c : cases) {
-            if (c.group().equals("variants")) {
-                md.append("| ")
-                        .append(c.name())
-                        .append(" | `")
-                        .append(options(c.args()))
-                        .append("` | ")
-                        .append(fmt(c.gb()))
-                        .append(" | ")
-                        .append(fmt(c.p50()))
-                        .append(" |\n");
-            }
-        }
-        md.append('\n');
-    }
-
-    private static String options(final String args) {
-        return args.replaceAll("--option fabric.library=\\S+", "")
-                .replaceAll("--duration \\S+ --warmup \\S+", "")
-                .replaceAll("\\s+", " ")
-                .strip();
-    }
-
-    private void sweep(final StringBuilder md, final List<Case> cases) {
-        md.append("### Bandwidth vs message size\n\n![bandwidth](")
-                .append(images)
-                .append("/bandwidth.png)\n\n");
-        md.append(
-                "| size | tcp | iperf3 | ratio | fabric/shm | fi_rma_bw shm | ratio | fabric/tcp | fi_rma_bw tcp | ratio |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    private void sweep(final StringBuilder md, final List<ReportLine> lines, final List<String> plots) {
         final Map<Long, String[]> rows = new LinkedHashMap<>();
         final String[] groups = {"sweep-tcp", "sweep-fabric-shm", "sweep-fabric-tcp"};
-        for (final Case c : cases) {
+        for (final ReportLine line : lines) {
             for (int g = 0; g < groups.length; g++) {
-                if (c.group().equals(groups[g])) {
-                    final String[] row =
-                            rows.computeIfAbsent(c.result().path("size").asLong(), k -> new String[9]);
-                    row[3 * g] = fmt(c.gb());
-                    row[3 * g + 1] = fmt(c.result().path("anchor_gb_per_s").asDouble());
-                    row[3 * g + 2] = fmt(c.result().path("ratio").asDouble());
+                if (line.group().equals(groups[g]) && line.result() != null) {
+                    final String[] row = rows.computeIfAbsent((long) line.number("size"), k -> new String[9]);
+                    row[3 * g] = fmt(line.number("gb_per_s"));
+                    row[3 * g + 1] = fmt(line.number("anchor_gb_per_s"));
+                    row[3 * g + 2] = fmt(line.number("ratio"));
                 }
             }
         }
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("### Bandwidth vs message size (GB/s, one round)\n\n");
+        image(md, plots, "bandwidth.png");
+        md.append(
+                "| size | tcp | iperf3 | ratio | fabric/shm | fi_rma_bw shm | ratio | fabric/tcp | fi_rma_bw tcp | ratio |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (final Map.Entry<Long, String[]> row : rows.entrySet()) {
             md.append("| ").append(sizeText(row.getKey()));
             for (final String cell : row.getValue()) {
@@ -464,9 +263,9 @@ public final class ReportCommand implements Callable<Integer> {
         }
         md.append("### JMH: posting rate and allocation (`te-bench jmh SubmitPathBenchmark -p transport=instant,tcp "
                 + "-prof gc`)\n\n");
-        md.append(
-                "`instant`: a transport whose NICs complete each write inside its post call (the engine alone, up "
-                        + "to the posting boundary); `tcp`: two engines over loopback in one JVM. pagedWrite counts pages.\n\n");
+        md.append("`instant`: a transport whose NICs complete each write inside its post call (the engine alone, up "
+                + "to the posting boundary); `tcp`: two engines over loopback in one JVM. pagedWrite counts pages. "
+                + "Goal: 0 B/op (JMH's `gc.alloc.rate.norm`, every thread of the JVM).\n\n");
         md.append("| benchmark | transport | score | unit | alloc B/op |\n|---|---|---|---|---|\n");
         for (final JsonNode r : jmhResults) {
             final String name = r.path("benchmark").asString();
@@ -485,10 +284,7 @@ public final class ReportCommand implements Callable<Integer> {
                             .asDouble()))
                     .append(" |\n");
         }
-    }
-
-    private static double round2(final double value) {
-        return Math.round(value * 100) / 100.0;
+        md.append('\n');
     }
 
     private static String sizeText(final long bytes) {
@@ -498,6 +294,9 @@ public final class ReportCommand implements Callable<Integer> {
     }
 
     private static String fmt(final double value) {
+        if (Double.isNaN(value)) {
+            return "—";
+        }
         if (value >= 1e5) {
             return String.format(Locale.ROOT, "%,.0f", value);
         }

@@ -10,32 +10,59 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code te-bench report}: report.sh's JSON lines become the markdown tables, the template's marker and the plots. */
+/**
+ * {@code te-bench report}: report.sh's JSON lines become the table of medians over the rounds (failed cases as
+ * FAILED rows with their errors), the other sections, the template's marker and the plots.
+ */
 class ReportCommandTest {
 
-    private static final String WRITE = "{\"op\":\"write\",\"transport\":\"tcp\",\"nics\":1,\"size\":1048576,"
-            + "\"gb_per_s\":3.5,\"p50_us\":4000.0,\"p99_us\":6000.0,\"p999_us\":7000.0,\"ops_per_s\":3338.0,"
-            + "\"anchor\":\"iperf3\",\"anchor_gb_per_s\":4.0,\"ratio\":0.875,\"goal\":\"ratio >= 0.9\",\"goal_met\":false}";
     private static final String IMM = "{\"op\":\"imm\",\"transport\":\"tcp\",\"nics\":1,\"size\":0,\"gb_per_s\":0.0,"
-            + "\"p50_us\":12.0,\"p99_us\":20.0,\"p999_us\":30.0,\"ops_per_s\":80000.0,\"stages_us\":{\"queue_p50\":0.5,"
-            + "\"queue_p99\":1.0,\"post_p50\":0.2,\"post_p99\":0.4,\"wire_p50\":10.5,\"wire_p99\":18.0,\"notify_p50\":0.3,"
-            + "\"notify_p99\":0.6},\"anchor\":\"tcp_pingpong\",\"anchor_round_trip_us\":9.0,\"ratio\":1.333,"
-            + "\"goal\":\"ratio <= 1.5\",\"goal_met\":true}";
-    private static final String BEFORE =
-            "{\"op\":\"write\",\"transport\":\"tcp\",\"nics\":1,\"size\":1048576," + "\"gbps\":3.1,\"p50_us\":4500.0}";
+            + "\"p50_us\":12.0,\"p99_us\":20.0,\"p999_us\":30.0,\"ops_per_s\":80000.0,\"errors\":0,\"stages_us\":{"
+            + "\"queue_p50\":0.5,\"queue_p99\":1.0,\"post_p50\":0.2,\"post_p99\":0.4,\"wire_p50\":10.5,\"wire_p99\":18.0,"
+            + "\"notify_p50\":0.3,\"notify_p99\":0.6},\"anchor\":\"tcp_pingpong\",\"anchor_round_trip_us\":9.0,"
+            + "\"ratio\":1.333,\"goal\":\"ratio <= 1.5\",\"goal_met\":true}";
+
+    private static String write(final double gb, final double anchor) {
+        return "{\"op\":\"write\",\"transport\":\"tcp\",\"nics\":4,\"size\":1048576,\"gb_per_s\":" + gb
+                + ",\"p50_us\":4000.0,\"errors\":0,\"anchor\":\"iperf3\",\"anchor_command\":"
+                + "\"bin/iperf3 -c 127.0.0.1 -p 5299 -t 2 -J -P 4\",\"anchor_gb_per_s\":" + anchor
+                + ",\"goal\":\"ratio >= 0.9\"}";
+    }
+
+    private static String paged(final double pagesPerS, final double anchor) {
+        return "{\"op\":\"paged\",\"transport\":\"fabric\",\"provider\":\"shm\",\"size\":1024,\"pages\":256,"
+                + "\"gb_per_s\":1.0,\"ops_per_s\":" + pagesPerS + ",\"errors\":2,\"anchor\":\"fi_rma_bw\","
+                + "\"anchor_command\":\"fi_rma_bw -S 1024\",\"anchor_messages_per_s\":" + anchor
+                + ",\"goal\":\"ratio >= 0.9\"}";
+    }
+
+    private static String plain(final double gb) {
+        return "{\"op\":\"write\",\"transport\":\"tcp\",\"nics\":1,\"size\":1048576,\"gb_per_s\":" + gb + "}";
+    }
 
     @Test
-    void tablesPlotsAndTemplate(@TempDir final Path dir) throws Exception {
+    void tablesOfMediansFailedRowsAndTheTemplate(@TempDir final Path dir) throws Exception {
         final Path in = dir.resolve("report.jsonl");
         Files.write(
                 in,
                 List.of(
-                        "{\"meta\":{\"date\":\"2026-12-01T00:00:00Z\",\"cpus\":16,\"cpu\":\"test cpu\",\"duration\":\"2s\"}}",
-                        line("tcp-write-1MiB-1nic", "te-bench.jar", "table", WRITE),
-                        line("tcp-write-1MiB-1nic", "before", "table", BEFORE),
-                        line("tcp-imm", "te-bench.jar", "table", IMM),
-                        line("tcp-imm-stages", "te-bench.jar", "stages", IMM),
-                        line("tcp-sweep-1MiB", "te-bench.jar", "sweep-tcp", WRITE)),
+                        "{\"meta\":{\"date\":\"2026-12-02T00:00:00Z\",\"cpus\":16,\"cpu\":\"test cpu\",\"rounds\":3,"
+                                + "\"duration\":\"2s\",\"commit\":\"abc1234\"}}",
+                        line("tcp-4nic", 1, "\"result\":" + write(5.0, 5.5)),
+                        line("tcp-4nic", 2, "\"failed\":\"exit 1: java.io.IOException: peer | gone\""),
+                        line("tcp-4nic", 3, "\"result\":" + write(4.0, 6.0)),
+                        line("tcp-imm", 1, "\"result\":" + IMM),
+                        line("shm-imm", 1, "\"failed\":\"exit 1: java.util.concurrent.TimeoutException\""),
+                        line("shm-imm", 2, "\"skipped\":\"the run's time budget\""),
+                        line("shm-paged", 1, "\"result\":" + paged(900_000, 1_000_000)),
+                        line("plain", 1, "\"result\":" + plain(3.0)),
+                        line("tls", 1, "\"baseline\":\"plain\",\"goal\":\"ratio >= 0.5\",\"result\":" + plain(1.2)),
+                        "{\"case\":\"nack-fabric-tcp\",\"group\":\"nack\",\"round\":1,\"args\":\"-p transport=fabric\","
+                                + "\"result\":{\"p50_us\":59250.0,\"p99_us\":60410.6,\"samples\":137}}",
+                        "{\"case\":\"nack-fabric-shm\",\"group\":\"nack\",\"round\":1,\"args\":\"-p provider=shm\","
+                                + "\"failed\":\"a round did not end\"}",
+                        "{\"case\":\"tcp-imm-stages\",\"group\":\"stages\",\"round\":1,\"args\":\"\",\"result\":" + IMM
+                                + "}"),
                 StandardCharsets.UTF_8);
         final Path template = dir.resolve("template.md");
         Files.writeString(template, "# Title\n\nintro\n\n<!-- results -->\n\nafter\n", StandardCharsets.UTF_8);
@@ -50,20 +77,31 @@ class ReportCommandTest {
                 .startsWith("# Title\n\nintro\n\n## Results")
                 .endsWith("after\n")
                 .doesNotContain("<!-- results -->")
-                .contains("| tcp-write-1MiB-1nic | 3.50 GB/s | iperf3 | 4.00 GB/s | 0.88 | ratio >= 0.9 | **no** |")
-                .contains(
-                        "| tcp-imm | 12.00 us p50 (p99 20.00) | tcp_pingpong | 9.00 us round trip | 1.33 | ratio <= 1.5 | yes |")
-                .contains("| tcp-write-1MiB-1nic | 3.10 GB/s | 3.50 GB/s |")
-                .contains("| tcp-imm-stages | 12.00 | 0.50 / 1.00 | 0.20 / 0.40 | 10.50 / 18.00 | 0.30 / 0.60 |")
-                .contains("| 1 MiB | 3.50 | 4.00 | 0.88 |");
-        assertThat(out.resolve("images/bandwidth.png")).isNotEmptyFile();
+                .contains("commit abc1234")
+                // medians over the rounds that have a result: 4.5 GB/s against 5.75
+                .contains("| tcp-4nic | 4.50 GB/s | iperf3 -P 4: 5.75 GB/s | 0.78 | ratio >= 0.9 | **no** |"
+                        + " 5.00 / 5.50, FAILED, 4.00 / 6.00 |")
+                .contains("| tcp-imm | 12.00 us p50 (p99 20.00 us) | tcp_pingpong 9.00 us round trip | 1.33 |"
+                        + " ratio <= 1.5 | yes |")
+                .contains("| shm-imm | **FAILED**: exit 1: java.util.concurrent.TimeoutException |"
+                        + " — | — | — | **FAILED** | FAILED, skipped |")
+                .contains("| shm-paged | 0.900 M pages/s (1.00 GB/s) | fi_rma_bw -S 1024: 1.000 M msgs/s | 0.90 |"
+                        + " ratio >= 0.9 | yes | 0.900 M / 1.000 M (2 requests failed) |")
+                .contains("| tls | 1.20 GB/s | `plain`: 3.00 GB/s | 0.40 | ratio >= 0.5 | **no** |")
+                .contains("- `tcp-4nic` round 2: exit 1: java.io.IOException: peer \\| gone")
+                .contains("- `shm-imm` round 2: skipped: the run's time budget")
+                .contains("- `tcp-4nic`: `--nics 4`; `bin/iperf3 -c 127.0.0.1 -p 5299 -t 2 -J -P 4`")
+                .contains("| fabric/tcp | `-p transport=fabric` | 59.3 ms | 60.4 ms | 137 | **no** |")
+                .contains("| fabric/shm | `-p provider=shm` | **FAILED**: a round did not end | | | **FAILED** |")
+                .contains("| tcp-imm-stages | 12.00 | 0.50 / 1.00 | 0.20 / 0.40 | 10.50 / 18.00 | 0.30 / 0.60 |");
         assertThat(out.resolve("images/latency.png")).isNotEmptyFile();
+        assertThat(md).contains("![latency.png]".replace(".png", "") + "(images/latency.png)");
     }
 
     @Test
     void aTemplateWithoutTheMarkerIsRefused(@TempDir final Path dir) throws Exception {
         final Path in = dir.resolve("report.jsonl");
-        Files.writeString(in, line("tcp-imm", "te-bench.jar", "table", IMM) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(in, line("tcp-imm", 1, "\"result\":" + IMM) + "\n", StandardCharsets.UTF_8);
         final Path template = dir.resolve("template.md");
         Files.writeString(template, "# no marker\n", StandardCharsets.UTF_8);
 
@@ -81,8 +119,9 @@ class ReportCommandTest {
         assertThat(dir.resolve("out/benchmarks.md")).doesNotExist();
     }
 
-    private static String line(final String name, final String jar, final String group, final String result) {
-        return "{\"case\":\"" + name + "\",\"jar\":\"" + jar + "\",\"group\":\"" + group
-                + "\",\"args\":\"\",\"result\":" + result + "}";
+    private static String line(final String name, final int round, final String outcome) {
+        final String args = name.equals("tcp-4nic") ? "--duration 2s --warmup 1s --nics 4" : "";
+        return "{\"case\":\"" + name + "\",\"group\":\"table\",\"round\":" + round + ",\"args\":\"" + args + "\","
+                + outcome + "}";
     }
 }

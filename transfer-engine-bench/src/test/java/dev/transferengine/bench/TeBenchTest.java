@@ -87,11 +87,14 @@ class TeBenchTest {
     }
 
     @Test
-    void compareWithoutAnAnchorForPagedSaysNone() {
-        final JsonNode line = run("write", "--op", "paged", "--pages", "4", "--compare");
+    void anAnchorThatFailsLeavesItsErrorBesideTheEngineFigures() {
+        final JsonNode line =
+                run("write", "--op", "paged", "--pages", "4", "--compare", "--iperf3", "/nonexistent/iperf3");
 
-        assertThat(line.get("anchor").asString()).isEqualTo("none");
+        assertThat(line.get("anchor").asString()).isEqualTo("failed");
+        assertThat(line.get("anchor_error").asString()).contains("/nonexistent/iperf3");
         assertThat(line.has("ratio")).isFalse();
+        assertSane(line);
     }
 
     private static void assertSane(final JsonNode line) {

@@ -3,8 +3,8 @@ package dev.transferengine.moe;
 /** How a layer's tokens and outputs travel. */
 public enum ExchangeMode {
     /**
-     * The engine's way: per expert rank, the counts first (one imm), then exactly the routed rows (one imm, also when
-     * empty); the combine sends back exactly as many rows.
+     * The engine's way: per expert rank one write of the slot's header (the counts) and exactly the routed rows behind
+     * it, with one imm (also when no row goes there); the combine sends back exactly as many rows.
      */
     ROUTED,
     /**

@@ -8,9 +8,17 @@ import java.util.SplittableRandom;
  * The weights of a consecutive range of experts and their computation, a real low-rank matmul on the CPU: for a bf16
  * row {@code x} of hidden size H, {@code y = bf16((x A) B)} with {@code A} H x R and {@code B} R x H in float. Weights
  * come from a seed, so every process derives the same ones; float arithmetic is IEEE in Java, so every process computes
- * the same bytes. Immutable; any thread.
+ * the same bytes.
+ *
+ * <p>The order of the sums is the GPU kernel's ({@code moe_expert} in {@code moe-kernels.cu}, run by {@link
+ * MoeGpuExperts}), so that the GPU computes these bytes too: each of {@value #LANES} lanes sums {@code x[i] A[i][r]}
+ * over {@code i = lane, lane + LANES, ...} in order, the lanes' sums are added as a tree (lane {@code l} takes lane
+ * {@code l + s} for {@code s = LANES/2 .. 1}), and each output is {@code sum over r} in order. Immutable; any thread.
  */
-public final class ExpertWeights {
+public final class ExpertWeights implements ExpertCompute {
+
+    /** The lanes of the inner product: the GPU kernel's threads per row. */
+    static final int LANES = 256;
 
     private static final ValueLayout.OfShort BF16 = ValueLayout.JAVA_SHORT_UNALIGNED;
 
@@ -60,6 +68,7 @@ public final class ExpertWeights {
      * @param expert the expert
      * @return true if it is in range
      */
+    @Override
     public boolean holds(final int expert) {
         return expert >= first && expert < first + down.length;
     }
@@ -86,19 +95,79 @@ public final class ExpertWeights {
         }
         final float[] a = down[expert - first];
         final float[] b = up[expert - first];
-        final float[] inner = new float[width];
+        final float[] partial = new float[LANES * width];
         for (int i = 0; i < hidden; i++) {
             final float x = Bf16.toFloat(in.get(BF16, inOffset + 2L * i));
+            final int lane = (i % LANES) * width;
             for (int r = 0; r < width; r++) {
-                inner[r] += x * a[i * width + r];
+                partial[lane + r] += x * a[i * width + r];
+            }
+        }
+        for (int s = LANES / 2; s > 0; s >>= 1) {
+            for (int lane = 0; lane < s; lane++) {
+                for (int r = 0; r < width; r++) {
+                    partial[lane * width + r] += partial[(lane + s) * width + r];
+                }
             }
         }
         for (int h = 0; h < hidden; h++) {
             float y = 0f;
             for (int r = 0; r < width; r++) {
-                y += inner[r] * b[r * hidden + h];
+                y += partial[r] * b[r * hidden + h];
             }
             out.set(BF16, outOffset + 2L * h, Bf16.fromFloat(y));
         }
+    }
+
+    /**
+     * Computes consecutive experts on consecutive rows, one row at a time on the calling thread.
+     *
+     * @throws IllegalArgumentException if this does not hold one of the experts
+     */
+    @Override
+    public void compute(
+            final int firstExpert,
+            final int[] counts,
+            final MemorySegment in,
+            final long inOffset,
+            final MemorySegment out,
+            final long outOffset) {
+        final long rowBytes = hidden * 2L;
+        long row = 0;
+        for (int le = 0; le < counts.length; le++) {
+            for (int i = 0; i < counts[le]; i++, row++) {
+                apply(firstExpert + le, in, inOffset + row * rowBytes, out, outOffset + row * rowBytes);
+            }
+        }
+    }
+
+    /** Hidden size H. */
+    int hidden() {
+        return hidden;
+    }
+
+    /** Inner width R. */
+    int width() {
+        return width;
+    }
+
+    /** The first expert this holds. */
+    int first() {
+        return first;
+    }
+
+    /** How many experts this holds. */
+    int count() {
+        return down.length;
+    }
+
+    /** Expert {@code first() + local}'s A, H x R row-major (shared, not copied: callers only read it). */
+    float[] down(final int local) {
+        return down[local];
+    }
+
+    /** Expert {@code first() + local}'s B, R x H row-major (shared, not copied: callers only read it). */
+    float[] up(final int local) {
+        return up[local];
     }
 }

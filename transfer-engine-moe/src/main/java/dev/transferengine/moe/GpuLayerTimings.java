@@ -7,7 +7,7 @@ package dev.transferengine.moe;
  *     expert rank acknowledged the tokens
  * @param signalNanos from the kernels' launch until the host proxy saw the watcher's store (routing, packing and the
  *     signal on the GPU, and the watcher's polling)
- * @param watcherToPostNanos from the host proxy seeing the store until both scatters were posted
+ * @param watcherToPostNanos from the host proxy seeing the store until the scatter was posted
  * @param dispatchToCombineNanos from the kernels' launch until the combined output was in GPU memory
  */
 public record GpuLayerTimings(

@@ -1,7 +1,5 @@
 package dev.transferengine.moe;
 
-import dev.transferengine.GroupRouting;
-import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.ScatterTarget;
@@ -13,13 +11,13 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * A dispatcher rank: per layer, packs its tokens by expert rank, dispatches them (counts, then exactly the routed rows,
- * each scatter with an imm over the pre-registered peer group of expert ranks), waits for every expert rank's outputs,
+ * A dispatcher rank: per layer, packs its tokens by expert rank, dispatches them (per expert rank one write of the
+ * slot's header, which holds the counts, and exactly the routed rows behind it; one scatter with an imm over the
+ * pre-registered peer group of expert ranks), waits for every expert rank's outputs,
  * sums them with the gate weights, and passes the layer's barrier.
  *
  * <p>Region: per expert rank a send slot ({@link MoeShape#slotBytes()}: header, then rows), then per expert rank a
@@ -89,18 +87,8 @@ public final class MoeDispatcher implements AutoCloseable {
      * @throws IllegalArgumentException if the peers do not match the shape
      */
     public void connect(final MoePeers peers) {
-        link.connect(peers);
-        final List<List<NetworkAddress>> addresses = new ArrayList<>();
-        for (final RegionDescriptor desc : peers.experts()) {
-            addresses.add(RankLink.addresses(desc));
-        }
+        experts = link.connect(peers, peers.experts(), MoeImms.COMBINE);
         expertRegions = peers.experts();
-        experts = link.engine.addPeerGroup(addresses);
-        for (int layer = 0; layer < 2; layer++) {
-            for (int e = 0; e < link.shape.expertRanks(); e++) {
-                link.counter(MoeImms.of(MoeImms.COMBINE, layer, e));
-            }
-        }
     }
 
     /**
@@ -203,28 +191,20 @@ public final class MoeDispatcher implements AutoCloseable {
         final List<ScatterTarget> rows = new ArrayList<>(shape.expertRanks());
         long bytes = 0;
         if (link.mode == ExchangeMode.ROUTED) {
-            final List<ScatterTarget> counts = new ArrayList<>(shape.expertRanks());
             for (int r = 0; r < shape.expertRanks(); r++) {
-                final long slot = r * shape.slotBytes();
-                final long length = rowsOfRank[r] * shape.rowBytes();
-                counts.add(
-                        new ScatterTarget(expertRegions.get(r), shape.headerBytes(), slot, self * shape.slotBytes()));
+                // the header travels in the same write as the rows: the imm that credits the rows also says how many
+                final long length = shape.headerBytes() + rowsOfRank[r] * shape.rowBytes();
                 rows.add(new ScatterTarget(
-                        expertRegions.get(r),
-                        length,
-                        slot + shape.headerBytes(),
-                        self * shape.slotBytes() + shape.headerBytes()));
-                bytes += shape.headerBytes() + length;
+                        expertRegions.get(r), length, r * shape.slotBytes(), self * shape.slotBytes()));
+                bytes += length;
             }
-            final CompletableFuture<Void> countsSent = link.post(ScatterWrite.of(link.region, counts)
-                    .withRouting(GroupRouting.shardPeers())
-                    .withGroup(group)
-                    .withImm(MoeImms.of(MoeImms.COUNTS, layer, self)));
-            final CompletableFuture<Void> rowsSent = link.post(ScatterWrite.of(link.region, rows)
-                    .withGroup(group)
-                    .withImm(MoeImms.of(MoeImms.TOKENS, layer, self)));
-            link.complete(countsSent, layer, MoeRole.EXPERT, "dispatching the counts");
-            link.complete(rowsSent, layer, MoeRole.EXPERT, "dispatching the tokens");
+            link.complete(
+                    link.post(ScatterWrite.of(link.region, rows)
+                            .withGroup(group)
+                            .withImm(MoeImms.of(MoeImms.TOKENS, layer, self))),
+                    layer,
+                    MoeRole.EXPERT,
+                    "dispatching the tokens");
         } else {
             for (int r = 0; r < shape.expertRanks(); r++) {
                 rows.add(new ScatterTarget(

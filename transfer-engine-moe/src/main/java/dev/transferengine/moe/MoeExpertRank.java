@@ -1,6 +1,5 @@
 package dev.transferengine.moe;
 
-import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.ScatterTarget;
@@ -15,7 +14,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An expert rank: per layer, waits for each dispatcher's counts and tokens (ImmCounter credits per dispatcher),
+ * An expert rank: per layer, waits for each dispatcher's tokens (one ImmCounter credit per dispatcher for the write of
+ * the header with the counts and the rows behind it),
  * computes its experts on the rows it got, writes the outputs back to each dispatcher's combine slot with one scatter
  * over the pre-registered peer group of dispatchers, and passes the layer's barrier.
  *
@@ -28,7 +28,8 @@ public final class MoeExpertRank implements AutoCloseable {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
     private final RankLink link;
-    private final ExpertWeights weights;
+    private final ExpertCompute compute;
+    private final int[] counts;
     private final long outputOffset;
     private final int[] rowsFrom;
     private @Nullable PeerGroup dispatchers;
@@ -40,22 +41,23 @@ public final class MoeExpertRank implements AutoCloseable {
      * @param engine the engine (stays open on {@link #close()})
      * @param shape the exchange's shape
      * @param index this rank's index, 0..E-1; it owns experts {@code index * X/E ..} of the next {@code X/E}
-     * @param weights the weights of (at least) this rank's experts
+     * @param compute computes (at least) this rank's experts: their {@link ExpertWeights} on the CPU, or a {@link
+     *     MoeGpuExperts} on a GPU (the caller closes it after this rank)
      * @param mode the dispatchers' exchange mode
      * @param layerTimeout how long a layer may wait for a silent peer before it fails naming it
-     * @throws IllegalArgumentException if the index or timeout is out of range, or {@code weights} lacks an expert
+     * @throws IllegalArgumentException if the index or timeout is out of range, or {@code compute} lacks an expert
      */
     public MoeExpertRank(
             final TransferEngine engine,
             final MoeShape shape,
             final int index,
-            final ExpertWeights weights,
+            final ExpertCompute compute,
             final ExchangeMode mode,
             final Duration layerTimeout) {
         for (int le = 0; le < shape.expertsPerRank(); le++) {
-            if (!weights.holds(index * shape.expertsPerRank() + le)) {
-                throw new IllegalArgumentException("the weights lack expert " + (index * shape.expertsPerRank() + le)
-                        + " of " + MoeRole.EXPERT.name(index));
+            if (!compute.holds(index * shape.expertsPerRank() + le)) {
+                throw new IllegalArgumentException("the expert compute lacks expert "
+                        + (index * shape.expertsPerRank() + le) + " of " + MoeRole.EXPERT.name(index));
             }
         }
         this.outputOffset = shape.dispatchers() * shape.slotBytes();
@@ -67,7 +69,8 @@ public final class MoeExpertRank implements AutoCloseable {
                 index,
                 outputOffset + shape.dispatchers() * shape.slotRowBytes(),
                 layerTimeout);
-        this.weights = weights;
+        this.compute = compute;
+        this.counts = new int[shape.expertsPerRank()];
         this.rowsFrom = new int[shape.dispatchers()];
     }
 
@@ -88,19 +91,8 @@ public final class MoeExpertRank implements AutoCloseable {
      * @throws IllegalArgumentException if the peers do not match the shape
      */
     public void connect(final MoePeers peers) {
-        link.connect(peers);
-        final List<List<NetworkAddress>> addresses = new ArrayList<>();
-        for (final RegionDescriptor desc : peers.dispatchers()) {
-            addresses.add(RankLink.addresses(desc));
-        }
+        dispatchers = link.connect(peers, peers.dispatchers(), MoeImms.TOKENS);
         dispatcherRegions = peers.dispatchers();
-        dispatchers = link.engine.addPeerGroup(addresses);
-        for (int layer = 0; layer < 2; layer++) {
-            for (int d = 0; d < link.shape.dispatchers(); d++) {
-                link.counter(MoeImms.of(MoeImms.COUNTS, layer, d));
-                link.counter(MoeImms.of(MoeImms.TOKENS, layer, d));
-            }
-        }
     }
 
     /**
@@ -128,10 +120,7 @@ public final class MoeExpertRank implements AutoCloseable {
         }
         final long start = System.nanoTime();
         for (int d = 0; d < shape.dispatchers(); d++) {
-            if (link.mode == ExchangeMode.ROUTED) {
-                link.awaitFrom(
-                        link.counter(MoeImms.of(MoeImms.COUNTS, layer, d)), 1, MoeRole.DISPATCHER, d, layer, "counts");
-            }
+            // one write per dispatcher: its imm means the header (the counts) and the rows behind it are in
             link.awaitFrom(
                     link.counter(MoeImms.of(MoeImms.TOKENS, layer, d)), 1, MoeRole.DISPATCHER, d, layer, "tokens");
         }
@@ -177,25 +166,20 @@ public final class MoeExpertRank implements AutoCloseable {
                 throw new MoeRankFailedException(
                         MoeRole.DISPATCHER, d, layer, "sent " + count + " rows for one expert", null);
             }
+            counts[le] = count;
             total += count;
         }
         if (rows != total || rows > shape.maxRowsPerRank()) {
             throw new MoeRankFailedException(
                     MoeRole.DISPATCHER, d, layer, "sent a header of " + rows + " rows but counts of " + total, null);
         }
-        int row = 0;
-        for (int le = 0; le < shape.expertsPerRank(); le++) {
-            final int expert = link.index * shape.expertsPerRank() + le;
-            final int count = link.memory.get(INT, slot + 4L * (1 + le));
-            for (int i = 0; i < count; i++, row++) {
-                weights.apply(
-                        expert,
-                        link.memory,
-                        slot + shape.headerBytes() + row * shape.rowBytes(),
-                        link.memory,
-                        outputOffset + d * shape.slotRowBytes() + row * shape.rowBytes());
-            }
-        }
+        compute.compute(
+                link.index * shape.expertsPerRank(),
+                counts,
+                link.memory,
+                slot + shape.headerBytes(),
+                link.memory,
+                outputOffset + d * shape.slotRowBytes());
         return rows;
     }
 

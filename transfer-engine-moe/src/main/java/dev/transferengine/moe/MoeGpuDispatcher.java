@@ -1,8 +1,6 @@
 package dev.transferengine.moe;
 
 import dev.transferengine.Device;
-import dev.transferengine.GroupRouting;
-import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.ScatterTarget;
@@ -27,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * The GPU-initiated dispatcher, as the paper runs MoE dispatch: per layer, kernels on the GPU compute the routing (the
  * gate's logits, top-k and weights per token, counts per expert) from the tokens in GPU memory, pack the routed rows
  * into the send slots in GPU memory, and store the layer into a UVM watcher's slot; the engine's callback thread, the
- * host proxy, sees the store, reads the rows per expert rank from mapped host memory and posts the counts and the rows
- * as scatters from GPU memory over the peer group of expert ranks (FI_HMEM on fabric where the provider offers it,
+ * host proxy, sees the store, reads the rows per expert rank from mapped host memory and posts each rank's header (the
+ * counts) and rows as one scatter from GPU memory over the peer group of expert ranks (FI_HMEM on fabric where the provider offers it,
  * staged through pinned host memory on tcp; see docs/gpu.md). The expert ranks ({@link MoeExpertRank}) write their
  * outputs back into GPU memory, a kernel sums them with the gate weights, and the layer ends with the barrier. The
  * layer's output is the next layer's input, on the GPU.
@@ -69,12 +67,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     private volatile @Nullable Proxy pending;
 
     /** What the host proxy did for one layer. */
-    private record Posted(
-            long seenNanos,
-            long postedNanos,
-            CompletableFuture<Void> counts,
-            CompletableFuture<Void> rows,
-            long bytes) {}
+    private record Posted(long seenNanos, long postedNanos, CompletableFuture<Void> rows, long bytes) {}
 
     /** A layer the host proxy is to post when the watcher shows it. */
     private record Proxy(long layer, CompletableFuture<Posted> posted) {}
@@ -192,18 +185,8 @@ public final class MoeGpuDispatcher implements AutoCloseable {
      * @throws IllegalArgumentException if the peers do not match the shape
      */
     public void connect(final MoePeers peers) {
-        link.connect(peers);
-        final List<List<NetworkAddress>> addresses = new ArrayList<>();
-        for (final RegionDescriptor desc : peers.experts()) {
-            addresses.add(RankLink.addresses(desc));
-        }
+        experts = link.connect(peers, peers.experts(), MoeImms.COMBINE);
         expertRegions = peers.experts();
-        experts = link.engine.addPeerGroup(addresses);
-        for (int layer = 0; layer < 2; layer++) {
-            for (int e = 0; e < shape.expertRanks(); e++) {
-                link.counter(MoeImms.of(MoeImms.COMBINE, layer, e));
-            }
-        }
     }
 
     /**
@@ -278,7 +261,6 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         gpu.pack(in, shape, send, slotRank, slotRow);
         gpu.signal(watcher.devicePointer(), layer + 1L);
         final Posted posted = awaitProxy(proxy, layer);
-        link.complete(posted.counts(), layer, MoeRole.EXPERT, "dispatching the counts");
         link.complete(posted.rows(), layer, MoeRole.EXPERT, "dispatching the tokens");
         final long dispatched = System.nanoTime();
         for (int e = 0; e < shape.expertRanks(); e++) {
@@ -336,31 +318,23 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         return true;
     }
 
-    /** Posts the counts and the routed rows from the send slots in GPU memory, as {@link MoeDispatcher} does. */
+    /**
+     * Posts each expert rank's header (the counts) and routed rows, one write per rank, from the send slots in GPU
+     * memory, as {@link MoeDispatcher} does.
+     */
     private Posted post(final long seen, final int layer) {
         final PeerGroup group = java.util.Objects.requireNonNull(experts);
         final int self = link.index;
-        final List<ScatterTarget> counts = new ArrayList<>(shape.expertRanks());
         final List<ScatterTarget> rows = new ArrayList<>(shape.expertRanks());
         long bytes = 0;
         for (int r = 0; r < shape.expertRanks(); r++) {
-            final long slot = r * shape.slotBytes();
-            final long length = mapped.host().get(INT, 4L * r) * shape.rowBytes();
-            counts.add(new ScatterTarget(expertRegions.get(r), shape.headerBytes(), slot, self * shape.slotBytes()));
-            rows.add(new ScatterTarget(
-                    expertRegions.get(r),
-                    length,
-                    slot + shape.headerBytes(),
-                    self * shape.slotBytes() + shape.headerBytes()));
-            bytes += shape.headerBytes() + length;
+            final long length = shape.headerBytes() + mapped.host().get(INT, 4L * r) * shape.rowBytes();
+            rows.add(new ScatterTarget(expertRegions.get(r), length, r * shape.slotBytes(), self * shape.slotBytes()));
+            bytes += length;
         }
-        final CompletableFuture<Void> countsSent = link.post(ScatterWrite.of(link.region, counts)
-                .withRouting(GroupRouting.shardPeers())
-                .withGroup(group)
-                .withImm(MoeImms.of(MoeImms.COUNTS, layer, self)));
         final CompletableFuture<Void> rowsSent = link.post(
                 ScatterWrite.of(link.region, rows).withGroup(group).withImm(MoeImms.of(MoeImms.TOKENS, layer, self)));
-        return new Posted(seen, System.nanoTime(), countsSent, rowsSent, bytes);
+        return new Posted(seen, System.nanoTime(), rowsSent, bytes);
     }
 
     /** Releases the watcher, deregisters the region and frees the GPU and mapped memory; the engine stays open. */

@@ -61,6 +61,7 @@ final class MoeGpuKernels implements AutoCloseable {
     private final CUfunction pack = new CUfunction();
     private final CUfunction signal = new CUfunction();
     private final CUfunction combine = new CUfunction();
+    private final CUfunction expert = new CUfunction();
     private final CUstream stream = new CUstream();
 
     /** Retains device {@code ordinal}'s primary context and loads the kernels. Blocks. */
@@ -78,6 +79,7 @@ final class MoeGpuKernels implements AutoCloseable {
             function(pack, "moe_pack");
             function(signal, "moe_signal");
             function(combine, "moe_combine");
+            function(expert, "moe_expert");
             check(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
         } catch (final RuntimeException e) {
             cuDevicePrimaryCtxRelease(device);
@@ -243,6 +245,33 @@ final class MoeGpuKernels implements AutoCloseable {
                         ptr(slotRow),
                         ptr(routeWeights),
                         ptr(out)));
+    }
+
+    /**
+     * Launches an expert rank's matmul on {@code rows} rows, one block of {@link ExpertWeights#LANES} threads per row;
+     * {@code down} and {@code up} hold {@code weights}' matrices in GPU memory.
+     */
+    void expert(
+            final long in,
+            final long out,
+            final long rowExpert,
+            final long down,
+            final long up,
+            final int rows,
+            final ExpertWeights weights) {
+        launch(
+                expert,
+                rows,
+                ExpertWeights.LANES,
+                ExpertWeights.LANES * weights.width() * Float.BYTES,
+                Pointer.to(
+                        ptr(in),
+                        ptr(out),
+                        ptr(rowExpert),
+                        ptr(down),
+                        ptr(up),
+                        Pointer.to(new int[] {weights.hidden()}),
+                        Pointer.to(new int[] {weights.width()})));
     }
 
     /** Waits until every launch and copy so far ended. Blocks. */

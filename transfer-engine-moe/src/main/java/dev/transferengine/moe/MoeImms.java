@@ -6,7 +6,6 @@ package dev.transferengine.moe;
  */
 final class MoeImms {
 
-    static final int COUNTS = 1;
     static final int TOKENS = 2;
     static final int COMBINE = 3;
     static final int BARRIER = 4;

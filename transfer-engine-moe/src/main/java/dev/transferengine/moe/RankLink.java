@@ -151,8 +151,29 @@ final class RankLink implements AutoCloseable {
         return known;
     }
 
-    /** Resolves the peers once: the barrier group (every other rank) here, the role's scatter group by the caller. */
-    void connect(final MoePeers all) {
+    /**
+     * Resolves the peers once: the barrier group (every other rank) and the role's scatter group of {@code targets}
+     * (the other role's ranks, in index order), and makes the counters of the {@code kind} imms each target sends.
+     * Blocks while the engine resolves them.
+     *
+     * @return the scatter group
+     */
+    PeerGroup connect(final MoePeers all, final List<RegionDescriptor> targets, final int kind) {
+        connect(all);
+        final List<List<NetworkAddress>> addresses = new ArrayList<>();
+        for (final RegionDescriptor desc : targets) {
+            addresses.add(addresses(desc));
+        }
+        final PeerGroup group = engine.addPeerGroup(addresses);
+        for (int layer = 0; layer < 2; layer++) {
+            for (int t = 0; t < targets.size(); t++) {
+                counter(MoeImms.of(kind, layer, t));
+            }
+        }
+        return group;
+    }
+
+    private void connect(final MoePeers all) {
         all.check(shape);
         final List<List<NetworkAddress>> others = new ArrayList<>();
         final List<RegionDescriptor> targets = new ArrayList<>();

@@ -17,6 +17,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -25,10 +27,12 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The exchange across containers: a dispatcher and three expert ranks, each a {@link MoeRankServer} in its own
- * container on one network, their engines on tcp between the containers' addresses. The test collects the
+ * container on one network, their engines on tcp (and on fabric/tcp, where {@code TE_FABRIC_LIBRARY} names a libfabric
+ * to copy into the image) between the containers' addresses. The test collects the
  * descriptors, hands every rank the others', runs layers and checks the dispatcher's outputs byte for byte against
  * the single-process reference.
  */
@@ -74,7 +78,7 @@ class MoeContainersIT {
         network.close();
     }
 
-    private Rank start(final String role, final int index) throws IOException {
+    private Rank start(final String transport, final String role, final int index) throws IOException {
         final String alias = role + index;
         final List<String> command = new ArrayList<>(List.of(
                 "java",
@@ -86,12 +90,14 @@ class MoeContainersIT {
                 MoeRankImage.classPath(),
                 MoeRankServer.class.getName(),
                 alias,
-                Integer.toString(CONTROL_PORT)));
+                Integer.toString(CONTROL_PORT),
+                transport));
         command.addAll(MoeRankNode.args(role, index, SEED, SHAPE, WIDTH));
         final GenericContainer<?> container = new GenericContainer<>(MoeRankImage.get())
                 .withNetwork(network)
                 .withNetworkAliases(alias)
                 .withEnv("TE_TCP_CLUSTER_KEY", CLUSTER_KEY)
+                .withEnv("TE_FABRIC_LIBRARY", MoeRankImage.FABRIC_LIBRARY)
                 .withExposedPorts(CONTROL_PORT)
                 .withCommand(command.toArray(String[]::new))
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("tc." + alias)).withPrefix(alias))
@@ -110,11 +116,11 @@ class MoeContainersIT {
     }
 
     /** Starts the dispatcher and the expert ranks, then connects them; returns the dispatcher first. */
-    private List<Rank> cluster() throws IOException {
+    private List<Rank> cluster(final String transport) throws IOException {
         final List<Rank> ranks = new ArrayList<>();
-        ranks.add(start("dispatcher", 0));
+        ranks.add(start(transport, "dispatcher", 0));
         for (int e = 0; e < SHAPE.expertRanks(); e++) {
-            ranks.add(start("expert", e));
+            ranks.add(start(transport, "expert", e));
         }
         final List<String> descriptors = new ArrayList<>();
         for (final Rank rank : ranks) {
@@ -135,9 +141,16 @@ class MoeContainersIT {
         return ranks.stream().map(Rank::read).toList();
     }
 
-    @Test
-    void ranksInContainersMatchTheReferenceByteForByte() throws IOException {
-        final List<Rank> ranks = cluster();
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "fabric/tcp"})
+    void ranksInContainersMatchTheReferenceByteForByte(final String transport) throws IOException {
+        if (transport.startsWith("fabric/")) {
+            assumeTrue(
+                    MoeRankImage.hasFabric(),
+                    "the base image has no libfabric: set TE_FABRIC_LIBRARY to one (libfabric 2.1, as the CI builds"
+                            + " it, needs only libc) for the test to copy in");
+        }
+        final List<Rank> ranks = cluster(transport);
         final MoeModel model = new MoeModel(SHAPE, SEED, WIDTH);
         final long bytes = SHAPE.tokens() * SHAPE.rowBytes();
         try (Arena arena = Arena.ofConfined()) {
@@ -169,7 +182,7 @@ class MoeContainersIT {
 
     @Test
     void anExpertContainerThatIsKilledFailsTheLayerNamingItsRank() throws IOException {
-        final List<Rank> ranks = cluster();
+        final List<Rank> ranks = cluster("tcp");
         assertThat(layer(ranks, 0)).allSatisfy(reply -> assertThat(reply).startsWith("DONE 0"));
 
         final GenericContainer<?> killed = ranks.get(3).container(); // expert rank 2

@@ -18,17 +18,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The GPU-initiated dispatch on GPU 0: the routing computed by a kernel, the scatter posted by the host proxy from GPU
- * memory when the watcher fires, the combine summed by a kernel; the routing and every output byte checked against
- * the single-process reference. Skips, saying why, without a GPU (or, for fabric/shm, without a libfabric built with
- * CUDA).
+ * memory when the watcher fires, the experts' matmul and the combine's sum computed by kernels; the routing and every
+ * output byte checked against the single-process reference. Skips, saying why, without a GPU (or, for fabric/shm,
+ * without a libfabric built with CUDA).
  */
 class MoeGpuDispatcherTest {
 
@@ -72,23 +74,21 @@ class MoeGpuDispatcherTest {
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "fabric/shm"})
     void routesOnTheGpuPostsFromGpuMemoryAndMatchesTheReferenceByteForByte(final String transport) throws Exception {
-        try {
-            DeviceMemory.require(DeviceMemory.DEFAULT, 0);
-        } catch (final DeviceUnavailableException e) {
-            assumeTrue(false, "needs an NVIDIA GPU (CUDA device 0): " + e.getMessage());
-        }
+        requireGpu();
         final MoeModel model = new MoeModel(SHAPE, SEED, WIDTH);
         final TransferEngine dispatcherEngine = engine(transport, true);
         final List<MoeExpertRank> experts = new ArrayList<>();
+        final List<MoeGpuExperts> computes = new ArrayList<>();
         final long bytes = SHAPE.tokens() * SHAPE.rowBytes();
         try (MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(dispatcherEngine, model, 0, 0, Duration.ofSeconds(60));
                 Arena arena = Arena.ofConfined()) {
             for (int e = 0; e < SHAPE.expertRanks(); e++) {
+                computes.add(new MoeGpuExperts(model, e, 0));
                 experts.add(new MoeExpertRank(
                         engine(transport, false),
                         SHAPE,
                         e,
-                        model.expertsOfRank(e),
+                        computes.getLast(),
                         ExchangeMode.ROUTED,
                         Duration.ofSeconds(60)));
             }
@@ -130,6 +130,41 @@ class MoeGpuDispatcherTest {
                     .isNotEqualTo(new short[(int) (bytes / 2)]);
         } finally {
             experts.forEach(MoeExpertRank::close);
+            computes.forEach(MoeGpuExperts::close);
+        }
+    }
+
+    @Test
+    void computesTheExpertsOnTheGpuToTheCpusBytes() {
+        requireGpu();
+        // H not a multiple of the kernel's 256 lanes, R of 5: every lane and the tree's order matter
+        final MoeShape shape = new MoeShape(24, 1000, 3, 8, 2, 1);
+        final MoeModel model = new MoeModel(shape, SEED, 5);
+        final ExpertWeights cpu = model.expertsOfRank(1);
+        final int[] counts = {5, 0, 9, 10};
+        final long bytes = 24 * shape.rowBytes();
+        try (MoeGpuExperts gpu = new MoeGpuExperts(model, 1, 0);
+                Arena arena = Arena.ofConfined()) {
+            final MemorySegment in = arena.allocate(64 + bytes);
+            model.fillTokens(0, 0, in.asSlice(64));
+            final MemorySegment expected = arena.allocate(bytes);
+            final MemorySegment actual = arena.allocate(32 + bytes);
+            cpu.compute(4, counts, in, 64, expected, 0);
+            gpu.compute(4, counts, in, 64, actual, 32);
+            assertThat(actual.asSlice(32).mismatch(expected))
+                    .as("first differing byte")
+                    .isEqualTo(-1);
+            assertThatThrownBy(() -> gpu.compute(0, counts, in, 64, actual, 32))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("expert 0 is not among experts 4..7");
+        }
+    }
+
+    private static void requireGpu() {
+        try {
+            DeviceMemory.require(DeviceMemory.DEFAULT, 0);
+        } catch (final DeviceUnavailableException e) {
+            assumeTrue(false, "needs an NVIDIA GPU (CUDA device 0): " + e.getMessage());
         }
     }
 }

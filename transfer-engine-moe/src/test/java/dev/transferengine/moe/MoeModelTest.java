@@ -1,6 +1,7 @@
 package dev.transferengine.moe;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import org.junit.jupiter.api.Test;
 
@@ -55,5 +56,43 @@ class MoeModelTest {
         assertThatThrownBy(() -> new MoeModel(new MoeShape(1, 8, 2, 8, 4, 1), 1, 1).expertsOfRank(4))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("expert rank 4");
+    }
+
+    @Test
+    void anExpertIsTheLowRankMatmulInFloatRoundedToBf16() {
+        // H not a multiple of the 256 lanes whose sums the GPU kernel adds as a tree
+        final int hidden = 700;
+        final int width = 3;
+        final ExpertWeights weights = new ExpertWeights(11, hidden, width, 0, 2);
+        final MemorySegment in = MemorySegment.ofArray(new short[hidden]);
+        new MoeModel(new MoeShape(1, hidden, 1, 2, 1, 1), 11, width).fillTokens(0, 0, in);
+        final MemorySegment out = MemorySegment.ofArray(new short[hidden]);
+
+        weights.apply(1, in, 0, out, 0);
+
+        final double[] inner = new double[width];
+        for (int i = 0; i < hidden; i++) {
+            for (int r = 0; r < width; r++) {
+                inner[r] += Bf16.toFloat(in.getAtIndex(ValueLayout.JAVA_SHORT, i)) * weights.down(1)[i * width + r];
+            }
+        }
+        for (int h = 0; h < hidden; h++) {
+            double exact = 0;
+            for (int r = 0; r < width; r++) {
+                exact += inner[r] * weights.up(1)[r * hidden + h];
+            }
+            // bf16 keeps 8 significant bits: rounding is within 2^-9 of the value, float sums add far less
+            assertThat((double) Bf16.toFloat(out.getAtIndex(ValueLayout.JAVA_SHORT, h)))
+                    .as("output %d", h)
+                    .isCloseTo(exact, org.assertj.core.data.Offset.offset(Math.abs(exact) / 256 + 1e-5));
+        }
+    }
+
+    @Test
+    void gpuExpertsRefuseAWidthTheirSharedMemoryCannotHold() {
+        final MoeModel model = new MoeModel(new MoeShape(1, 8, 1, 2, 1, 1), 1, 33);
+        assertThatThrownBy(() -> new MoeGpuExperts(model, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("width up to 32, was 33");
     }
 }

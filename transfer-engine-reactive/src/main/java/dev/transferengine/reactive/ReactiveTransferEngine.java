@@ -37,9 +37,10 @@ import reactor.core.scheduler.Schedulers;
  * thread, which is a {@link reactor.core.scheduler.NonBlocking} thread: {@code block()} there fails fast; move
  * blocking or long work elsewhere with {@code publishOn}.
  *
- * <p><b>Cancellation.</b> A write or send already handed to the engine cannot be recalled: cancelling its
- * {@code Mono} only releases the subscriber, and the transfer still ends (done, failed or timed out) inside the
- * engine. Cancelling {@link #expectImm(int, int)} withdraws the expectation, keeping its credits. Cancelling
+ * <p><b>Cancellation.</b> Cancelling the {@code Mono} of a write, read or send cancels the operation
+ * ({@link TransferEngine#cancel}): one not yet posted is never posted; one posted has its queued pieces withdrawn and
+ * ends as cancelled, and pieces already handed to the transport may still land (docs/delivery-contract.md: the
+ * receiver fences them by re-keying the region). Cancelling {@link #expectImm(int, int)} withdraws the expectation, keeping its credits. Cancelling
  * {@link #receive()} closes its pool: its buffers are no longer re-posted, and a message already landing in one is
  * dropped.
  *
@@ -137,9 +138,9 @@ public final class ReactiveTransferEngine {
     public Mono<Void> write(final WriteRequest request) {
         final Mono<Void> write = Mono.create(sink -> {
             try {
-                final SinkListener listener = new SinkListener(sink);
+                final SinkListener listener = SinkListener.of(sink, engine);
                 engine.submit(request, listener);
-                listener.cancelWith(engine);
+                listener.submitted();
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
@@ -161,9 +162,9 @@ public final class ReactiveTransferEngine {
     public Mono<Void> read(final ReadRequest request) {
         final Mono<Void> read = Mono.create(sink -> {
             try {
-                final SinkListener listener = new SinkListener(sink);
+                final SinkListener listener = SinkListener.of(sink, engine);
                 engine.submit(request, listener);
-                listener.cancelWith(engine);
+                listener.submitted();
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
@@ -193,7 +194,9 @@ public final class ReactiveTransferEngine {
     public Mono<Void> send(final NetworkAddress peer, final MemorySegment message) {
         final Mono<Void> send = Mono.create(sink -> {
             try {
-                engine.send(peer, message, new SinkListener(sink));
+                final SinkListener listener = SinkListener.of(sink, engine);
+                engine.send(peer, message, listener);
+                listener.submitted();
             } catch (final TransferEngineException | IllegalArgumentException e) {
                 sink.error(e);
             }
@@ -396,24 +399,43 @@ public final class ReactiveTransferEngine {
     }
 
     /**
-     * Completes one {@code Mono} from the engine's callback thread; a cancelled subscription cancels the operation
-     * (never posted if still queued, withdrawn if posted).
+     * Completes one {@code Mono} from the engine's callback thread; a cancelled subscription cancels the operation.
+     * The cancellation is watched from before the submission: one that comes before the worker takes the operation
+     * is seen through {@link #isCancelled()} and the operation is never posted; one that comes later withdraws it
+     * through {@link TransferEngine#cancel}.
      */
     private static final class SinkListener implements TransferListener {
 
         private final MonoSink<Void> sink;
+        private final TransferEngine engine;
         private volatile boolean cancelled;
+        private volatile boolean submitted;
 
-        SinkListener(final MonoSink<Void> sink) {
+        private SinkListener(final MonoSink<Void> sink, final TransferEngine engine) {
             this.sink = sink;
+            this.engine = engine;
         }
 
-        /** Registers the cancellation once the operation was submitted through {@code engine}. */
-        void cancelWith(final TransferEngine engine) {
-            sink.onCancel(() -> {
-                cancelled = true;
+        /** A listener for {@code sink} that watches its cancellation; submit with it, then call {@link #submitted}. */
+        static SinkListener of(final MonoSink<Void> sink, final TransferEngine engine) {
+            final SinkListener listener = new SinkListener(sink, engine);
+            sink.onCancel(listener::cancel); // runs at once if the subscriber cancelled already
+            return listener;
+        }
+
+        /** The operation was handed to the engine: a cancellation that came meanwhile withdraws it now. */
+        void submitted() {
+            submitted = true;
+            if (cancelled) {
                 engine.cancel(this);
-            });
+            }
+        }
+
+        private void cancel() {
+            cancelled = true;
+            if (submitted) {
+                engine.cancel(this);
+            }
         }
 
         @Override

@@ -25,6 +25,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -180,6 +182,29 @@ class ReactiveTransferEngineTest {
         StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 22)).then(receiver.expectImm(22, 2)))
                 .expectComplete()
                 .verify(WAIT);
+    }
+
+    @Test
+    void aWriteWhoseMonoIsCancelledBeforeItIsPostedIsNeverPostedAndEndsInTheEngine() {
+        final SingleWrite write =
+                SingleWrite.of(source, 0, 4096, target.descriptor(), 0).withImm(24);
+
+        sender.write(write).subscribe(new BaseSubscriber<Void>() {
+            @Override
+            protected void hookOnSubscribe(final Subscription subscription) {
+                cancel(); // before the Mono's write reached the worker
+            }
+        });
+
+        await().atMost(WAIT).until(() -> sender.engine().metrics().counter(EngineCounter.REQUESTS_FAILED) == 1);
+        StepVerifier.create(sender.write(ImmWrite.of(target.descriptor(), 25)).then(receiver.expectImm(25, 1)))
+                .expectComplete()
+                .verify(WAIT);
+        assertThat(target.segment().asSlice(0, 4096).toArray(ValueLayout.JAVA_BYTE))
+                .as("the cancelled write never left")
+                .containsOnly((byte) 0);
+        assertThat(receiver.engine().metrics().counter(EngineCounter.IMM_EVENTS))
+                .isEqualTo(1);
     }
 
     @Test

@@ -44,7 +44,7 @@ public final class HoldingTransport implements Transport {
 
     @Override
     public Domain openDomain(final DomainContext context) {
-        return new HoldingDomain(wrapped(context.config()).openDomain(context), context.listener());
+        return HoldingDomain.open(wrapped(context.config()), context);
     }
 
     @Override

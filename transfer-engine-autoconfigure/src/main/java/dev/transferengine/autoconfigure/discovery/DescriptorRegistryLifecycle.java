@@ -31,10 +31,18 @@ final class DescriptorRegistryLifecycle implements SmartLifecycle {
         this.wait = wait;
     }
 
-    /** Blocks the starting thread until the entry is published; a registry that cannot be reached fails start-up. */
+    /**
+     * Blocks the starting thread until the entry is published; a registry that cannot be reached fails start-up with
+     * a {@link DescriptorRegistryUnavailableException}.
+     */
     @Override
     public void start() {
-        registry.announce().block(wait);
+        try {
+            registry.announce().block(wait);
+        } catch (final RuntimeException e) {
+            throw new DescriptorRegistryUnavailableException(
+                    registry.engineName(), registry.getClass().getSimpleName(), e);
+        }
         running = true;
         LOG.info(
                 "engine '{}' announced in the descriptor registry ({})",

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A real Redis for the tests: Debian's {@code redis-server} (or the one {@code REDIS_SERVER} names) on a free
- * loopback port with a temporary directory and no persistence. Tests that need it skip, saying why, where the binary
+ * loopback port, plain or TLS only, with a temporary directory and no persistence. Tests that need it skip, saying why, where the binary
  * is missing.
  */
 final class RedisServer implements AutoCloseable {
@@ -46,6 +46,26 @@ final class RedisServer implements AutoCloseable {
      * @param config extra redis.conf lines, e.g. ACL users
      */
     static RedisServer start(final String... config) throws IOException {
+        return start(false, List.of(config));
+    }
+
+    /**
+     * Starts a server that speaks only TLS on its port (no plain port) and waits until it is ready.
+     *
+     * @param certificates the server's certificate, key and the CA that signed it
+     * @param config       extra redis.conf lines, e.g. ACL users
+     */
+    static RedisServer startTls(final RedisCertificates certificates, final String... config) throws IOException {
+        final List<String> lines = new ArrayList<>(List.of(
+                "tls-cert-file " + certificates.serverCertificate(),
+                "tls-key-file " + certificates.serverKey(),
+                "tls-ca-cert-file " + certificates.caCertificate(),
+                "tls-auth-clients no"));
+        lines.addAll(List.of(config));
+        return start(true, lines);
+    }
+
+    private static RedisServer start(final boolean tls, final List<String> config) throws IOException {
         assumeTrue(
                 Files.isExecutable(BINARY),
                 "no redis-server at " + BINARY + ": install Debian's redis-server package (.ci/run does), or set"
@@ -53,14 +73,17 @@ final class RedisServer implements AutoCloseable {
         final Path dir = Files.createTempDirectory("te-redis-");
         final int port = freePort();
         final List<String> lines = new ArrayList<>(List.of(
-                "port " + port,
+                tls ? "port 0" : "port " + port,
                 "bind 127.0.0.1",
                 "dir " + dir,
                 "save \"\"",
                 "appendonly no",
                 "daemonize no",
                 "logfile " + dir.resolve("redis.log")));
-        lines.addAll(List.of(config));
+        if (tls) {
+            lines.add("tls-port " + port);
+        }
+        lines.addAll(config);
         final Path conf = Files.writeString(dir.resolve("redis.conf"), String.join("\n", lines) + "\n");
         final Process process = new ProcessBuilder(BINARY.toString(), conf.toString())
                 .redirectErrorStream(true)
@@ -68,7 +91,7 @@ final class RedisServer implements AutoCloseable {
                 .start();
         final RedisServer server = new RedisServer(process, dir, port);
         try {
-            await().atMost(START).pollInterval(Duration.ofMillis(50)).until(server::answers);
+            await().atMost(START).pollInterval(Duration.ofMillis(50)).until(tls ? server::ready : server::answers);
         } catch (final RuntimeException e) {
             final String log = server.log();
             server.close();
@@ -115,6 +138,14 @@ final class RedisServer implements AutoCloseable {
         } catch (final IOException e) {
             return false;
         }
+    }
+
+    /** Whether its log says it accepts connections (a raw PING gets no answer from a TLS port). */
+    private boolean ready() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("redis-server exited with " + process.exitValue());
+        }
+        return log().contains("Ready to accept connections");
     }
 
     private String log() {

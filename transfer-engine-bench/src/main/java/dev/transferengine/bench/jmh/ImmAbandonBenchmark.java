@@ -8,6 +8,8 @@ import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.exceptions.ImmAbandonedException;
+import dev.transferengine.test.HoldingDomain;
+import dev.transferengine.test.HoldingTransport;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
@@ -33,11 +35,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Negative acknowledgements (docs/delivery-contract.md): each invocation arms an expectation on the receiver,
- * submits a 64-byte write with that imm to a deregistered region, and returns once the receiver's expectation ended
- * with {@code ImmAbandonedException}. The JMH score is that whole round; the trial's tear-down also prints the part
- * the issue asks for, sender failure (its future failed) to receiver failure (the expectation ended), as p50/p99 in
- * microseconds. On tcp the stale key is refused at once; on libfabric, where a refusal may only end by the operation
- * timeout ({@link #timeoutMs}), the round includes that timeout and the printed figure does not.
+ * submits a 64-byte write with that imm that must fail, and returns once the receiver's expectation ended with
+ * {@code ImmAbandonedException}. The JMH score is that whole round; the trial's tear-down also prints the part the
+ * issue asks for, sender failure (its future failed) to receiver failure (the expectation ended), as p50/p99 in
+ * microseconds. How the write fails is {@link #failure}: {@code refused}, to a deregistered region (on tcp the stale
+ * key is refused at once; on libfabric, where a refusal may only end by the operation timeout, the round includes
+ * that timeout and the printed figure does not); or {@code timeout}, held at the sender's NIC
+ * ({@link HoldingTransport}) until its operation timeout ({@link #timeoutMs}) ends it, so that the acknowledgement
+ * crosses a transport that has refused nothing (fabric/shm: a refused write leaves its endpoint stuck toward the
+ * peer, docs/delivery-contract.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -63,10 +69,14 @@ public class ImmAbandonBenchmark {
     @Param({"20"})
     public long timeoutMs;
 
+    /** How the sender's write fails: {@code refused} (stale key) or {@code timeout} (held at the sender's NIC). */
+    @Param({"refused"})
+    public String failure;
+
     private Arena arena;
     private TransferEngine sender;
     private TransferEngine receiver;
-    private SingleWrite stale;
+    private SingleWrite failing;
     private int imm;
     private final long[] deltas = new long[SAMPLES];
     private int samples;
@@ -74,26 +84,39 @@ public class ImmAbandonBenchmark {
     @Setup(Level.Trial)
     @SuppressWarnings("MustBeClosedChecker") // the benchmark state owns the arena; the trial's tear-down closes it
     public void open() {
+        final boolean held =
+                switch (failure) {
+                    case "refused" -> false;
+                    case "timeout" -> true;
+                    default -> throw new IllegalArgumentException("failure must be refused or timeout, not " + failure);
+                };
         arena = Arena.ofShared();
-        sender = engine();
-        receiver = engine();
+        sender = engine(held);
+        receiver = engine(false);
         final MemoryRegion src = sender.register(arena.allocate(4096, 4096), Device.host());
         final MemoryRegion dst = receiver.register(arena.allocate(4096, 4096), Device.host());
         final RegionDescriptor descriptor = dst.descriptor();
-        receiver.deregister(dst);
-        stale = SingleWrite.of(src, 0, 64, descriptor, 0);
+        if (held) {
+            HoldingDomain.at(sender.mainAddress()).hold(true); // every write waits there until its timeout
+        } else {
+            receiver.deregister(dst);
+        }
+        failing = SingleWrite.of(src, 0, 64, descriptor, 0);
     }
 
-    private TransferEngine engine() {
+    private TransferEngine engine(final boolean holding) {
         final TransferEngineBuilder builder =
                 TransferEngine.builder().transport(transport).operationTimeout(Duration.ofMillis(timeoutMs));
         if ("fabric".equals(transport)) {
             builder.option("fabric.provider", provider).bindAddress("127.0.0.1");
         }
+        if (holding) {
+            builder.option(HoldingTransport.WRAPPED, transport).transport(HoldingTransport.NAME);
+        }
         return builder.build();
     }
 
-    /** One refused write with an imm, until the receiver's expectation ended with the sender's abandonment. */
+    /** One failing write with an imm, until the receiver's expectation ended with the sender's abandonment. */
     @Benchmark
     public long abandonedWrite() {
         final int value = ++imm;
@@ -101,7 +124,7 @@ public class ImmAbandonBenchmark {
         receiver.expectImmCount(value, 1, new ImmCountListener() {
             @Override
             public boolean onReached(final int reached) {
-                receiverFailed.completeExceptionally(new IllegalStateException("a refused write's imm arrived"));
+                receiverFailed.completeExceptionally(new IllegalStateException("a failing write's imm arrived"));
                 return false;
             }
 
@@ -110,10 +133,10 @@ public class ImmAbandonBenchmark {
                 receiverFailed.complete(System.nanoTime());
             }
         });
-        final CompletableFuture<Long> senderFailed = sender.submit(stale.withImm(value))
+        final CompletableFuture<Long> senderFailed = sender.submit(failing.withImm(value))
                 .handle((ok, error) -> {
                     if (error == null) {
-                        throw new IllegalStateException("the write to a deregistered region succeeded");
+                        throw new IllegalStateException("the write that had to fail succeeded");
                     }
                     return System.nanoTime();
                 });
@@ -132,7 +155,7 @@ public class ImmAbandonBenchmark {
         try {
             return future.get(ROUND_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (final TimeoutException e) {
-            throw new IllegalStateException("a refused write's round did not end within " + ROUND_LIMIT, e);
+            throw new IllegalStateException("a failing write's round did not end within " + ROUND_LIMIT, e);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -147,9 +170,10 @@ public class ImmAbandonBenchmark {
         Arrays.sort(sorted);
         if (sorted.length > 0) {
             System.out.printf(
-                    "%nsender failure -> receiver failure (%s%s): p50 %.1f us, p99 %.1f us, %d samples%n",
+                    "%nsender failure -> receiver failure (%s%s, %s): p50 %.1f us, p99 %.1f us, %d samples%n",
                     transport,
                     "fabric".equals(transport) ? "/" + provider : "",
+                    failure,
                     sorted[sorted.length / 2] / 1e3,
                     sorted[(int) Math.min(sorted.length - 1, sorted.length * 99L / 100)] / 1e3,
                     sorted.length);

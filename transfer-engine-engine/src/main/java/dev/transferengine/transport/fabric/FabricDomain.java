@@ -7,6 +7,7 @@ import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
@@ -105,6 +106,8 @@ final class FabricDomain implements Domain {
     private final int postsPerPoll;
     private final long writeFlags;
     private final long zeroByteWriteFlags;
+    /** Whether {@link #cancel} resets the peers of pieces the provider holds: RxM closes their connections. */
+    private final boolean resetsConnections;
     /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
     private final boolean chained;
 
@@ -154,6 +157,8 @@ final class FabricDomain implements Domain {
                 FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.chained =
                 deliveryComplete && endpoint.isShm() && (endpoint.msgOrder() & FabricDiscovery.FI_ORDER_WAW) != 0;
+        this.resetsConnections =
+                resetsConnections(endpoint.provider(), endpoint.library().version());
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
@@ -517,8 +522,19 @@ final class FabricDomain implements Domain {
 
     private long post(final int slot) {
         final byte kind = ops.kind[slot];
-        if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV && peers.isClosedHere(ops.peer[slot])) {
-            return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
+        if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV) {
+            final long peer = ops.peer[slot];
+            ops.epoch[slot] = peers.epoch(peer);
+            if (peers.isClosedHere(peer)) {
+                return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
+            }
+            final long fiAddr = peers.fiAddr(peer);
+            if (fiAddr != peer) {
+                if (fiAddr == FabricPeers.FI_ADDR_NOTAVAIL) {
+                    return -FabricFailures.FI_ENOTCONN; // its reset failed: it is in the AV no more
+                }
+                ops.retarget(slot, fiAddr);
+            }
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
@@ -691,12 +707,23 @@ final class FabricDomain implements Domain {
         final long token = ops.token[slot];
         final byte kind = ops.kind[slot];
         final long peer = ops.peer[slot];
+        final int epoch = ops.epoch[slot];
         release(slot);
         if (kind == FabricOps.CONTROL_SEND || kind == FabricOps.CONTROL_RECV) {
             controlFailed(kind, token, text);
             return;
         }
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
+        if (peerAddress != null && epoch != peers.epoch(peer)) {
+            // the connection it went on was reset (an operation to the peer timed out); what it said is the reset
+            listener.onFailed(
+                    token,
+                    new PeerUnreachableException(
+                            peerAddress,
+                            endpoint.provider() + ": the connection was reset after an operation to the peer timed"
+                                    + " out, dropping what was still queued for it (" + text + ")"));
+            return;
+        }
         final TransferEngineException error = FabricFailures.translate(
                 err,
                 provErrno,
@@ -782,9 +809,35 @@ final class FabricDomain implements Domain {
         return peers.snapshot();
     }
 
-    /** Worker thread: drops the operation's queued posts; one already handed to the provider completes as usual. */
+    /**
+     * Worker thread: drops the operation's queued posts. Where its pieces were handed to an RxM provider already, the
+     * connection to each of their peers is reset ({@link FabricPeers#reset}), as the tcp transport resets its
+     * connection: what the provider still queued for that peer, of this operation and of others, is dropped and
+     * reported failed, so none of it lands later; bytes already in the sockets' buffers may still land. Elsewhere
+     * a piece handed over completes as usual.
+     */
     @Override
     public void cancel(final long token) {
+        withdrawQueued(token);
+        if (resetsConnections) {
+            resetPeersOf(token);
+        }
+    }
+
+    /** Resets each peer that holds a piece of {@code token} posted on its current connection. Scans the slots. */
+    private void resetPeersOf(final long token) {
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            final long peer = ops.peer[slot];
+            if (ops.token[slot] == token
+                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
+                    && ops.epoch[slot] == peers.epoch(peer)) {
+                peers.reset(peer);
+            }
+        }
+    }
+
+    private void withdrawQueued(final long token) {
         if (chain.size() > 0 && chain.token() == token) {
             for (int i = 0; i < chain.size(); i++) {
                 release(chain.slot(i));
@@ -813,6 +866,22 @@ final class FabricDomain implements Domain {
                 pending.offerInt(slot);
             }
         }
+    }
+
+    /** Whether a cancelled operation's peers are reset (see {@link #cancel}). */
+    boolean resetsConnections() {
+        return resetsConnections;
+    }
+
+    /**
+     * Whether {@code provider} of a library of API {@code version} gets its peers reset on a cancel: RxM before
+     * libfabric 2.0. Not on 2.x: a 2.1 peer whose connection is reset dies (SIGSEGV in rxm_handle_comp_error right
+     * after its tcp provider logged "internal/saved transfer failed (Connection reset by peer)"; seen with
+     * FabricTimeoutResetTest), so there the posted pieces stay with the provider as before
+     * (docs/delivery-contract.md). A 1.x engine resetting a 2.x peer would kill it the same way.
+     */
+    static boolean resetsConnections(final String provider, final int version) {
+        return provider.endsWith(";ofi_rxm") && FabricLibrary.major(version) < 2;
     }
 
     /** Whether writes are posted in chains (see the class comment). */

@@ -125,7 +125,10 @@ final class FabricEndpoint implements AutoCloseable {
             avAttr.set(JAVA_INT, FI_AV_ATTR.byteOffset(groupElement("type")), FabricDiscovery.FI_AV_TABLE);
             this.av = open("fi_av_open", domain, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open", avAttr, out);
 
-            this.ep = open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out);
+            // shm's first endpoint replaces the JVM's SIGSEGV handler with one that unlinks its regions: see
+            // FabricSignals
+            this.ep = FabricSignals.keepingJvmHandlers(
+                    () -> open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out));
 
             final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
             check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));

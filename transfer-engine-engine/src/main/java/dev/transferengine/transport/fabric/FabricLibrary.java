@@ -70,6 +70,9 @@ final class FabricLibrary {
         // PSM2) keep the constructors from installing it.
         NativeEnvironment.setIfAbsent("IPATH_NO_BACKTRACE", "1");
         NativeEnvironment.setIfAbsent("HFI_NO_BACKTRACE", "1");
+        // RxM closes a peer's connection on fi_av_remove only with this (read once, when the library initializes):
+        // FabricDomain.cancel resets a peer that way so that nothing it still queued lands after a timeout.
+        NativeEnvironment.setIfAbsent("FI_AV_REMOVE_CLEANUP", "1");
         final NativeLibrary library = NativeLibrary.load(path);
         if (!library.isAvailable()) {
             return new FabricLibrary(path, library.unavailabilityCause(), symbols, 0);

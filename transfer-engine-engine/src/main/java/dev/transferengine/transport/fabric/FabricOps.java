@@ -66,6 +66,8 @@ final class FabricOps {
     long[] flags = new long[0];
     /** For operations that needed a temporary local registration (FI_MR_LOCAL): its rkey, else 0. */
     long[] localKey = new long[0];
+    /** The {@linkplain FabricPeers#epoch epoch} of the peer when the slot was posted to it. */
+    int[] epoch = new int[0];
 
     /**
      * @param tagged whether sends and receives are tagged messages (fi_msg_tagged, matched by size class) rather than
@@ -161,6 +163,13 @@ final class FabricOps {
         m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
     }
 
+    /** Points a prepared write, read or send at the peer's fi_addr_t {@code fiAddr} (it changes when the peer is reset). */
+    void retarget(final int slot, final long fiAddr) {
+        final long msg = address(slot) + SLOT_MSG;
+        final long field = kind[slot] == WRITE || kind[slot] == READ ? MSG_RMA_ADDR : tagged ? TMSG_ADDR : MSG_ADDR;
+        FabricLibrary.NATIVE.set(JAVA_LONG, msg + field, fiAddr);
+    }
+
     /**
      * Fills a slot's message for a send of {@code bytes} to {@code fiAddr}. Tagged, it carries its {@linkplain
      * #sizeTag size class} so that it matches only a receive buffer it fits in.
@@ -250,6 +259,7 @@ final class FabricOps {
         peer = Arrays.copyOf(peer, total);
         flags = Arrays.copyOf(flags, total);
         localKey = Arrays.copyOf(localKey, total);
+        epoch = Arrays.copyOf(epoch, total);
         free = Arrays.copyOf(free, total);
         for (int i = CHUNK - 1; i >= 0; i--) {
             final int slot = (chunk << CHUNK_SHIFT) + i;

@@ -24,12 +24,20 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The peers one endpoint knows: each address is inserted into the AV once (fi_av_insert) and its fi_addr_t is the
  * handle the engine gets back. Keeps a snapshot for {@link #snapshot()} that other threads read.
  * Resolution runs on the worker; lookups by handle do not allocate.
+ *
+ * <p>A peer can be {@linkplain #reset reset}: removed from the AV and inserted again, which on the RxM providers
+ * closes its connection and drops what the provider still queued for it. The engine's handle stays the same; the
+ * peer's new fi_addr_t ({@link #fiAddr}) and a bumped {@linkplain #epoch epoch} tell posts made before the reset
+ * from those made after. A handle is an fi_addr_t the peer had; where a newly inserted peer gets an fi_addr_t that
+ * is already some reset peer's handle, it gets a handle of its own above every fi_addr_t.
  */
 final class FabricPeers {
 
     private static final Logger LOG = LoggerFactory.getLogger(FabricPeers.class);
     /** Why operations to a peer endpoint of this process that closed fail. */
     static final String CLOSED_HERE = "its endpoint in this process is closed";
+    /** libfabric's FI_ADDR_NOTAVAIL: the {@link #fiAddr} of a peer whose reset failed; posts to it fail. */
+    static final long FI_ADDR_NOTAVAIL = -1L;
 
     private final FabricEndpoint endpoint;
     private final int group;
@@ -43,6 +51,11 @@ final class FabricPeers {
     private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
+
+    /** The fi_addr_t and epoch of each peer whose fi_addr_t is not its handle or that was reset. */
+    private final Long2ObjectHashMap<Entry> moved = new Long2ObjectHashMap<>();
+    /** The next handle of a peer whose fi_addr_t is taken as a handle already. */
+    private long nextOwnHandle = 1L << 62;
 
     private int seenClosings = FabricLocalEndpoints.closings();
     private volatile List<PeerInfo> snapshot = List.of();
@@ -86,7 +99,11 @@ final class FabricPeers {
                     + endpoint.provider() + ": "
                     + (inserted < 0 ? endpoint.library().describe(inserted) : "inserted " + inserted));
         }
-        final long handle = fiAddr.get(JAVA_LONG, 0);
+        final long at = fiAddr.get(JAVA_LONG, 0);
+        final long handle = addresses.containsKey(at) ? nextOwnHandle++ : at;
+        if (handle != at) {
+            moved.put(handle, new Entry(at));
+        }
         handles.put(peer, handle);
         addresses.put(handle, peer);
         publish();
@@ -132,7 +149,7 @@ final class FabricPeers {
                 continue;
             }
             final long handle = next.getKey();
-            fiAddr.set(JAVA_LONG, 0, handle);
+            fiAddr.set(JAVA_LONG, 0, fiAddr(handle));
             final int rc = endpoint.avRemove(fiAddr);
             if (rc < 0) {
                 LOG.warn(
@@ -146,6 +163,58 @@ final class FabricPeers {
                 markUnreachable(handle, CLOSED_HERE);
             }
         }
+    }
+
+    /** The peer's fi_addr_t now, for a post to {@code handle}. Does not allocate. */
+    long fiAddr(final long handle) {
+        if (moved.isEmpty()) {
+            return handle;
+        }
+        final Entry entry = moved.get(handle);
+        return entry == null ? handle : entry.fiAddr;
+    }
+
+    /** How often {@code handle} was {@linkplain #reset reset}: a post made in an older epoch went with the old connection. */
+    int epoch(final long handle) {
+        if (moved.isEmpty()) {
+            return 0;
+        }
+        final Entry entry = moved.get(handle);
+        return entry == null ? 0 : entry.epoch;
+    }
+
+    /**
+     * Removes the peer from the AV and inserts it again. On the RxM providers (with FI_AV_REMOVE_CLEANUP, which
+     * {@link FabricLibrary} sets) the removal closes the connection: what the provider still queued for the peer is
+     * dropped and reported failed, and the next post connects anew. Control path.
+     *
+     * @return whether the peer is in the AV again; false (logged) when either call failed, and posts to it then fail
+     */
+    boolean reset(final long handle) {
+        final NetworkAddress peer = addresses.get(handle);
+        if (peer == null) {
+            return false;
+        }
+        final Entry entry = moved.computeIfAbsent(handle, Entry::new);
+        entry.epoch++;
+        fiAddr.set(JAVA_LONG, 0, entry.fiAddr);
+        final int removed = endpoint.avRemove(fiAddr);
+        final byte[] name = FabricAddress.endpointName(peer, endpoint.provider());
+        final MemorySegment bytes = arena.allocate(name.length);
+        MemorySegment.copy(name, 0, bytes, JAVA_BYTE, 0, name.length);
+        final int inserted = removed < 0 ? removed : endpoint.avInsert(bytes, fiAddr);
+        if (inserted != 1) {
+            LOG.warn(
+                    "resetting the connection to {} failed ({}): operations to it fail until the engine closes",
+                    peer,
+                    removed < 0
+                            ? "fi_av_remove: " + endpoint.library().describe(removed)
+                            : "fi_av_insert: " + endpoint.library().describe(inserted));
+            entry.fiAddr = FI_ADDR_NOTAVAIL;
+            return false;
+        }
+        entry.fiAddr = fiAddr.get(JAVA_LONG, 0);
+        return true;
     }
 
     /** The address behind a handle, or null. */
@@ -165,6 +234,16 @@ final class FabricPeers {
     void markReachable(final long handle) {
         if (failures.remove(handle) != null) {
             publish();
+        }
+    }
+
+    /** Where a peer is in the AV now, and how often it was reset. */
+    private static final class Entry {
+        long fiAddr;
+        int epoch;
+
+        Entry(final long fiAddr) {
+            this.fiAddr = fiAddr;
         }
     }
 

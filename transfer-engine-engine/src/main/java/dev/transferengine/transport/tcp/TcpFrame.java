@@ -9,8 +9,8 @@ import java.util.Arrays;
 /**
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
- * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, SEND, ABANDON, READ_DATA; a READ's length is the
- * length it asks for, and it carries no payload):
+ * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, WRITEV, WRITEV_IMM, SEND, ABANDON, READ_DATA; a READ's
+ * length is the length it asks for, and it carries no payload):
  *
  * <pre>
  *   0                   1                   2                   3
@@ -23,7 +23,7 @@ import java.util.Arrays;
  *  |          imm (int32); ERROR: the version the sender speaks    |  8
  *  +---------------------------------------------------------------+
  *  |  aux (int32): NACK refusal code (TcpRefusal), ERROR code,     | 12
- *  |  else 0                                                       |
+ *  |  ACK, WRITEV, WRITEV_IMM: a count of requests (>= 1), else 0  |
  *  +---------------------------------------------------------------+
  *  |  token (int64): request id; HELLO, CHALLENGE: incarnation id  | 16
  *  +---------------------------------------------------------------+
@@ -61,6 +61,14 @@ import java.util.Arrays;
  * as UTF-8 text (at most {@value #MAX_ABANDON_CAUSE} bytes). The receiver answers every request, in the order
  * received, with ACK or NACK naming the request's token.
  *
+ * <p>Pages (since v3): WRITEV carries {@code aux} requests of one paged write to region {@code rkey} as one frame,
+ * each a WRITE of its own with request id {@code token + i}; WRITEV_IMM carries WRITE_IMM (or IMM) pages the same
+ * way. Its {@code length} counts every byte after the header: each page is a {@value #PAGE_HEADER_LENGTH}-byte page
+ * header (offset int64, length int32, imm int32; the imm is 0 in a WRITEV) followed by the page's bytes. The
+ * receiver checks and places each page as if it had come alone (key, bounds, access, imm admission), reports one
+ * imm event per page of a WRITEV_IMM, and answers each page in order. An ACK answers {@code aux} requests at once:
+ * ids {@code token} to {@code token + aux - 1}, all accepted ({@code length}: their bytes); a NACK answers one.
+ *
  * <p>Reads (pull): READ asks the owner of region {@code rkey} for {@code length} bytes at {@code offset}; {@code imm}
  * holds the reader's read id. The owner checks key, bounds and access ({@code NOT_READABLE} for a write-only region)
  * and answers ACK or NACK in order as for any request; after an ACK it streams the bytes back on its own connection
@@ -74,8 +82,10 @@ import java.util.Arrays;
 final class TcpFrame {
 
     static final int MAGIC = 0x474E4554;
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
     static final int HEADER_LENGTH = 48;
+    /** Bytes of the header of each page in a WRITEV or WRITEV_IMM frame: offset int64, length int32, imm int32. */
+    static final int PAGE_HEADER_LENGTH = 16;
 
     static final byte HELLO = 1;
     static final byte WRITE = 2;
@@ -90,6 +100,8 @@ final class TcpFrame {
     static final byte ABANDON = 11;
     static final byte READ = 12;
     static final byte READ_DATA = 13;
+    static final byte WRITEV = 14;
+    static final byte WRITEV_IMM = 15;
 
     /** Most bytes of an ABANDON frame's cause text; longer causes are cut at the sender. */
     static final int MAX_ABANDON_CAUSE = 512;
@@ -208,6 +220,11 @@ final class TcpFrame {
                 .putLong(base + LENGTH_OFFSET, length);
     }
 
+    /** Makes the ACK at the wrapped position answer one more request of {@code bytes} bytes, the one after its last. */
+    void ackOneMore(final long bytes) {
+        buffer.putInt(base + AUX_OFFSET, aux() + 1).putLong(base + LENGTH_OFFSET, length() + bytes);
+    }
+
     /** The NACK {@code aux} code of {@code reason}: its ordinal, as the frame layout above documents. */
     @SuppressWarnings("EnumOrdinal") // the wire code is the ordinal; TcpOutbound decodes it with Reason.values()
     static int nackCode(final RemoteAccessException.Reason reason) {
@@ -236,6 +253,8 @@ final class TcpFrame {
             case ABANDON -> "ABANDON";
             case READ -> "READ";
             case READ_DATA -> "READ_DATA";
+            case WRITEV -> "WRITEV";
+            case WRITEV_IMM -> "WRITEV_IMM";
             default -> "type " + (type & 0xFF);
         };
     }

@@ -87,6 +87,9 @@ final class TcpInbound extends TcpConnection {
     private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
 
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    /** The pages of the WRITEV or WRITEV_IMM frame being read. */
+    private final TcpPages pages = new TcpPages();
+
     private final TcpTargets targets;
     private final TcpLanding landing;
     /** This peer's account in the NIC's receive buffers, shared fairly between peers. */
@@ -100,6 +103,8 @@ final class TcpInbound extends TcpConnection {
     private boolean starved;
 
     private boolean lastPayloadLarge;
+    /** The request being read is a page of a WRITEV frame: its ACK may extend the one before. */
+    private boolean paging;
 
     private byte type;
     private long id;
@@ -156,7 +161,7 @@ final class TcpInbound extends TcpConnection {
             touch();
         }
         final long quiet = quietNanos(nowNanos);
-        final boolean midFrame = state != AT_HEADER || buffered() > 0;
+        final boolean midFrame = state != AT_HEADER || buffered() > 0 || pages.reading();
         if (midFrame && quiet >= settings.frameTimeoutNanos()) {
             io.count(TcpCounter.FRAME_TIMEOUT, remote, "a frame stalled half-read for " + quiet / 1_000_000 + " ms");
             lost("frame stalled", null);
@@ -254,7 +259,8 @@ final class TcpInbound extends TcpConnection {
         int frames = 0;
         while (!closed()) {
             if (state == AT_HEADER) {
-                if (buffered() < TcpFrame.HEADER_LENGTH) {
+                final boolean page = pages.reading();
+                if (buffered() < (page ? TcpFrame.PAGE_HEADER_LENGTH : TcpFrame.HEADER_LENGTH)) {
                     return frames;
                 }
                 if (!hasAnswerRoom()) {
@@ -262,7 +268,7 @@ final class TcpInbound extends TcpConnection {
                     updateInterest();
                     return frames;
                 }
-                if (!begin()) {
+                if (!(page ? beginPage() : begin())) {
                     return frames;
                 }
                 if (state == AT_HEADER) {
@@ -328,24 +334,14 @@ final class TcpInbound extends TcpConnection {
                         || (frameType == TcpFrame.IMM && frameLength != 0)) {
                     return malformed(TcpFrame.typeName(frameType) + " with length " + frameLength);
                 }
-                final boolean flagged = takeHeader();
-                final TcpMemory memory = targets.region(rkey);
-                if (flagged) {
-                    refuse(TcpRefusal.MALFORMED, -1);
-                } else if (memory == null) {
-                    refuse(TcpRefusal.UNKNOWN_KEY, -1);
-                } else if (!memory.contains(offset, length)) {
-                    refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
-                } else if (!memory.access().allowsRemoteWrite()) {
-                    refuse(TcpRefusal.NOT_WRITABLE, -1);
-                } else if (frameType != TcpFrame.WRITE
-                        && (immReservation = targets.listener().reserveImm(peerAddress, imm))
-                                == DomainListener.IMM_REFUSED) {
-                    // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
-                    refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
-                } else {
-                    place(memory, offset);
+                admitWrite(frameType, takeHeader());
+            }
+            case TcpFrame.WRITEV, TcpFrame.WRITEV_IMM -> {
+                final String problem = pages.start(inFrame);
+                if (problem != null) {
+                    return malformed(problem);
                 }
+                inHead += TcpFrame.HEADER_LENGTH; // its pages follow, each with its page header
             }
             case TcpFrame.SEND -> {
                 if (frameLength < 0 || frameLength > Integer.MAX_VALUE) {
@@ -403,6 +399,44 @@ final class TcpInbound extends TcpConnection {
         return true;
     }
 
+    /** Starts on the next page of a WRITEV frame as on a WRITE of its own; false if it broke the protocol. */
+    private boolean beginPage() {
+        final String problem = pages.take(in, inHead);
+        if (problem != null) {
+            return malformed(problem);
+        }
+        inHead += TcpFrame.PAGE_HEADER_LENGTH;
+        type = pages.pageType();
+        id = pages.id();
+        imm = pages.imm();
+        rkey = pages.rkey();
+        offset = pages.offset();
+        length = pages.length();
+        paging = true;
+        admitWrite(type, pages.flagged());
+        return true;
+    }
+
+    /** Checks a write's key, bounds, access and imm admission, then places its payload or refuses it. */
+    private void admitWrite(final byte frameType, final boolean flagged) {
+        final TcpMemory memory = targets.region(rkey);
+        if (flagged) {
+            refuse(TcpRefusal.MALFORMED, -1);
+        } else if (memory == null) {
+            refuse(TcpRefusal.UNKNOWN_KEY, -1);
+        } else if (!memory.contains(offset, length)) {
+            refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
+        } else if (!memory.access().allowsRemoteWrite()) {
+            refuse(TcpRefusal.NOT_WRITABLE, -1);
+        } else if (frameType != TcpFrame.WRITE
+                && (immReservation = targets.listener().reserveImm(peerAddress, imm)) == DomainListener.IMM_REFUSED) {
+            // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
+            refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
+        } else {
+            place(memory, offset);
+        }
+    }
+
     /**
      * A READ: checks key, bounds and access, then has the domain stream the bytes back and answers ACK, in order; a
      * refused READ is NACKed in order. A READ carries no payload, so nothing is discarded.
@@ -420,7 +454,7 @@ final class TcpInbound extends TcpConnection {
         } else {
             targets.serveRead(peerAddress, memory, offset, length, imm);
             if (staged.isEmpty()) {
-                answer(TcpFrame.ACK, 0, length);
+                answer(TcpFrame.ACK, 1, length);
             } else {
                 staged.addLast(new StagedAnswer(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
             }
@@ -439,6 +473,7 @@ final class TcpInbound extends TcpConnection {
         length = inFrame.length();
         final boolean flagged = inFrame.flags() != 0;
         inHead += TcpFrame.HEADER_LENGTH;
+        paging = false;
         return flagged;
     }
 
@@ -520,7 +555,7 @@ final class TcpInbound extends TcpConnection {
             return;
         }
         report(type, reservation, length, receiveToken);
-        answer(TcpFrame.ACK, 0, length);
+        answer(TcpFrame.ACK, 1, length);
     }
 
     private void report(final byte frameType, final long reservation, final long frameLength, final long token) {
@@ -575,7 +610,7 @@ final class TcpInbound extends TcpConnection {
                         .encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset, answer.length);
             } else {
                 report(answer.type, answer.reservation, answer.length, answer.receiveToken);
-                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 0, answer.id, answer.rkey, answer.offset, answer.length);
+                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 1, answer.id, answer.rkey, answer.offset, answer.length);
             }
             encoded += TcpFrame.HEADER_LENGTH;
             markDirty();
@@ -585,9 +620,28 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void answer(final byte answerType, final int aux, final long lengthField) {
-        outFrame.at(encoded).encode(answerType, 0, aux, id, rkey, offset, lengthField);
-        encoded += TcpFrame.HEADER_LENGTH;
+        if (answerType != TcpFrame.ACK || !paging || !extendAck()) {
+            outFrame.at(encoded).encode(answerType, 0, aux, id, rkey, offset, lengthField);
+            encoded += TcpFrame.HEADER_LENGTH;
+        }
         markDirty();
+    }
+
+    /**
+     * Answers the page just placed by extending the ACK encoded last, if it still waits whole in {@link #out} and
+     * ends at the page before: a paged write then costs its sender one answer per run of pages, not one per page.
+     */
+    private boolean extendAck() {
+        final int last = encoded - TcpFrame.HEADER_LENGTH;
+        if (last < out.position()) {
+            return false;
+        }
+        outFrame.at(last);
+        if (outFrame.type() != TcpFrame.ACK || outFrame.token() + outFrame.aux() != id) {
+            return false;
+        }
+        outFrame.ackOneMore(length);
+        return true;
     }
 
     private boolean malformed(final String what) {

@@ -9,6 +9,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -36,7 +37,10 @@ final class TcpIo {
     private final long incarnation;
     private final byte[] addressBytes;
     private final String description;
+    /** Our connections with requests to send: flushed first, so a request posted in reply leaves before answers. */
     private final ArrayList<TcpConnection> toFlush = new ArrayList<>();
+    /** Connections peers opened, with answers to send: an answer only completes the peer's request. */
+    private final ArrayList<TcpConnection> answersToFlush = new ArrayList<>();
     /** Closed connections whose buffers go back to the pool after the poll step: nothing touches them then. */
     private final ArrayList<TcpConnection> closedConnections = new ArrayList<>();
     /** Keys whose TLS holds decrypted bytes after their readiness was handled: read again this poll step. */
@@ -129,7 +133,7 @@ final class TcpIo {
 
     /** Flushes {@code connection} at the next flush step (the start of the next poll at the latest). */
     void scheduleFlush(final TcpConnection connection) {
-        toFlush.add(connection);
+        (connection instanceof TcpInbound ? answersToFlush : toFlush).add(connection);
     }
 
     /** Dispatches {@code key} as readable again in this poll step: TLS holds bytes the selector cannot see. */
@@ -144,15 +148,23 @@ final class TcpIo {
 
     /** True while flushed output is still scheduled: the worker should poll again without idling. */
     boolean flushPending() {
-        return !toFlush.isEmpty();
+        return !toFlush.isEmpty() || !answersToFlush.isEmpty();
     }
 
-    /** Flushes the connections scheduled since the last flush step; a connection that fails is lost. */
+    /**
+     * Flushes the connections scheduled since the last flush step, requests before answers: on the path of a
+     * request/reply exchange (an imm answered by an imm) the reply is what the peer waits for, the answer to its
+     * request only completes it. A connection that fails is lost.
+     */
     int flushScheduled() {
+        return flush(toFlush) + flush(answersToFlush);
+    }
+
+    private int flush(final List<TcpConnection> scheduled) {
         int work = 0;
         // Flushing can schedule more (an inbound connection resumes reading and answers), so re-read the size.
-        for (int i = 0; i < toFlush.size(); i++) {
-            final TcpConnection connection = toFlush.get(i);
+        for (int i = 0; i < scheduled.size(); i++) {
+            final TcpConnection connection = scheduled.get(i);
             try {
                 work += connection.flush();
             } catch (final SSLException e) {
@@ -167,7 +179,7 @@ final class TcpIo {
                 connection.lost("internal error: " + e, e);
             }
         }
-        toFlush.clear();
+        scheduled.clear();
         return work;
     }
 
@@ -199,6 +211,7 @@ final class TcpIo {
     /** The NIC closes: nothing is flushed or released any more. */
     void clear() {
         toFlush.clear();
+        answersToFlush.clear();
         closedConnections.clear();
         readAgain.clear();
     }

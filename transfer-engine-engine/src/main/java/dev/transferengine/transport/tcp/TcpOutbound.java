@@ -251,6 +251,15 @@ final class TcpOutbound extends TcpConnection {
             }
             queued.pollFirst();
             awaiting.addLast(op);
+            final TcpOp next = queued.peekFirst();
+            if (next != null
+                    && TcpPages.pageable(op)
+                    && TcpPages.joins(op, next, 1)
+                    && out.capacity() - encoded
+                            >= TcpFrame.HEADER_LENGTH + 2 * TcpFrame.PAGE_HEADER_LENGTH + op.length + next.length) {
+                encodePages(op);
+                continue;
+            }
             outFrame.at(encoded).encode(op.type, op.imm, 0, op.id, op.rkey, op.remoteOffset, op.length);
             encoded += TcpFrame.HEADER_LENGTH;
             if (!inline) {
@@ -262,6 +271,43 @@ final class TcpOutbound extends TcpConnection {
                 encoded += (int) payload;
             }
         }
+    }
+
+    /**
+     * Encodes {@code first} (already awaiting its answer) and the queued pages that join it, as many as {@link #out}
+     * holds, as one WRITEV or WRITEV_IMM frame.
+     */
+    private void encodePages(final TcpOp first) {
+        final int header = encoded;
+        encoded += TcpFrame.HEADER_LENGTH;
+        int pages = 0;
+        TcpOp page = first;
+        while (true) {
+            out.putLong(encoded, page.remoteOffset)
+                    .putInt(encoded + Long.BYTES, (int) page.length)
+                    .putInt(encoded + Long.BYTES + Integer.BYTES, page.imm);
+            encoded += TcpFrame.PAGE_HEADER_LENGTH;
+            MemorySegment.copy(page.source, page.sourceOffset, outMemory, encoded, page.length);
+            encoded += (int) page.length;
+            pages++;
+            page = queued.peekFirst();
+            if (page == null
+                    || !TcpPages.joins(first, page, pages)
+                    || out.capacity() - encoded < TcpFrame.PAGE_HEADER_LENGTH + page.length) {
+                break;
+            }
+            queued.pollFirst();
+            awaiting.addLast(page);
+        }
+        outFrame.at(header)
+                .encode(
+                        TcpPages.frameType(first),
+                        0,
+                        pages,
+                        first.id,
+                        first.rkey,
+                        0,
+                        encoded - header - TcpFrame.HEADER_LENGTH);
     }
 
     @Override
@@ -315,20 +361,32 @@ final class TcpOutbound extends TcpConnection {
                     return frames;
                 }
             } else if (type == TcpFrame.ACK || type == TcpFrame.NACK) {
+                final int answered = type == TcpFrame.ACK ? inFrame.aux() : 1;
                 final TcpOp op = awaiting.peekFirst();
-                if (op == null || op.id != inFrame.token()) {
+                if (op == null || op.id != inFrame.token() || answered < 1 || answered > awaiting.size()) {
                     return frames
-                            + protocolError(TcpFrame.typeName(type) + " for request " + inFrame.token() + ", expected "
-                                    + (op == null ? "none" : Long.toString(op.id)));
+                            + protocolError(TcpFrame.typeName(type) + " for " + answered + " requests from "
+                                    + inFrame.token() + ", expected " + (op == null ? "none" : Long.toString(op.id))
+                                    + " of " + awaiting.size() + " awaiting");
                 }
                 final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(inFrame.aux()) : null;
                 if (type == TcpFrame.NACK && refusal == null) {
                     return frames + protocolError("NACK with unknown refusal code " + inFrame.aux());
                 }
-                awaiting.pollFirst();
-                ended(op);
+                final long first = inFrame.token();
+                final long size = inFrame.length();
                 inHead += TcpFrame.HEADER_LENGTH;
-                requests.end(op, refusal == null ? null : refusal(op, refusal, inFrame.length()));
+                for (int i = 0; i < answered && !closed(); i++) {
+                    final TcpOp answeredOp = awaiting.peekFirst();
+                    if (answeredOp == null || answeredOp.id != first + i) {
+                        return frames
+                                + protocolError("ACK for requests " + first + " to " + (first + answered - 1)
+                                        + " skips request " + (first + i));
+                    }
+                    awaiting.pollFirst();
+                    ended(answeredOp);
+                    requests.end(answeredOp, refusal == null ? null : refusal(answeredOp, refusal, size));
+                }
             } else {
                 return frames + protocolError("unexpected " + TcpFrame.typeName(type) + " from the target side");
             }

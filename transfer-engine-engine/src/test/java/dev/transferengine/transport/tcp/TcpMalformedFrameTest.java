@@ -48,7 +48,7 @@ class TcpMalformedFrameTest {
     void corruptFramesCloseTheirConnectionOnly() throws IOException {
         final List<Supplier<ByteBuffer>> corruptions = List.of(
                 () -> withInt(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 0, 0xDEADBEEF),
-                () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) 3),
+                () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 4, (byte) (TcpFrame.VERSION + 1)),
                 () -> withByte(RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, 0), 5, (byte) 99),
                 () -> RawPeer.header(TcpFrame.ACK, 0, 1, 0, 0, 0),
                 () -> RawPeer.header(TcpFrame.NACK, 0, 1, 0, 0, 0),
@@ -56,6 +56,7 @@ class TcpMalformedFrameTest {
                 () -> RawPeer.header(TcpFrame.WRITE, 0, 1, rkey, 0, -5),
                 () -> RawPeer.header(TcpFrame.WRITE_IMM, 0, 1, rkey, 0, Long.MAX_VALUE),
                 () -> RawPeer.header(TcpFrame.IMM, 0, 1, rkey, 0, 5),
+                () -> RawPeer.header(TcpFrame.WRITEV, 0, 1, rkey, 0, 16), // a WRITEV of 0 pages
                 () -> RawPeer.header(TcpFrame.SEND, 0, 1, 0, 0, 1L << 33));
         for (final Supplier<ByteBuffer> corruption : corruptions) {
             try (RawPeer raw = new RawPeer(target)) {

@@ -1,0 +1,295 @@
+package dev.transferengine.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The table of {@code te-bench report}: one row per case of report.sh's table, medians over its rounds. The engine's
+ * figure is GB/s, pages/s (paged against a message rate) or the round trip's p50 (imm); the anchor's is the C
+ * program's figure from the same invocation, or for a case with a {@code baseline} that case's GB/s in the same
+ * round. ratio = median engine / median anchor. Every round's figures are listed, and a round without a result says
+ * why; a case without any result is a FAILED row, never left out.
+ */
+final class ReportTable {
+
+    private final Map<String, List<ReportLine>> cases = new LinkedHashMap<>();
+    private final List<String> failures = new ArrayList<>();
+
+    ReportTable(final List<ReportLine> lines) {
+        for (final ReportLine line : lines) {
+            if (line.group().equals("table")) {
+                cases.computeIfAbsent(line.name(), k -> new ArrayList<>()).add(line);
+            }
+        }
+    }
+
+    /** The anchor figure of {@code line}: its C anchor's, or its baseline's engine GB/s in the same round. */
+    private double anchor(final ReportLine line) {
+        if (line.baseline() != null) {
+            for (final ReportLine other : cases.getOrDefault(line.baseline(), List.of())) {
+                if (other.round() == line.round()) {
+                    return other.number("gb_per_s");
+                }
+            }
+            return Double.NaN;
+        }
+        return line.number(anchorKey(line));
+    }
+
+    private static String anchorKey(final ReportLine line) {
+        if (line.result() == null) {
+            return "";
+        }
+        for (final String key : List.of("anchor_gb_per_s", "anchor_messages_per_s", "anchor_round_trip_us")) {
+            if (line.data().has(key)) {
+                return key;
+            }
+        }
+        return "";
+    }
+
+    /** The engine figure the ratio uses: the counterpart of the anchor's unit. */
+    private static String engineKey(final ReportLine line) {
+        return switch (anchorKey(line)) {
+            case "anchor_messages_per_s" -> "ops_per_s";
+            case "anchor_round_trip_us" -> "p50_us";
+            case "anchor_gb_per_s" -> "gb_per_s";
+            default -> line.imm() ? "p50_us" : line.paged() && line.baseline() == null ? "ops_per_s" : "gb_per_s";
+        };
+    }
+
+    /** Medians, ratio, goal per case; then the errors of every round that failed. */
+    String markdown() {
+        final StringBuilder md = new StringBuilder();
+        md.append("| case | engine (median) | anchor (median) | ratio | goal | met | rounds: engine / anchor |\n");
+        md.append("|---|---|---|---|---|---|---|\n");
+        for (final Map.Entry<String, List<ReportLine>> entry : cases.entrySet()) {
+            row(md, entry.getKey(), entry.getValue());
+        }
+        if (!failures.isEmpty()) {
+            md.append("\nRounds without a result:\n\n");
+            failures.forEach(failure -> md.append("- ").append(failure).append('\n'));
+        }
+        md.append("\nHow each case ran (`te-bench write` from the bundle folder, after `--duration D --warmup W`; the"
+                + " anchor's command as te-bench ran it):\n\n");
+        for (final Map.Entry<String, List<ReportLine>> entry : cases.entrySet()) {
+            final ReportLine first = entry.getValue().getFirst();
+            md.append("- `")
+                    .append(entry.getKey())
+                    .append("`: `")
+                    .append(options(first.args()))
+                    .append('`');
+            final ReportLine measured = firstResult(entry.getValue());
+            if (measured != null && measured.data().has("anchor_command")) {
+                md.append("; `")
+                        .append(measured.data().path("anchor_command").asString())
+                        .append('`');
+            } else if (first.baseline() != null) {
+                md.append("; against `").append(first.baseline()).append("` in the same round");
+            }
+            md.append('\n');
+        }
+        return md.toString();
+    }
+
+    private void row(final StringBuilder md, final String name, final List<ReportLine> rounds) {
+        final ReportLine measured = firstResult(rounds);
+        final List<String> perRound = new ArrayList<>();
+        for (final ReportLine line : rounds) {
+            perRound.add(roundText(line));
+            if (line.failed() != null || line.skipped() != null) {
+                failures.add("`" + name + "` round " + line.round() + ": "
+                        + cell(line.failed() != null ? line.failed() : "skipped: " + line.skipped()));
+            }
+        }
+        if (measured == null) {
+            final ReportLine first = rounds.getFirst();
+            final String why = first.failed() != null ? first.failed() : "skipped: " + first.skipped();
+            md.append("| ")
+                    .append(name)
+                    .append(" | **FAILED**: ")
+                    .append(cell(abbreviate(why)))
+                    .append(" | — | — | — | **FAILED** | ")
+                    .append(String.join(", ", perRound))
+                    .append(" |\n");
+            return;
+        }
+        final String engineKey = engineKey(measured);
+        final double engine = median(rounds, line -> line.number(engineKey));
+        final double anchor = median(rounds, this::anchor);
+        final double ratio = engine / anchor;
+        final String goal = measured.goal() != null
+                ? measured.goal()
+                : measured.data().path("goal").asString("");
+        md.append("| ")
+                .append(name)
+                .append(" | ")
+                .append(engineText(measured, rounds))
+                .append(" | ")
+                .append(anchorText(measured, anchor))
+                .append(" | ")
+                .append(Double.isNaN(ratio) ? "—" : String.format(Locale.ROOT, "%.2f", ratio))
+                .append(" | ")
+                .append(goal.isEmpty() ? "—" : goal)
+                .append(" | ")
+                .append(met(goal, ratio))
+                .append(" | ")
+                .append(String.join(", ", perRound))
+                .append(" |\n");
+    }
+
+    private String roundText(final ReportLine line) {
+        if (line.failed() != null) {
+            return "FAILED";
+        }
+        if (line.skipped() != null) {
+            return "skipped";
+        }
+        final double anchor = anchor(line);
+        final String engine = number(line.number(engineKey(line)));
+        final String text = Double.isNaN(anchor)
+                ? engine + (line.data().has("anchor_error") ? " / anchor failed" : "")
+                : engine + " / " + number(anchor);
+        final long errors = (long) line.number("errors");
+        return errors > 0 ? text + " (" + errors + " requests failed)" : text;
+    }
+
+    private static String engineText(final ReportLine measured, final List<ReportLine> rounds) {
+        if (measured.imm()) {
+            return us(median(rounds, line -> line.number("p50_us"))) + " p50 (p99 "
+                    + us(median(rounds, line -> line.number("p99_us"))) + ")";
+        }
+        final String gb = String.format(Locale.ROOT, "%.2f GB/s", median(rounds, line -> line.number("gb_per_s")));
+        if (measured.paged()) {
+            return String.format(Locale.ROOT, "%.3f M pages/s", median(rounds, line -> line.number("ops_per_s")) / 1e6)
+                    + " (" + gb + ")";
+        }
+        return gb;
+    }
+
+    private static String anchorText(final ReportLine measured, final double anchor) {
+        if (measured.baseline() != null) {
+            return "`" + measured.baseline() + "`: "
+                    + (Double.isNaN(anchor) ? "no result" : String.format(Locale.ROOT, "%.2f GB/s", anchor));
+        }
+        final String name = measured.data().path("anchor").asString("none");
+        if (Double.isNaN(anchor)) {
+            return name.equals("failed")
+                    ? "failed: "
+                            + cell(abbreviate(
+                                    measured.data().path("anchor_error").asString()))
+                    : name;
+        }
+        return switch (anchorKey(measured)) {
+            case "anchor_round_trip_us" -> name + " " + us(anchor) + " round trip";
+            case "anchor_messages_per_s" ->
+                name + " -S " + measured.data().path("size").asLong() + ": "
+                        + String.format(Locale.ROOT, "%.3f M msgs/s", anchor / 1e6);
+            default -> {
+                final String command = measured.data().path("anchor_command").asString();
+                final int streams = command.indexOf(" -P ");
+                final String streamsText =
+                        streams >= 0 ? command.substring(streams) : name.equals("iperf3") ? " one stream" : "";
+                yield name + streamsText + ": " + String.format(Locale.ROOT, "%.2f GB/s", anchor);
+            }
+        };
+    }
+
+    private static String met(final String goal, final double ratio) {
+        final String[] parts = goal.split(" ", -1);
+        if (parts.length != 3 || Double.isNaN(ratio)) {
+            return "—";
+        }
+        final double bound = Double.parseDouble(parts[2]);
+        final boolean met = parts[1].equals(">=") ? ratio >= bound : ratio <= bound;
+        return met ? "yes" : "**no**";
+    }
+
+    private static @Nullable ReportLine firstResult(final List<ReportLine> rounds) {
+        for (final ReportLine line : rounds) {
+            if (line.result() != null) {
+                return line;
+            }
+        }
+        return null;
+    }
+
+    /** The median of the figures that exist (NaN where none does). */
+    private static double median(final List<ReportLine> rounds, final ToDoubleFunction<ReportLine> figure) {
+        final double[] values = rounds.stream()
+                .filter(line -> line.result() != null)
+                .mapToDouble(figure)
+                .filter(value -> !Double.isNaN(value))
+                .sorted()
+                .toArray();
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        final int middle = values.length / 2;
+        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+    }
+
+    /** The medians of p50, p99 and the anchor's round trip per imm case, for the latency plot. */
+    Map<String, double[]> latencies() {
+        final Map<String, double[]> out = new LinkedHashMap<>();
+        cases.forEach((name, rounds) -> {
+            final ReportLine measured = firstResult(rounds);
+            if (measured != null && measured.imm()) {
+                out.put(name, new double[] {
+                    median(rounds, line -> line.number("p50_us")),
+                    median(rounds, line -> line.number("p99_us")),
+                    median(rounds, this::anchor)
+                });
+            }
+        });
+        return out;
+    }
+
+    /** The median M pages/s per paged case, for the pages plot. */
+    Map<String, Double> pages() {
+        final Map<String, Double> out = new LinkedHashMap<>();
+        cases.forEach((name, rounds) -> {
+            final ReportLine measured = firstResult(rounds);
+            if (measured != null && measured.paged()) {
+                out.put(name, Math.round(median(rounds, line -> line.number("ops_per_s")) / 1e4) / 100.0);
+            }
+        });
+        return out;
+    }
+
+    /** te-bench's arguments without the run length (the same for every case) and with paths as given. */
+    static String options(final String args) {
+        return args.replaceAll("--duration \\S+ --warmup \\S+", "")
+                .replaceAll("\\s+", " ")
+                .strip();
+    }
+
+    private static String number(final double value) {
+        if (Double.isNaN(value)) {
+            return "—";
+        }
+        if (value >= 1e5) {
+            return String.format(Locale.ROOT, "%.3f M", value / 1e6);
+        }
+        return String.format(Locale.ROOT, value >= 100 ? "%.1f" : "%.2f", value);
+    }
+
+    private static String us(final double value) {
+        return String.format(Locale.ROOT, value >= 100 ? "%.0f us" : "%.2f us", value);
+    }
+
+    private static String abbreviate(final String text) {
+        return text.length() <= 160 ? text : text.substring(0, 160) + " ...";
+    }
+
+    /** Text that may hold a table cell: no pipes, no line breaks. */
+    static String cell(final String text) {
+        return text.replace("|", "\\|").replace('\n', ' ');
+    }
+}
