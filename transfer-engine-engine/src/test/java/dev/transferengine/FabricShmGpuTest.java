@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * GPU memory straight through libfabric (FI_HMEM, GPUDirect): GPU 0 of this JVM writes into GPU 0 memory of a
- * {@link PeerProcess} over the shm provider (CUDA IPC), with imm; bounds, keys and deregistration as for host memory.
+ * {@link PeerProcess} over the shm provider (CUDA IPC), with imm, and reads it back; bounds, keys and deregistration
+ * as for host memory.
  * Runs where a GPU and a libfabric with FI_HMEM on shm are (libfabric 2.1 built {@code --with-cuda} by
  * {@code .ci/gpu/libfabric-cuda.sh}); skips elsewhere with the reason.
  */
@@ -203,6 +204,48 @@ class FabricShmGpuTest {
         done(sender.submit(SingleWrite.of(again, 0, SIZE, peer.descriptor(), 0).withImm(5)));
         peer.ask("AWAIT 5 1", "COUNTED");
         assertThat(crc(peer)).isEqualTo(Long.toString(Checksums.crc32c(expected)));
+    }
+
+    @Test
+    void readAPeerProcesssGpuMemoryIntoGpuMemoryAndPagedIntoHostMemory() throws Exception {
+        final PeerProcesses peer = gpuPeer();
+        done(sender.submit(SingleWrite.of(source, 0, SIZE, peer.descriptor(), 0))); // the bytes the reads pull back
+        final GpuMemory back = GpuMemory.allocate(0, SIZE);
+        resources.add(back);
+        final MemoryRegion gpuDst = sender.register(back.segment(), Device.cuda(0));
+
+        done(sender.submit(SingleRead.of(peer.descriptor(), 0, SIZE, gpuDst, 0)));
+
+        final MemorySegment actual = arena.allocate(SIZE, 4096);
+        back.copyToHost(actual);
+        assertThat(actual.mismatch(expected)).isEqualTo(-1);
+
+        final MemorySegment host = arena.allocate(SIZE, 4096);
+        final int page = 64 << 10;
+        final int pages = SIZE / page;
+        final int[] srcPages = new int[pages];
+        final int[] dstPages = new int[pages];
+        for (int k = 0; k < pages; k++) {
+            srcPages[k] = pages - 1 - k;
+            dstPages[k] = k;
+        }
+        done(sender.submit(new PagedRead(
+                peer.descriptor(), 0, page, srcPages, sender.register(host, Device.host()), 0, page, dstPages, page)));
+
+        for (int k = 0; k < pages; k++) {
+            assertThat(MemorySegment.mismatch(
+                            expected,
+                            (long) srcPages[k] * page,
+                            (long) srcPages[k] * page + page,
+                            host,
+                            (long) k * page,
+                            (long) k * page + page))
+                    .as("page %d", k)
+                    .isEqualTo(-1);
+        }
+        assertThat(crc(peer))
+                .as("reads leave the owner's GPU memory as it was")
+                .isEqualTo(Long.toString(Checksums.crc32c(expected)));
     }
 
     private static String crc(final PeerProcesses peer) throws IOException {

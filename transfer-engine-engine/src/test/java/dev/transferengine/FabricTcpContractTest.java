@@ -19,13 +19,4 @@ class FabricTcpContractTest extends FabricContract {
     protected Class<? extends TransferEngineException> unreachablePeerFailure() {
         return TransferTimeoutException.class;
     }
-
-    /**
-     * tcp;ofi_rxm (libfabric 1.17) serves an fi_read of a region registered without FI_REMOTE_READ: a forged
-     * descriptor can read a write-only region (docs/read.md). shm refuses it.
-     */
-    @Override
-    protected boolean enforcesReadAccessAtTheOwner() {
-        return false;
-    }
 }

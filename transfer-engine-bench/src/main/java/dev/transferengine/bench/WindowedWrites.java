@@ -64,7 +64,7 @@ final class WindowedWrites {
                 taken++;
             } else if (System.nanoTime() - deadline > 0) {
                 throw new TransferTimeoutException(
-                        (window - taken) + " writes still in flight " + DRAIN_TIMEOUT + " after the run ended");
+                        (window - taken) + " requests still in flight " + DRAIN_TIMEOUT + " after the run ended");
             } else {
                 idle.idle();
             }

@@ -1,6 +1,7 @@
 package dev.transferengine.core;
 
 import dev.transferengine.EngineCounter;
+import dev.transferengine.ReadRequest;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferRequest;
 import dev.transferengine.exceptions.OperationCancelledException;
@@ -110,7 +111,7 @@ final class Outcomes {
             fail(
                     s,
                     new TransferTimeoutException(describe(s) + " did not complete within " + operationTimeout + " ("
-                            + s.remaining + " writes outstanding)"));
+                            + s.remaining + " " + pieces(s) + " outstanding)"));
             withdraw(token);
             release(s);
             expired++;
@@ -129,7 +130,7 @@ final class Outcomes {
                 fail(
                         s,
                         new OperationCancelledException(describe(s) + " cancelled after it was posted (" + s.remaining
-                                + " pieces outstanding)"));
+                                + " " + pieces(s) + " outstanding)"));
                 withdraw(s.token);
                 release(s);
                 return;
@@ -157,6 +158,11 @@ final class Outcomes {
     /** What the operation is, for a message: the request's type, or the send's peer. */
     static String describe(final Submission s) {
         return s.isSend() ? "send to " + s.sendPeer : describe(s.request);
+    }
+
+    /** What the operation's pieces are, for messages: a read's pieces are reads, not writes. */
+    private static String pieces(final Submission s) {
+        return s.isSend() ? "sends" : s.request instanceof ReadRequest ? "reads" : "writes";
     }
 
     private static String describe(final @Nullable TransferRequest request) {

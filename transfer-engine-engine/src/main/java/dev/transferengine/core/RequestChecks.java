@@ -90,13 +90,13 @@ final class RequestChecks {
             throw new InvalidRequestException("singleNic(" + single.nic() + ") but group " + dst.group() + " has "
                     + engine.nicCount(dst.group()) + " NICs");
         }
-        peerGroup(r.group(), r.sources().size(), dst.group());
+        peerGroup(r.group(), r.sources().size(), dst.group(), "read destination");
         final List<ReadSource> sources = r.sources();
         for (int i = 0; i < sources.size(); i++) {
             final ReadSource s = sources.get(i);
             descriptor(s.src(), dst.group(), "read source " + i);
             readable(s.src(), "read source " + i);
-            groupMember(r.group(), i, s.src());
+            groupMember(r.group(), i, s.src(), "read source");
             bounds("read source " + i, s.srcOffset(), s.length(), s.src().length());
             bounds("destination of read source " + i, s.dstOffset(), s.length(), dst.length());
         }
@@ -159,12 +159,12 @@ final class RequestChecks {
 
     private int barrier(final BarrierWrite w) {
         routing(w.routing(), 0);
-        peerGroup(w.group(), w.dsts().size(), 0);
+        peerGroup(w.group(), w.dsts().size(), 0, "source region");
         for (int i = 0; i < w.dsts().size(); i++) {
             final RegionDescriptor dst = w.dsts().get(i);
             descriptor(dst, 0, "barrier destination " + i);
             writable(dst, "barrier destination " + i);
-            groupMember(w.group(), i, dst);
+            groupMember(w.group(), i, dst, "target");
         }
         return 0;
     }
@@ -175,13 +175,13 @@ final class RequestChecks {
             throw new InvalidRequestException("singleNic(" + single.nic() + ") but group " + src.group() + " has "
                     + engine.nicCount(src.group()) + " NICs");
         }
-        peerGroup(w.group(), w.targets().size(), src.group());
+        peerGroup(w.group(), w.targets().size(), src.group(), "source region");
         final List<ScatterTarget> targets = w.targets();
         for (int i = 0; i < targets.size(); i++) {
             final ScatterTarget t = targets.get(i);
             descriptor(t.dst(), src.group(), "scatter target " + i);
             writable(t.dst(), "scatter target " + i);
-            groupMember(w.group(), i, t.dst());
+            groupMember(w.group(), i, t.dst(), "target");
             bounds("source of scatter target " + i, t.srcOffset(), t.length(), src.length());
             bounds("scatter target " + i, t.dstOffset(), t.length(), t.dst().length());
         }
@@ -232,16 +232,16 @@ final class RequestChecks {
         }
     }
 
-    private void peerGroup(final PeerGroup group, final int size, final int sourceGroup) {
+    private void peerGroup(final PeerGroup group, final int size, final int localGroup, final String local) {
         if (PeerGroup.NONE.equals(group)) {
             return;
         }
         if (!(group instanceof ResolvedPeerGroup resolved) || !resolved.belongsTo(engine)) {
             throw new InvalidRequestException("peer group " + group + " was not made by this engine");
         }
-        if (sourceGroup != 0) {
+        if (localGroup != 0) {
             throw new InvalidRequestException(
-                    "peer groups are resolved on group 0 but the source region is on group " + sourceGroup);
+                    "peer groups are resolved on group 0 but the " + local + " is on group " + localGroup);
         }
         if (group.size() != size) {
             throw new InvalidRequestException(
@@ -249,16 +249,18 @@ final class RequestChecks {
         }
     }
 
-    private static void groupMember(final PeerGroup group, final int peer, final RegionDescriptor dst) {
+    private static void groupMember(
+            final PeerGroup group, final int peer, final RegionDescriptor dst, final String role) {
         if (PeerGroup.NONE.equals(group)) {
             return;
         }
         final List<NetworkAddress> addresses = group.peers().get(peer);
         for (int nic = 0; nic < addresses.size(); nic++) {
             if (!addresses.get(nic).equals(dst.nic(nic).address())) {
-                throw new InvalidRequestException(
-                        "target " + peer + " NIC " + nic + " is " + dst.nic(nic).address() + " but peer " + peer
-                                + " of the group is " + addresses.get(nic) + "; targets must follow the group's order");
+                throw new InvalidRequestException(role + " " + peer + " NIC " + nic + " is "
+                        + dst.nic(nic).address() + " but peer " + peer
+                        + " of the group is " + addresses.get(nic) + "; " + role
+                        + "s must follow the group's order");
             }
         }
     }

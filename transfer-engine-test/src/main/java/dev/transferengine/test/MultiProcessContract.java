@@ -2,30 +2,38 @@ package dev.transferengine.test;
 
 import dev.transferengine.Device;
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.PagedRead;
+import dev.transferengine.ReadSource;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.Routing;
+import dev.transferengine.ScatterRead;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -267,6 +275,171 @@ public abstract class MultiProcessContract {
                         .get(30, TimeUnit.SECONDS);
                 assertThat(survivor.ask("AWAIT 2 2", "COUNTED")[2]).isEqualTo("0");
             }
+        }
+    }
+
+    /**
+     * Reads (pull) across the process boundary: every read shape lands the owner process's bytes and leaves them
+     * as they were, the owner process refuses forged reads of a write-only region and forged writes into a
+     * read-only one, and reads in flight from a peer that is killed each end once, typed, by their deadline.
+     */
+    @Nested
+    class Reads {
+
+        private static final long REGION = 1 << 20;
+
+        @Test
+        void singlePagedAndScatterReadsPullTheOwnerProcesssBytesAndLeaveThemAsTheyWere() throws Exception {
+            try (PeerProcesses owner = peer(2, REGION);
+                    TransferEngine engine = engine(2);
+                    Arena arena = Arena.ofShared()) {
+                final MemorySegment pattern = arena.allocate(REGION, 4096);
+                final SplittableRandom random = new SplittableRandom(19);
+                for (long i = 0; i < REGION; i += 8) {
+                    pattern.set(ValueLayout.JAVA_LONG_UNALIGNED, i, random.nextLong());
+                }
+                final RegionDescriptor src = owner.descriptor();
+                engine.submit(new SingleWrite(
+                                engine.register(pattern, Device.host()),
+                                0,
+                                REGION,
+                                src,
+                                0,
+                                Routing.sharded(2),
+                                OptionalInt.empty()))
+                        .get(30, TimeUnit.SECONDS);
+                final MemorySegment dst = arena.allocate(REGION, 4096);
+                final MemoryRegion local = engine.register(dst, Device.host());
+
+                engine.submit(new SingleRead(src, 4096, REGION - 8192, local, 100, Routing.sharded(2)))
+                        .get(30, TimeUnit.SECONDS);
+                assertThat(MemorySegment.mismatch(pattern, 4096, REGION - 4096, dst, 100, REGION - 8192 + 100))
+                        .isEqualTo(-1);
+
+                final int pages = 256;
+                final int[] srcPages = new int[pages];
+                final int[] dstPages = new int[pages];
+                for (int k = 0; k < pages; k++) {
+                    srcPages[k] = (k * 37) % pages;
+                    dstPages[k] = k;
+                }
+                engine.submit(new PagedRead(src, 0, 4096, srcPages, local, 0, 4096, dstPages, 4096))
+                        .get(30, TimeUnit.SECONDS);
+                for (int k = 0; k < pages; k++) {
+                    assertThat(MemorySegment.mismatch(
+                                    pattern,
+                                    4096L * srcPages[k],
+                                    4096L * srcPages[k] + 4096,
+                                    dst,
+                                    4096L * k,
+                                    4096L * k + 4096))
+                            .as("page %d", k)
+                            .isEqualTo(-1);
+                }
+
+                dst.fill((byte) 0);
+                engine.submit(ScatterRead.of(
+                                local,
+                                List.of(
+                                        new ReadSource(src, 300_001, 17, 0),
+                                        new ReadSource(src, 200_000, 500_000, 400_000))))
+                        .get(30, TimeUnit.SECONDS);
+                assertThat(MemorySegment.mismatch(pattern, 17, 300_018, dst, 0, 300_001))
+                        .isEqualTo(-1);
+                assertThat(MemorySegment.mismatch(pattern, 500_000, 700_000, dst, 400_000, 600_000))
+                        .isEqualTo(-1);
+
+                assertThat(Long.parseLong(owner.ask("CRC", "CRC")[1]))
+                        .as("reads leave the owner's memory as it was")
+                        .isEqualTo(Checksums.crc32c(pattern));
+            }
+        }
+
+        @Test
+        void theOwnerProcessRefusesForgedReadsOfAWriteOnlyRegionAndForgedWritesIntoAReadOnlyOne() throws Exception {
+            final AtomicLong manualTime = new AtomicLong();
+            try (PeerProcesses owner = peer(1, 65_536);
+                    Arena arena = Arena.ofShared()) {
+                final RegionDescriptor writeOnly =
+                        RegionDescriptor.parse(owner.ask("REGISTER WRITE_ONLY", "REGISTERED")[1]);
+                final RegionDescriptor readOnly =
+                        RegionDescriptor.parse(owner.ask("REGISTER READ_ONLY", "REGISTERED")[1]);
+                final MemorySegment dst = arena.allocate(65_536, 4096);
+                // each refusal on an engine of its own: a libfabric provider may leave a refused peer's path broken
+                try (TransferEngine reader =
+                        builder(1, List.of()).clock(manualTime::get).build()) {
+                    final RegionDescriptor forged =
+                            new RegionDescriptor(writeOnly.address(), writeOnly.length(), writeOnly.nics());
+                    final Throwable refused = refusal(
+                            manualTime,
+                            reader.submit(SingleRead.of(forged, 0, 65_536, reader.register(dst, Device.host()), 0)));
+                    assertThat(refused).isInstanceOfAny(RemoteAccessException.class, TransferTimeoutException.class);
+                    assertThat(dst.asSlice(0, 65_536).mismatch(arena.allocate(65_536)))
+                            .as("nothing of the write-only region landed")
+                            .isEqualTo(-1);
+                }
+                try (TransferEngine writer =
+                        builder(1, List.of()).clock(manualTime::get).build()) {
+                    final RegionDescriptor forged =
+                            new RegionDescriptor(readOnly.address(), readOnly.length(), readOnly.nics());
+                    final Throwable refused = refusal(
+                            manualTime,
+                            writer.submit(SingleWrite.of(writer.register(dst, Device.host()), 0, 65_536, forged, 0)));
+                    assertThat(refused).isInstanceOfAny(RemoteAccessException.class, TransferTimeoutException.class);
+                }
+                try (TransferEngine reader = engine(1)) {
+                    reader.submit(SingleRead.of(readOnly, 0, 65_536, reader.register(dst, Device.host()), 0))
+                            .get(30, TimeUnit.SECONDS);
+                    final MemorySegment untouched = arena.allocate(65_536).fill((byte) 0x5A);
+                    assertThat(dst.mismatch(untouched))
+                            .as("the read-only region is as registered")
+                            .isEqualTo(-1);
+                }
+            }
+        }
+
+        @Test
+        void readsFromAKilledPeerEndOnceEachTypedByTheirDeadlineAndTheEngineReadsFromAnotherPeer() throws Exception {
+            final String limitation = killedPeerLimitation();
+            org.junit.jupiter.api.Assumptions.assumeTrue(limitation == null, () -> limitation);
+            try (TransferEngine engine = engine(2);
+                    Arena arena = Arena.ofShared()) {
+                final MemoryRegion dst = engine.register(arena.allocate(REGION, 4096), Device.host());
+                final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+                try (PeerProcesses doomed = peer(2, REGION)) {
+                    final SingleRead read = new SingleRead(doomed.descriptor(), 0, REGION, dst, 0, Routing.sharded(2));
+                    engine.submit(read).get(30, TimeUnit.SECONDS); // connected and working
+                    for (int i = 0; i < 500; i++) {
+                        inFlight.add(engine.submit(read));
+                    }
+                    doomed.kill();
+                }
+                int failed = 0;
+                for (final CompletableFuture<Void> future : inFlight) {
+                    try {
+                        future.get(60, TimeUnit.SECONDS); // the operation timeout is 30 s
+                    } catch (final ExecutionException e) {
+                        assertThat(e.getCause())
+                                .isInstanceOfAny(PeerUnreachableException.class, TransferTimeoutException.class);
+                        failed++;
+                    }
+                }
+                assertThat(failed).as("reads in flight when the peer died fail").isPositive();
+
+                try (PeerProcesses survivor = peer(2, REGION)) {
+                    engine.submit(new SingleRead(survivor.descriptor(), 0, REGION, dst, 0, Routing.sharded(2)))
+                            .get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+
+        /** Moves the manual clock until {@code operation} ended; its failure, which it must have. */
+        private Throwable refusal(final AtomicLong manualTime, final CompletableFuture<Void> operation) {
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> manualTime.addAndGet(Duration.ofDays(1).toNanos()) != 0 && operation.isDone());
+            assertThat(operation).isCompletedExceptionally();
+            return operation.handle((ok, failure) -> failure).join();
         }
     }
 

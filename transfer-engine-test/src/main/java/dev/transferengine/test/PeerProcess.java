@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.MemoryRegion;
+import dev.transferengine.RegionAccess;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
  * {@code AWAIT <imm> <count>} (waits for the credits, then prints {@code COUNTED <imm> <balance-after>}),
  * {@code CRC} (prints {@code CRC <crc32c of the region>}), {@code DEREGISTER} (deregisters the region, then prints
- * {@code DEREGISTERED}), {@code RECEIVED <n>} (waits for {@code n} messages,
+ * {@code DEREGISTERED}), {@code REGISTER <READ_ONLY|WRITE_ONLY|READ_WRITE>} (registers a further host region of the
+ * same size, every byte {@code 0x5A}, with that access; prints {@code REGISTERED <mrdesc>}), {@code RECEIVED <n>} (waits for {@code n} messages,
  * then prints {@code RECEIVED <count> <bytes>}), {@code HEALTH} (prints {@code HEALTH <healthy> <events>}, the
  * transport events that are not zero as {@code category/reason=count,...} or {@code -}), {@code HEAP} (collects
  * garbage, then prints {@code HEAP <used bytes> <max bytes>}).
@@ -111,6 +113,14 @@ public final class PeerProcess {
                     case "DEREGISTER" -> {
                         engine.deregister(registered);
                         System.out.println("DEREGISTERED");
+                    }
+                    case "REGISTER" -> {
+                        final MemorySegment further = arena.allocate(size, 4096).fill((byte) 0x5A);
+                        final RegionAccess access = RegionAccess.valueOf(command[1]);
+                        System.out.println("REGISTERED "
+                                + engine.register(further, Device.host(), access)
+                                        .descriptor()
+                                        .toText());
                     }
                     case "HEALTH" -> System.out.println("HEALTH " + engine.isHealthy() + " " + events(engine));
                     case "HEAP" -> {

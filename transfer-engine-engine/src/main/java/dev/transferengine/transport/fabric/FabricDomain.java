@@ -371,7 +371,7 @@ final class FabricDomain implements Domain {
             listener.onFailed(
                     token,
                     new InvalidRequestException(
-                            "destination key " + localKey + " is not registered on " + description));
+                            "read destination key " + localKey + " is not registered on " + description));
             return;
         }
         final int slot = ops.acquire(FabricOps.READ, token, length, peer);

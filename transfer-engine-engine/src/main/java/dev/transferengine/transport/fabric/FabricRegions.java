@@ -109,11 +109,14 @@ final class FabricRegions {
             throw new InvalidRequestException("fabric can only register native memory (Arena-allocated "
                     + "MemorySegments), not a heap segment of " + segment.byteSize() + " bytes");
         }
-        final long access = FI_SEND
+        // FI_SEND only where peers may read: tcp;ofi_rxm grants FI_REMOTE_READ at its tcp layer to every region
+        // that may be sent from (its rendezvous sends are read by the receiver, rxm_mr_get_msg_access), which would
+        // serve a forged read of a write-only region. Sends never leave from a user's region: the engine copies
+        // them into its own buffers.
+        final long access = (allowed.allowsRemoteRead() ? FI_SEND | FI_REMOTE_READ : 0)
                 | FI_RECV
                 | FI_READ
                 | FI_WRITE
-                | (allowed.allowsRemoteRead() ? FI_REMOTE_READ : 0)
                 | (allowed.allowsRemoteWrite() ? FI_REMOTE_WRITE : 0);
         return switch (device) {
             case Device.Host host -> add(segment.address(), segment.byteSize(), access, FI_HMEM_SYSTEM, 0, 0);

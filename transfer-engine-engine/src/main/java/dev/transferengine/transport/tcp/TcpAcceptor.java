@@ -341,6 +341,8 @@ final class TcpAcceptor implements TcpTargets {
         inbound.remove(connection);
         peersChanged.run();
         LOG.debug("{}: connection from {} closed: {}", description, remote, reason);
+        // the bytes of our reads from that peer were to come on this connection: what it still owed is lost with it
+        landing.reads().failFrom(connection.peerAddress(), "connection from " + remote + " closed: " + reason);
     }
 
     private static @Nullable InetAddress sourceOf(final SocketChannel channel) {

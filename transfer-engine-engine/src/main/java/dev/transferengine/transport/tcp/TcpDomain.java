@@ -533,8 +533,10 @@ final class TcpDomain implements Domain, TcpRequests {
      * Queues a piece of a request on the peer's connection, connecting first if needed. A peer with
      * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
      * other peers are not affected. The further pieces of an accepted request (the pages of a paged write, posted in
-     * one go), pieces of staged device writes (bounded by the staging chunks) and ABANDON frames are never refused:
-     * a request is refused whole or sent whole, however many pages it has (issue 22).
+     * one go), pieces of staged device writes (bounded by the staging chunks), ABANDON frames and a served read's
+     * READ_DATA are never refused: a request is refused whole or sent whole, however many pages it has (issue 22),
+     * and the bytes of a READ this side accepted are owed to a reader that waits for them (the reader's READs are
+     * what the bound limits, on its side).
      */
     private void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
@@ -543,6 +545,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 && outbound.requests() >= settings.maxQueuedPerPeer()
                 && op.chunk == null
                 && op.type != TcpFrame.ABANDON
+                && op.type != TcpFrame.READ_DATA
                 && !outbound.continues(op.token)) {
             counters.count(TcpCounter.BACK_PRESSURE);
             end(

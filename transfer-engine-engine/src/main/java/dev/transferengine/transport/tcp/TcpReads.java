@@ -1,8 +1,11 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
+
+import java.util.Iterator;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
@@ -72,7 +75,12 @@ final class TcpReads {
         if (read == null || !read.peer.equals(peer) || !read.memory.live()) {
             return null;
         }
-        if (offset < 0 || length < 0 || offset > read.length || length > read.length - offset - read.received) {
+        // inside the read, and no more than it still waits for (a staged read comes in several frames, in order)
+        if (offset < 0
+                || length < 0
+                || offset > read.length
+                || length > read.length - offset
+                || length > read.length - read.received) {
             return null;
         }
         return read;
@@ -96,6 +104,25 @@ final class TcpReads {
         final Pending read = byId.remove(id);
         if (read != null) {
             listener.onFailed(read.token, error);
+        }
+    }
+
+    /**
+     * The connection {@code peer} streams read bytes on closed ({@code reason}): its reads pending here fail, once,
+     * instead of waiting for bytes that were queued on that connection and are lost with it.
+     */
+    void failFrom(final NetworkAddress peer, final String reason) {
+        PeerUnreachableException error = null;
+        for (final Iterator<Pending> it = byId.values().iterator(); it.hasNext(); ) {
+            final Pending read = it.next();
+            if (read.peer.equals(peer)) {
+                it.remove();
+                if (error == null) { // one cause for all: an exception each would cost a stack trace each
+                    error = new PeerUnreachableException(
+                            peer, "read from " + peer.describe() + " failed before all its bytes arrived: " + reason);
+                }
+                listener.onFailed(read.token, error);
+            }
         }
     }
 

@@ -262,8 +262,9 @@ final class TcpStaging {
                 continue;
             }
             final boolean last = write.issued + piece == write.length;
-            final TcpOp op = domain.acquire()
-                    .piece(last ? write.type : TcpFrame.WRITE, write.write, chunk.segment, write.issued, piece);
+            // a write's imm rides on its last piece only; every piece of a served read is READ_DATA for that read
+            final byte type = last || write.type == TcpFrame.READ_DATA ? write.type : TcpFrame.WRITE;
+            final TcpOp op = domain.acquire().piece(type, write.write, chunk.segment, write.issued, piece);
             op.chunk = chunk;
             chunk.op = op;
             chunk.owner = write;

@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.RegionAccess;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.RecordingDomainListener;
@@ -12,6 +13,7 @@ import dev.transferengine.spi.WriteDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -130,6 +132,97 @@ class TcpDomainReadTest {
         assertThat(readerEvents.completed).containsEntry(6L, 4096L);
         reads.landed(next, 4096); // ended: a late report changes nothing
         assertThat(readerEvents.ended()).isEqualTo(1);
+    }
+
+    @Test
+    void aReadStreamedInSeveralFramesTakesEachInTurnAndNothingBeyondIt() {
+        // a device region is served through the staging chunks: one READ_DATA frame per chunk, in order
+        final TcpMemory memory = new TcpMemory(arena.allocate(4000));
+        final TcpReads reads = new TcpReads(readerEvents);
+        final NetworkAddress peer = owner.address();
+        final int id = reads.start(12, memory, 0, 4000, peer);
+
+        for (int frame = 0; frame < 4; frame++) {
+            assertThat(reads.landing(id, peer, frame * 1000L, 1000))
+                    .as("frame %d", frame)
+                    .isNotNull();
+            reads.landed(id, 1000);
+            assertThat(reads.landing(id, peer, 0, 4001 - 1000L * (frame + 1)))
+                    .as("more than the %d bytes still due", 4000 - 1000 * (frame + 1))
+                    .isNull();
+        }
+
+        assertThat(readerEvents.completed).containsEntry(12L, 4000L);
+        assertThat(reads.landing(id, peer, 0, 1000))
+                .as("complete: nothing more lands")
+                .isNull();
+    }
+
+    @Test
+    void theBytesOfAnAcceptedReadAreNeverRefusedByTheOwnersBoundOnRequestsPerPeer() {
+        // The owner's connection to the reader carries a write of its own, unanswered, when the READ arrives. Its
+        // READ_DATA used to count against tcp.maxQueuedPerPeer there and be dropped unseen, so the read waited
+        // for bytes that never came until it timed out (te-bench --op paged-read under load, docs/read.md).
+        final RecordingDomainListener boundedEvents = new RecordingDomainListener();
+        final TcpDomain bounded = TcpDomains.open(boundedEvents, 0, 0, Map.of("tcp.maxQueuedPerPeer", "1"));
+        try {
+            final MemorySegment source = pattern(8192, 8);
+            final long rkey = bounded.register(source, Device.host());
+            final MemorySegment local = arena.allocate(8192);
+            final long localKey = reader.register(local, Device.host());
+            final MemorySegment mailbox = arena.allocate(64);
+            final long mailboxKey = reader.register(mailbox, Device.host());
+            final long ownerHandle = reader.resolve(bounded.address());
+            final WriteDescriptor toReader = new WriteDescriptor()
+                    .source(source, 0, rkey, 64)
+                    .target(bounded.resolve(reader.address()), mailbox.address(), 0, mailboxKey);
+            // both connections up and idle: the reader's to the owner (READ) and the owner's to the reader
+            reader.write(new WriteDescriptor()
+                    .token(19)
+                    .source(local, 0, localKey, 64)
+                    .target(ownerHandle, source.address(), 0, rkey));
+            bounded.write(toReader.token(29));
+            pollUntil(() -> readerEvents.ended(19) && boundedEvents.ended(29), reader, bounded);
+            assertThat(readerEvents.completed).containsKey(19L);
+            assertThat(boundedEvents.completed).containsKey(29L);
+
+            reader.read(new WriteDescriptor()
+                    .token(21)
+                    .source(local, 0, localKey, 8192)
+                    .target(ownerHandle, source.address(), 0, rkey));
+            reader.poll(); // the READ leaves
+            bounded.write(toReader.token(30));
+            // the owner sends its write, then finds the READ while the write still awaits its answer
+            for (int poll = 0; poll < 100 && TcpDomains.count(bounded, TcpCounter.BACK_PRESSURE) == 0; poll++) {
+                bounded.poll();
+            }
+            pollUntil(() -> readerEvents.ended(21) && boundedEvents.ended(30), reader, bounded);
+
+            assertThat(readerEvents.completed).containsEntry(21L, 8192L);
+            assertThat(boundedEvents.completed).containsKey(30L);
+            assertThat(TcpDomains.count(bounded, TcpCounter.BACK_PRESSURE)).isZero();
+        } finally {
+            bounded.close();
+        }
+    }
+
+    @Test
+    void readsFromAnOwnerWhoseConnectionToTheReaderClosedFailAtOnceAndOthersStayPending() {
+        final TcpMemory memory = new TcpMemory(arena.allocate(4096));
+        final TcpReads reads = new TcpReads(readerEvents);
+        final NetworkAddress gone = owner.address();
+        reads.start(13, memory, 0, 1000, gone);
+        reads.start(13, memory, 1000, 1000, gone);
+        final int other = reads.start(14, memory, 2000, 1000, reader.address());
+
+        reads.failFrom(gone, "connection closed by peer");
+
+        assertThat(readerEvents.failed.get(13L))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("read from")
+                .hasMessageContaining("connection closed by peer");
+        assertThat(reads.pending()).isEqualTo(1);
+        assertThat(reads.landing(other, reader.address(), 0, 1000)).isNotNull();
     }
 
     @Test
