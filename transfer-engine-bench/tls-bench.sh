@@ -2,7 +2,9 @@
 # Issue 9's cost of security on the tcp transport: te-bench with the cluster key only (the v2 handshake every
 # connection runs) beside the same with mutual TLS, ROUNDS times. connect_ms in each JSON line is the descriptor
 # exchange before the run (both connects with their handshakes, one send and its answer).
-# Usage: tls-bench.sh DIR   where DIR holds jre/ (or set JAVA), te-bench.jar and node.p12 (password changeit),
+# Usage: [ROUNDS=2] [DURATION=3s] [IMM=1] [ALT=changed.jar] tls-bench.sh DIR
+#        (ALT: a jar of changed classes; each round then also runs the TLS cases with it first on the class path)
+#        DIR holds jre/ (or set JAVA), te-bench.jar and node.p12 (password changeit),
 #        made by: tls-bench.sh --bundle DIR   (needs this tree built, jlink and keytool)
 set -uo pipefail
 if [[ ${1:-} == --bundle ]]; then
@@ -30,15 +32,23 @@ TLS=(--tls-keystore "$PWD/node.p12" --tls-password changeit)
 run() {
   local name=$1; shift
   local line
-  line=$(timeout 60 "$JAVA" -jar te-bench.jar write --duration "$DURATION" --warmup 1s "$@" 2>/tmp/tls-bench-err.txt | tail -1)
+  line=$(timeout 60 "$JAVA" -cp "${CP:-te-bench.jar}" dev.transferengine.bench.TeBench write --duration "$DURATION" --warmup 1s "$@" 2>/tmp/tls-bench-err.txt | tail -1)
   [[ -z $line ]] && line="failed: $(grep -m1 -E 'Exception|Error' /tmp/tls-bench-err.txt)"
   echo "$name $line"
 }
+# The cases of one round run back to back, so plain and TLS share the host's state; IMM=0 leaves out the imm round
+# trips. tls256 is the JDK's default-first suite, for comparison with the engine's default (AES-128 first).
+AES256=(--tls-ciphers TLS_AES_256_GCM_SHA384)
 for round in $(seq "$ROUNDS"); do
   run "key-1MiB-r$round" "${KEY[@]}" --size 1MiB
   run "tls-1MiB-r$round" "${KEY[@]}" "${TLS[@]}" --size 1MiB
+  run "tls256-1MiB-r$round" "${KEY[@]}" "${TLS[@]}" "${AES256[@]}" --size 1MiB
+  [[ -n ${ALT:-} ]] && CP=$ALT:te-bench.jar run "alt-tls-1MiB-r$round" "${KEY[@]}" "${TLS[@]}" --size 1MiB
   run "key-64KiB-r$round" "${KEY[@]}" --size 64KiB
   run "tls-64KiB-r$round" "${KEY[@]}" "${TLS[@]}" --size 64KiB
-  run "key-imm-r$round" "${KEY[@]}" --op imm
-  run "tls-imm-r$round" "${KEY[@]}" "${TLS[@]}" --op imm
+  [[ -n ${ALT:-} ]] && CP=$ALT:te-bench.jar run "alt-tls-64KiB-r$round" "${KEY[@]}" "${TLS[@]}" --size 64KiB
+  if [[ ${IMM:-1} != 0 ]]; then
+    run "key-imm-r$round" "${KEY[@]}" --op imm
+    run "tls-imm-r$round" "${KEY[@]}" "${TLS[@]}" --op imm
+  fi
 done

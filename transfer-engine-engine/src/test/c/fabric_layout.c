@@ -67,7 +67,7 @@ int main(void) {
     OFF(fi_ops_domain, av_open); OFF(fi_ops_domain, cq_open); OFF(fi_ops_domain, endpoint);
     OFF(fi_ops_mr, regattr);
     OFF(fi_ops_av, insert);
-    OFF(fi_ops_cq, read); OFF(fi_ops_cq, readerr); OFF(fi_ops_cq, strerror);
+    OFF(fi_ops_cq, read); OFF(fi_ops_cq, readfrom); OFF(fi_ops_cq, readerr); OFF(fi_ops_cq, strerror);
     OFF(fi_ops_ep, setopt);
     OFF(fi_ops_cm, getname);
     OFF(fi_ops_msg, recvmsg); OFF(fi_ops_msg, sendmsg);
@@ -76,6 +76,8 @@ int main(void) {
     OFF(fi_ops_rma, writemsg);
     SIZE(fi_context2);
     printf("const FI_HMEM %llu\n", (unsigned long long) FI_HMEM);
+    printf("const FI_SOURCE %llu\n", (unsigned long long) FI_SOURCE);
+    printf("const FI_ADDR_NOTAVAIL %lld\n", (long long) FI_ADDR_NOTAVAIL);
     printf("const FI_HMEM_SYSTEM %d\n", (int) FI_HMEM_SYSTEM);
     printf("const FI_HMEM_CUDA %d\n", (int) FI_HMEM_CUDA);
     return 0;

@@ -44,7 +44,11 @@ abstract class FabricContract extends TransportContract {
         return false;
     }
 
-    /** The CQ is read without source addresses, so every peer's imms share one quota (issue 16 item 3). */
+    /**
+     * The contract's receiver never addresses its writers, so no provider names them (shm names only writers in the
+     * receiver's AV, tcp;ofi_rxm none), and a refused imm is not reported to its writer: FabricImmSharesTest covers
+     * fabric/shm (issue 16 item 3).
+     */
     @Override
     protected boolean attributesImmsToPeers() {
         return false;

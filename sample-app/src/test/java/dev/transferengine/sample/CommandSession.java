@@ -116,7 +116,7 @@ final class CommandSession implements AutoCloseable {
 
     /**
      * The documented line as one machine runs it: the addresses {@code 10.0.0.N} become {@code 127.0.1.N} (all of
-     * 127.0.0.0/8 is loopback on Linux), the HTTP port 8080, each {@code --server.port}, the engine base port 7400
+     * 127.0.0.0/8 is loopback on Linux), the HTTP port 8080, each {@code --server.port} (and URLs naming it), the engine base port 7400
      * and Redis' port 6379 (for {@code redis-server} and {@code redis-cli}) become free ports, the documented JDK path
      * this JVM's.
      */
@@ -128,7 +128,12 @@ final class CommandSession implements AutoCloseable {
             serverPort.appendReplacement(line, "--server.port=" + port);
         }
         serverPort.appendTail(line);
-        return line.toString()
+        String localized = line.toString();
+        for (final Map.Entry<String, Integer> port : serverPorts.entrySet()) {
+            // a URL to a node started earlier with that --server.port
+            localized = localized.replaceAll(":" + port.getKey() + "\\b", ":" + port.getValue());
+        }
+        return localized
                 .replace("10.0.0.", "127.0.1.")
                 .replaceAll(":8080\\b", ":" + httpPort)
                 .replace("base-port=7400", "base-port=" + basePort)

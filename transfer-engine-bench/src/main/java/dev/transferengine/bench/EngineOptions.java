@@ -58,6 +58,13 @@ public final class EngineOptions {
     String tlsPassword;
 
     @Option(
+            names = "--tls-ciphers",
+            split = ",",
+            description = "TLS cipher suites in order of preference, e.g. TLS_AES_256_GCM_SHA384"
+                    + " (default: the engine's, TLS_AES_128_GCM_SHA256 first)")
+    List<String> tlsCiphers = new ArrayList<>();
+
+    @Option(
             names = "--worker-cpu",
             description = "CPU to pin this process's worker to (the spawned peer is not pinned)")
     Integer workerCpu;
@@ -105,7 +112,8 @@ public final class EngineOptions {
             builder.option("fabric.provider", provider);
         }
         if (tlsKeyStore != null) {
-            builder.tls(TransportTls.mutual(sslContext(tlsKeyStore, tlsPassword.toCharArray())));
+            builder.tls(
+                    new TransportTls(sslContext(tlsKeyStore, tlsPassword.toCharArray()), true, List.of(), tlsCiphers));
         }
         return builder.build();
     }
@@ -143,6 +151,9 @@ public final class EngineOptions {
         }
         if (tlsKeyStore != null) {
             args.addAll(List.of("--tls-keystore", tlsKeyStore.toString(), "--tls-password", tlsPassword));
+            if (!tlsCiphers.isEmpty()) {
+                args.addAll(List.of("--tls-ciphers", String.join(",", tlsCiphers)));
+            }
         }
         return args;
     }

@@ -55,6 +55,9 @@ final class FabricCalls {
     /** {@code ssize_t f(void*, void*, size_t)} critical: fi_cq_read, fi_writemsg, fi_tsendmsg, fi_trecvmsg. */
     private static final MethodHandle LONG_PPL_CRITICAL = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.critical(false));
+    /** {@code ssize_t f(void*, void*, size_t, fi_addr_t*)} critical: fi_cq_readfrom. */
+    private static final MethodHandle LONG_PPLP_CRITICAL = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), Linker.Option.critical(false));
     /** {@code const char *f(void*, int, void*, char*, size_t)}: fi_cq_strerror. */
     private static final MethodHandle PTR_PIPPL =
             LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
@@ -269,6 +272,15 @@ final class FabricCalls {
     static MemorySegment ptrI(final MemorySegment fn, final int a) {
         try {
             return (MemorySegment) PTR_I.invokeExact(fn, a);
+        } catch (final Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static long longPPLPCritical(
+            final MemorySegment fn, final MemorySegment a, final MemorySegment b, final long c, final MemorySegment d) {
+        try {
+            return (long) LONG_PPLP_CRITICAL.invokeExact(fn, a, b, c, d);
         } catch (final Throwable t) {
             throw unexpected(t);
         }

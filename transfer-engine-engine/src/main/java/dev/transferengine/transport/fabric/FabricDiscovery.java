@@ -70,7 +70,8 @@ final class FabricDiscovery {
 
     /**
      * The fi_info list for {@code provider}, or null when the provider offers nothing (fi_getinfo's -FI_ENODATA).
-     * shm is asked for {@link #FI_ORDER_WAW} first and without it where it offers nothing with it.
+     * shm is asked for {@link #FI_SOURCE} and {@link #FI_ORDER_WAW} first, and without them where it offers nothing
+     * with them.
      * The caller frees the list with {@link FabricLibrary#freeInfo}.
      *
      * @param node    the address to bind to, for providers that bind one; ignored by the others
@@ -79,6 +80,25 @@ final class FabricDiscovery {
      * @throws dev.transferengine.nativeaccess.NativeCallException when fi_getinfo fails for another reason
      */
     static MemorySegment query(
+            final FabricLibrary library,
+            final FabricProvider provider,
+            final int apiVersion,
+            final String node,
+            final int service,
+            final long caps) {
+        // FI_SOURCE where completions were seen to name their writer (fi_cq_readfrom), for per-peer imm shares: shm.
+        // tcp;ofi_rxm names none for a remote write on 2.1 and the wrong peer on 1.17 (docs/security.md)
+        if (provider == FabricProvider.SHM) {
+            final MemorySegment withSource =
+                    queryOrdered(library, provider, apiVersion, node, service, caps | FI_SOURCE);
+            if (withSource.address() != 0) {
+                return withSource;
+            }
+        }
+        return queryOrdered(library, provider, apiVersion, node, service, caps);
+    }
+
+    private static MemorySegment queryOrdered(
             final FabricLibrary library,
             final FabricProvider provider,
             final int apiVersion,

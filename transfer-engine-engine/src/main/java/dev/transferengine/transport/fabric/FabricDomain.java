@@ -98,6 +98,9 @@ final class FabricDomain implements Domain {
     private final FabricOps ops;
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
     private final MemorySegment entries = arena.allocate(CQE_SIZE * CQ_BATCH, 8);
+    /** The source of each entry of {@link #entries} (fi_cq_readfrom), where the provider reports sources. */
+    private final MemorySegment sources = arena.allocate(JAVA_LONG, CQ_BATCH);
+
     private final MemorySegment errEntry = arena.allocate(ERR_ENTRY_BYTES, 8);
     private final MemorySegment errText = arena.allocate(512);
     private final int postsPerPoll;
@@ -566,10 +569,17 @@ final class FabricDomain implements Domain {
         work += postOverdueAbandonments();
         work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
-            final long n = endpoint.cqRead(entries, CQ_BATCH);
+            final long n;
+            if (endpoint.reportsSources()) {
+                // a provider that leaves an entry's source unwritten must not attribute it to handle 0
+                sources.fill((byte) -1); // FI_ADDR_NOTAVAIL in every slot
+                n = endpoint.cqReadFrom(entries, CQ_BATCH, sources);
+            } else {
+                n = endpoint.cqRead(entries, CQ_BATCH);
+            }
             if (n > 0) {
                 for (int i = 0; i < n; i++) {
-                    complete(i * CQE_SIZE);
+                    complete(i);
                 }
                 work += (int) n;
                 if (n < CQ_BATCH) {
@@ -606,12 +616,16 @@ final class FabricDomain implements Domain {
         return posted;
     }
 
-    private void complete(final long offset) {
+    private void complete(final int index) {
+        final long offset = index * CQE_SIZE;
         final long cqFlags = entries.get(JAVA_LONG, offset + CQE_FLAGS);
         if ((cqFlags & FI_REMOTE_CQ_DATA) != 0 && (cqFlags & FI_RECV) == 0) {
-            // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine
-            // fi_cq_read reports no source address: fabric's imms share one quota (null peer)
-            final long reservation = listener.reserveImm(null, (int) entries.get(JAVA_LONG, offset + CQE_DATA));
+            // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine.
+            // The writer's share is its own where the provider names it and this AV holds it; else the imm goes to
+            // the one quota of peers nobody can tell apart (null)
+            final @Nullable NetworkAddress writer =
+                    endpoint.reportsSources() ? peers.address(sources.getAtIndex(JAVA_LONG, index)) : null;
+            final long reservation = listener.reserveImm(writer, (int) entries.get(JAVA_LONG, offset + CQE_DATA));
             if (reservation != DomainListener.IMM_REFUSED) {
                 listener.onImm(reservation);
             }

@@ -36,6 +36,9 @@ final class FabricEndpoint implements AutoCloseable {
     private static final long FI_RECV = 1L << 10;
     private static final int FI_ENABLE = 6;
     private static final int FI_CQ_FORMAT_DATA = 3;
+    /** The fi_addr_t of a source that is not in the AV (FI_ADDR_NOTAVAIL, {@code UINT64_MAX}). */
+    static final long FI_ADDR_NOTAVAIL = -1L;
+
     private static final int FI_OPT_ENDPOINT = 0;
     private static final int FI_OPT_CUDA_API_PERMITTED = 10;
     private static final int FI_OPT_SHARED_MEMORY_PERMITTED = 11;
@@ -70,6 +73,10 @@ final class FabricEndpoint implements AutoCloseable {
     private final MemorySegment avInsertFn;
     private final MemorySegment avRemoveFn;
     private final MemorySegment cqReadFn;
+    private final MemorySegment cqReadFromFn;
+    /** Whether completions carry the source's fi_addr_t (the FI_SOURCE capability): see {@link #cqReadFrom}. */
+    private final boolean sources;
+
     private final MemorySegment cqReadErrFn;
     private final MemorySegment cqStrerrorFn;
     private final MemorySegment sendMsgFn;
@@ -98,6 +105,8 @@ final class FabricEndpoint implements AutoCloseable {
         this.mrMode = FabricLibrary.NATIVE.get(JAVA_INT, domainAttr + DOMAIN_ATTR_MR_MODE);
         this.mrKeySize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_MR_KEY_SIZE);
         this.cqDataSize = FabricLibrary.NATIVE.get(JAVA_LONG, domainAttr + DOMAIN_ATTR_CQ_DATA_SIZE);
+        this.sources =
+                (FabricLibrary.NATIVE.get(JAVA_LONG, info.address() + INFO_CAPS) & FabricDiscovery.FI_SOURCE) != 0;
         this.apiVersion = FabricLibrary.NATIVE.get(JAVA_INT, fabricAttr + FABRIC_ATTR_API_VERSION);
         this.msgOrder = FabricLibrary.NATIVE.get(
                 JAVA_LONG, FabricLibrary.pointer(info.address() + INFO_TX_ATTR) + TX_ATTR_MSG_ORDER);
@@ -142,6 +151,7 @@ final class FabricEndpoint implements AutoCloseable {
             this.avInsertFn = slot(av, OBJ_OPS, AV_OPS_INSERT, "fi_ops_av.insert");
             this.avRemoveFn = slot(av, OBJ_OPS, AV_OPS_REMOVE, "fi_ops_av.remove");
             this.cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
+            this.cqReadFromFn = slot(cq, OBJ_OPS, CQ_OPS_READFROM, "fi_ops_cq.readfrom");
             this.cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
             this.cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
             this.sendMsgFn = tagged
@@ -341,6 +351,20 @@ final class FabricEndpoint implements AutoCloseable {
     /** fi_cq_read into {@code entries} (FI_CQ_FORMAT_DATA); entry count, -FI_EAGAIN or -FI_EAVAIL. */
     long cqRead(final MemorySegment entries, final long count) {
         return FabricCalls.longPPLCritical(cqReadFn, cq, entries, count);
+    }
+
+    /**
+     * fi_cq_readfrom: {@link #cqRead}, and each entry's source in {@code sources} (one fi_addr_t per entry): the
+     * handle of the peer in this endpoint's AV, or {@link #FI_ADDR_NOTAVAIL} for a peer not in it. Only when
+     * {@link #reportsSources()}.
+     */
+    long cqReadFrom(final MemorySegment entries, final long count, final MemorySegment sources) {
+        return FabricCalls.longPPLPCritical(cqReadFromFn, cq, entries, count, sources);
+    }
+
+    /** Whether the provider gave this endpoint FI_SOURCE: {@link #cqReadFrom} then says who each completion is from. */
+    boolean reportsSources() {
+        return sources;
     }
 
     long cqReadErr(final MemorySegment errEntry) {

@@ -220,6 +220,7 @@ final class FabricLayout {
     static final long AV_OPS_INSERT = 8;
     static final long AV_OPS_REMOVE = 32;
     static final long CQ_OPS_READ = 8;
+    static final long CQ_OPS_READFROM = 16;
     static final long CQ_OPS_READERR = 24;
     static final long CQ_OPS_STRERROR = 56;
     static final long EP_OPS_SETOPT = 24;
@@ -355,6 +356,7 @@ final class FabricLayout {
         out.put("fi_ops_mr.regattr", MR_OPS_REGATTR);
         out.put("fi_ops_av.insert", AV_OPS_INSERT);
         out.put("fi_ops_cq.read", CQ_OPS_READ);
+        out.put("fi_ops_cq.readfrom", CQ_OPS_READFROM);
         out.put("fi_ops_cq.readerr", CQ_OPS_READERR);
         out.put("fi_ops_cq.strerror", CQ_OPS_STRERROR);
         out.put("fi_ops_ep.setopt", EP_OPS_SETOPT);
@@ -369,6 +371,8 @@ final class FabricLayout {
         // FabricRegions writes the CUDA ordinal as an int at the start of the device union.
         out.put("fi_mr_attr.device.cuda", MR_ATTR_DEVICE);
         out.put("const FI_HMEM", FabricDiscovery.FI_HMEM);
+        out.put("const FI_SOURCE", FabricDiscovery.FI_SOURCE);
+        out.put("const FI_ADDR_NOTAVAIL", FabricEndpoint.FI_ADDR_NOTAVAIL);
         out.put("const FI_HMEM_SYSTEM", (long) FabricRegions.FI_HMEM_SYSTEM);
         out.put("const FI_HMEM_CUDA", (long) FabricRegions.FI_HMEM_CUDA);
         return out;

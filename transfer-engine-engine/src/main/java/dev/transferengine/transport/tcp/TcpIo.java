@@ -122,9 +122,7 @@ final class TcpIo {
         if (!config.protocols().isEmpty()) {
             engine.setEnabledProtocols(config.protocols().toArray(String[]::new));
         }
-        if (!config.cipherSuites().isEmpty()) {
-            engine.setEnabledCipherSuites(config.cipherSuites().toArray(String[]::new));
-        }
+        TcpTls.enableCipherSuites(engine, config.cipherSuites());
         return new TcpTls(channel, engine);
     }
 
