@@ -154,7 +154,8 @@ class DocumentedCommandsIT {
                 .isNotNull()
                 .contains("TLS " + tlsMode + ", key " + key);
 
-        final String base = (tls ? "https://" : "http://") + host + ":" + session.httpPort();
+        final String port = node.option("server.port", Integer.toString(session.httpPort()));
+        final String base = (tls ? "https://" : "http://") + host + ":" + port;
         final HttpClient client = client(tls ? ssl(session.dir(), host) : null);
         final JsonNode open = get(client, base + "/actuator/health", null);
         assertThat(open.path("status").asString()).isEqualTo("UP");
