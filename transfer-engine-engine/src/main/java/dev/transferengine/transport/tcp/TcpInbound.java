@@ -417,16 +417,31 @@ final class TcpInbound extends TcpConnection {
         return true;
     }
 
-    /** Checks a write's key, bounds, access and imm admission, then places its payload or refuses it. */
-    private void admitWrite(final byte frameType, final boolean flagged) {
-        final TcpMemory memory = targets.region(rkey);
+    /**
+     * The region a WRITE or READ addresses, or null once it refused the request as malformed, for an unknown key or
+     * out of bounds (the checks both share, in this order).
+     */
+    private @Nullable TcpMemory addressed(final boolean flagged) {
+        final TcpMemory memory = flagged ? null : targets.region(rkey);
         if (flagged) {
             refuse(TcpRefusal.MALFORMED, -1);
         } else if (memory == null) {
             refuse(TcpRefusal.UNKNOWN_KEY, -1);
         } else if (!memory.contains(offset, length)) {
             refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
-        } else if (!memory.access().allowsRemoteWrite()) {
+        } else {
+            return memory;
+        }
+        return null;
+    }
+
+    /** Checks a write's key, bounds, access and imm admission, then places its payload or refuses it. */
+    private void admitWrite(final byte frameType, final boolean flagged) {
+        final TcpMemory memory = addressed(flagged);
+        if (memory == null) {
+            return;
+        }
+        if (!memory.access().allowsRemoteWrite()) {
             refuse(TcpRefusal.NOT_WRITABLE, -1);
         } else if (frameType != TcpFrame.WRITE
                 && (immReservation = targets.listener().reserveImm(peerAddress, imm)) == DomainListener.IMM_REFUSED) {
@@ -442,16 +457,8 @@ final class TcpInbound extends TcpConnection {
      * refused READ is NACKed in order. A READ carries no payload, so nothing is discarded.
      */
     private void serve(final boolean flagged) {
-        final TcpMemory memory = flagged ? null : targets.region(rkey);
-        if (flagged) {
-            refuse(TcpRefusal.MALFORMED, -1);
-        } else if (memory == null) {
-            refuse(TcpRefusal.UNKNOWN_KEY, -1);
-        } else if (!memory.contains(offset, length)) {
-            refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
-        } else if (!memory.access().allowsRemoteRead()) {
-            refuse(TcpRefusal.NOT_READABLE, -1);
-        } else {
+        final TcpMemory memory = addressed(flagged);
+        if (memory != null && memory.access().allowsRemoteRead()) {
             targets.serveRead(peerAddress, memory, offset, length, imm);
             if (staged.isEmpty()) {
                 answer(TcpFrame.ACK, 1, length);
@@ -459,6 +466,9 @@ final class TcpInbound extends TcpConnection {
                 staged.addLast(new StagedAnswer(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
             }
             return;
+        }
+        if (memory != null) {
+            refuse(TcpRefusal.NOT_READABLE, -1);
         }
         discard = 0;
     }
