@@ -189,36 +189,22 @@ public final class MoeDispatcher implements AutoCloseable {
         final MoeShape shape = link.shape;
         final int self = link.index;
         final List<ScatterTarget> rows = new ArrayList<>(shape.expertRanks());
+        final boolean routed = link.mode == ExchangeMode.ROUTED;
         long bytes = 0;
-        if (link.mode == ExchangeMode.ROUTED) {
-            for (int r = 0; r < shape.expertRanks(); r++) {
-                // the header travels in the same write as the rows: the imm that credits the rows also says how many
-                final long length = shape.headerBytes() + rowsOfRank[r] * shape.rowBytes();
-                rows.add(new ScatterTarget(
-                        expertRegions.get(r), length, r * shape.slotBytes(), self * shape.slotBytes()));
-                bytes += length;
-            }
-            link.complete(
-                    link.post(ScatterWrite.of(link.region, rows)
-                            .withGroup(group)
-                            .withImm(MoeImms.of(MoeImms.TOKENS, layer, self))),
-                    layer,
-                    MoeRole.EXPERT,
-                    "dispatching the tokens");
-        } else {
-            for (int r = 0; r < shape.expertRanks(); r++) {
-                rows.add(new ScatterTarget(
-                        expertRegions.get(r), shape.slotBytes(), r * shape.slotBytes(), self * shape.slotBytes()));
-                bytes += shape.slotBytes();
-            }
-            link.complete(
-                    link.post(ScatterWrite.of(link.region, rows)
-                            .withGroup(group)
-                            .withImm(MoeImms.of(MoeImms.TOKENS, layer, self))),
-                    layer,
-                    MoeRole.EXPERT,
-                    "dispatching the padded slots");
+        for (int r = 0; r < shape.expertRanks(); r++) {
+            // routed: the header travels in the same write as the rows, so the imm that credits the rows also says
+            // how many; padded: every slot whole, whatever it holds
+            final long length = routed ? shape.headerBytes() + rowsOfRank[r] * shape.rowBytes() : shape.slotBytes();
+            rows.add(new ScatterTarget(expertRegions.get(r), length, r * shape.slotBytes(), self * shape.slotBytes()));
+            bytes += length;
         }
+        link.complete(
+                link.post(ScatterWrite.of(link.region, rows)
+                        .withGroup(group)
+                        .withImm(MoeImms.of(MoeImms.TOKENS, layer, self))),
+                layer,
+                MoeRole.EXPERT,
+                routed ? "dispatching the tokens" : "dispatching the padded slots");
         return bytes;
     }
 
