@@ -50,6 +50,12 @@ final class FabricOps {
     private static final int CHUNK = 1 << CHUNK_SHIFT;
 
     private final Arena arena;
+    /**
+     * The context of writes posted without a completion ({@link #uncounted}): no slot's, so that a completion a
+     * provider wrote for one anyway is never taken for a slot's (its index is -1).
+     */
+    private final MemorySegment uncountedContext;
+
     private final int maxChunks;
     private final boolean tagged;
     private MemorySegment[] chunks = new MemorySegment[0];
@@ -77,6 +83,8 @@ final class FabricOps {
         this.arena = arena;
         this.tagged = tagged;
         this.maxChunks = Math.max(1, (maxSlots + CHUNK - 1) >>> CHUNK_SHIFT);
+        this.uncountedContext = arena.allocate(SLOT_BYTES, 64);
+        uncountedContext.set(JAVA_INT, SLOT_INDEX, -1);
     }
 
     private static long roundUp(final long value, final long to) {
@@ -161,6 +169,14 @@ final class FabricOps {
         m.set(JAVA_LONG, msg + MSG_RMA_RMA_IOV_COUNT, 1);
         m.set(JAVA_LONG, msg + MSG_RMA_CONTEXT, base);
         m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
+    }
+
+    /**
+     * Gives a prepared write the shared context of writes posted without FI_COMPLETION: the slot is released when its
+     * post returns, so the provider must never hand its own context back (see {@link #uncountedContext}).
+     */
+    void uncounted(final int slot) {
+        FabricLibrary.NATIVE.set(JAVA_LONG, address(slot) + SLOT_MSG + MSG_RMA_CONTEXT, uncountedContext.address());
     }
 
     /** Points a prepared write, read or send at the peer's fi_addr_t {@code fiAddr} (it changes when the peer is reset). */
