@@ -100,7 +100,8 @@ class FabricOutsiderTest {
             bytes.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
         }
         final MemoryRegion src = member.register(bytes, Device.host());
-        final InetSocketAddress endpoint = new InetSocketAddress(InetAddress.getLoopbackAddress(), port(receiver.mainAddress()));
+        final InetSocketAddress endpoint =
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), port(receiver.mainAddress()));
 
         final Random random = new Random(16);
         for (int i = 0; i < IDLE; i++) {
@@ -129,12 +130,7 @@ class FabricOutsiderTest {
         System.out.printf(
                 "fabric/tcp outsider: %d idle connections held, %d garbage connections sent; %d of %d member writes"
                         + " failed in %d ms; heap %d MB after GC%n",
-                IDLE,
-                GARBAGE,
-                failed,
-                WRITES,
-                writeMillis,
-                heap >> 20);
+                IDLE, GARBAGE, failed, WRITES, writeMillis, heap >> 20);
         assertThat(failed)
                 .as("member writes failed with the outsider connected")
                 .isZero();
