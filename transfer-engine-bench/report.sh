@@ -137,7 +137,7 @@ echo "{\"meta\":{\"date\":\"$(date -u +%FT%TZ)\",\"kernel\":\"$(uname -r)\",\"cp
 say "# $(tail -1 "$jsonl")"
 
 # sender failure -> receiver failure (docs/delivery-contract.md), one JMH trial per transport; libfabric 2.1 by the
-# library path (the benchmark has no options parameter)
+# library path (as the other cases; -p options=fabric.library=PATH would name it too)
 nack() {
   local name=$1; shift
   local text=$OUT/$name.txt
