@@ -47,10 +47,16 @@ final class DomainGroup implements Agent {
     private static final int CONTROL_DRAIN_LIMIT = 8;
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
     /**
-     * How long closing polls the NICs after it posted negative acknowledgements, so that they leave (a tcp peer may
-     * need a connection and its handshake first); closing without any waits for nothing.
+     * How long closing polls the NICs after it posted negative acknowledgements, so that they leave; closing without
+     * any waits for nothing.
      */
     private static final long CLOSE_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /**
+     * How long closing goes on polling while a NIC says an acknowledgement has not left yet: a tcp peer may need a
+     * connection and its TLS handshake first, which takes longer than {@link #CLOSE_FLUSH_NANOS} on a loaded host.
+     */
+    private static final long CLOSE_FLUSH_PENDING_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
@@ -520,12 +526,14 @@ final class DomainGroup implements Agent {
     }
 
     /**
-     * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), so
-     * that negative acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
+     * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), and
+     * up to {@link #CLOSE_FLUSH_PENDING_NANOS} while one says an acknowledgement has not left yet, so that negative
+     * acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
      */
     private void flushControl() {
-        final long until = System.nanoTime() + CLOSE_FLUSH_NANOS;
-        while (System.nanoTime() - until < 0) {
+        final long start = System.nanoTime();
+        long elapsed = 0;
+        while (elapsed < CLOSE_FLUSH_NANOS || (elapsed < CLOSE_FLUSH_PENDING_NANOS && abandonmentsPending())) {
             for (final Domain domain : domains) {
                 try {
                     domain.poll();
@@ -534,7 +542,17 @@ final class DomainGroup implements Agent {
                     errors.warn("polling " + domain.description() + " while closing failed", e);
                 }
             }
+            elapsed = System.nanoTime() - start;
         }
+    }
+
+    private boolean abandonmentsPending() {
+        for (final Domain domain : domains) {
+            if (domain.abandonmentsPending()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void closeNics() {

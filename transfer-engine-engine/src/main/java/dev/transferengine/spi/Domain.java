@@ -170,6 +170,19 @@ public interface Domain extends AutoCloseable {
     }
 
     /**
+     * Whether a negative acknowledgement posted through {@link #abandonImm} is still on its way out, e.g. waiting
+     * for a connection and its handshake. A closing engine polls for a short while in any case and, while this says
+     * true, longer up to a bound. Worker thread; must not allocate.
+     *
+     * <p>The default, for a transport that cannot tell, says false: closing then polls for the short while only.
+     *
+     * @return true while an acknowledgement has not left this NIC
+     */
+    default boolean abandonmentsPending() {
+        return false;
+    }
+
+    /**
      * This NIC's counts of failed handshakes, refused connections and requests, closed connections and evicted peers
      * (see {@link dev.transferengine.TransportEvent}), always the same categories and reasons in the same order.
      * Any thread; allocates the list.

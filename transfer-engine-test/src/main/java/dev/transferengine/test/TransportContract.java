@@ -772,6 +772,10 @@ public abstract class TransportContract {
                     flooded.add(flooder.send(receiver.mainAddress(), "flood".getBytes()));
                 }
                 done(member.send(receiver.mainAddress(), ("member " + round).getBytes()));
+                // the member stays within its own share: its next message waits until the application took this one
+                // (else a slow callback thread leaves the member holding its share and tcp rightly refuses it)
+                final int landed = round + 2;
+                await().atMost(WAIT).until(() -> fromMember.get() == landed);
             }
 
             int floodLanded = 1;

@@ -224,6 +224,11 @@ abstract class TcpConnection {
         return writes + afterFlush();
     }
 
+    /** Whether encoded bytes (or a large payload, or TLS records) wait to be written. */
+    final boolean unwritten() {
+        return out.position() < encoded || large != null || (tls != null && tls.pendingOutput());
+    }
+
     /** Streams {@code source[from, to)} after the bytes encoded so far. */
     final void startLarge(final MemorySegment source, final long from, final long to) {
         largeSource = source;

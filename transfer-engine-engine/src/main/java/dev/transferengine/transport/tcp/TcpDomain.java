@@ -376,6 +376,12 @@ final class TcpDomain implements Domain, TcpRequests {
         peers.withdraw(token);
     }
 
+    /** Worker thread: whether a connection still holds frames not yet written, ABANDON frames among them. */
+    @Override
+    public boolean abandonmentsPending() {
+        return peers.unsent();
+    }
+
     /** Worker thread; idempotent. Fails everything posted with {@link EngineClosedException}. */
     @Override
     public void close() {

@@ -116,6 +116,11 @@ final class TcpOutbound extends TcpConnection {
         return queued.size() + awaiting.size();
     }
 
+    /** Whether frames wait to be written: queued (also while connecting) or encoded and not yet sent. */
+    boolean unsent() {
+        return !closed() && (!queued.isEmpty() || unwritten());
+    }
+
     /** Requests queued or awaiting their answer: runs of pieces with one token; what tcp.maxQueuedPerPeer bounds. */
     int requests() {
         return openRequests;

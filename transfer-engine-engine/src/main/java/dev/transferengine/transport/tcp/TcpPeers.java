@@ -106,6 +106,17 @@ final class TcpPeers {
         }
     }
 
+    /** Whether a connection of ours still holds frames not yet written (queued, encoded, or waiting to connect). */
+    boolean unsent() {
+        for (int i = 0; i < slots.size(); i++) {
+            final TcpOutbound outbound = outboundAt(i);
+            if (outbound != null && outbound.unsent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Closes every connection as the domain closes; what they still held fails. */
     void closeAll() {
         for (final TcpPeer peer : slots) {
