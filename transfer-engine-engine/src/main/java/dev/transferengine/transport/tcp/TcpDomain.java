@@ -68,6 +68,12 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long SERVE_TOKEN = -2L;
     /** At most this many polls in a row read the busy connection without a select. */
     private static final int SELECT_EVERY = 4;
+    /**
+     * Reads of the busy connection that may find nothing before it is busy no more: a request/reply exchange keeps
+     * it (a round trip is a few dozen polls), a connection that carried one early message and fell silent (the
+     * descriptor a peer sent back) stops costing each poll a read that returns nothing.
+     */
+    private static final int BUSY_PATIENCE = 256;
     /** The ready set {@link #dispatch} gets for a read of the busy connection that no select reported. */
     private static final int READ_UNSELECTED = 0;
 
@@ -102,6 +108,8 @@ final class TcpDomain implements Domain, TcpRequests {
     private @Nullable TcpInbound busy;
     /** Polls since the last select. */
     private int unselected;
+    /** Reads of the busy connection in a row that found nothing; at {@value #BUSY_PATIENCE} it is busy no more. */
+    private int idleReads;
 
     private long now;
     private long lastSweep;
@@ -140,8 +148,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 buffers,
                 new TcpIo.Identity(new TcpAuthenticator(settings.keys()), id, address, description),
                 counters,
-                context.config().tls(),
-                settings.answerDelayPolls());
+                context.config().tls());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,
@@ -346,6 +353,12 @@ final class TcpDomain implements Domain, TcpRequests {
         final TcpInbound direct = busy;
         if (direct != null && ++unselected < SELECT_EVERY && direct.readsUnselected()) {
             dispatch(direct.key, READ_UNSELECTED);
+            if (selectedWork > 0) {
+                idleReads = 0;
+            } else if (++idleReads >= BUSY_PATIENCE) {
+                busy = null;
+                idleReads = 0;
+            }
         } else {
             unselected = 0;
             try {
@@ -626,8 +639,9 @@ final class TcpDomain implements Domain, TcpRequests {
             try {
                 final int work = readyOps == READ_UNSELECTED ? connection.onReadable() : connection.onReady(readyOps);
                 selectedWork += work;
-                if (work > 0 && connection instanceof TcpInbound inbound && inbound.tls == null) {
+                if (work > 0 && connection instanceof TcpInbound inbound && inbound.tls == null && busy != inbound) {
                     busy = inbound;
+                    idleReads = 0;
                 }
             } catch (final IOException e) {
                 io.lost(connection, e);

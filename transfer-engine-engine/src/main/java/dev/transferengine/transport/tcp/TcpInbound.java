@@ -289,7 +289,6 @@ final class TcpInbound extends TcpConnection {
                 if (!hasAnswerRoom()) {
                     paused = true;
                     updateInterest();
-                    io.flushAnswersSoon();
                     return frames;
                 }
                 if (!(page ? beginPage() : begin())) {

@@ -48,13 +48,6 @@ final class TcpIo {
 
     private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
 
-    /** Polls answers may wait for a request to leave first ({@code tcp.answerDelayPolls}). */
-    private final int answerDelayPolls;
-    /** Flush steps the scheduled answers have waited so far. */
-    private int answerWaits;
-    /** An inbound connection stopped reading for want of room for answers: they leave at the next flush step. */
-    private boolean answersUrgent;
-
     /** The parts of this side's identity travel together: they are fixed for the NIC's life. */
     record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {}
 
@@ -63,10 +56,8 @@ final class TcpIo {
             final TcpBuffers buffers,
             final Identity identity,
             final TcpCounters counters,
-            final @Nullable TransportTls tls,
-            final int answerDelayPolls) {
+            final @Nullable TransportTls tls) {
         this.selector = selector;
-        this.answerDelayPolls = answerDelayPolls;
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
         this.incarnation = identity.incarnation();
@@ -160,28 +151,13 @@ final class TcpIo {
         return !toFlush.isEmpty() || !answersToFlush.isEmpty();
     }
 
-    /** The answers scheduled leave at the next flush step, without waiting for a request: a connection needs room. */
-    void flushAnswersSoon() {
-        answersUrgent = true;
-    }
-
     /**
      * Flushes the connections scheduled since the last flush step, requests before answers: on the path of a
      * request/reply exchange (an imm answered by an imm) the reply is what the peer waits for, the answer to its
-     * request only completes it. Answers leave right behind requests, or once they waited {@code answerDelayPolls}
-     * flush steps for one: a reply the application posts as soon as the request's imm arrives then leaves first
-     * instead of queueing behind the answer's write, which on loopback costs as much as the reply's own, and the
-     * answers to requests that keep coming leave together. A connection that fails is lost.
+     * request only completes it. A connection that fails is lost.
      */
     int flushScheduled() {
-        final boolean requests = !toFlush.isEmpty();
-        int work = requests ? flush(toFlush) : 0;
-        if (!answersToFlush.isEmpty() && (requests || answersUrgent || ++answerWaits > answerDelayPolls)) {
-            answerWaits = 0;
-            answersUrgent = false;
-            work += flush(answersToFlush);
-        }
-        return work;
+        return flush(toFlush) + flush(answersToFlush);
     }
 
     private int flush(final List<TcpConnection> scheduled) {

@@ -31,9 +31,6 @@ import org.jspecify.annotations.Nullable;
  * @param idleTimeoutNanos       how long a connection may carry nothing before it is closed; 0 never
  * @param keys                   accepted cluster keys, decoded, the first proving this side; empty for none
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
- * @param answerDelayPolls       polls the ACKs and NACKs of a NIC may wait for one of its requests to leave first,
- *                              so that a reply posted at once is not queued behind the answers' write (and the
- *                              answers to a run of requests leave in one write); 0 answers at the next poll
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -46,8 +43,7 @@ record TcpSettings(
         long frameTimeoutNanos,
         long idleTimeoutNanos,
         List<byte[]> keys,
-        boolean insecure,
-        int answerDelayPolls) {
+        boolean insecure) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -61,7 +57,6 @@ record TcpSettings(
     static final String CLUSTER_KEY = "tcp.clusterKey";
     static final String CLUSTER_KEY_FILE = "tcp.clusterKeyFile";
     static final String INSECURE = "tcp.insecure";
-    static final String ANSWER_DELAY_POLLS = "tcp.answerDelayPolls";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -102,8 +97,7 @@ record TcpSettings(
                 number(config, FRAME_TIMEOUT, 30_000, 1) * MILLIS,
                 number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
                 keys(config),
-                Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
-                (int) number(config, ANSWER_DELAY_POLLS, 8, 0));
+                Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
     }
 
     /**
