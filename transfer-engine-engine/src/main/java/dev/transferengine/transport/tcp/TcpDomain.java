@@ -66,6 +66,16 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long ABANDON_TOKEN = -1L;
     /** The token of READ_DATA frames this side streams back to a reader: no engine operation waits for them. */
     private static final long SERVE_TOKEN = -2L;
+    /** At most this many polls in a row read the busy connection without a select. */
+    private static final int SELECT_EVERY = 4;
+    /**
+     * Reads of the busy connection that may find nothing before it is busy no more: a request/reply exchange keeps
+     * it (a round trip is a few dozen polls), a connection that carried one early message and fell silent (the
+     * descriptor a peer sent back) stops costing each poll a read that returns nothing.
+     */
+    private static final int BUSY_PATIENCE = 256;
+    /** The ready set {@link #dispatch} gets for a read of the busy connection that no select reported. */
+    private static final int READ_UNSELECTED = 0;
 
     private final DomainContext context;
     private final DomainListener listener;
@@ -90,6 +100,17 @@ final class TcpDomain implements Domain, TcpRequests {
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
     private int selectedWork;
+    /**
+     * The plain inbound connection that last brought a request: polls read it straight away and select only every
+     * {@value #SELECT_EVERY}th time, so a request on it costs one syscall (the read) rather than two (the select
+     * that reports it, then the read), and an idle poll one either way. Null until one brought a request.
+     */
+    private @Nullable TcpInbound busy;
+    /** Polls since the last select. */
+    private int unselected;
+    /** Reads of the busy connection in a row that found nothing; at {@value #BUSY_PATIENCE} it is busy no more. */
+    private int idleReads;
+
     private long now;
     private long lastSweep;
     private boolean closed;
@@ -329,10 +350,22 @@ final class TcpDomain implements Domain, TcpRequests {
         now = nanoClock.getAsLong();
         int work = io.flushScheduled();
         selectedWork = 0;
-        try {
-            io.selector().selectNow(onSelected);
-        } catch (final IOException e) {
-            fail("selector failed: " + e);
+        final TcpInbound direct = busy;
+        if (direct != null && ++unselected < SELECT_EVERY && direct.readsUnselected()) {
+            dispatch(direct.key, READ_UNSELECTED);
+            if (selectedWork > 0) {
+                idleReads = 0;
+            } else if (++idleReads >= BUSY_PATIENCE) {
+                busy = null;
+                idleReads = 0;
+            }
+        } else {
+            unselected = 0;
+            try {
+                io.selector().selectNow(onSelected);
+            } catch (final IOException e) {
+                fail("selector failed: " + e);
+            }
         }
         io.readAgain(onReadAgain);
         work += staging.poll(this) + acceptor.drainStaged();
@@ -612,7 +645,12 @@ final class TcpDomain implements Domain, TcpRequests {
             }
         } else if (key.attachment() instanceof TcpConnection connection) {
             try {
-                selectedWork += connection.onReady(readyOps);
+                final int work = readyOps == READ_UNSELECTED ? connection.onReadable() : connection.onReady(readyOps);
+                selectedWork += work;
+                if (work > 0 && connection instanceof TcpInbound inbound && inbound.tls == null && busy != inbound) {
+                    busy = inbound;
+                    idleReads = 0;
+                }
             } catch (final IOException e) {
                 io.lost(connection, e);
                 selectedWork++;

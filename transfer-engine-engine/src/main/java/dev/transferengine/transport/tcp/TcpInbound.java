@@ -89,6 +89,8 @@ final class TcpInbound extends TcpConnection {
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     /** The pages of the WRITEV or WRITEV_IMM frame being read. */
     private final TcpPages pages = new TcpPages();
+    /** The region of that frame's rkey, once its first page looked it up; null before. */
+    private @Nullable TcpMemory pageRegion;
 
     private final TcpTargets targets;
     private final TcpLanding landing;
@@ -103,6 +105,8 @@ final class TcpInbound extends TcpConnection {
     private boolean starved;
 
     private boolean lastPayloadLarge;
+    /** The last socket read returned less than it had room for: the socket is empty (plain TCP only). */
+    private boolean drained;
     /** The request being read is a page of a WRITEV frame: its ACK may extend the one before. */
     private boolean paging;
 
@@ -201,8 +205,20 @@ final class TcpInbound extends TcpConnection {
             if (read == 0) {
                 break;
             }
+            touch(); // bytes came, whether or not a select reported them
+            if (drained) {
+                // The socket had less than there was room for, so another read now would only return 0: a syscall
+                // saved on the path of every small request (an imm's round trip pays it twice).
+                frames += consume();
+                break;
+            }
         }
         return frames;
+    }
+
+    /** True if the domain may read this connection without a select: plain, open and reading. */
+    boolean readsUnselected() {
+        return tls == null && !closed() && readInterest() != 0;
     }
 
     @Override
@@ -218,12 +234,17 @@ final class TcpInbound extends TcpConnection {
     private long readIntoBuffer() throws IOException {
         compactIn(ANSWER_ROOM);
         if (state != AT_HEADER || !lastPayloadLarge) {
-            return read(in);
+            final int room = in.remaining();
+            final int read = read(in);
+            drained = tls == null && read < room;
+            return read;
         }
         // Read just the next header: if another large payload follows, it then lands in place, not in here.
         in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
+        final int room = in.remaining();
         final int read = read(in);
         in.limit(in.capacity());
+        drained = tls == null && read < room;
         return read;
     }
 
@@ -244,8 +265,10 @@ final class TcpInbound extends TcpConnection {
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
+        final long room = (long) window.remaining() + in.remaining();
         final long read = read(scatter);
         in.limit(in.capacity());
+        drained = tls == null && read < room;
         final int placed = window.position() - before;
         position += placed;
         if (device && placed > 0) {
@@ -342,6 +365,7 @@ final class TcpInbound extends TcpConnection {
                     return malformed(problem);
                 }
                 inHead += TcpFrame.HEADER_LENGTH; // its pages follow, each with its page header
+                pageRegion = null;
             }
             case TcpFrame.SEND -> {
                 if (frameLength < 0 || frameLength > Integer.MAX_VALUE) {
@@ -422,7 +446,7 @@ final class TcpInbound extends TcpConnection {
      * out of bounds (the checks both share, in this order).
      */
     private @Nullable TcpMemory addressed(final boolean flagged) {
-        final TcpMemory memory = flagged ? null : targets.region(rkey);
+        final TcpMemory memory = flagged ? null : paging ? pageRegion() : targets.region(rkey);
         if (flagged) {
             refuse(TcpRefusal.MALFORMED, -1);
         } else if (memory == null) {
@@ -450,6 +474,19 @@ final class TcpInbound extends TcpConnection {
         } else {
             place(memory, offset);
         }
+    }
+
+    /**
+     * The region under the rkey of the WRITEV frame being read, looked up once per frame: its pages all name that
+     * key, and a region deregistered meanwhile is retired, so a live one found before is still the one registered.
+     */
+    private @Nullable TcpMemory pageRegion() {
+        TcpMemory memory = pageRegion;
+        if (memory == null || !memory.live()) {
+            memory = targets.region(rkey);
+            pageRegion = memory;
+        }
+        return memory;
     }
 
     /**

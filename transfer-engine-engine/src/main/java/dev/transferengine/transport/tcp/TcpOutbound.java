@@ -320,6 +320,7 @@ final class TcpOutbound extends TcpConnection {
         int frames = 0;
         for (int reads = 0; reads < READS_PER_EVENT && !closed(); reads++) {
             compactIn(TcpFrame.HEADER_LENGTH + TcpFrame.MAX_HELLO_PAYLOAD);
+            final int room = in.remaining();
             final int read = read(in);
             if (read < 0) {
                 lost(
@@ -338,6 +339,9 @@ final class TcpOutbound extends TcpConnection {
                 break;
             }
             frames += parse();
+            if (tls == null && read < room) {
+                break; // the socket is empty: another read now would only return 0
+            }
         }
         return frames;
     }
