@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * buffer, and the records a read brought in are decrypted where they lie: only the unfinished record at the end moves,
  * once, before the next read (issue 16, item 7). The buffers stay on the heap: JSSE's AES-GCM takes its AES-NI path
  * on arrays, and through 768-byte copies on direct buffers. Delegated tasks (certificate checks) run inline on the
- * worker. Worker thread only.
+ * worker. Once the connection is authenticated, {@link #pipeline} hands the socket to a thread of its own
+ * ({@link TcpTlsPipe}): the buffers for encrypted bytes then come from its rings and this class no longer calls the
+ * socket, so wraps and unwraps here overlap with its system calls. Worker thread only.
  */
 final class TcpTls {
 
