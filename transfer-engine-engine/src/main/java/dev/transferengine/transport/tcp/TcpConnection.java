@@ -350,10 +350,12 @@ abstract class TcpConnection {
             return;
         }
         closed = true;
-        if (tls != null) {
-            tls.close();
-        }
         key.cancel();
+        if (tls != null && tls.close()) {
+            // The TLS socket's own thread closes it, after the records queued before (a close's last frames).
+            io.onClosed(this);
+            return;
+        }
         try {
             channel.close();
         } catch (final IOException ignored) {

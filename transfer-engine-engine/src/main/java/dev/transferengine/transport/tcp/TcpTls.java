@@ -312,12 +312,17 @@ final class TcpTls {
         return running == null ? null : running.failure();
     }
 
-    /** Stops the socket's thread, if any; the caller closes the socket. Idempotent. */
-    void close() {
+    /**
+     * Once pipelined: stops the socket's thread, which closes the socket after offering it the records queued
+     * before; returns false if not pipelined (the caller closes the socket). Idempotent.
+     */
+    boolean close() {
         final TcpTlsPipe running = pipe;
-        if (running != null) {
-            running.close();
+        if (running == null) {
+            return false;
         }
+        running.close();
+        return true;
     }
 
     /** Writes waiting encrypted bytes and moves the TLS handshake on; true once nothing waits. */

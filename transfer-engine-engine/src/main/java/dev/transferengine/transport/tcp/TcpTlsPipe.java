@@ -52,6 +52,8 @@ final class TcpTlsPipe implements Runnable {
     private volatile boolean ended;
 
     private volatile @Nullable Throwable failure;
+    /** The thread is past its loop: from now on {@link #close} closes the socket itself. */
+    private volatile boolean exited;
 
     // The thread's own state.
     private @Nullable ByteBuffer writing;
@@ -130,10 +132,18 @@ final class TcpTlsPipe implements Runnable {
         return stopped ? null : failure;
     }
 
-    /** Worker: stops the thread; it closes its selector on its way out. Idempotent. */
+    /**
+     * Worker: stops the thread and closes the socket once what the worker queued before was offered to it (one
+     * non-blocking attempt, so the frames of a close, e.g. a negative acknowledgement, still leave); the thread closes
+     * the socket on its way out, or this call does if the thread has gone already. Idempotent, never blocks.
+     */
     void close() {
         stopped = true;
         selector.wakeup();
+        // Both sides write their flag, then read the other's (volatile, so in one order): at least one closes.
+        if (exited) {
+            closeChannel();
+        }
     }
 
     @Override
@@ -150,7 +160,26 @@ final class TcpTlsPipe implements Runnable {
             // The worker fails the connection with it: the thread never ends silently.
             failure = e;
         } finally {
+            try {
+                if (stopped && failure == null) {
+                    write();
+                }
+            } catch (final IOException | RuntimeException e) {
+                // Best effort: the connection is closing either way.
+            }
             TcpAcceptor.closeQuietly(selector);
+            exited = true;
+            if (stopped) {
+                closeChannel();
+            }
+        }
+    }
+
+    private void closeChannel() {
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // The socket is being discarded; there is nothing left to tell its peer.
         }
     }
 
