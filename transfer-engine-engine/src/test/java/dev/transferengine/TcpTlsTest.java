@@ -87,6 +87,29 @@ class TcpTlsTest {
     }
 
     @Test
+    void eachAuthenticatedTlsConnectionGetsANamedSocketThreadThatEndsWithTheEngines() throws Exception {
+        final TransferEngine sender = engine(TlsFixture.trusted());
+        final TransferEngine receiver = engine(TlsFixture.trusted());
+        final MemoryRegion source = sender.register(arena.allocate(1 << 20, 4096), Device.host());
+        final MemoryRegion target = receiver.register(arena.allocate(1 << 20, 4096), Device.host());
+
+        sender.submit(SingleWrite.of(source, 0, source.length(), target.descriptor(), 0))
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        // the sender's connection and the receiver's accepted one: both ends of the one authenticated connection
+        assertThat(socketThreads()).isEqualTo(2);
+        sender.close();
+        receiver.close();
+        await().atMost(WAIT).until(() -> socketThreads() == 0);
+    }
+
+    private static long socketThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.isAlive() && thread.getName().startsWith("te-tls-io "))
+                .count();
+    }
+
+    @Test
     void aPeerWithoutTlsIsRefusedAndCountedByTheTlsSide() {
         final TransferEngine secured = engine(TlsFixture.trusted());
         final TransferEngine plain = engine(null);

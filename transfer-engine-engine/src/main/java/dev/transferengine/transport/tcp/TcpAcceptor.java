@@ -310,6 +310,12 @@ final class TcpAcceptor implements TcpTargets {
             return;
         }
         inbound.add(connection);
+        try {
+            connection.pipelineTls(remote);
+        } catch (final IOException e) {
+            connection.lost("the TLS socket's thread could not start: " + e, e);
+            return;
+        }
         final TcpPeer peer = peers.find(announced);
         if (peer != null) {
             peers.recordIncarnation(peer, peerIncarnation);

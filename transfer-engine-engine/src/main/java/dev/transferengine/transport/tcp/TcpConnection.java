@@ -127,9 +127,45 @@ abstract class TcpConnection {
         if (wire.pendingOutput()) {
             writeInterest(true);
         }
-        if (wire.pendingInput() && (readInterest() & SelectionKey.OP_READ) != 0) {
+        if (!wire.pipelined() && wire.pendingInput() && (readInterest() & SelectionKey.OP_READ) != 0) {
             io.readAgain(key);
         }
+    }
+
+    /**
+     * Hands a TLS connection's socket to a thread of its own once the peer is authenticated, so that record crypto
+     * on the worker runs beside the socket's system calls (issue 16 item 7); plain connections stay as they are. The
+     * selector then reports nothing for this connection: {@link TcpIo#pollPipelined} asks {@link #pipelinedOps()}.
+     *
+     * @throws IOException if the thread's selector cannot be had: the connection fails
+     */
+    final void pipelineTls(final String peer) throws IOException {
+        final TcpTls wire = tls;
+        if (wire == null || wire.pipelined() || closed) {
+            return;
+        }
+        wire.pipeline(TcpThreads.FACTORY, "te-tls-io " + io.description() + " <-> " + peer);
+        io.pipelined(this);
+        updateInterest();
+    }
+
+    /**
+     * What a pipelined TLS connection is ready for, as the selector would report it: OP_READ while records or the
+     * end of the stream wait and reading is wanted, OP_WRITE while output waits and a buffer is free.
+     */
+    final int pipelinedOps() {
+        final TcpTls wire = tls;
+        if (wire == null || closed) {
+            return 0;
+        }
+        int ops = 0;
+        if ((readInterest() & SelectionKey.OP_READ) != 0 && wire.pendingInput()) {
+            ops |= SelectionKey.OP_READ;
+        }
+        if (writeInterest && wire.writable()) {
+            ops |= SelectionKey.OP_WRITE;
+        }
+        return ops;
     }
 
     /** Reads plain bytes, through TLS if the connection has it. */
@@ -320,6 +356,11 @@ abstract class TcpConnection {
         }
         closed = true;
         key.cancel();
+        if (tls != null && tls.close()) {
+            // The TLS socket's own thread closes it, after the records queued before (a close's last frames).
+            io.onClosed(this);
+            return;
+        }
         try {
             channel.close();
         } catch (final IOException ignored) {
@@ -339,9 +380,12 @@ abstract class TcpConnection {
     }
 
     final void updateInterest() {
-        if (!closed) {
-            key.interestOps(readInterest() | (writeInterest ? SelectionKey.OP_WRITE : 0));
+        if (closed) {
+            return;
         }
+        // A pipelined TLS socket's own thread waits on it; TcpIo.pollPipelined asks pipelinedOps instead.
+        key.interestOps(
+                tls != null && tls.pipelined() ? 0 : readInterest() | (writeInterest ? SelectionKey.OP_WRITE : 0));
     }
 
     private void writeInterest(final boolean wanted) {

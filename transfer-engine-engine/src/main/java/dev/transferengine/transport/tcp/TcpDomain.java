@@ -32,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.ObjIntConsumer;
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -97,6 +98,7 @@ final class TcpDomain implements Domain, TcpRequests {
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final Consumer<SelectionKey> onReadAgain = this::onReadAgain;
+    private final ObjIntConsumer<SelectionKey> onPipelined = this::onPipelined;
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
     private int selectedWork;
@@ -368,6 +370,7 @@ final class TcpDomain implements Domain, TcpRequests {
             }
         }
         io.readAgain(onReadAgain);
+        io.pollPipelined(onPipelined);
         work += staging.poll(this) + acceptor.drainStaged();
         work += selectedWork;
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
@@ -618,6 +621,12 @@ final class TcpDomain implements Domain, TcpRequests {
     private void onSelected(final SelectionKey key) {
         if (key.isValid()) {
             dispatch(key, key.readyOps());
+        }
+    }
+
+    private void onPipelined(final SelectionKey key, final int readyOps) {
+        if (key.isValid()) {
+            dispatch(key, readyOps);
         }
     }
 

@@ -10,7 +10,9 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
@@ -47,6 +49,9 @@ final class TcpIo {
     private ArrayList<SelectionKey> readAgain = new ArrayList<>();
 
     private ArrayList<SelectionKey> readingAgain = new ArrayList<>();
+
+    /** TLS connections whose socket has its own thread: asked every poll step, as the selector does not see them. */
+    private final ArrayList<TcpConnection> pipelined = new ArrayList<>();
 
     /** The parts of this side's identity travel together: they are fixed for the NIC's life. */
     record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {}
@@ -90,6 +95,41 @@ final class TcpIo {
     /** This side's encoded address, sent in its HELLO and CHALLENGE. */
     byte[] addressBytes() {
         return addressBytes;
+    }
+
+    /** The NIC, for logs and thread names. */
+    String description() {
+        return description;
+    }
+
+    /** {@code connection}'s TLS socket got its own thread: {@link #pollPipelined} reports its readiness. */
+    void pipelined(final TcpConnection connection) {
+        pipelined.add(connection);
+    }
+
+    /**
+     * Dispatches the pipelined TLS connections that have records to decrypt or room to encrypt into, and fails
+     * those whose socket thread failed; forgets closed ones. Once per poll step.
+     */
+    void pollPipelined(final ObjIntConsumer<SelectionKey> dispatch) {
+        for (int i = pipelined.size() - 1; i >= 0; i--) {
+            final TcpConnection connection = pipelined.get(i);
+            if (connection.closed()) {
+                pipelined.set(i, pipelined.getLast());
+                pipelined.removeLast();
+                continue;
+            }
+            final TcpTls wire = Objects.requireNonNull(connection.tls);
+            final Throwable failure = wire.pipeFailure();
+            if (failure != null) {
+                connection.lost("TLS socket failed: " + failure, failure);
+                continue;
+            }
+            final int ops = connection.pipelinedOps();
+            if (ops != 0) {
+                dispatch.accept(connection.key, ops);
+            }
+        }
     }
 
     /** Counts a refused connection or request, and logs it rate limited. */
@@ -214,6 +254,7 @@ final class TcpIo {
         answersToFlush.clear();
         closedConnections.clear();
         readAgain.clear();
+        pipelined.clear();
     }
 
     /** A connection's socket or TLS failed: TLS failures are counted, as they end handshakes mostly. */

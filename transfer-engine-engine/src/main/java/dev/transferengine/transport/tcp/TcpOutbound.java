@@ -457,6 +457,12 @@ final class TcpOutbound extends TcpConnection {
         outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
         out.put(encoded + TcpFrame.HEADER_LENGTH, io.authenticator().prove(false, handshake));
         encoded += TcpFrame.HEADER_LENGTH + TcpAuthenticator.PROOF_LENGTH;
+        try {
+            pipelineTls(peer.toString());
+        } catch (final IOException e) {
+            lost("the TLS socket's thread could not start: " + e, e);
+            return false;
+        }
         markDirty();
         requests.onOutboundHello(peer, incarnation);
         return true;

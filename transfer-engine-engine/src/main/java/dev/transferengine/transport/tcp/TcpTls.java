@@ -5,9 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS between one non-blocking socket and the frame protocol: {@link #read} and {@link #write} take and give plain
@@ -24,7 +28,9 @@ import javax.net.ssl.SSLException;
  * buffer, and the records a read brought in are decrypted where they lie: only the unfinished record at the end moves,
  * once, before the next read (issue 16, item 7). The buffers stay on the heap: JSSE's AES-GCM takes its AES-NI path
  * on arrays, and through 768-byte copies on direct buffers. Delegated tasks (certificate checks) run inline on the
- * worker. Worker thread only.
+ * worker. Once the connection is authenticated, {@link #pipeline} hands the socket to a thread of its own
+ * ({@link TcpTlsPipe}): the buffers for encrypted bytes then come from its rings and this class no longer calls the
+ * socket, so wraps and unwraps here overlap with its system calls. Worker thread only.
  */
 final class TcpTls {
 
@@ -64,6 +70,18 @@ final class TcpTls {
     private final ByteBuffer[] single = {NOTHING[0]};
     /** The encrypted-byte buffers grew to {@value #RECORDS_PER_IO} records. */
     private boolean grown;
+
+    /**
+     * The socket's thread once the connection is authenticated ({@link #pipeline}), null before: then {@link #netIn}
+     * and {@link #netOut} are buffers of its rings, and this class no longer touches the socket.
+     */
+    private @Nullable TcpTlsPipe pipe;
+
+    /** {@link #netIn} while no ring buffer is held: empty, no capacity (ring buffers have some). */
+    private final ByteBuffer noIn = ByteBuffer.allocate(0);
+
+    /** {@link #netOut} while no ring buffer is held: empty, no capacity (ring buffers have some). */
+    private final ByteBuffer noOut = ByteBuffer.allocate(0);
 
     TcpTls(final SocketChannel channel, final SSLEngine engine) throws SSLException {
         this.channel = channel;
@@ -241,9 +259,70 @@ final class TcpTls {
         return taken;
     }
 
-    /** Encrypted bytes wait for the socket: keep OP_WRITE interest and call {@link #flush()} when writable. */
+    /**
+     * Encrypted bytes wait for the socket: keep OP_WRITE interest and call {@link #flush()} when writable. Once
+     * pipelined: no buffer is free to encrypt into, call {@link #flush()} when {@link #writable()}.
+     */
     boolean pendingOutput() {
-        return netOut.hasRemaining();
+        return netOut.hasRemaining() || (pipe != null && netOut.capacity() == 0);
+    }
+
+    /**
+     * Starts the socket's own thread (made by {@code threads}, named {@code name}): from now on the worker only
+     * encrypts and decrypts, the thread reads and writes (see {@link TcpTlsPipe}). Called once the connection is
+     * authenticated, so that only members hold the thread and its ~1 MiB of buffers.
+     *
+     * @throws IOException if the thread's selector cannot be had
+     */
+    void pipeline(final ThreadFactory threads, final String name) throws IOException {
+        if (pipe != null) {
+            throw new IllegalStateException("a TLS connection pipelined twice");
+        }
+        final int packet = engine.getSession().getPacketBufferSize();
+        final TcpTlsPipe started = new TcpTlsPipe(channel, RECORDS_PER_IO * packet, netIn);
+        netIn = noIn;
+        final ByteBuffer unsent = netOut;
+        netOut = noOut;
+        pipe = started;
+        if (unsent.hasRemaining()) {
+            final ByteBuffer first = Objects.requireNonNull(started.takeOut());
+            started.send(first.put(unsent).flip());
+        }
+        flushNet();
+        final Thread thread = threads.newThread(started);
+        thread.setName(name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Whether the socket's own thread reads and writes: the selector then reports nothing for the connection. */
+    boolean pipelined() {
+        return pipe != null;
+    }
+
+    /** Once pipelined: whether {@link #flush()} could encrypt (a buffer is held or free). */
+    boolean writable() {
+        final TcpTlsPipe running = pipe;
+        return running != null && (netOut.capacity() > 0 || running.hasOut());
+    }
+
+    /** Once pipelined: what ended the socket's thread, or null while it runs. */
+    @Nullable Throwable pipeFailure() {
+        final TcpTlsPipe running = pipe;
+        return running == null ? null : running.failure();
+    }
+
+    /**
+     * Once pipelined: stops the socket's thread, which closes the socket after offering it the records queued
+     * before; returns false if not pipelined (the caller closes the socket). Idempotent.
+     */
+    boolean close() {
+        final TcpTlsPipe running = pipe;
+        if (running == null) {
+            return false;
+        }
+        running.close();
+        return true;
     }
 
     /** Writes waiting encrypted bytes and moves the TLS handshake on; true once nothing waits. */
@@ -253,7 +332,8 @@ final class TcpTls {
 
     /** Decrypted bytes, or encrypted ones that may decrypt, wait although the socket may have nothing new. */
     boolean pendingInput() {
-        return appIn.hasRemaining() || (netIn.hasRemaining() && !underflow);
+        final TcpTlsPipe running = pipe;
+        return appIn.hasRemaining() || (netIn.hasRemaining() && !underflow) || (running != null && running.hasIn());
     }
 
     /** The TLS handshake (or a post-handshake exchange) is still going: frames wait for it. */
@@ -390,6 +470,10 @@ final class TcpTls {
      * start (the only bytes ever moved); the socket's result, and a new record may be complete when it is positive.
      */
     private int readNet() throws IOException {
+        final TcpTlsPipe running = pipe;
+        if (running != null) {
+            return takeNet(running);
+        }
         if (netIn.position() > 0) {
             netIn.compact().flip();
         }
@@ -408,6 +492,27 @@ final class TcpTls {
             underflow = false;
         }
         return read;
+    }
+
+    /**
+     * Once pipelined: gives the decrypted buffer back and takes the next from the socket's thread; its bytes, 0 if
+     * none came yet, -1 at the end of the stream. The thread hands over whole records only.
+     */
+    private int takeNet(final TcpTlsPipe running) throws IOException {
+        if (netIn.hasRemaining()) {
+            throw new SSLException("a TLS record split across the socket thread's buffers");
+        }
+        if (netIn.capacity() > 0) {
+            running.giveBack(netIn);
+            netIn = noIn;
+        }
+        final ByteBuffer next = running.takeIn();
+        if (next == null) {
+            return running.endedAndDrained() ? -1 : 0;
+        }
+        netIn = next;
+        underflow = false;
+        return next.remaining();
     }
 
     /** Encrypts into the empty {@link #netOut}; a failure (also one a delegated task left) alerts the peer. */
@@ -438,6 +543,22 @@ final class TcpTls {
     }
 
     private boolean flushNet() throws IOException {
+        final TcpTlsPipe running = pipe;
+        if (running != null) {
+            // Hand what was encrypted to the socket's thread and hold an empty buffer for the next records.
+            if (netOut.hasRemaining()) {
+                running.send(netOut);
+                netOut = noOut;
+            }
+            if (netOut.capacity() == 0) {
+                final ByteBuffer free = running.takeOut();
+                if (free == null) {
+                    return false;
+                }
+                netOut = free.limit(0);
+            }
+            return true;
+        }
         while (netOut.hasRemaining()) {
             if (channel.write(netOut) == 0) {
                 return false;

@@ -1,0 +1,307 @@
+package dev.transferengine.transport.tcp;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+
+import org.jctools.queues.atomic.SpscAtomicArrayQueue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The socket side of one authenticated TLS connection, on a thread of its own: it writes the records the worker
+ * encrypted and reads the records the worker will decrypt, through two rings of heap buffers handed back and forth
+ * over single-producer/single-consumer queues. The worker keeps the {@code SSLEngine} (the TLS handshake, every wrap
+ * and unwrap, post-handshake messages), so record crypto and socket system calls run at once instead of one after
+ * the other on the worker: a connection moves bytes at the slower of the two, not at their serial sum (issue 16
+ * item 7). The thread cuts what it reads at record boundaries, so every buffer the worker gets holds whole records
+ * only: the unfinished record at its end moves to the front of the next buffer, the only bytes ever moved.
+ *
+ * <p>Threads: the worker calls {@link #send}, {@link #takeOut}, {@link #takeIn}, {@link #giveBack},
+ * {@link #hasIn}, {@link #hasOut}, {@link #failure} and {@link #close}; the pipe's own thread runs {@link #run}. A
+ * failure on the thread (the socket, a record longer than a buffer, anything thrown) ends it and is kept for
+ * {@link #failure}, which fails the connection on the worker; closing stops the thread. Allocation-free once started.
+ */
+final class TcpTlsPipe implements Runnable {
+
+    /** Buffers per direction: one the worker holds, one the thread fills or drains, the rest queued between them. */
+    static final int BUFFERS = 4;
+
+    /** Longest sleep of the thread without a wake-up: a safety net, every hand-over wakes it. */
+    private static final long SLEEP_MILLIS = 10;
+
+    private static final int RECORD_HEADER = 5;
+
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final SelectionKey key;
+    /** Encrypted records from the worker, to write in order. */
+    private final SpscAtomicArrayQueue<ByteBuffer> toSocket = new SpscAtomicArrayQueue<>(BUFFERS);
+    /** Written buffers back to the worker. */
+    private final SpscAtomicArrayQueue<ByteBuffer> outFree = new SpscAtomicArrayQueue<>(BUFFERS);
+    /** Whole records read, for the worker to decrypt. */
+    private final SpscAtomicArrayQueue<ByteBuffer> fromSocket = new SpscAtomicArrayQueue<>(BUFFERS);
+    /** Decrypted buffers back to the thread. */
+    private final SpscAtomicArrayQueue<ByteBuffer> inFree = new SpscAtomicArrayQueue<>(BUFFERS);
+
+    private volatile boolean stopped;
+    private volatile boolean sleeping;
+    /** The peer closed its side: every record read before is in {@link #fromSocket}. */
+    private volatile boolean ended;
+
+    private volatile @Nullable Throwable failure;
+    /** The thread is past its loop: from now on {@link #close} closes the socket itself. */
+    private volatile boolean exited;
+
+    // The thread's own state.
+    private @Nullable ByteBuffer writing;
+    private @Nullable ByteBuffer filling;
+    /** End of the whole records at the front of {@link #filling}. */
+    private int whole;
+
+    /**
+     * A pipe over {@code channel} (non-blocking, open) with {@link #BUFFERS} buffers of {@code capacity} bytes per
+     * direction; {@code unread} holds encrypted bytes the worker read but did not decrypt, which the thread hands over
+     * first. The thread is not started.
+     *
+     * @throws IOException if the thread's selector cannot be opened or the channel registered with it
+     */
+    TcpTlsPipe(final SocketChannel channel, final int capacity, final ByteBuffer unread) throws IOException {
+        this.channel = channel;
+        this.selector = Selector.open();
+        try {
+            this.key = channel.register(selector, 0);
+        } catch (final IOException | RuntimeException e) {
+            TcpAcceptor.closeQuietly(selector);
+            throw e;
+        }
+        for (int i = 0; i < BUFFERS; i++) {
+            outFree.add(ByteBuffer.allocate(capacity));
+            inFree.add(ByteBuffer.allocate(capacity));
+        }
+        final ByteBuffer first = inFree.remove();
+        if (unread.remaining() > capacity) {
+            throw new IOException("a TLS record larger than " + capacity + " bytes");
+        }
+        first.put(unread);
+        filling = first;
+        whole = scan(first, 0);
+    }
+
+    /** Worker: queues encrypted records ({@code [position, limit)}) for the socket; the buffer comes back later. */
+    void send(final ByteBuffer records) {
+        toSocket.add(records);
+        wake();
+    }
+
+    /** Worker: an empty buffer to encrypt into, or null while every one is queued or being written. */
+    @Nullable ByteBuffer takeOut() {
+        return outFree.poll();
+    }
+
+    /** Worker: whether {@link #takeOut} would give a buffer. */
+    boolean hasOut() {
+        return !outFree.isEmpty();
+    }
+
+    /** Worker: the next buffer of whole records, or null if none was read yet. */
+    @Nullable ByteBuffer takeIn() {
+        return fromSocket.poll();
+    }
+
+    /** Worker: a buffer from {@link #takeIn}, all of it decrypted. */
+    void giveBack(final ByteBuffer buffer) {
+        inFree.add(buffer);
+        wake();
+    }
+
+    /** Worker: records wait, or the end of the stream or a failure does. */
+    boolean hasIn() {
+        return !fromSocket.isEmpty() || ended || failure != null;
+    }
+
+    /** Worker: true once the peer closed and every record before was taken. */
+    boolean endedAndDrained() {
+        return ended && fromSocket.isEmpty();
+    }
+
+    /** What ended the thread, or null while it runs (or after {@link #close}). */
+    @Nullable Throwable failure() {
+        return stopped ? null : failure;
+    }
+
+    /**
+     * Worker: stops the thread and closes the socket once what the worker queued before was offered to it (one
+     * non-blocking attempt, so the frames of a close, e.g. a negative acknowledgement, still leave); the thread closes
+     * the socket on its way out, or this call does if the thread has gone already. Idempotent, never blocks.
+     */
+    void close() {
+        stopped = true;
+        selector.wakeup();
+        // Both sides write their flag, then read the other's (volatile, so in one order): at least one closes.
+        if (exited) {
+            closeChannel();
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!stopped) {
+                final boolean wrote = write();
+                final boolean read = read();
+                if (!wrote && !read) {
+                    sleep();
+                }
+            }
+        } catch (final IOException | RuntimeException | Error e) {
+            // The worker fails the connection with it: the thread never ends silently.
+            failure = e;
+        } finally {
+            try {
+                if (stopped && failure == null) {
+                    write();
+                }
+            } catch (final IOException | RuntimeException e) {
+                // Best effort: the connection is closing either way.
+            }
+            TcpAcceptor.closeQuietly(selector);
+            exited = true;
+            if (stopped) {
+                closeChannel();
+            }
+        }
+    }
+
+    private void closeChannel() {
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // The socket is being discarded; there is nothing left to tell its peer.
+        }
+    }
+
+    /** Writes queued records until the socket is full; true if bytes moved. */
+    private boolean write() throws IOException {
+        boolean moved = false;
+        while (true) {
+            ByteBuffer current = writing;
+            if (current == null) {
+                current = toSocket.poll();
+                if (current == null) {
+                    return moved;
+                }
+                writing = current;
+            }
+            if (channel.write(current) > 0) {
+                moved = true;
+            }
+            if (current.hasRemaining()) {
+                return moved;
+            }
+            writing = null;
+            outFree.add(current.clear());
+        }
+    }
+
+    /** Reads into the buffer being filled and hands over its whole records; true if bytes moved. */
+    private boolean read() throws IOException {
+        if (ended) {
+            return false;
+        }
+        ByteBuffer current = filling;
+        if (current == null) {
+            current = inFree.poll();
+            if (current == null) {
+                return false;
+            }
+            filling = current.clear();
+            whole = 0;
+        }
+        boolean moved = false;
+        if (current.hasRemaining()) {
+            final int read = channel.read(current);
+            if (read < 0) {
+                // What follows the last whole record can never complete; the worker sees the end after the rest.
+                if (whole > 0) {
+                    fromSocket.add(current.limit(whole).position(0));
+                    filling = null;
+                }
+                ended = true;
+                return true;
+            }
+            moved = read > 0;
+            whole = scan(current, whole);
+        } else if (whole == 0) {
+            throw new IOException("a TLS record larger than " + current.capacity() + " bytes");
+        }
+        // Whole records go to the worker at once: while it decrypts slower than the socket delivers, the queue is
+        // full and this buffer fills up before a buffer comes back, so hand-overs stay large by themselves.
+        return (whole > 0 && handOver(current)) || moved;
+    }
+
+    /** Hands the whole records of {@code current} over; false while no buffer is free for the unfinished one. */
+    private boolean handOver(final ByteBuffer current) {
+        final int end = current.position();
+        ByteBuffer next = null;
+        if (end > whole) {
+            next = inFree.poll();
+            if (next == null) {
+                return false; // the worker holds the others: giving one back wakes this thread
+            }
+            next.clear();
+            next.put(0, current, whole, end - whole).position(end - whole);
+        }
+        fromSocket.add(current.limit(whole).position(0));
+        filling = next;
+        whole = 0;
+        return true;
+    }
+
+    /** Waits for the socket or the worker; the worker's hand-overs wake it ({@link #wake}). */
+    private void sleep() throws IOException {
+        final ByteBuffer current = filling;
+        final boolean room = current != null ? current.hasRemaining() : !inFree.isEmpty();
+        key.interestOps((writing != null ? SelectionKey.OP_WRITE : 0) | (room && !ended ? SelectionKey.OP_READ : 0));
+        sleeping = true;
+        // Announce, then look again: a hand-over queued before the announcement is seen here, one queued after it
+        // sees the announcement and wakes the selector.
+        if (!stopped
+                && ((writing == null && !toSocket.isEmpty())
+                        || ((current == null || whole > 0) && !inFree.isEmpty()))) {
+            sleeping = false;
+            return;
+        }
+        if (!stopped) {
+            selector.select(TcpTlsPipe::ignore, SLEEP_MILLIS);
+        }
+        sleeping = false;
+    }
+
+    private void wake() {
+        // The queue's offer is an ordered store, the flag a volatile load: a full fence keeps them in this order.
+        VarHandle.fullFence();
+        if (sleeping) {
+            selector.wakeup();
+        }
+    }
+
+    /** The end of the whole TLS records in {@code buffer}'s {@code [0, position)}, scanning from {@code from}. */
+    private static int scan(final ByteBuffer buffer, final int from) {
+        final int end = buffer.position();
+        int at = from;
+        while (end - at >= RECORD_HEADER) {
+            final int length = ((buffer.get(at + 3) & 0xFF) << 8) | (buffer.get(at + 4) & 0xFF);
+            if (end - at - RECORD_HEADER < length) {
+                break;
+            }
+            at += RECORD_HEADER + length;
+        }
+        return at;
+    }
+
+    /** The thread looks at its socket after every wake-up, whichever key the selector reports. */
+    private static void ignore(final SelectionKey selected) {}
+}
