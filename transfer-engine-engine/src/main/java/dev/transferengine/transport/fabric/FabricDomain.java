@@ -8,6 +8,7 @@ import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
@@ -61,9 +62,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   <li>Every write of a chain was checked against the same key, and a key does not come back once its region is
  *       closed (shm asks the keys of us, and {@link FabricRegions} picks random 63-bit ones: odds of 2^-63 per
  *       registration). So a key that was gone when an earlier write was handled is still gone for the
- *       delivery-complete ones handled after it, and they do not complete: shm reports a refusal by never
- *       completing the write, and the engine's operation timeout fails the request, as for any refused write on
- *       shm.</li>
+ *       delivery-complete ones handled after it. Where the peer publishes its keys ({@link FabricShmKeys}) no write
+ *       with a gone key is posted at all: each is refused before posting with {@link RemoteAccessException}, since
+ *       shm answers a refused write never and is stuck toward the peer after it; a peer that publishes none leaves
+ *       the delivery-complete ones uncompleted and the engine's operation timeout fails the request.</li>
  *   <li>Every write's remote range lies within [lowest start, highest end], and the target checked both ends
  *       against the key's one region through the delivery-complete writes, so no write of the chain was out of
  *       its bounds. This holds whatever the descriptor said, without relying on the engine's bounds check.</li>
@@ -87,6 +89,9 @@ final class FabricDomain implements Domain {
     private static final long FI_COMPLETION = 1L << 24;
     private static final long FI_TRANSMIT_COMPLETE = 1L << 27;
     private static final long FI_DELIVERY_COMPLETE = 1L << 28;
+    /** What {@link #post} returns for an access the shm peer's published keys refuse; no libfabric code. */
+    private static final long REFUSED_BEFORE_POSTING = Long.MIN_VALUE;
+
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
 
@@ -94,6 +99,11 @@ final class FabricDomain implements Domain {
     private final DomainListener listener;
     private final Arena arena = Arena.ofShared();
     private final FabricRegions regions;
+    /** The keys this shm endpoint publishes to its peers ({@link FabricShmKeys}); null elsewhere. */
+    private final @Nullable FabricShmKeys keys;
+    /** Why the last {@link #post} returned {@link #REFUSED_BEFORE_POSTING}. */
+    private @Nullable TransferEngineException refusedBeforePosting;
+
     private final FabricPeers peers;
     private final FabricOps ops;
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
@@ -148,7 +158,8 @@ final class FabricDomain implements Domain {
         final boolean zeroByteDeliveryComplete = options.zeroByteDeliveryComplete();
         this.endpoint = endpoint;
         this.listener = listener;
-        this.regions = new FabricRegions(endpoint, arena, caps);
+        this.keys = endpoint.isShm() ? FabricShmKeys.publish(endpoint.name(), arena) : null;
+        this.regions = new FabricRegions(endpoint, arena, caps, keys);
         this.peers = new FabricPeers(endpoint, arena, group, nic);
         this.ops = new FabricOps(arena, maxOps, endpoint.tagged());
         this.postsPerPoll = postsPerPoll;
@@ -538,14 +549,47 @@ final class FabricDomain implements Domain {
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
-            case FabricOps.WRITE -> endpoint.writeMsg(msg, ops.flags[slot]);
-            case FabricOps.READ -> endpoint.readMsg(msg, ops.flags[slot]);
+            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg);
             case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
     }
 
+    /**
+     * Posts a write or read; to an shm peer that publishes its keys, only once they show the peer would take it
+     * (else {@link #REFUSED_BEFORE_POSTING}, the reason in {@link #refusedBeforePosting}), counted in at the peer
+     * from before the check until the provider queued the command, so that the peer's revocation of the key waits
+     * for it (see {@link FabricShmKeys}).
+     */
+    private long postRma(final int slot, final MemorySegment msg) {
+        final boolean write = ops.kind[slot] == FabricOps.WRITE;
+        final FabricShmKeys.View published = peers.keys(ops.peer[slot]);
+        if (published == null) {
+            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
+        }
+        published.enter();
+        try {
+            final TransferEngineException refused =
+                    published.refusal(ops.remoteKey(slot), ops.remoteAddress(slot), ops.length[slot], write);
+            if (refused != null) {
+                refusedBeforePosting = refused;
+                return REFUSED_BEFORE_POSTING;
+            }
+            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
+        } finally {
+            published.exit();
+        }
+    }
+
     private void failPost(final int slot, final long rc) {
+        final TransferEngineException refused = refusedBeforePosting;
+        if (rc == REFUSED_BEFORE_POSTING && refused != null) {
+            refusedBeforePosting = null;
+            final long token = ops.token[slot];
+            release(slot);
+            listener.onFailed(token, refused);
+            return;
+        }
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
@@ -908,6 +952,9 @@ final class FabricDomain implements Domain {
         closed = true;
         try {
             regions.closeAll();
+            if (keys != null) {
+                keys.close();
+            }
             peers.releaseAll();
             endpoint.close();
         } finally {

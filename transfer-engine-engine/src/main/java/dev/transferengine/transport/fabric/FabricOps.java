@@ -163,6 +163,16 @@ final class FabricOps {
         m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
     }
 
+    /** The remote key of a prepared write or read. */
+    long remoteKey(final int slot) {
+        return FabricLibrary.NATIVE.get(JAVA_LONG, address(slot) + SLOT_RMA_IOV + RMA_IOV_KEY);
+    }
+
+    /** The remote address (as posted: virtual or an offset) of a prepared write or read. */
+    long remoteAddress(final int slot) {
+        return FabricLibrary.NATIVE.get(JAVA_LONG, address(slot) + SLOT_RMA_IOV + RMA_IOV_ADDR);
+    }
+
     /** Points a prepared write, read or send at the peer's fi_addr_t {@code fiAddr} (it changes when the peer is reset). */
     void retarget(final int slot, final long fiAddr) {
         final long msg = address(slot) + SLOT_MSG;
