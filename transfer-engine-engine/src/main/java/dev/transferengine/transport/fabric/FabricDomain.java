@@ -865,7 +865,53 @@ final class FabricDomain implements Domain {
         withdrawQueued(token);
         if (resetsConnections) {
             resetPeersOf(token);
+        } else if (keys != null) {
+            failIfBehindAGonePeer(token);
         }
+    }
+
+    /**
+     * shm answers the operations queued to a peer only while the peer's endpoint runs, and (2.1) completes an
+     * endpoint's SAR, CMA and delivery-complete operations in posting order from one response queue for all peers
+     * ({@code smr_progress_resp} stops at the first unanswered entry). So a piece of {@code token} still posted to a
+     * peer whose endpoint is gone (closed, or its process killed) is never answered, and nothing posted after it
+     * completes, to any peer; no provider call clears that short of closing the endpoint. The domain then fails at
+     * once, naming the cause, instead of letting every later operation wait out its timeout: the gone peer's pieces
+     * with {@link PeerUnreachableException}, everything else with the reason (issue 21, item 4). Scans the slots.
+     */
+    private void failIfBehindAGonePeer(final long token) {
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            final long peer = ops.peer[slot];
+            final FabricShmKeys.View published = ops.token[slot] == token
+                            && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
+                    ? peers.keys(peer)
+                    : null;
+            if (published != null && published.ownerGone()) {
+                failBehindGonePeer(peer, published.pid());
+                return;
+            }
+        }
+    }
+
+    private void failBehindGonePeer(final long peer, final long pid) {
+        final NetworkAddress gone = Objects.requireNonNull(peers.address(peer));
+        final String reason = "its shm endpoint (pid " + pid + ") is gone with operations queued to it, which"
+                + " libfabric's shm never answers";
+        peers.markUnreachable(peer, reason);
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            if (ops.peer[slot] == peer
+                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
+                final long token = ops.token[slot];
+                release(slot);
+                listener.onFailed(token, new PeerUnreachableException(gone, reason));
+            }
+        }
+        fail("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting order from"
+                + " one response queue for all peers, so none posted after them can complete (libfabric 2.1 shm,"
+                + " issue 21 item 4). Every operation on this NIC fails from now on: close the engine and build a new"
+                + " one");
     }
 
     /** Resets each peer that holds a piece of {@code token} posted on its current connection. Scans the slots. */

@@ -278,7 +278,7 @@ final class FabricRegions {
         if (mr == 0) {
             return;
         }
-        if (published != null) {
+        if (published != null && published.publishes(key)) {
             if (!published.revoke(key)) {
                 LOG.warn(
                         "shm: a peer was still posting {} ms after key {} was revoked (killed mid-post?); the"

@@ -13,7 +13,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.Locale;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -65,6 +69,8 @@ final class FabricShmKeys implements AutoCloseable {
     private static final long PID_AT = 24;
     /** Set once a key could not be published (the table is full): its peers then check nothing. */
     private static final long INCOMPLETE_AT = 32;
+    /** When the owner process started (epoch ms; 0 where unknown): with the pid, tells it from a later process. */
+    private static final long STARTED_AT = 48;
     /** Set when the owner closed its endpoint: peers that still map the table fail every access as unreachable. */
     private static final long CLOSED_AT = 40;
 
@@ -89,6 +95,9 @@ final class FabricShmKeys implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private static final Path DIRECTORY = Path.of("/dev/shm");
+    /** Readable and writable by the owner only, as shm's own regions (shm_open with S_IRUSR | S_IWUSR). */
+    private static final FileAttribute<?> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     private final Path path;
     private final MemorySegment table;
@@ -115,14 +124,17 @@ final class FabricShmKeys implements AutoCloseable {
         final Path path = pathOf(name);
         try (FileChannel channel = FileChannel.open(
                 path,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+                Set.of(
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE),
+                OWNER_ONLY)) {
             final MemorySegment table =
                     channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER + CAPACITY * ENTRY, arena);
             table.set(JAVA_LONG, CAPACITY_AT, CAPACITY);
             table.set(JAVA_LONG, PID_AT, ProcessHandle.current().pid());
+            table.set(JAVA_LONG, STARTED_AT, startedAt(ProcessHandle.current()));
             LONG.setVolatile(table, MAGIC_AT, MAGIC); // last: a peer that sees it sees the rest
             return new FabricShmKeys(path, table);
         } catch (final IOException | UnsupportedOperationException e) {
@@ -163,6 +175,10 @@ final class FabricShmKeys implements AutoCloseable {
         }
     }
 
+    private static long startedAt(final ProcessHandle process) {
+        return process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    }
+
     private static long entry(final long key, final long capacity) {
         return HEADER + (key & (capacity - 1)) * ENTRY;
     }
@@ -173,6 +189,11 @@ final class FabricShmKeys implements AutoCloseable {
      */
     boolean isFree(final long key) {
         return (long) LONG.getVolatile(table, entry(key, CAPACITY) + KEY) == EMPTY;
+    }
+
+    /** Whether {@code key} is published (and not revoked). */
+    boolean publishes(final long key) {
+        return (long) LONG.getVolatile(table, entry(key, CAPACITY) + KEY) == key;
     }
 
     /**
@@ -250,6 +271,21 @@ final class FabricShmKeys implements AutoCloseable {
         /** The process that published the table. */
         long pid() {
             return pid;
+        }
+
+        /**
+         * Whether the endpoint that published the table is gone: closed, or its process is (killed, or exited
+         * without closing it: no process of its pid, or one that started at another time). Allocates; for the
+         * failure path.
+         */
+        boolean ownerGone() {
+            if ((long) LONG.getVolatile(table, CLOSED_AT) != 0) {
+                return true;
+            }
+            final long started = table.get(JAVA_LONG, STARTED_AT);
+            return ProcessHandle.of(pid)
+                    .map(p -> !p.isAlive() || (started != 0 && startedAt(p) != 0 && startedAt(p) != started))
+                    .orElse(true);
         }
 
         /** Counts a post in: call before {@link #refusal}, and {@link #exit} once the post returned. */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.util.Objects;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -81,11 +82,13 @@ class FabricShmKeysTest {
         published.close();
 
         assertThat(peer.refusal(KEY, 4096, 8, true)).isInstanceOf(PeerUnreachableException.class);
-        assertThat(FabricShmKeys.open(name, address, arena)).as("the file is gone").isNull();
+        assertThat(FabricShmKeys.open(name, address, arena))
+                .as("the file is gone")
+                .isNull();
     }
 
-    private static RemoteAccessException.Reason reason(final TransferEngineException refusal) {
+    private static RemoteAccessException.Reason reason(final @Nullable TransferEngineException refusal) {
         assertThat(refusal).isInstanceOf(RemoteAccessException.class);
-        return ((RemoteAccessException) refusal).reason();
+        return ((RemoteAccessException) Objects.requireNonNull(refusal)).reason();
     }
 }

@@ -320,8 +320,8 @@ class FabricWriteChainTest {
         } else {
             assertThat(done).as("requests done before the region closed").isBetween(1, REQUESTS - 1);
             // the pages posted after the key was revoked are refused before posting
-            assertThat(pair.initiatorEvents.failed.values()).allSatisfy(e -> assertThat(e)
-                    .isInstanceOf(RemoteAccessException.class));
+            assertThat(pair.initiatorEvents.failed.values())
+                    .allSatisfy(e -> assertThat(e).isInstanceOf(RemoteAccessException.class));
         }
         if (passes == 0) {
             assertThat(pair.initiatorEvents.failed).isEmpty();
