@@ -15,15 +15,21 @@ OUT=$T/bundle-moe
 rm -rf "$OUT" && mkdir -p "$OUT/lib" "$OUT/launcher"
 [ -f "$FABRIC" ] || { echo "no $FABRIC: run .ci/gpu/libfabric-prepare.sh first" >&2; exit 1; }
 
-# PACKAGE=0 reuses what an earlier `./mvnw clean package -pl transfer-engine-bench -am -DskipTests` built
-[ "${PACKAGE:-1}" = 0 ] || ./mvnw -B -o -q clean package -pl transfer-engine-bench -am -DskipTests -Djavadoc.skip
+# The moe module's test class path is written in the same reactor build, so that its engine and kit dependencies
+# resolve from the reactor rather than from an installed ~/.m2. PACKAGE=0 reuses what an earlier
+# `./mvnw clean package -pl transfer-engine-bench -am -DskipTests` built and only compiles what changed since.
+CLASSPATH_GOAL=(org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.includeScope=test
+  -Dmdep.outputFile=target/test.classpath)
+if [ "${PACKAGE:-1}" = 0 ]; then
+  ./mvnw -B -o -q test-compile -pl transfer-engine-moe -am "${CLASSPATH_GOAL[@]}"
+else
+  ./mvnw -B -o -q clean package -pl transfer-engine-bench -am -DskipTests -Djavadoc.skip "${CLASSPATH_GOAL[@]}"
+fi
 cp transfer-engine-bench/target/te-bench.jar "$OUT/"
 cp -r transfer-engine-moe/target/test-classes "$OUT/test-classes"
 cp transfer-engine-moe/src/main/resources/dev/transferengine/moe/moe-kernels.ptx "$OUT/"
 # the tests' own libraries; the engine and moe classes come from te-bench.jar
-./mvnw -B -o -q -pl transfer-engine-moe org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.includeScope=test \
-  -Dmdep.outputFile="$PWD/$T/moe-test.classpath"
-tr ':' '\n' <"$T/moe-test.classpath" | grep -E '/(junit|opentest4j|apiguardian|assertj-core|slf4j-simple)' \
+tr ':' '\n' <transfer-engine-moe/target/test.classpath | grep -E '/(junit|opentest4j|apiguardian|assertj-core|slf4j-simple)' \
   | xargs -I{} cp {} "$OUT/lib/"
 "$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
 cp "$FABRIC" "$OUT/libfabric-2.1.0-autogen.tar.xz"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the accelerator host from the bundle .ci/gpu/moe-bundle.sh built (no Java there): the ptxas check of
-# moe-kernels.ptx, MoeGpuDispatcherTest (tcp staged, fabric/shm FI_HMEM, the experts' kernel against the CPU's bytes),
+# moe-kernels.ptx, MoeGpuDispatcherTest (tcp staged by the engine, fabric/shm FI_HMEM, fabric/tcp staged by the
+# dispatcher, the experts' kernel against the CPU's bytes),
 # then te-bench moe --gpu and the CPU rows (routed beside padded) on the same machine, each on tcp, fabric/tcp and
-# fabric/shm (LAYERS measured layers, default 40). Logs and tables go to $OUT (or /tmp).
+# fabric/shm (LAYERS measured layers, default 40; CPU_ARGS more arguments for the CPU rows, e.g. --stages; IDLES, e.g.
+# "yield spin", the CPU rows at IDLE_TOKENS tokens again with those idle strategies). Logs and tables go to $OUT.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 LOG=${OUT:-/tmp}
@@ -37,6 +39,12 @@ bench() { # bench NAME ARGS...: one te-bench moe table into $LOG/NAME.md
 }
 if [ "${BENCH:-1}" != 0 ]; then
   bench moe-gpu --gpu --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}"
-  [ "${CPU:-1}" = 0 ] || bench moe-cpu --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}"
+  # shellcheck disable=SC2086 # CPU_ARGS are words, e.g. "--stages"
+  [ "${CPU:-1}" = 0 ] || bench moe-cpu --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}" ${CPU_ARGS:-}
+  for idle in ${IDLES:-}; do # the CPU rows again (IDLE_TOKENS, default 1) with the engines' other idle strategies
+    # shellcheck disable=SC2086
+    bench "moe-cpu-$idle" --transports "${TRANSPORTS:-tcp,fabric/tcp,fabric/shm}" --tokens "${IDLE_TOKENS:-1}" \
+      --idle "$idle" ${CPU_ARGS:-}
+  done
 fi
 exit $rc

@@ -3,6 +3,7 @@ package dev.transferengine.bench;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferEngineBuilder;
+import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.moe.ExchangeMode;
 import dev.transferengine.moe.GpuLayerTimings;
 import dev.transferengine.moe.LayerTimings;
@@ -29,6 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,7 +41,8 @@ import picocli.CommandLine.Option;
  * token count and exchange; a configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
  * the GPU-initiated exchange instead ({@link MoeGpuDispatcher}: routing by a kernel on GPU 0, a UVM watcher, the host
  * proxy posting from GPU memory; the expert ranks' matmul by a kernel on the same GPU, {@link MoeGpuExperts}), one row
- * per transport and token count.
+ * per transport and token count. On fabric every engine asks for FI_HMEM; where the provider has none (libfabric's
+ * tcp), every engine opens without it and the dispatcher stages through host memory (the row says {@code staged}).
  */
 @Command(
         name = "moe",
@@ -109,6 +112,15 @@ public final class MoeCommand implements Callable<Integer> {
             description = "the GPU-initiated exchange on CUDA device 0 instead of the CPU's routed and padded ones")
     boolean gpu;
 
+    @Option(
+            names = "--stages",
+            description = "after the table, one of each case's stages per layer (p50): the dispatcher's and the"
+                    + " slowest expert rank's compute, transfers and barrier")
+    boolean stages;
+
+    /** The stage table's rows, in the main table's order. */
+    private final List<String> stageRows = new ArrayList<>();
+
     @Override
     public Integer call() {
         if (layers < 1 || inputs < 1 || warmup < 0) {
@@ -132,6 +144,14 @@ public final class MoeCommand implements Callable<Integer> {
                 }
             }
         }
+        if (stages) {
+            out.println();
+            out.println(
+                    "| transport | T | exchange | dispatcher: pack + sum µs | dispatch µs | outputs in and summed µs"
+                            + " | barrier µs | expert ranks (slowest): tokens in µs | compute µs | combine µs | barrier µs |");
+            out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+            stageRows.forEach(out::println);
+        }
         return 0;
     }
 
@@ -143,7 +163,7 @@ public final class MoeCommand implements Callable<Integer> {
             for (int i = 0; i < shape.dispatchers() + shape.expertRanks(); i++) {
                 engines.add(builder(transport).build());
             }
-            return label + measure(shape, model, mode, engines, arena);
+            return label + measure(label, shape, model, mode, engines, arena);
         } catch (final RuntimeException e) {
             return label + " | failed: " + e.getClass().getSimpleName() + ": "
                     + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | |";
@@ -152,7 +172,9 @@ public final class MoeCommand implements Callable<Integer> {
         }
     }
 
+    /** Measures one case; its stage row, starting with {@code label}, goes to {@link #stageRows}. */
     private String measure(
+            final String label,
             final MoeShape shape,
             final MoeModel model,
             final ExchangeMode mode,
@@ -185,6 +207,9 @@ public final class MoeCommand implements Callable<Integer> {
         final long[] combine = new long[layers];
         final long[] layer = new long[layers];
         final long[] posting = new long[layers];
+        // per stage: the dispatchers' compute, dispatch, combine, barrier, then the expert ranks' tokens, compute,
+        // combine and barrier, each the slowest rank's
+        final long[][] stage = new long[8][layers];
         long sent = 0;
         try (MoeCluster cluster = new MoeCluster(
                 model,
@@ -202,6 +227,11 @@ public final class MoeCommand implements Callable<Integer> {
                     final int i = n - warmup;
                     for (int r = 0; r < timings.size(); r++) {
                         final LayerTimings timing = timings.get(r);
+                        final int first = r < shape.dispatchers() ? 0 : 4;
+                        stage[first][i] = Math.max(stage[first][i], timing.computeNanos());
+                        stage[first + 1][i] = Math.max(stage[first + 1][i], timing.dispatchNanos());
+                        stage[first + 2][i] = Math.max(stage[first + 2][i], timing.combineNanos());
+                        stage[first + 3][i] = Math.max(stage[first + 3][i], timing.barrierNanos());
                         if (r < shape.dispatchers()) {
                             dispatch[i] = Math.max(dispatch[i], timing.dispatchNanos());
                             layer[i] = Math.max(layer[i], timing.layerNanos());
@@ -218,6 +248,12 @@ public final class MoeCommand implements Callable<Integer> {
         for (int i = 0; i < layers; i++) {
             transfer[i] = dispatch[i] + combine[i];
         }
+        final StringBuilder stageRow = new StringBuilder(label);
+        // the expert ranks' stages in the order they run: tokens in, compute, combine, barrier
+        for (final int index : new int[] {0, 1, 2, 3, 5, 4, 6, 7}) {
+            stageRow.append(" | ").append(micros(percentile(stage[index], 50)));
+        }
+        stageRows.add(stageRow.append(" |").toString());
         return String.format(
                 Locale.ROOT,
                 " | %s / %s | %s / %s | %s / %s | %s | %.1f%% | %s |",
@@ -241,22 +277,25 @@ public final class MoeCommand implements Callable<Integer> {
             for (final int t : tokens) {
                 final MoeShape shape = new MoeShape(t, hidden, topK, experts, ranks, 1);
                 final MoeModel model = new MoeModel(shape, 20, width);
-                final String label = "| " + transport + " | " + t + " | gpu-routed";
+                final String label = "| " + transport + " | " + t;
                 final List<TransferEngine> engines = new ArrayList<>();
                 String row;
                 try {
-                    for (int i = 0; i < 1 + shape.expertRanks(); i++) {
-                        // the dispatcher's GPU is its engine's only group: peer groups resolve on the main one
-                        TransferEngineBuilder builder =
-                                builder(transport, i == 0 ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
-                        if (transport.startsWith("fabric/")) {
-                            builder = builder.option("fabric.hmem", "true"); // GPUDirect or nothing
+                    if (transport.startsWith("fabric/")) {
+                        try {
+                            openGpuEngines(transport, shape, "true", engines); // GPUDirect where the provider has it
+                        } catch (final TransportUnavailableException noHmem) {
+                            // every engine on the same rung: the dispatcher stages through host memory
+                            engines.forEach(TransferEngine::close);
+                            engines.clear();
+                            openGpuEngines(transport, shape, "false", engines);
                         }
-                        engines.add(builder.build());
+                    } else {
+                        openGpuEngines(transport, shape, null, engines);
                     }
                     row = label + measureGpu(shape, model, engines);
                 } catch (final RuntimeException e) {
-                    row = label + " | failed: " + e.getClass().getSimpleName() + ": "
+                    row = label + " | gpu-routed | failed: " + e.getClass().getSimpleName() + ": "
                             + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | | | |";
                 } finally {
                     engines.forEach(TransferEngine::close);
@@ -266,6 +305,23 @@ public final class MoeCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Opens the dispatcher's engine (its only group serves GPU 0) and the expert ranks' into {@code engines}. */
+    private void openGpuEngines(
+            final String transport,
+            final MoeShape shape,
+            final @Nullable String hmem,
+            final List<TransferEngine> engines) {
+        for (int i = 0; i < 1 + shape.expertRanks(); i++) {
+            // the dispatcher's GPU is its engine's only group: peer groups resolve on the main one
+            TransferEngineBuilder builder =
+                    builder(transport, i == 0 ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
+            if (hmem != null) {
+                builder = builder.option("fabric.hmem", hmem);
+            }
+            engines.add(builder.build());
+        }
     }
 
     private String measureGpu(final MoeShape shape, final MoeModel model, final List<TransferEngine> engines) {
@@ -278,12 +334,14 @@ public final class MoeCommand implements Callable<Integer> {
         final long[] dispatchToCombine = new long[layers];
         final long[] posting = new long[layers];
         long sent = 0;
+        boolean staged = false;
         final Duration timeout = Duration.ofSeconds(60);
         final List<MoeExpertRank> ranks = new ArrayList<>();
         final List<MoeGpuExperts> computes = new ArrayList<>();
         final ExecutorService threads = Executors.newFixedThreadPool(shape.expertRanks());
         try (Arena arena = Arena.ofShared();
                 MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(engines.get(0), model, 0, 0, timeout)) {
+            staged = dispatcher.staged();
             for (int e = 0; e < shape.expertRanks(); e++) {
                 // the experts' matmul by a kernel on the same GPU, each rank its own stream
                 computes.add(new MoeGpuExperts(model, e, 0));
@@ -354,7 +412,8 @@ public final class MoeCommand implements Callable<Integer> {
         }
         return String.format(
                 Locale.ROOT,
-                " | %s | %s | %s | %s | %s | %s | %.1f%% | %s |",
+                " | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s |",
+                staged ? "gpu-routed, staged" : "gpu-routed",
                 percentiles(dispatch),
                 percentiles(combine),
                 percentiles(layer),

@@ -10,5 +10,15 @@ package dev.transferengine.moe;
  * @param layerNanos from the layer's start until its barrier passed
  * @param postingNanos time spent inside the engine's submit calls (posting cost)
  * @param sentBytes bytes this rank wrote to peers in the layer
+ * @param computeNanos on a dispatcher: packing the rows and summing the outputs; on an expert rank: its experts'
+ *     matmul on the rows it got
+ * @param barrierNanos from posting the layer's barrier until every other rank's was in
  */
-public record LayerTimings(long dispatchNanos, long combineNanos, long layerNanos, long postingNanos, long sentBytes) {}
+public record LayerTimings(
+        long dispatchNanos,
+        long combineNanos,
+        long layerNanos,
+        long postingNanos,
+        long sentBytes,
+        long computeNanos,
+        long barrierNanos) {}

@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A dispatcher rank: per layer, packs its tokens by expert rank, dispatches them (per expert rank one write of the
  * slot's header, which holds the counts, and exactly the routed rows behind it; one scatter with an imm over the
- * pre-registered peer group of expert ranks), waits for every expert rank's outputs,
- * sums them with the gate weights, and passes the layer's barrier.
+ * pre-registered peer group of expert ranks), waits for the outputs of every expert rank it sent rows to (routed, a
+ * rank that got none writes nothing back; padded, every rank writes its whole slot back), sums them with the gate
+ * weights, and passes the layer's barrier, which every rank joins, so a dead rank fails the layer even if it had no
+ * rows.
  *
  * <p>Region: per expert rank a send slot ({@link MoeShape#slotBytes()}: header, then rows), then per expert rank a
  * combine slot ({@link MoeShape#slotRowBytes()}) that the expert rank writes its outputs into, row for row in the order
@@ -122,16 +124,28 @@ public final class MoeDispatcher implements AutoCloseable {
         }
         final long start = System.nanoTime();
         pack(tokens, routing);
+        final long packed = System.nanoTime();
         final long sent = dispatch(layer, group);
         final long dispatched = System.nanoTime();
         for (int e = 0; e < shape.expertRanks(); e++) {
-            link.awaitFrom(link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
+            if (link.mode != ExchangeMode.ROUTED || rowsOfRank[e] > 0) {
+                link.awaitFrom(
+                        link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
+            }
         }
+        final long arrived = System.nanoTime();
         reduce(routing, out);
         final long combined = System.nanoTime();
         link.barrier(layer);
         final long end = System.nanoTime();
-        return new LayerTimings(dispatched - start, combined - dispatched, end - start, link.takePostingNanos(), sent);
+        return new LayerTimings(
+                dispatched - start,
+                combined - dispatched,
+                end - start,
+                link.takePostingNanos(),
+                sent,
+                packed - start + combined - arrived,
+                end - combined);
     }
 
     /** Sorts the (token, slot) pairs by expert rank and local expert into the send slots and writes their headers. */

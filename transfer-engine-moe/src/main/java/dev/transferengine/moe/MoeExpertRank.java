@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * An expert rank: per layer, waits for each dispatcher's tokens (one ImmCounter credit per dispatcher for the write of
  * the header with the counts and the rows behind it),
  * computes its experts on the rows it got, writes the outputs back to each dispatcher's combine slot with one scatter
- * over the pre-registered peer group of dispatchers, and passes the layer's barrier.
+ * over the pre-registered peer group of dispatchers, and passes the layer's barrier. Routed, a dispatcher that sent no
+ * rows gets no combine write (it knows from its own counts not to wait for one), so a rank that got no rows at all
+ * posts nothing until the barrier.
  *
  * <p>Region: per dispatcher a receive slot ({@link MoeShape#slotBytes()}: header, then rows), then per dispatcher an
  * output slot ({@link MoeShape#slotRowBytes()}), the combine's source. One thread drives an expert rank; not
@@ -128,30 +130,44 @@ public final class MoeExpertRank implements AutoCloseable {
         for (int d = 0; d < shape.dispatchers(); d++) {
             rowsFrom[d] = compute(d, layer);
         }
+        final long computed = System.nanoTime();
+        final boolean routed = link.mode == ExchangeMode.ROUTED;
         final List<ScatterTarget> targets = new ArrayList<>(shape.dispatchers());
         long bytes = 0;
         for (int d = 0; d < shape.dispatchers(); d++) {
-            final long length =
-                    link.mode == ExchangeMode.ROUTED ? rowsFrom[d] * shape.rowBytes() : shape.slotRowBytes();
-            targets.add(new ScatterTarget(
-                    dispatcherRegions.get(d),
-                    length,
-                    outputOffset + d * shape.slotRowBytes(),
-                    shape.expertRanks() * shape.slotBytes() + link.index * shape.slotRowBytes()));
-            bytes += length;
+            // routed: only to dispatchers that sent rows; padded: every slot whole, as a collective would
+            if (!routed || rowsFrom[d] > 0) {
+                final long length = routed ? rowsFrom[d] * shape.rowBytes() : shape.slotRowBytes();
+                targets.add(new ScatterTarget(
+                        dispatcherRegions.get(d),
+                        length,
+                        outputOffset + d * shape.slotRowBytes(),
+                        shape.expertRanks() * shape.slotBytes() + link.index * shape.slotRowBytes()));
+                bytes += length;
+            }
         }
         final long combineStart = System.nanoTime();
-        link.complete(
-                link.post(ScatterWrite.of(link.region, targets)
-                        .withGroup(group)
-                        .withImm(MoeImms.of(MoeImms.COMBINE, layer, link.index))),
-                layer,
-                MoeRole.DISPATCHER,
-                "combining");
+        if (!targets.isEmpty()) {
+            // the pre-resolved group where every dispatcher gets a write; a subset resolves its peers per call
+            final ScatterWrite combine =
+                    ScatterWrite.of(link.region, targets).withImm(MoeImms.of(MoeImms.COMBINE, layer, link.index));
+            link.complete(
+                    link.post(targets.size() == shape.dispatchers() ? combine.withGroup(group) : combine),
+                    layer,
+                    MoeRole.DISPATCHER,
+                    "combining");
+        }
         final long combined = System.nanoTime();
         link.barrier(layer);
         final long end = System.nanoTime();
-        return new LayerTimings(received - start, combined - combineStart, end - start, link.takePostingNanos(), bytes);
+        return new LayerTimings(
+                received - start,
+                combined - combineStart,
+                end - start,
+                link.takePostingNanos(),
+                bytes,
+                computed - received,
+                end - combined);
     }
 
     /** Computes the rows dispatcher {@code d} sent into its output slot; returns how many there were. */

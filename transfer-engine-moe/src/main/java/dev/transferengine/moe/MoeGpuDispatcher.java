@@ -7,6 +7,7 @@ import dev.transferengine.ScatterTarget;
 import dev.transferengine.ScatterWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,13 +27,16 @@ import org.jspecify.annotations.Nullable;
  * gate's logits, top-k and weights per token, counts per expert) from the tokens in GPU memory, pack the routed rows
  * into the send slots in GPU memory, and store the layer into a UVM watcher's slot; the engine's callback thread, the
  * host proxy, sees the store, reads the rows per expert rank from mapped host memory and posts each rank's header (the
- * counts) and rows as one scatter from GPU memory over the peer group of expert ranks (FI_HMEM on fabric where the provider offers it,
- * staged through pinned host memory on tcp; see docs/gpu.md). The expert ranks ({@link MoeExpertRank}) write their
- * outputs back into GPU memory, a kernel sums them with the gate weights, and the layer ends with the barrier. The
- * layer's output is the next layer's input, on the GPU.
+ * counts) and rows as one scatter from GPU memory over the peer group of expert ranks (FI_HMEM on fabric where the
+ * provider offers it, staged through pinned host memory by the tcp transport; see docs/gpu.md). The expert ranks
+ * ({@link MoeExpertRank}) write their outputs back into GPU memory, a kernel sums them with the gate weights, and the
+ * layer ends with the barrier. The layer's output is the next layer's input, on the GPU.
  *
- * <p>Region (GPU memory, registered with {@link Device#cuda(int)}): the layout of {@link MoeDispatcher}'s, so expert
- * ranks serve both alike. One thread drives a dispatcher; not thread-safe.
+ * <p>Region: the layout of {@link MoeDispatcher}'s, so expert ranks serve both alike; GPU memory registered with
+ * {@link Device#cuda(int)}, or, where the engine cannot register GPU memory (a fabric provider without FI_HMEM, such as
+ * libfabric's tcp), staged: mapped pinned host memory registered as host memory, which the kernels pack the rows into
+ * and sum the outputs from through its device pointer ({@link #staged()}). One thread drives a dispatcher; not
+ * thread-safe.
  */
 public final class MoeGpuDispatcher implements AutoCloseable {
 
@@ -45,7 +49,11 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     private final MoeShape shape;
     private final Duration layerTimeout;
     private final MoeGpuKernels gpu;
+    /** Where the kernels address the region: GPU memory, or the staging memory's device pointer. */
     private final long regionAddress;
+    /** The staging memory where the engine refused GPU memory, else null. */
+    private final MoeGpuKernels.@Nullable Mapped staging;
+
     private final long combineOffset;
     private final long gate;
     private final List<Long> allocations = new ArrayList<>();
@@ -72,10 +80,13 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     /** A layer the host proxy is to post when the watcher shows it. */
     private record Proxy(long layer, CompletableFuture<Posted> posted) {}
 
+    /** The registered region and where the kernels address it. */
+    private record Region(RankLink link, long deviceAddress, MoeGpuKernels.@Nullable Mapped staging) {}
+
     /**
      * A GPU dispatcher on an engine the caller owns: loads the kernels on GPU {@code device}, allocates its GPU memory
-     * (region, two token buffers, the gate) and mapped host memory (the routing), registers the region and allocates a
-     * UVM watcher. Blocks for the driver calls.
+     * (region, two token buffers, the gate) and mapped host memory (the routing), registers the region (GPU memory, or
+     * staging memory where the engine refuses GPU memory) and allocates a UVM watcher. Blocks for the driver calls.
      *
      * @param engine the engine (stays open on {@link #close()}); its main group (0) serves the GPU ({@code
      *     GroupSpec.withCudaDevice(device)}) and it has UVM watchers
@@ -106,10 +117,9 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         final long regionBytes = combineOffset + shape.expertRanks() * shape.slotRowBytes();
         final int slots = shape.tokens() * shape.topK();
         MoeGpuKernels.@Nullable Mapped rows = null;
-        @Nullable RankLink registered = null;
+        @Nullable Region registered = null;
         try {
             rows = gpu.allocMapped(4L * shape.expertRanks());
-            this.regionAddress = allocate(regionBytes);
             this.tokens[0] = allocate(shape.tokens() * shape.rowBytes());
             this.tokens[1] = allocate(shape.tokens() * shape.rowBytes());
             this.gate = allocate((long) Float.BYTES * model.gate().length);
@@ -124,30 +134,77 @@ public final class MoeGpuDispatcher implements AutoCloseable {
                 gpu.upload(host, gate, host.byteSize());
                 gpu.synchronize();
             }
-            registered = new RankLink(
-                    engine,
-                    shape,
-                    ExchangeMode.ROUTED,
-                    MoeRole.DISPATCHER,
-                    index,
-                    new RankLink.RankMemory(
-                            MoeGpuKernels.deviceSegment(regionAddress, regionBytes), Device.cuda(device), null),
-                    layerTimeout);
-            if (registered.region.group() != 0) {
-                throw new IllegalArgumentException("the engine registered GPU " + device + "'s memory on group "
-                        + registered.region.group() + ", but peer groups resolve on group 0: make the group that"
-                        + " serves the GPU (GroupSpec.withCudaDevice) the engine's first");
+            registered = register(engine, index, device, regionBytes);
+            if (registered.link().region.group() != 0) {
+                throw new IllegalArgumentException("the engine registered GPU " + device + "'s region on group "
+                        + registered.link().region.group() + ", but peer groups resolve on group 0: make the group"
+                        + " that serves the GPU (GroupSpec.withCudaDevice) the engine's first");
             }
             this.watcher = engine.allocUvmWatcher(this::onSignal);
         } catch (final RuntimeException e) {
             if (registered != null) {
-                registered.close();
+                registered.link().close();
             }
-            freeGpu(rows);
+            freeGpu(rows, registered == null ? null : registered.staging());
             throw e;
         }
         this.mapped = java.util.Objects.requireNonNull(rows);
-        this.link = registered;
+        this.link = registered.link();
+        this.regionAddress = registered.deviceAddress();
+        this.staging = registered.staging();
+    }
+
+    /**
+     * Registers the region in GPU memory; where the engine refuses GPU memory (a fabric provider without FI_HMEM cannot
+     * stage, as a one-sided write into a host mirror would land unnoticed), registers mapped pinned host memory
+     * instead: the kernels write and read it through its device pointer, so the staging is this dispatcher's and every
+     * write into it is one it waits for.
+     */
+    private Region register(final TransferEngine engine, final int index, final int device, final long regionBytes) {
+        final long gpuRegion = allocate(regionBytes);
+        try {
+            return new Region(
+                    new RankLink(
+                            engine,
+                            shape,
+                            ExchangeMode.ROUTED,
+                            MoeRole.DISPATCHER,
+                            index,
+                            new RankLink.RankMemory(
+                                    MoeGpuKernels.deviceSegment(gpuRegion, regionBytes), Device.cuda(device), null),
+                            layerTimeout),
+                    gpuRegion,
+                    null);
+        } catch (final DeviceUnavailableException refused) {
+            allocations.remove(gpuRegion);
+            gpu.freeDevice(gpuRegion);
+        }
+        final MoeGpuKernels.Mapped host = gpu.allocMapped(regionBytes);
+        try {
+            return new Region(
+                    new RankLink(
+                            engine,
+                            shape,
+                            ExchangeMode.ROUTED,
+                            MoeRole.DISPATCHER,
+                            index,
+                            new RankLink.RankMemory(host.host(), Device.host(), null),
+                            layerTimeout),
+                    host.devicePointer(),
+                    host);
+        } catch (final RuntimeException e) {
+            gpu.freeMapped(host);
+            throw e;
+        }
+    }
+
+    /**
+     * Whether the region is staged: mapped pinned host memory, because the engine refused to register GPU memory.
+     *
+     * @return true if staged, false if the engine moves the GPU memory itself (FI_HMEM, or the tcp transport's staging)
+     */
+    public boolean staged() {
+        return staging != null;
     }
 
     private long allocate(final long bytes) {
@@ -157,12 +214,15 @@ public final class MoeGpuDispatcher implements AutoCloseable {
     }
 
     /** Frees the GPU and mapped memory and releases the context. */
-    private void freeGpu(final MoeGpuKernels.@Nullable Mapped rows) {
+    private void freeGpu(final MoeGpuKernels.@Nullable Mapped rows, final MoeGpuKernels.@Nullable Mapped region) {
         try {
             gpu.synchronize();
             allocations.forEach(gpu::freeDevice);
             if (rows != null) {
                 gpu.freeMapped(rows);
+            }
+            if (region != null) {
+                gpu.freeMapped(region);
             }
         } finally {
             gpu.close();
@@ -264,8 +324,13 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         link.complete(posted.rows(), layer, MoeRole.EXPERT, "dispatching the tokens");
         final long dispatched = System.nanoTime();
         for (int e = 0; e < shape.expertRanks(); e++) {
-            link.awaitFrom(link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
+            // a rank that got no rows writes nothing back (MoeExpertRank); the barrier still hears from it
+            if (mapped.host().get(INT, 4L * e) > 0) {
+                link.awaitFrom(
+                        link.counter(MoeImms.of(MoeImms.COMBINE, layer, e)), 1, MoeRole.EXPERT, e, layer, "combine");
+            }
         }
+        final long arrived = System.nanoTime();
         gpu.combine(regionAddress + combineOffset, shape, slotRank, slotRow, routeWeights, out);
         gpu.synchronize();
         final long combined = System.nanoTime();
@@ -278,7 +343,9 @@ public final class MoeGpuDispatcher implements AutoCloseable {
                         combined - dispatched,
                         end - start,
                         link.takePostingNanos(),
-                        posted.bytes()),
+                        posted.bytes(),
+                        posted.seenNanos() - start + combined - arrived,
+                        end - combined),
                 posted.seenNanos() - start,
                 posted.postedNanos() - posted.seenNanos(),
                 combined - start);
@@ -344,7 +411,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         try {
             link.close();
         } finally {
-            freeGpu(mapped);
+            freeGpu(mapped, staging);
         }
     }
 }

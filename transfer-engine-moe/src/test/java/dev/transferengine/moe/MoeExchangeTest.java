@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -107,6 +108,44 @@ class MoeExchangeTest {
     }
 
     @Test
+    void aRoutedRankWithoutRowsWritesNothingBackAndTheLayerStillMatchesTheReference() {
+        final MoeShape shape = new MoeShape(1, 64, 2, 8, 4, 1);
+        final MoeModel model = new MoeModel(shape, SEED, 2);
+        final MemorySegment tokens = arena.allocate(shape.rowBytes());
+        final MemorySegment expected = arena.allocate(shape.rowBytes());
+        model.fillTokens(0, 0, tokens);
+        // both rows to rank 0's experts: ranks 1 to 3 get none
+        final TokenRouting routing = new TokenRouting(1, 2, new int[] {1, 0}, new float[] {.75f, .25f});
+        model.reference(tokens, routing, expected);
+        for (final ExchangeMode mode : ExchangeMode.values()) {
+            final MemorySegment out = arena.allocate(shape.rowBytes());
+            try (MoeCluster cluster = new MoeCluster(
+                    model, open("tcp", 1), open("tcp", shape.expertRanks()), mode, Duration.ofSeconds(60))) {
+                for (int layer = 0; layer < 3; layer++) {
+                    out.fill((byte) 0);
+
+                    final List<LayerTimings> timings =
+                            cluster.runLayer(layer, List.of(tokens), List.of(routing), List.of(out));
+
+                    assertThat(out.mismatch(expected))
+                            .as("%s: first differing byte in layer %d", mode, layer)
+                            .isEqualTo(-1);
+                    final List<Long> sentBack = timings.subList(1, timings.size()).stream()
+                            .map(LayerTimings::sentBytes)
+                            .toList();
+                    assertThat(sentBack)
+                            .as("%s: bytes each expert rank wrote back in layer %d", mode, layer)
+                            .containsExactly(
+                                    mode == ExchangeMode.ROUTED ? 2 * shape.rowBytes() : shape.slotRowBytes(),
+                                    mode == ExchangeMode.ROUTED ? 0L : shape.slotRowBytes(),
+                                    mode == ExchangeMode.ROUTED ? 0L : shape.slotRowBytes(),
+                                    mode == ExchangeMode.ROUTED ? 0L : shape.slotRowBytes());
+                }
+            }
+        }
+    }
+
+    @Test
     void routedSendsOnlyTheRoutedRowsWhilePaddedSendsTheWorstCase() {
         final MoeModel model = new MoeModel(SHAPE, SEED, 4);
         final MemorySegment tokens = arena.allocate(SHAPE.tokens() * SHAPE.rowBytes());
@@ -134,8 +173,9 @@ class MoeExchangeTest {
         assertThat(sent.get(1)).isEqualTo(SHAPE.expertRanks() * SHAPE.slotBytes());
     }
 
-    @Test
-    void anExpertRankThatDiesFailsTheLayerNamingIt() throws Exception {
+    @ParameterizedTest(name = "rows for the doomed rank: {0}")
+    @ValueSource(booleans = {true, false})
+    void anExpertRankThatDiesFailsTheLayerNamingIt(final boolean rowsForTheDoomedRank) throws Exception {
         final MoeShape shape = new MoeShape(4, 32, 2, 4, 2, 1);
         final MoeModel model = new MoeModel(shape, SEED, 2);
         final List<TransferEngine> experts = open("tcp", 2);
@@ -143,7 +183,11 @@ class MoeExchangeTest {
         final MemorySegment tokens = arena.allocate(shape.tokens() * shape.rowBytes());
         final MemorySegment out = arena.allocate(tokens.byteSize());
         model.fillTokens(0, 0, tokens);
-        final TokenRouting routing = model.route(tokens);
+        // without rows, rank 1 writes no combine, so only the dispatch and the barrier can find it dead
+        final TokenRouting routing = rowsForTheDoomedRank
+                ? model.route(tokens)
+                : new TokenRouting(
+                        4, 2, new int[] {0, 1, 1, 0, 0, 1, 1, 0}, new float[] {.5f, .5f, .7f, .3f, .2f, .8f, .6f, .4f});
         final ExecutorService threads = Executors.newFixedThreadPool(3);
         try (MoeDispatcher dispatcher =
                         new MoeDispatcher(open("tcp", 1).get(0), shape, 0, ExchangeMode.ROUTED, timeout);

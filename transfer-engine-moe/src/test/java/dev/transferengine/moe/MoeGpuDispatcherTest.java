@@ -20,7 +20,7 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,8 +29,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The GPU-initiated dispatch on GPU 0: the routing computed by a kernel, the scatter posted by the host proxy from GPU
  * memory when the watcher fires, the experts' matmul and the combine's sum computed by kernels; the routing and every
- * output byte checked against the single-process reference. Skips, saying why, without a GPU (or, for fabric/shm,
- * without a libfabric built with CUDA).
+ * output byte checked against the single-process reference. On fabric/tcp, whose provider has no FI_HMEM, the
+ * dispatcher stages through host memory. Skips, saying why, without a GPU (or, for fabric/shm, without a libfabric
+ * built with CUDA).
  */
 class MoeGpuDispatcherTest {
 
@@ -51,41 +52,44 @@ class MoeGpuDispatcherTest {
     }
 
     /**
-     * An engine on the transport, its group serving GPU 0 if {@code gpu}; on fabric with FI_HMEM required, the GPU path
-     * of docs/gpu.md's first rung.
+     * An engine on the transport, its group serving GPU 0 if {@code gpu}; on fabric with {@code fabric.hmem} as
+     * {@code hmem} says: true requires FI_HMEM, the GPU path of docs/gpu.md's first rung; false never asks for it.
      */
-    private TransferEngine engine(final String transport, final boolean gpu) {
+    private TransferEngine engine(final String transport, final String hmem, final boolean gpu) {
         // the GPU's group is the engine's only one: peer groups resolve on the main group
         TransferEngineBuilder builder =
                 Engines.builder(transport, gpu ? GroupSpec.of(1).withCudaDevice(0) : GroupSpec.of(1));
         if (transport.startsWith("fabric/")) {
-            builder = builder.option("fabric.hmem", "true");
+            builder = builder.option("fabric.hmem", hmem);
         }
         try {
             final TransferEngine engine = builder.build();
             engines.add(engine);
             return engine;
         } catch (final TransportUnavailableException e) {
-            assumeTrue(false, transport + " with FI_HMEM cannot run here: " + e.getMessage());
+            assumeTrue(false, transport + " with fabric.hmem=" + hmem + " cannot run here: " + e.getMessage());
             throw e;
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"tcp", "fabric/shm"})
-    void routesOnTheGpuPostsFromGpuMemoryAndMatchesTheReferenceByteForByte(final String transport) throws Exception {
+    @ParameterizedTest(name = "{0}, fabric.hmem={1}, staged: {2}")
+    @CsvSource({"tcp, auto, false", "fabric/shm, true, false", "fabric/tcp, false, true"})
+    void routesOnTheGpuPostsFromGpuMemoryAndMatchesTheReferenceByteForByte(
+            final String transport, final String hmem, final boolean staged) throws Exception {
         requireGpu();
         final MoeModel model = new MoeModel(SHAPE, SEED, WIDTH);
-        final TransferEngine dispatcherEngine = engine(transport, true);
+        final TransferEngine dispatcherEngine = engine(transport, hmem, true);
         final List<MoeExpertRank> experts = new ArrayList<>();
         final List<MoeGpuExperts> computes = new ArrayList<>();
         final long bytes = SHAPE.tokens() * SHAPE.rowBytes();
         try (MoeGpuDispatcher dispatcher = new MoeGpuDispatcher(dispatcherEngine, model, 0, 0, Duration.ofSeconds(60));
                 Arena arena = Arena.ofConfined()) {
+            // the engine moves GPU memory itself (FI_HMEM, tcp's staging) or refuses it and the dispatcher stages
+            assertThat(dispatcher.staged()).as("staged by the dispatcher").isEqualTo(staged);
             for (int e = 0; e < SHAPE.expertRanks(); e++) {
                 computes.add(new MoeGpuExperts(model, e, 0));
                 experts.add(new MoeExpertRank(
-                        engine(transport, false),
+                        engine(transport, hmem, false),
                         SHAPE,
                         e,
                         computes.getLast(),
