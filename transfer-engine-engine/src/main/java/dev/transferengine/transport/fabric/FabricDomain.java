@@ -997,10 +997,10 @@ final class FabricDomain implements Domain {
         }
         closed = true;
         try {
-            regions.closeAll();
             if (keys != null) {
-                keys.close();
+                keys.close(); // first: peers refuse what they would post from now on instead of meeting closed keys
             }
+            regions.closeAll();
             peers.releaseAll();
             endpoint.close();
         } finally {

@@ -54,11 +54,6 @@ final class FabricRegions {
     private static final Logger LOG = LoggerFactory.getLogger(FabricRegions.class);
     /** Keys drawn at most while looking for one whose published entry is free (then the table marks itself full). */
     private static final int FREE_ENTRY_TRIES = 64;
-    /**
-     * Progress calls before a revoked key's registration closes: shm stops handling its command queue at the first
-     * command it refuses (one from a peer that checks nothing), so one call may leave commands behind it.
-     */
-    private static final int DRAIN_PROGRESS_CALLS = 4;
 
     private final FabricEndpoint endpoint;
     private final MemorySegment attr;
@@ -269,25 +264,30 @@ final class FabricRegions {
 
     /**
      * Closes the region; later remote accesses with its key fail. Unknown keys are ignored. On shm the key is revoked
-     * from the published table first, and the commands that peers queued while it was still published are handled
-     * before the registration closes (see {@link FabricShmKeys}): none of them finds the key gone.
+     * from the published table first, and no peer is between its check and its post when the registration closes
+     * (see {@link FabricShmKeys}).
      */
     void deregister(final long key) {
+        close(key, true);
+    }
+
+    /**
+     * Closes the region of {@code key}; with {@code revoking}, revokes it from the published table first (not while
+     * the endpoint closes: its table is marked closed instead).
+     */
+    private void close(final long key, final boolean revoking) {
         final long mr = mrByKey.remove(key);
         descByKey.remove(key);
         if (mr == 0) {
             return;
         }
-        if (published != null && published.publishes(key)) {
+        if (revoking && published != null && published.publishes(key)) {
             if (!published.revoke(key)) {
                 LOG.warn(
                         "shm: a peer was still posting {} ms after key {} was revoked (killed mid-post?); the"
                                 + " registration closes all the same",
                         FabricShmKeys.QUIESCE_NANOS / 1_000_000,
                         key);
-            }
-            for (int i = 0; i < DRAIN_PROGRESS_CALLS; i++) {
-                endpoint.cqRead(out, 0); // progress only: completions stay queued for the domain's poll
             }
         }
         for (int i = 0; i < count; i++) {
@@ -306,7 +306,7 @@ final class FabricRegions {
     /** Closes every region (before the endpoint closes). */
     void closeAll() {
         while (count > 0) {
-            deregister(keys[count - 1]);
+            close(keys[count - 1], false);
         }
     }
 }
