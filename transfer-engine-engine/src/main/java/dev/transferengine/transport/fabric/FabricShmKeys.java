@@ -48,9 +48,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p><b>No check races a revocation.</b> An initiator counts itself in ({@link View#enter}) before it reads the
  * entry and out ({@link View#exit}) once the provider queued its command at the target. The owner revokes a key,
  * waits until no post is in progress (bounded by {@link #QUIESCE_NANOS}: a peer killed between the two leaves the
- * count raised), then lets its provider handle the commands queued so far (which checked the key while it was still
- * registered), and only then closes the registration. Both sides use volatile accesses, so either the initiator
- * sees the revocation or the owner sees it counted in.
+ * count raised), and only then closes the registration. Both sides use volatile accesses, so either the initiator
+ * sees the revocation or the owner sees it counted in. A command queued just before the revocation that the owner's
+ * provider handles only after the registration closed is still dropped unanswered: handling the queue inside the
+ * revocation (a progress call) crashed 2.1 in smr_progress_connreq, on a connection request from an endpoint of
+ * this process that had closed, so the window stays the owner's next progress call.
  *
  * <p>A peer without the file (another engine version, or /dev/shm not writable) is not checked: its refusals keep
  * shm's behaviour above. Not thread-safe: the owning domain's worker publishes and revokes, each peer's view is used
