@@ -2,7 +2,8 @@
 # A/B of the tcp transport's 1 MiB write throughput against iperf3, cases interleaved so that drift hits all alike.
 # Prints one line per run (case name, GB/s, p50 us); full JSON lines go to $LOG.
 #   JAVA=...  IPERF3=...  RUNS=3  DURATION=3s  BEFORE=before.jar (tcp classes put first on the class path: "before")
-#   CASES="name|args;name|args"  (default: 1 NIC as is, auto-tuned buffers, spin, a 16 MiB region; 4 NICs)
+#   CASES="name|args;name|args"  (default: 1 NIC as is (auto-tuned buffers), fixed 4 MiB buffers, spin, a 16 MiB
+#   region; 4 NICs)
 set -uo pipefail
 cd "$(dirname "$0")"
 JAVA=${JAVA:-java}
@@ -11,7 +12,7 @@ RUNS=${RUNS:-3}
 DURATION=${DURATION:-3s}
 LOG=${LOG:-/tmp/tcp-ab.log}
 JAR=target/te-bench.jar
-CASES=${CASES:-"1nic|--nics 1;1nic-autotune|--nics 1 --option tcp.socketBufferBytes=0;1nic-spin|--nics 1 --idle spin;\
+CASES=${CASES:-"1nic|--nics 1;1nic-fixed4M|--nics 1 --option tcp.socketBufferBytes=4194304;1nic-spin|--nics 1 --idle spin;\
 1nic-region16M|--nics 1 --region 16MiB;4nic|--nics 4;4nic-pinned|--nics 4 --routing pinned"}
 
 bench() {

@@ -8,9 +8,13 @@ package dev.transferengine;
 public interface ReceivePool extends AutoCloseable {
 
     /**
-     * The size of each buffer: at least the size asked for, more where the transport rounds it up (fabric: to a
-     * power of two, since it matches sends to buffers by size class). A message longer than this is refused by the
-     * receiver, or held until a buffer it fits is posted.
+     * The size of each buffer. The rule, on every transport (docs/delivery-contract.md): the size the pool was asked
+     * for is the longest message it takes; a longer send fails at the sender with
+     * {@link dev.transferengine.exceptions.RemoteAccessException} ({@code NO_RECEIVE_BUFFER}) naming the send's
+     * size and the largest buffer posted, and lands in no buffer. On the tcp transport this is the size asked for.
+     * Not kept yet on the fabric transport (issue 21): it rounds the size up to a power of two, since it matches
+     * sends to buffers by size class, reports that size here, and takes sends of up to it; a send longer than every
+     * posted buffer waits at the receiver until one it fits is posted.
      *
      * @return the size of one buffer, in bytes
      */

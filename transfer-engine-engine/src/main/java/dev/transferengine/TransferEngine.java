@@ -309,7 +309,8 @@ public interface TransferEngine extends AutoCloseable {
      * Posts {@code count} receive buffers of {@code bufferSize} bytes on group 0, NIC 0; each returns to the pool when
      * the listener returns, and is posted again. Allocates the buffers, off the heap.
      *
-     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts
+     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts; a longer send fails at the
+     *     sender naming both sizes (see {@link ReceivePool#bufferSize()}, and where libfabric does not keep it yet)
      * @param count how many buffers, 1 to 16,777,215
      * @param listener told of each message, on the callback thread
      * @return the pool; close it to stop re-posting
@@ -325,7 +326,8 @@ public interface TransferEngine extends AutoCloseable {
      * {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}), which is how back-pressure reaches it. Allocates the
      * buffers, off the heap.
      *
-     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts
+     * @param bufferSize bytes per buffer (>= 1): the longest message the pool accepts, as for
+     *     {@link #postedReceivePool(int, int, ReceiveListener)}
      * @param count how many buffers, 1 to 16,777,215: at most this many are posted however much credit is granted
      * @param listener told of each message, on the callback thread
      * @return the pool, with no credit yet

@@ -138,6 +138,19 @@ public abstract class TransportContract {
     }
 
     /**
+     * Whether a receive pool takes messages of at most the size it was asked for, on every transport's rule
+     * (docs/delivery-contract.md, "Receive pools: the size asked for is the limit"): a longer send fails at the sender
+     * with {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}) naming both sizes and lands nowhere. libfabric
+     * cannot keep it yet (issue 21, item 4): its buffers are rounded up to a power of two for size-class tag matching,
+     * so a send longer than the size asked for but within that power lands, and no refusal travels back on RDM.
+     *
+     * @return true if the size asked for is the limit
+     */
+    protected boolean limitsSendsToTheSizeAskedFor() {
+        return true;
+    }
+
+    /**
      * Whether a failed operation with an imm reaches its receiver as a negative acknowledgement; libfabric's shm
      * before 1.19 sends untagged, where no control message can be kept apart from the user's messages.
      *
@@ -733,6 +746,55 @@ public abstract class TransportContract {
             await().atMost(WAIT).until(() -> received.get() == (refusesSendsWithoutBuffer() ? 3 : 4));
         }
 
+        /**
+         * Issue 16 item 6: one member floods SENDs at a small pool while another member sends one message a round;
+         * the other member loses nothing. Where the transport refuses sends (tcp), the flooder's beyond its share are
+         * refused {@code NO_RECEIVE_BUFFER}; where it holds them (libfabric RDM), every one of them lands as well.
+         */
+        @Test
+        void aMemberFloodingSendsLeavesAnotherMemberEverySend() throws Exception {
+            final int rounds = 20;
+            final int flood = 20;
+            final TransferEngine receiver = engine(1);
+            final TransferEngine flooder = engine(1);
+            final TransferEngine member = engine(1);
+            final AtomicInteger fromMember = new AtomicInteger();
+            final AtomicInteger fromFlooder = new AtomicInteger();
+            receiver.postedReceivePool(
+                    64, 4, message -> (message.get(ValueLayout.JAVA_BYTE, 0) == 'm' ? fromMember : fromFlooder)
+                            .incrementAndGet());
+            done(flooder.send(receiver.mainAddress(), "flood".getBytes())); // both connected: each is owed a share
+            done(member.send(receiver.mainAddress(), "member".getBytes()));
+
+            final List<CompletableFuture<Void>> flooded = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < flood; i++) {
+                    flooded.add(flooder.send(receiver.mainAddress(), "flood".getBytes()));
+                }
+                done(member.send(receiver.mainAddress(), ("member " + round).getBytes()));
+            }
+
+            int floodLanded = 1;
+            for (final CompletableFuture<Void> send : flooded) {
+                try {
+                    send.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    floodLanded++;
+                } catch (final ExecutionException e) {
+                    assertThat(refusesSendsWithoutBuffer())
+                            .as("a held send is never refused: %s", e.getCause())
+                            .isTrue();
+                    assertThat(e.getCause())
+                            .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                                    .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER));
+                }
+            }
+            final int landed = floodLanded;
+            await().atMost(WAIT).until(() -> fromMember.get() == rounds + 1 && fromFlooder.get() == landed);
+            assertThat(fromMember)
+                    .as("the other member's sends, every one delivered")
+                    .hasValue(rounds + 1);
+        }
+
         @Test
         void aCreditedPoolPostsOneBufferPerCredit() {
             final TransferEngine sender = engine(1);
@@ -813,6 +875,64 @@ public abstract class TransportContract {
             }
             await().atMost(WAIT).until(() -> received.size() == expected.size());
             assertThat(received).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        @Test
+        void aSendOneByteLongerThanThePoolWasAskedForFailsAtTheSenderNamingBothSizesAndLandsNowhere() {
+            Assumptions.assumeTrue(
+                    limitsSendsToTheSizeAskedFor(), "the transport takes sends longer than the size asked for");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> received = new CopyOnWriteArrayList<>();
+            final ReceivePool pool = receiver.postedReceivePool(
+                    1000, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            assertThat(pool.bufferSize()).isEqualTo(1000);
+
+            final Throwable refused =
+                    failure(sender.send(receiver.mainAddress(), "o".repeat(1001).getBytes()));
+            assertThat(refused).isInstanceOf(RemoteAccessException.class);
+            assertThat(((RemoteAccessException) refused).reason())
+                    .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER);
+            assertThat(refused).hasMessageContaining("1001").hasMessageContaining("1000");
+
+            // nothing of it landed, and the pool still takes what fits: the refused send cost no buffer
+            final String fits = "f".repeat(1000);
+            done(sender.send(receiver.mainAddress(), fits.getBytes()));
+            await().atMost(WAIT).until(() -> received.size() == 1);
+            assertThat(received).containsExactly(fits);
+            await().atMost(WAIT).until(() -> pool.available() == 4);
+        }
+
+        @Test
+        void withTwoPoolsEachMessageLandsInAPoolAskedForAtLeastItsLengthAndNoneIsLost() {
+            Assumptions.assumeTrue(
+                    limitsSendsToTheSizeAskedFor(), "the transport takes sends longer than the size asked for");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> small = new CopyOnWriteArrayList<>();
+            final List<String> large = new CopyOnWriteArrayList<>();
+            // neither size is a power of two: the limits are the sizes asked for, not a rounded buffer
+            receiver.postedReceivePool(
+                    100, 4, message -> small.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            receiver.postedReceivePool(
+                    3000, 4, message -> large.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            final List<String> expected = new ArrayList<>();
+            for (final int length : new int[] {1, 100, 101, 128, 2049, 3000}) {
+                final String message =
+                        String.valueOf((char) ('a' + expected.size())).repeat(length);
+                expected.add(message);
+                done(sender.send(receiver.mainAddress(), message.getBytes())); // one at a time: buffers stay free
+            }
+            assertThat(failure(sender.send(receiver.mainAddress(), new byte[3001])))
+                    .isInstanceOf(RemoteAccessException.class)
+                    .hasMessageContaining("3001");
+
+            await().atMost(WAIT).until(() -> small.size() + large.size() == expected.size());
+            assertThat(small).allMatch(m -> m.length() <= 100);
+            final List<String> all = new ArrayList<>(small);
+            all.addAll(large);
+            assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
         }
 
         @Test

@@ -40,7 +40,7 @@ final class FabricControl {
     /** Receipts in flight at once; one more is not sent (the abandonment's sender posts it again). */
     static final int RECEIPTS = 16;
     /** Posts of one abandonment, the first included, before the sender gives up on its receipt. */
-    static final int ATTEMPTS = 5;
+    static final int ATTEMPTS = 10;
     /** Nonces of abandonments a receiver remembers, to report each once. */
     static final int REMEMBERED = 256;
 
@@ -136,12 +136,14 @@ final class FabricControl {
     }
 
     /**
-     * How long the sender waits for a receipt after attempt {@code attempt} before posting again: 8, 32, 128 and 512
-     * ms, some 0.7 s in all. The first wait covers a connection that broke under the message (the provider connects
-     * again for a later post, once it has noticed); the later ones a loaded machine.
+     * How long the sender waits for a receipt after attempt {@code attempt} before posting again: 2, 4, 8, ... 512
+     * ms, some 1 s in all. The first waits cover a connection that broke under the message: RxM notices the break
+     * and takes the peer's new connection within its connection-event interval (1 ms, set by {@link FabricLibrary}),
+     * so the second or third post usually goes on the new connection; the later ones cover a loaded machine. A
+     * receipt costs one round trip, so a post that was only slow is answered twice, and reported once.
      */
     static long retryDelayNanos(final int attempt) {
-        return TimeUnit.MILLISECONDS.toNanos(2L << (2 * attempt));
+        return TimeUnit.MILLISECONDS.toNanos(1L << attempt);
     }
 
     /** The first send whose receipt is overdue at {@code now}, or -1. */

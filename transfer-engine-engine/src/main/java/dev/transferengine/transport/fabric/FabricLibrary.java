@@ -29,6 +29,9 @@ final class FabricLibrary {
     static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static final Map<String, FabricLibrary> OPENED = new ConcurrentHashMap<>();
+    /** RxM's connection-event polling interval, in microseconds, unless the environment sets its own (see load). */
+    private static final String RXM_CM_PROGRESS_INTERVAL_US = "1000";
+
     private static final String[] EXPORTS = {
         "fi_getinfo", "fi_freeinfo", "fi_dupinfo", "fi_fabric", "fi_version", "fi_strerror"
     };
@@ -73,6 +76,12 @@ final class FabricLibrary {
         // RxM closes a peer's connection on fi_av_remove only with this (read once, when the library initializes):
         // FabricDomain.cancel resets a peer that way so that nothing it still queued lands after a timeout.
         NativeEnvironment.setIfAbsent("FI_AV_REMOVE_CLEANUP", "1");
+        // RxM reads its connection events (a peer's connection request, a connection that broke) only every
+        // cm_progress_interval microseconds of CQ polling while it is not connecting itself: 10 ms by default. A
+        // tcp;ofi_rxm target drops its connection when it refuses a write, so each reconnection (the negative
+        // acknowledgement of that write goes on the next one) waited up to two such ticks; 1 ms costs one EQ read
+        // per millisecond of polling.
+        NativeEnvironment.setIfAbsent("FI_OFI_RXM_CM_PROGRESS_INTERVAL", RXM_CM_PROGRESS_INTERVAL_US);
         final NativeLibrary library = NativeLibrary.load(path);
         if (!library.isAvailable()) {
             return new FabricLibrary(path, library.unavailabilityCause(), symbols, 0);

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * The tcp transport's options, parsed and checked once. Every bound has a default that a single-host test and a
  * production cluster both live with; {@code docs/security.md} lists them.
  *
- * @param socketBufferBytes      SO_SNDBUF and SO_RCVBUF per socket; 0 leaves them to the kernel
+ * @param socketBufferBytes      SO_SNDBUF and SO_RCVBUF per socket; 0 (the default) leaves them to the kernel's
+ *                              auto-tuning
  * @param maxInboundConnections  authenticated connections peers may hold open to one NIC
  * @param maxPendingHandshakes   accepted sockets one NIC runs a handshake on at once; more are closed at once
  * @param maxHandshakesPerSource of those, how many one source address may hold
@@ -86,7 +87,7 @@ record TcpSettings(
                 defaultPendingHandshakes(Runtime.getRuntime().maxMemory(), config),
                 1);
         return new TcpSettings(
-                (int) number(config, SOCKET_BUFFER, 4 << 20, 0),
+                (int) number(config, SOCKET_BUFFER, 0, 0),
                 (int) number(config, MAX_INBOUND_CONNECTIONS, 1024, 1),
                 (int) pending,
                 (int) number(config, MAX_HANDSHAKES_PER_SOURCE, Math.max(4, pending / 4), 1),

@@ -12,9 +12,12 @@ import org.jspecify.annotations.Nullable;
  * The pure-Java transport: every NIC is a listening TCP socket with its own connections, driven by non-blocking
  * NIO from the group's worker. Always available, and ranked behind native transports for {@code auto}.
  *
- * <p>Option {@value #SOCKET_BUFFER_OPTION}: bytes of SO_SNDBUF and SO_RCVBUF per socket (default 4 MiB, which the
- * kernel caps at {@code net.core.rmem_max}/{@code wmem_max}; 0 leaves the kernel's auto-tuning on, which measured no
- * faster on loopback). Options {@code tcp.stagingChunkBytes} (default 4 MiB) and {@code tcp.stagingChunks}
+ * <p>Option {@value #SOCKET_BUFFER_OPTION}: bytes of SO_SNDBUF and SO_RCVBUF per socket, or 0 (the default) for the
+ * kernel's auto-tuning, as iperf3 runs. A fixed size turns the tuning off for good and is capped at
+ * {@code net.core.rmem_max}/{@code wmem_max} (208 KiB on a stock kernel, so a request for MiBs can get less than
+ * the tuning would grow to: {@code net.ipv4.tcp_rmem}/{@code tcp_wmem}); set one only to pin the memory per
+ * socket. Auto-tuning measured 1.03-1.20x the former fixed 4 MiB for one NIC on loopback (docs/benchmarks.md).
+ * Options {@code tcp.stagingChunkBytes} (default 4 MiB) and {@code tcp.stagingChunks}
  * (default 4, at least 2): the pinned chunks per direction and NIC that device memory is staged through.
  */
 public final class TcpTransport implements Transport {
