@@ -8,6 +8,7 @@ import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainListener;
@@ -61,9 +62,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   <li>Every write of a chain was checked against the same key, and a key does not come back once its region is
  *       closed (shm asks the keys of us, and {@link FabricRegions} picks random 63-bit ones: odds of 2^-63 per
  *       registration). So a key that was gone when an earlier write was handled is still gone for the
- *       delivery-complete ones handled after it, and they do not complete: shm reports a refusal by never
- *       completing the write, and the engine's operation timeout fails the request, as for any refused write on
- *       shm.</li>
+ *       delivery-complete ones handled after it. Where the peer publishes its keys ({@link FabricShmKeys}) no write
+ *       with a gone key is posted at all: each is refused before posting with {@link RemoteAccessException}, since
+ *       shm answers a refused write never and is stuck toward the peer after it; a peer that publishes none leaves
+ *       the delivery-complete ones uncompleted and the engine's operation timeout fails the request.</li>
  *   <li>Every write's remote range lies within [lowest start, highest end], and the target checked both ends
  *       against the key's one region through the delivery-complete writes, so no write of the chain was out of
  *       its bounds. This holds whatever the descriptor said, without relying on the engine's bounds check.</li>
@@ -96,6 +98,9 @@ final class FabricDomain implements Domain {
     private static final long FI_INJECT = 1L << 25;
     private static final long FI_TRANSMIT_COMPLETE = 1L << 27;
     private static final long FI_DELIVERY_COMPLETE = 1L << 28;
+    /** What {@link #post} returns for an access the shm peer's published keys refuse; no libfabric code. */
+    private static final long REFUSED_BEFORE_POSTING = Long.MIN_VALUE;
+
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
 
@@ -103,6 +108,11 @@ final class FabricDomain implements Domain {
     private final DomainListener listener;
     private final Arena arena = Arena.ofShared();
     private final FabricRegions regions;
+    /** The keys this shm endpoint publishes to its peers ({@link FabricShmKeys}); null elsewhere. */
+    private final @Nullable FabricShmKeys keys;
+    /** Why the last {@link #post} returned {@link #REFUSED_BEFORE_POSTING}. */
+    private @Nullable TransferEngineException refusedBeforePosting;
+
     private final FabricPeers peers;
     private final FabricOps ops;
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
@@ -162,7 +172,8 @@ final class FabricDomain implements Domain {
         final boolean zeroByteDeliveryComplete = options.zeroByteDeliveryComplete();
         this.endpoint = endpoint;
         this.listener = listener;
-        this.regions = new FabricRegions(endpoint, arena, caps);
+        this.keys = endpoint.isShm() ? FabricShmKeys.publish(endpoint.name(), arena) : null;
+        this.regions = new FabricRegions(endpoint, arena, caps, keys);
         this.peers = new FabricPeers(endpoint, arena, group, nic);
         this.ops = new FabricOps(arena, maxOps, endpoint.tagged());
         this.postsPerPoll = postsPerPoll;
@@ -578,14 +589,47 @@ final class FabricDomain implements Domain {
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
-            case FabricOps.WRITE -> endpoint.writeMsg(msg, ops.flags[slot]);
-            case FabricOps.READ -> endpoint.readMsg(msg, ops.flags[slot]);
+            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg);
             case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
     }
 
+    /**
+     * Posts a write or read; to an shm peer that publishes its keys, only once they show the peer would take it
+     * (else {@link #REFUSED_BEFORE_POSTING}, the reason in {@link #refusedBeforePosting}), counted in at the peer
+     * from before the check until the provider queued the command, so that the peer's revocation of the key waits
+     * for it (see {@link FabricShmKeys}).
+     */
+    private long postRma(final int slot, final MemorySegment msg) {
+        final boolean write = ops.kind[slot] == FabricOps.WRITE;
+        final FabricShmKeys.View published = peers.keys(ops.peer[slot]);
+        if (published == null) {
+            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
+        }
+        published.enter();
+        try {
+            final TransferEngineException refused =
+                    published.refusal(ops.remoteKey(slot), ops.remoteAddress(slot), ops.length[slot], write);
+            if (refused != null) {
+                refusedBeforePosting = refused;
+                return REFUSED_BEFORE_POSTING;
+            }
+            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
+        } finally {
+            published.exit();
+        }
+    }
+
     private void failPost(final int slot, final long rc) {
+        final TransferEngineException refused = refusedBeforePosting;
+        if (rc == REFUSED_BEFORE_POSTING && refused != null) {
+            refusedBeforePosting = null;
+            final long token = ops.token[slot];
+            release(slot);
+            listener.onFailed(token, refused);
+            return;
+        }
         final String function =
                 switch (ops.kind[slot]) {
                     case FabricOps.WRITE -> "fi_writemsg";
@@ -861,7 +905,53 @@ final class FabricDomain implements Domain {
         withdrawQueued(token);
         if (resetsConnections) {
             resetPeersOf(token);
+        } else if (keys != null) {
+            failIfBehindAGonePeer(token);
         }
+    }
+
+    /**
+     * shm answers the operations queued to a peer only while the peer's endpoint runs, and (2.1) completes an
+     * endpoint's SAR, CMA and delivery-complete operations in posting order from one response queue for all peers
+     * ({@code smr_progress_resp} stops at the first unanswered entry). So a piece of {@code token} still posted to a
+     * peer whose endpoint is gone (closed, or its process killed) is never answered, and nothing posted after it
+     * completes, to any peer; no provider call clears that short of closing the endpoint. The domain then fails at
+     * once, naming the cause, instead of letting every later operation wait out its timeout: the gone peer's pieces
+     * with {@link PeerUnreachableException}, everything else with the reason (issue 21, item 4). Scans the slots.
+     */
+    private void failIfBehindAGonePeer(final long token) {
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            final long peer = ops.peer[slot];
+            final FabricShmKeys.View published = ops.token[slot] == token
+                            && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
+                    ? peers.keys(peer)
+                    : null;
+            if (published != null && published.ownerGone()) {
+                failBehindGonePeer(peer, published.pid());
+                return;
+            }
+        }
+    }
+
+    private void failBehindGonePeer(final long peer, final long pid) {
+        final NetworkAddress gone = Objects.requireNonNull(peers.address(peer));
+        final String reason = "its shm endpoint (pid " + pid + ") is gone with operations queued to it, which"
+                + " libfabric's shm never answers";
+        peers.markUnreachable(peer, reason);
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            if (ops.peer[slot] == peer
+                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
+                final long token = ops.token[slot];
+                release(slot);
+                listener.onFailed(token, new PeerUnreachableException(gone, reason));
+            }
+        }
+        fail("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting order from"
+                + " one response queue for all peers, so none posted after them can complete (libfabric 2.1 shm,"
+                + " issue 21 item 4). Every operation on this NIC fails from now on: close the engine and build a new"
+                + " one");
     }
 
     /** Resets each peer that holds a piece of {@code token} posted on its current connection. Scans the slots. */
@@ -947,6 +1037,9 @@ final class FabricDomain implements Domain {
         }
         closed = true;
         try {
+            if (keys != null) {
+                keys.close(); // first: peers refuse what they would post from now on instead of meeting closed keys
+            }
             regions.closeAll();
             peers.releaseAll();
             endpoint.close();

@@ -171,6 +171,16 @@ final class FabricOps {
         m.set(JAVA_LONG, msg + MSG_RMA_DATA, data);
     }
 
+    /** The remote key of a prepared write or read. */
+    long remoteKey(final int slot) {
+        return FabricLibrary.NATIVE.get(JAVA_LONG, address(slot) + SLOT_RMA_IOV + RMA_IOV_KEY);
+    }
+
+    /** The remote address (as posted: virtual or an offset) of a prepared write or read. */
+    long remoteAddress(final int slot) {
+        return FabricLibrary.NATIVE.get(JAVA_LONG, address(slot) + SLOT_RMA_IOV + RMA_IOV_ADDR);
+    }
+
     /**
      * Gives a prepared write the shared context of writes posted without FI_COMPLETION: the slot is released when its
      * post returns, so the provider must never hand its own context back (see {@link #uncountedContext}).

@@ -14,6 +14,7 @@ import java.util.List;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
 import org.agrona.collections.Object2LongHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,8 @@ final class FabricPeers {
     private final Long2ObjectHashMap<String> failures = new Long2ObjectHashMap<>();
     /** Peers that are shm endpoints of this process, by handle; their closing is tracked. */
     private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
+    /** The keys each shm peer publishes ({@link FabricShmKeys}), by handle; peers that publish none are absent. */
+    private final Long2ObjectHashMap<FabricShmKeys.View> keys = new Long2ObjectHashMap<>();
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
 
@@ -106,8 +109,19 @@ final class FabricPeers {
         }
         handles.put(peer, handle);
         addresses.put(handle, peer);
+        if (endpoint.isShm()) {
+            final FabricShmKeys.View published = FabricShmKeys.open(name, peer, arena);
+            if (published != null) {
+                keys.put(handle, published);
+            }
+        }
         publish();
         return handle;
+    }
+
+    /** The keys the shm peer {@code handle} publishes, or null (not shm, or it publishes none). Does not allocate. */
+    FabricShmKeys.@Nullable View keys(final long handle) {
+        return keys.isEmpty() ? null : keys.get(handle);
     }
 
     /**

@@ -12,6 +12,9 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 
 import org.agrona.collections.Long2LongHashMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static dev.transferengine.transport.fabric.FabricLayout.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -48,6 +51,10 @@ final class FabricRegions {
      */
     static final long FI_HMEM_DEVICE_ONLY = 1L << 46;
 
+    private static final Logger LOG = LoggerFactory.getLogger(FabricRegions.class);
+    /** Keys drawn at most while looking for one whose published entry is free (then the table marks itself full). */
+    private static final int FREE_ENTRY_TRIES = 64;
+
     private final FabricEndpoint endpoint;
     private final MemorySegment attr;
     private final MemorySegment iov;
@@ -60,6 +67,9 @@ final class FabricRegions {
     private final boolean hmem;
     private final boolean hmemDescriptors;
 
+    /** Where this endpoint publishes its keys to its shm peers ({@link FabricShmKeys}); null elsewhere. */
+    private final @Nullable FabricShmKeys published;
+
     private final Long2LongHashMap mrByKey = new Long2LongHashMap(0);
     private final Long2LongHashMap descByKey = new Long2LongHashMap(-1);
     private long[] starts = new long[8];
@@ -67,8 +77,13 @@ final class FabricRegions {
     private long[] keys = new long[8];
     private int count;
 
-    FabricRegions(final FabricEndpoint endpoint, final Arena arena, final long caps) {
+    FabricRegions(
+            final FabricEndpoint endpoint,
+            final Arena arena,
+            final long caps,
+            final @Nullable FabricShmKeys published) {
         this.endpoint = endpoint;
+        this.published = published;
         this.attr = arena.allocate(MR_ATTR_BYTES, 8);
         this.iov = arena.allocate(IOVEC);
         this.out = arena.allocate(ADDRESS);
@@ -192,14 +207,27 @@ final class FabricRegions {
         ends[count] = address + length;
         keys[count] = key;
         count++;
+        if (published != null) {
+            final long start = virtualAddressing ? address : 0;
+            published.put(
+                    key,
+                    start,
+                    start + length,
+                    ((access & FI_REMOTE_WRITE) != 0 ? FabricShmKeys.REMOTE_WRITE : 0)
+                            | ((access & FI_REMOTE_READ) != 0 ? FabricShmKeys.REMOTE_READ : 0));
+        }
         return key;
     }
 
+    /** A random key unique in the domain, whose entry in the published table is free where there is one. */
     private long freshKey() {
         long key;
+        int tries = 0;
         do {
             key = random.nextLong() & keyMask;
-        } while (key == 0 || mrByKey.containsKey(key));
+        } while (key == 0
+                || mrByKey.containsKey(key)
+                || (published != null && !published.isFree(key) && ++tries < FREE_ENTRY_TRIES));
         return key;
     }
 
@@ -234,12 +262,33 @@ final class FabricRegions {
         return 0;
     }
 
-    /** Closes the region; later remote accesses with its key fail. Unknown keys are ignored. */
+    /**
+     * Closes the region; later remote accesses with its key fail. Unknown keys are ignored. On shm the key is revoked
+     * from the published table first, and no peer is between its check and its post when the registration closes
+     * (see {@link FabricShmKeys}).
+     */
     void deregister(final long key) {
+        close(key, true);
+    }
+
+    /**
+     * Closes the region of {@code key}; with {@code revoking}, revokes it from the published table first (not while
+     * the endpoint closes: its table is marked closed instead).
+     */
+    private void close(final long key, final boolean revoking) {
         final long mr = mrByKey.remove(key);
         descByKey.remove(key);
         if (mr == 0) {
             return;
+        }
+        if (revoking && published != null && published.publishes(key)) {
+            if (!published.revoke(key)) {
+                LOG.warn(
+                        "shm: a peer was still posting {} ms after key {} was revoked (killed mid-post?); the"
+                                + " registration closes all the same",
+                        FabricShmKeys.QUIESCE_NANOS / 1_000_000,
+                        key);
+            }
         }
         for (int i = 0; i < count; i++) {
             if (keys[i] == key) {
@@ -257,7 +306,7 @@ final class FabricRegions {
     /** Closes every region (before the endpoint closes). */
     void closeAll() {
         while (count > 0) {
-            deregister(keys[count - 1]);
+            close(keys[count - 1], false);
         }
     }
 }
