@@ -36,23 +36,23 @@ abstract class FabricContract extends TransportContract {
     }
 
     /**
-     * No refusal travels back on libfabric RDM: a send larger than every posted buffer is held at the receiver (tagged
-     * by its size class, it matches only a buffer it fits in) until a large enough one is posted.
+     * A send longer than every receive pool of its peer fails at the sender, which knows the peer's pools' sizes from
+     * control messages (FabricPoolSizes); where sends are untagged (shm before libfabric 1.19) no control message
+     * travels, and such a send is held at the receiver until a buffer is posted.
      */
     @Override
     protected boolean refusesOversizedSends() {
-        return false;
+        return FabricTestAccess.tagged(provider());
     }
 
     /**
-     * A receive pool's buffers are rounded up to a power of two, since a send is matched to a buffer by its size
-     * class (tag), and no refusal travels back on RDM: a send longer than the size asked for but within that power
-     * lands (issue 21, item 4; docs/delivery-contract.md). Tag matching cannot say "at most n" for every n, so
-     * keeping the rule needs the receiver's verdict to travel back to the sender.
+     * A receive pool's buffers are exactly the size asked for, and the sender refuses a send longer than every pool of
+     * its peer and tags the others so that they match only buffers they fit in (FabricPoolSizes); untagged (shm
+     * before 1.19), a send takes the oldest posted buffer, is truncated there when longer, and the sender never hears.
      */
     @Override
     protected boolean limitsSendsToTheSizeAskedFor() {
-        return false;
+        return FabricTestAccess.tagged(provider());
     }
 
     /**
