@@ -36,26 +36,6 @@ abstract class FabricContract extends TransportContract {
     }
 
     /**
-     * A send longer than every receive pool of its peer fails at the sender, which knows the peer's pools' sizes from
-     * control messages (FabricPoolSizes); where sends are untagged (shm before libfabric 1.19) no control message
-     * travels, and such a send is held at the receiver until a buffer is posted.
-     */
-    @Override
-    protected boolean refusesOversizedSends() {
-        return FabricTestAccess.tagged(provider());
-    }
-
-    /**
-     * A receive pool's buffers are exactly the size asked for, and the sender refuses a send longer than every pool of
-     * its peer and tags the others so that they match only buffers they fit in (FabricPoolSizes); untagged (shm
-     * before 1.19), a send takes the oldest posted buffer, is truncated there when longer, and the sender never hears.
-     */
-    @Override
-    protected boolean limitsSendsToTheSizeAskedFor() {
-        return FabricTestAccess.tagged(provider());
-    }
-
-    /**
      * The contract's receiver never addresses its writers, so no provider names them (shm names only writers in the
      * receiver's AV, tcp;ofi_rxm none), and a refused imm is not reported to its writer: FabricImmSharesTest covers
      * fabric/shm (issue 16 item 3).

@@ -29,17 +29,6 @@ public final class FabricTestAccess {
     }
 
     /**
-     * Whether {@code provider} of the libfabric this run loads sends tagged messages (all but shm before 1.19), which
-     * carry the control messages that tell a sender its peer's receive pools' sizes ({@code FabricPoolSizes}).
-     */
-    public static boolean tagged(final String provider) {
-        final String library = FabricFixture.library();
-        return library == null
-                || FabricEndpoint.tagsMatchBuffersThatFit(
-                        provider, FabricLibrary.open(library).version());
-    }
-
-    /**
      * The {@code fabric.library} option that engines of the contract suites use in this run (the system's library,
      * or the one {@code TE_FABRIC_LIBRARY} names in the run for another libfabric version); none for the default.
      */
