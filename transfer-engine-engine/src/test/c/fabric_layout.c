@@ -30,6 +30,7 @@ int main(void) {
     OFF(fi_ep_attr, type); OFF(fi_ep_attr, protocol); OFF(fi_ep_attr, protocol_version);
     OFF(fi_ep_attr, max_msg_size);
     OFF(fi_tx_attr, caps); OFF(fi_tx_attr, mode); OFF(fi_tx_attr, op_flags); OFF(fi_tx_attr, msg_order);
+    OFF(fi_tx_attr, comp_order); OFF(fi_tx_attr, inject_size);
     OFF(fi_domain_attr, domain); OFF(fi_domain_attr, name); OFF(fi_domain_attr, threading);
     OFF(fi_domain_attr, control_progress); OFF(fi_domain_attr, data_progress);
     OFF(fi_domain_attr, resource_mgmt); OFF(fi_domain_attr, av_type); OFF(fi_domain_attr, mr_mode);

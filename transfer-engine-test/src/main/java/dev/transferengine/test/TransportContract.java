@@ -745,6 +745,55 @@ public abstract class TransportContract {
             await().atMost(WAIT).until(() -> received.get() == (refusesSendsWithoutBuffer() ? 3 : 4));
         }
 
+        /**
+         * Issue 16 item 6: one member floods SENDs at a small pool while another member sends one message a round;
+         * the other member loses nothing. Where the transport refuses sends (tcp), the flooder's beyond its share are
+         * refused {@code NO_RECEIVE_BUFFER}; where it holds them (libfabric RDM), every one of them lands as well.
+         */
+        @Test
+        void aMemberFloodingSendsLeavesAnotherMemberEverySend() throws Exception {
+            final int rounds = 20;
+            final int flood = 20;
+            final TransferEngine receiver = engine(1);
+            final TransferEngine flooder = engine(1);
+            final TransferEngine member = engine(1);
+            final AtomicInteger fromMember = new AtomicInteger();
+            final AtomicInteger fromFlooder = new AtomicInteger();
+            receiver.postedReceivePool(
+                    64, 4, message -> (message.get(ValueLayout.JAVA_BYTE, 0) == 'm' ? fromMember : fromFlooder)
+                            .incrementAndGet());
+            done(flooder.send(receiver.mainAddress(), "flood".getBytes())); // both connected: each is owed a share
+            done(member.send(receiver.mainAddress(), "member".getBytes()));
+
+            final List<CompletableFuture<Void>> flooded = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < flood; i++) {
+                    flooded.add(flooder.send(receiver.mainAddress(), "flood".getBytes()));
+                }
+                done(member.send(receiver.mainAddress(), ("member " + round).getBytes()));
+            }
+
+            int floodLanded = 1;
+            for (final CompletableFuture<Void> send : flooded) {
+                try {
+                    send.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    floodLanded++;
+                } catch (final ExecutionException e) {
+                    assertThat(refusesSendsWithoutBuffer())
+                            .as("a held send is never refused: %s", e.getCause())
+                            .isTrue();
+                    assertThat(e.getCause())
+                            .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                                    .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER));
+                }
+            }
+            final int landed = floodLanded;
+            await().atMost(WAIT).until(() -> fromMember.get() == rounds + 1 && fromFlooder.get() == landed);
+            assertThat(fromMember)
+                    .as("the other member's sends, every one delivered")
+                    .hasValue(rounds + 1);
+        }
+
         @Test
         void aCreditedPoolPostsOneBufferPerCredit() {
             final TransferEngine sender = engine(1);

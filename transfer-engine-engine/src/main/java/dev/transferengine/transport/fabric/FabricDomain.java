@@ -76,6 +76,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
  * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
  *
+ * <p><b>Injected inner writes (shm).</b> A chain's transmit-complete writes of at most tx_attr.inject_size bytes go
+ * as FI_INJECT without FI_COMPLETION (the endpoint binds its transmit completions FI_SELECTIVE_COMPLETION on shm,
+ * and every other post asks for its completion): shm copies such a write into the peer's command queue before
+ * the post returns and, without the flag, would have written its transmit completion right then, so it completes
+ * when its post returns, with no CQ entry to write, read and look up, and its slot is free at once. The fabtests
+ * anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a page pays none here. The chain's
+ * delivery-complete writes still carry their completions, and the request still ends only with them.
+ *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.
  */
@@ -87,6 +95,7 @@ final class FabricDomain implements Domain {
     private static final long FI_RECV = 1L << 10;
     private static final long FI_REMOTE_CQ_DATA = 1L << 17;
     private static final long FI_COMPLETION = 1L << 24;
+    private static final long FI_INJECT = 1L << 25;
     private static final long FI_TRANSMIT_COMPLETE = 1L << 27;
     private static final long FI_DELIVERY_COMPLETE = 1L << 28;
     private static final int CQ_BATCH = 16;
@@ -114,6 +123,11 @@ final class FabricDomain implements Domain {
     private final boolean resetsConnections;
     /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
     private final boolean chained;
+    /**
+     * The most bytes of a chain's inner write that is posted as an inject without a completion (see the class
+     * comment); 0 where transmit completions are not selective.
+     */
+    private final long chainInjectBytes;
 
     /** The chain being built from the writes that arrive; it is sealed and posted by {@link #flushChain()}. */
     private FabricWriteChain chain = new FabricWriteChain();
@@ -166,6 +180,7 @@ final class FabricDomain implements Domain {
                 FI_COMPLETION | (deliveryComplete && zeroByteDeliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.chained =
                 deliveryComplete && endpoint.isShm() && (endpoint.msgOrder() & FabricDiscovery.FI_ORDER_WAW) != 0;
+        this.chainInjectBytes = chained && endpoint.selectiveTransmitCompletion() ? endpoint.injectSize() : 0;
         this.resetsConnections =
                 resetsConnections(endpoint.provider(), endpoint.library().version());
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
@@ -410,7 +425,14 @@ final class FabricDomain implements Domain {
         chain.seal();
         for (int i = 0; i < held; i++) {
             final int slot = chain.slot(i);
-            ops.flags[slot] |= chain.deliveryComplete(i) ? writeFlags : FI_COMPLETION | FI_TRANSMIT_COMPLETE;
+            if (chain.deliveryComplete(i)) {
+                ops.flags[slot] |= writeFlags;
+            } else if (ops.length[slot] <= chainInjectBytes) {
+                ops.flags[slot] |= FI_INJECT | FI_TRANSMIT_COMPLETE; // no FI_COMPLETION: done when the post returns
+                ops.uncounted(slot);
+            } else {
+                ops.flags[slot] |= FI_COMPLETION | FI_TRANSMIT_COMPLETE;
+            }
         }
         if (!postChain(chain)) {
             postingChains.offerLast(chain);
@@ -430,10 +452,28 @@ final class FabricDomain implements Domain {
             sealed.advance();
             if (rc < 0) {
                 failPost(slot, rc);
+            } else if ((ops.flags[slot] & FI_COMPLETION) == 0) {
+                injected(slot);
             }
         }
         sealed.clear();
         return true;
+    }
+
+    /**
+     * An inner write of a chain posted as an inject without a completion was taken: shm copied its bytes into the
+     * peer's queue before the post returned, where it would have written the same transmit completion at once
+     * ({@code smr_generic_rma}), and reports a failure of it as the post's rc. It completes here, as a CQ entry
+     * would have made it complete at the next poll: its request still ends only with the chain's delivery-complete
+     * writes, posted after it.
+     */
+    private void injected(final int slot) {
+        final long token = ops.token[slot];
+        final long bytes = ops.length[slot];
+        final long peer = ops.peer[slot];
+        release(slot);
+        peers.markReachable(peer);
+        listener.onComplete(token, bytes);
     }
 
     private int drainChains() {

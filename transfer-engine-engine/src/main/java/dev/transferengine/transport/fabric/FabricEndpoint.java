@@ -34,6 +34,9 @@ final class FabricEndpoint implements AutoCloseable {
 
     private static final long FI_TRANSMIT = 1L << 11;
     private static final long FI_RECV = 1L << 10;
+    /** Transmit completions only for operations posted with FI_COMPLETION (fi_ep_bind). */
+    private static final long FI_SELECTIVE_COMPLETION = 1L << 59;
+
     private static final int FI_ENABLE = 6;
     private static final int FI_CQ_FORMAT_DATA = 3;
     /** The fi_addr_t of a source that is not in the AV (FI_ADDR_NOTAVAIL, {@code UINT64_MAX}). */
@@ -60,6 +63,7 @@ final class FabricEndpoint implements AutoCloseable {
     private final long mrKeySize;
     private final long cqDataSize;
     private final long msgOrder;
+    private final long injectSize;
     private final int apiVersion;
     private final boolean tagged;
 
@@ -108,8 +112,9 @@ final class FabricEndpoint implements AutoCloseable {
         this.sources =
                 (FabricLibrary.NATIVE.get(JAVA_LONG, info.address() + INFO_CAPS) & FabricDiscovery.FI_SOURCE) != 0;
         this.apiVersion = FabricLibrary.NATIVE.get(JAVA_INT, fabricAttr + FABRIC_ATTR_API_VERSION);
-        this.msgOrder = FabricLibrary.NATIVE.get(
-                JAVA_LONG, FabricLibrary.pointer(info.address() + INFO_TX_ATTR) + TX_ATTR_MSG_ORDER);
+        final long txAttr = FabricLibrary.pointer(info.address() + INFO_TX_ATTR);
+        this.msgOrder = FabricLibrary.NATIVE.get(JAVA_LONG, txAttr + TX_ATTR_MSG_ORDER);
+        this.injectSize = FabricLibrary.NATIVE.get(JAVA_LONG, txAttr + TX_ATTR_INJECT_SIZE);
         this.tagged = tagsMatchBuffersThatFit(provider, library.version());
         try {
             final MemorySegment out = arena.allocate(ADDRESS);
@@ -131,7 +136,16 @@ final class FabricEndpoint implements AutoCloseable {
                     () -> open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out));
 
             final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
-            check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));
+            if (isShm()) {
+                // transmit completions only where asked for: FabricDomain posts the inner writes of a write chain
+                // as injects without one (every other operation asks); receive completions are unchanged
+                check(
+                        "fi_ep_bind(cq, transmit)",
+                        FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_SELECTIVE_COMPLETION));
+                check("fi_ep_bind(cq, receive)", FabricCalls.intPPL(bind, errno, ep, cq, FI_RECV));
+            } else {
+                check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));
+            }
             check("fi_ep_bind(av)", FabricCalls.intPPL(bind, errno, ep, av, 0));
             if (efa) {
                 disallow(FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
@@ -273,6 +287,22 @@ final class FabricEndpoint implements AutoCloseable {
     /** The tx_attr.msg_order of the fi_info the endpoint was opened with: the orderings the provider keeps. */
     long msgOrder() {
         return msgOrder;
+    }
+
+    /**
+     * The tx_attr.inject_size of the fi_info the endpoint was opened with: the most bytes a write posted with
+     * FI_INJECT may carry (the provider copies them before the post returns).
+     */
+    long injectSize() {
+        return injectSize;
+    }
+
+    /**
+     * Whether transmit completions are selective (FI_SELECTIVE_COMPLETION, on shm): an operation posted without
+     * FI_COMPLETION then writes no entry to the CQ unless it fails.
+     */
+    boolean selectiveTransmitCompletion() {
+        return isShm();
     }
 
     /** The endpoint's own address bytes (fi_getname). */

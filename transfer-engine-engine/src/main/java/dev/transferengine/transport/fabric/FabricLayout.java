@@ -51,12 +51,14 @@ final class FabricLayout {
                     JAVA_LONG.withName("max_msg_size"))
             .withName("fi_ep_attr");
 
-    /** The prefix of fi_tx_attr up to msg_order (read from the fi_info a domain is opened with). */
+    /** The prefix of fi_tx_attr up to inject_size (read from the fi_info a domain is opened with). */
     static final StructLayout FI_TX_ATTR = structLayout(
                     JAVA_LONG.withName("caps"),
                     JAVA_LONG.withName("mode"),
                     JAVA_LONG.withName("op_flags"),
-                    JAVA_LONG.withName("msg_order"))
+                    JAVA_LONG.withName("msg_order"),
+                    JAVA_LONG.withName("comp_order"),
+                    JAVA_LONG.withName("inject_size"))
             .withName("fi_tx_attr");
 
     static final StructLayout FI_DOMAIN_ATTR = structLayout(
@@ -185,6 +187,7 @@ final class FabricLayout {
     static final long EP_ATTR_TYPE = off(FI_EP_ATTR, "type");
     static final long INFO_TX_ATTR = off(FI_INFO, "tx_attr");
     static final long TX_ATTR_MSG_ORDER = off(FI_TX_ATTR, "msg_order");
+    static final long TX_ATTR_INJECT_SIZE = off(FI_TX_ATTR, "inject_size");
     static final long DOMAIN_ATTR_NAME = off(FI_DOMAIN_ATTR, "name");
     static final long DOMAIN_ATTR_THREADING = off(FI_DOMAIN_ATTR, "threading");
     static final long DOMAIN_ATTR_DATA_PROGRESS = off(FI_DOMAIN_ATTR, "data_progress");

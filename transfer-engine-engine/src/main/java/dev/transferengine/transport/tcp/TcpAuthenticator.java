@@ -23,6 +23,11 @@ final class TcpAuthenticator {
     /** The key every engine without a configured one uses: public, so it authenticates nothing. */
     static final String PUBLIC_KEY = "transfer-engine insecure: no cluster key configured";
 
+    // The labels name the prover's role; their "v2" is the protocol version that introduced this handshake, not the
+    // one spoken now. v3 changed only data frames (WRITEV), and every HELLO's version is checked from its header
+    // before a proof is computed (another version gets an ERROR naming both), so the label need not name it. The
+    // bytes stay as they are: new ones would make this release refuse every v3 peer of earlier releases with a bad
+    // proof instead of talking to it.
     private static final byte[] CONNECTOR = "transfer-engine v2 connector".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ACCEPTOR = "transfer-engine v2 acceptor".getBytes(StandardCharsets.US_ASCII);
 

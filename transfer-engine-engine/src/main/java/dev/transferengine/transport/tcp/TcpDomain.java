@@ -343,9 +343,11 @@ final class TcpDomain implements Domain, TcpRequests {
         }
         // What reading scheduled (ACK/NACK answers, resumed writes) is flushed at the start of the next poll, not
         // here: the engine credits the imms and completions this poll reported as soon as it returns, so an answer's
-        // write syscall stays off the path to the user's counter, and the next poll can send the answer together
-        // with a request the user posted in reply (one write instead of two). Output still pending counts as work,
-        // so the worker polls again without idling.
+        // write syscall stays off the path to the user's counter. The next poll then flushes a request the user
+        // posted in reply first (on our outbound connection to that peer; the answer goes on the inbound one, a
+        // socket of its own), so the reply leaves before the answer, and each inbound connection's answers to all
+        // the requests read in this poll leave in one write. Output still pending counts as work, so the worker
+        // polls again without idling.
         if (io.flushPending()) {
             work++;
         }

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -12,9 +13,13 @@ import org.jspecify.annotations.Nullable;
  * (issue 16, item 6): an incoming SEND takes the first buffer large enough, unless its peer already holds its share
  * and the buffers left are what the other connected peers are still owed. A peer's share is the pool (free buffers
  * plus those peers hold) divided by the connected peers, at least one; a peer holds a buffer from the moment its SEND
- * takes it until the application posts a buffer again, reposts being credited to the peers in the order their SENDs
- * took buffers (an application that reposts after each message it handled). So one member's SEND flood takes the
- * spare buffers and its own share, never the share of another member. Worker thread only.
+ * takes it until the application posts that buffer again (the same token: the engine's pools repost each buffer with
+ * its own). A buffer posted under a token no SEND took makes up for the oldest take instead (an application that posts
+ * a fresh buffer for each message it handled). Crediting by token matters: a SEND takes its buffer when its header
+ * arrives and is handed to the application when its payload is complete, so the order of reposts can differ from the
+ * order of takes, and crediting the oldest take would then charge one peer's buffers to another (seen through TLS: a
+ * member refused {@code NO_RECEIVE_BUFFER} while the flooder held more than its share). So one member's SEND flood takes
+ * the spare buffers and its own share, never the share of another member. Worker thread only.
  */
 final class TcpReceives {
 
@@ -33,21 +38,24 @@ final class TcpReceives {
 
     private final ArrayDeque<Posted> fifo = new ArrayDeque<>();
     private final ArrayList<Share> shares = new ArrayList<>();
-    /** The shares whose SENDs took buffers, in that order; each repost credits the oldest. */
-    private final ArrayDeque<Share> takers = new ArrayDeque<>();
+    /** The token of each buffer a connected peer's SEND took and nobody posted again, in the order they were taken. */
+    private final LinkedHashMap<Long, Share> taken = new LinkedHashMap<>();
 
     private int held;
 
     void post(final long token, final MemorySegment buffer) {
         fifo.addLast(new Posted(token, new TcpMemory(buffer)));
-        Share taker;
-        while ((taker = takers.pollFirst()) != null) {
-            if (taker.held > 0) { // else its peer left, and its buffers were given back then
-                taker.held--;
-                held--;
+        Share taker = taken.remove(token);
+        if (taker == null) {
+            final Iterator<Share> oldest = taken.values().iterator();
+            if (!oldest.hasNext()) {
                 return;
             }
+            taker = oldest.next();
+            oldest.remove();
         }
+        taker.held--;
+        held--;
     }
 
     /** A peer connected: it gets a share from now on. */
@@ -63,6 +71,7 @@ final class TcpReceives {
             share.connected = false;
             held -= share.held;
             share.held = 0;
+            taken.values().removeIf(taker -> taker == share);
         }
     }
 
@@ -74,13 +83,13 @@ final class TcpReceives {
         if (!mayTake(peer)) {
             return null;
         }
-        final Posted taken = takeFitting(length);
-        if (taken != null && peer.connected) {
+        final Posted posted = takeFitting(length);
+        if (posted != null && peer.connected) {
             peer.held++;
             held++;
-            takers.addLast(peer);
+            taken.put(posted.token(), peer);
         }
-        return taken;
+        return posted;
     }
 
     /** True if {@code peer} is within its share, or the free buffers exceed what the others are owed. */

@@ -178,6 +178,35 @@ class FabricWriteChainTest {
     }
 
     /**
+     * A chain's inner pages go as injects without a completion entry: they are reported done when the initiator posts
+     * them, before the target made any progress, and hold no operation slot; the two pages bounding the remote range
+     * stay outstanding until the target handled them, and the request with them.
+     */
+    @Test
+    void theInnerPagesOfAChainAreDoneWhenPostedAndOnlyTheBoundingPagesWaitForTheTarget() {
+        final RecordingDomainListener targetEvents = new RecordingDomainListener();
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst, Device.host());
+        // shm turns posts away until it has mapped the peer's region: one write first, done before the request
+        pair.writePage(TOKEN + 1, 0, dstKey);
+        fixture.pollUntil(() -> pair.initiatorEvents.completed(TOKEN + 1) == 1 && pair.initiator.outstanding() == 0);
+
+        pair.writePages(dstKey);
+        pair.initiator.poll();
+
+        assertThat(pair.initiatorEvents.completed(TOKEN))
+                .as("pages reported done before the target polled")
+                .isEqualTo(PAGES - 2);
+        assertThat(pair.initiator.outstanding()).as("operations still held").isEqualTo(2);
+
+        fixture.pollUntil(
+                () -> pair.initiatorEvents.completed(TOKEN) == PAGES && targetEvents.imms.size() == PAGES + 1);
+        assertThat(pair.initiatorEvents.failed).isEmpty();
+        assertThat(pair.pagesPlaced()).isEqualTo(PAGES);
+        assertThat(pair.initiator.outstanding()).isZero();
+    }
+
+    /**
      * The target closes its region (or registers the same memory again, under a new key) after the request was
      * posted and before it handled any page: every page is refused, so the request must not be reported done, though
      * most pages went transmit-complete and reported done at once.

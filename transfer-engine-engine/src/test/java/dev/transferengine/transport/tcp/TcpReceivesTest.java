@@ -6,6 +6,7 @@ import dev.transferengine.spi.RecordingDomainListener;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -88,6 +89,35 @@ class TcpReceivesTest {
         pollUntil(() -> flooderEvents.ended() == POOL, flooder, receiver);
         assertThat(flooderEvents.failed).isEmpty();
         assertThat(receiverEvents.receives).hasSize(POOL);
+    }
+
+    /**
+     * A SEND takes its buffer when its header arrives and reaches the application when its payload is complete, so
+     * buffers may come back in another order than they were taken: each repost credits the peer that took that buffer.
+     */
+    @Test
+    void aRepostedBufferCreditsThePeerWhoseSendTookItWhateverTheOrder() {
+        final TcpReceives receives = new TcpReceives();
+        final TcpReceives.Share flood = receives.join();
+        final TcpReceives.Share other = receives.join();
+        final MemorySegment[] buffers = new MemorySegment[POOL];
+        for (int token = 0; token < POOL; token++) {
+            buffers[token] = arena.allocate(64);
+            receives.post(token, buffers[token]);
+        }
+        assertThat(receives.takeFitting(8, flood)).isNotNull();
+        assertThat(receives.takeFitting(8, flood)).isNotNull();
+        final TcpReceives.Posted taken = Objects.requireNonNull(receives.takeFitting(8, other));
+
+        receives.post(taken.token(), buffers[(int) taken.token()]); // the other member's message was handled first
+
+        assertThat(other.held()).as("the other member's buffer is back").isZero();
+        assertThat(flood.held()).as("the flood's buffers are still out").isEqualTo(2);
+        assertThat(receives.mayTake(flood)).as("the flood holds its share").isFalse();
+        assertThat(receives.takeFitting(8, other)).isNotNull();
+        assertThat(receives.takeFitting(8, other))
+                .as("the other member's share, both buffers")
+                .isNotNull();
     }
 
     private void repost(final int buffers) {

@@ -6,8 +6,10 @@ import dev.transferengine.NetworkAddress;
 import dev.transferengine.RegionDescriptor;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.test.TlsFixture;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +26,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,7 +35,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Issue 16, item 1: a host that a member dials (a stale descriptor, a reused address) forwards the handshake to
  * another member byte for byte. The member it relays to proves its own address, so the dialling member refuses the
- * handshake, counts it, and never sends AUTH: the relay gets no authenticated session, and nothing lands.
+ * handshake, counts it, and never sends AUTH: the relay gets no authenticated session, and nothing lands. With TLS
+ * too: the relay forwards the records it cannot read, the TLS session between the two members comes up (any member's
+ * certificate is trusted, host names are not checked), and the cluster-key handshake inside it refuses.
  */
 class TcpRelayTest {
 
@@ -40,10 +45,12 @@ class TcpRelayTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int SIZE = 4096;
 
-    @Test
-    void aRelayedHandshakeIsRefusedAndNothingLands() throws Exception {
-        try (TransferEngine member = keyed();
-                TransferEngine target = keyed();
+    /** With TLS the relay passes the records through; TLS checks no host name, the proven address still counts. */
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void aRelayedHandshakeIsRefusedAndNothingLands(final boolean tls) throws Exception {
+        try (TransferEngine member = keyed(tls);
+                TransferEngine target = keyed(tls);
                 Arena arena = Arena.ofShared();
                 Relay relay = new Relay(TcpAddress.toSocketAddress(target.mainAddress()))) {
             final MemorySegment source = arena.allocate(SIZE);
@@ -82,12 +89,12 @@ class TcpRelayTest {
         }
     }
 
-    private static TransferEngine keyed() {
-        return TransferEngine.builder()
+    private static TransferEngine keyed(final boolean tls) {
+        final TransferEngineBuilder builder = TransferEngine.builder()
                 .transport("tcp")
                 .option(TcpSettings.CLUSTER_KEY, KEY)
-                .drainTimeout(Duration.ofSeconds(2))
-                .build();
+                .drainTimeout(Duration.ofSeconds(2));
+        return (tls ? builder.tls(TlsFixture.trusted()) : builder).build();
     }
 
     private static long count(final TransferEngine engine, final String reason) {
