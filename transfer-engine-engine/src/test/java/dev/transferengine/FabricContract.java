@@ -36,26 +36,6 @@ abstract class FabricContract extends TransportContract {
     }
 
     /**
-     * No refusal travels back on libfabric RDM: a send larger than every posted buffer is held at the receiver (tagged
-     * by its size class, it matches only a buffer it fits in) until a large enough one is posted.
-     */
-    @Override
-    protected boolean refusesOversizedSends() {
-        return false;
-    }
-
-    /**
-     * A receive pool's buffers are rounded up to a power of two, since a send is matched to a buffer by its size
-     * class (tag), and no refusal travels back on RDM: a send longer than the size asked for but within that power
-     * lands (issue 21, item 4; docs/delivery-contract.md). Tag matching cannot say "at most n" for every n, so
-     * keeping the rule needs the receiver's verdict to travel back to the sender.
-     */
-    @Override
-    protected boolean limitsSendsToTheSizeAskedFor() {
-        return false;
-    }
-
-    /**
      * The contract's receiver never addresses its writers, so no provider names them (shm names only writers in the
      * receiver's AV, tcp;ofi_rxm none), and a refused imm is not reported to its writer: FabricImmSharesTest covers
      * fabric/shm (issue 16 item 3).

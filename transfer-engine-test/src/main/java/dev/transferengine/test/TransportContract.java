@@ -140,9 +140,8 @@ public abstract class TransportContract {
     /**
      * Whether a receive pool takes messages of at most the size it was asked for, on every transport's rule
      * (docs/delivery-contract.md, "Receive pools: the size asked for is the limit"): a longer send fails at the sender
-     * with {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}) naming both sizes and lands nowhere. libfabric
-     * cannot keep it yet (issue 21, item 4): its buffers are rounded up to a power of two for size-class tag matching,
-     * so a send longer than the size asked for but within that power lands, and no refusal travels back on RDM.
+     * with {@link RemoteAccessException} ({@code NO_RECEIVE_BUFFER}) naming both sizes and lands nowhere. Every
+     * transport of the engine keeps it; a transport of one's own that cannot declares it here.
      *
      * @return true if the size asked for is the limit
      */

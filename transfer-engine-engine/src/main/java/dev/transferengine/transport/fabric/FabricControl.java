@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.collections.LongHashSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Negative acknowledgements on libfabric ({@link dev.transferengine.spi.Domain#abandonImm}): tagged messages with
@@ -20,7 +21,12 @@ import org.agrona.collections.LongHashSet;
  *   <li>an abandonment: magic {@code "TENA"}, imm (int32), missing (int32), nonce (int64), the sender's address
  *       length (uint16) and bytes, the cause's length (uint16) and UTF-8 bytes, at most {@value #MESSAGE_BYTES}
  *       bytes in all;</li>
- *   <li>its receipt: magic {@code "TEAK"} and the abandonment's nonce, sent back to the address it names.</li>
+ *   <li>its receipt: magic {@code "TEAK"} and the abandonment's nonce, sent back to the address it names;</li>
+ *   <li>a question for the receive pools' sizes ({@link FabricPoolSizes}): magic {@code "TEPQ"}, the asker's
+ *       address length (uint16) and bytes;</li>
+ *   <li>the sizes: magic {@code "TEPS"}, the sender's address length (uint16) and bytes, a count (uint16) and that
+ *       many sizes (int32), per size class in use its smallest and largest; sent as the answer and again to every
+ *       asker when a pool widens a class. The asker asks again until an answer comes, like an abandonment.</li>
  * </ul>
  * A completed send does not mean the message arrived: a tcp;ofi_rxm target drops its connection when it refuses a
  * write, and whatever the sender queued behind that write (the acknowledgement of that very write, typically) is
@@ -46,6 +52,8 @@ final class FabricControl {
 
     private static final int MAGIC = 0x414E4554; // "TENA", little-endian
     private static final int RECEIPT_MAGIC = 0x4B414554; // "TEAK", little-endian
+    private static final int QUERY_MAGIC = 0x51504554; // "TEPQ", little-endian
+    private static final int SIZES_MAGIC = 0x53504554; // "TEPS", little-endian
     private static final int HEADER = 4 + 4 + 4 + 8;
     private static final int RECEIPT_BYTES = 4 + 8;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
@@ -231,11 +239,74 @@ final class FabricControl {
     /** A message that is not one of ours, dropped for {@code why}. */
     record Malformed(String why) implements Received {}
 
+    /** A peer asks for the sizes of this domain's receive pools ({@link FabricPoolSizes}). */
+    record PoolQuery(NetworkAddress peer) implements Received {}
+
+    /** A peer's receive pools' sizes ({@link FabricPoolSizes#advertised}), read once by the domain and dropped. */
+    @SuppressWarnings("ArrayRecordComponent") // never compared or kept: equality by content is never asked for
+    record PoolSizes(NetworkAddress peer, int[] sizes) implements Received {}
+
+    /** A question for the peer's pool sizes, from {@code self}: its own buffer, kept until its send completes. */
+    static MemorySegment poolQuery(final NetworkAddress self) {
+        final byte[] address = self.toBytes();
+        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length, 8);
+        buffer.set(INT, 0, QUERY_MAGIC);
+        buffer.set(SHORT, 4, (short) address.length);
+        MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 6, address.length);
+        return buffer;
+    }
+
+    /** {@code self}'s pool sizes (at most {@value FabricPoolSizes#CLASSES} pairs): its own buffer, as above. */
+    static MemorySegment poolSizes(final NetworkAddress self, final int[] sizes) {
+        final byte[] address = self.toBytes();
+        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 2 + 4L * sizes.length, 8);
+        buffer.set(INT, 0, SIZES_MAGIC);
+        buffer.set(SHORT, 4, (short) address.length);
+        MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 6, address.length);
+        final long at = 6L + address.length;
+        buffer.set(SHORT, at, (short) sizes.length);
+        MemorySegment.copy(sizes, 0, buffer, INT, at + 2, sizes.length);
+        return buffer;
+    }
+
+    /** Decodes a question for pool sizes or an answer to it; null when {@code buffer} is neither. */
+    private static @Nullable Received decodePools(final MemorySegment buffer) {
+        final int magic = buffer.get(INT, 0);
+        if (magic != QUERY_MAGIC && magic != SIZES_MAGIC) {
+            return null;
+        }
+        final int addressLength = buffer.byteSize() < 6 ? -1 : Short.toUnsignedInt(buffer.get(SHORT, 4));
+        if (addressLength < 0 || 6L + addressLength > buffer.byteSize()) {
+            return new Malformed("a pool-size message of " + buffer.byteSize() + " bytes without a whole address");
+        }
+        final NetworkAddress from;
+        try {
+            from = NetworkAddress.fromBytes(buffer.asSlice(6, addressLength).toArray(ValueLayout.JAVA_BYTE));
+        } catch (final RuntimeException e) {
+            return new Malformed("a pool-size message with a bad sender address: " + e.getMessage());
+        }
+        if (magic == QUERY_MAGIC) {
+            return new PoolQuery(from);
+        }
+        final long at = 6L + addressLength;
+        final int count = at + 2 > buffer.byteSize() ? -1 : Short.toUnsignedInt(buffer.get(SHORT, at));
+        if (count < 0 || count > 2 * FabricPoolSizes.CLASSES || at + 2 + 4L * count > buffer.byteSize()) {
+            return new Malformed("a pool-size message from " + from + " with a bad count " + count);
+        }
+        final int[] sizes = new int[count];
+        MemorySegment.copy(buffer, INT, at + 2, sizes, 0, count);
+        return new PoolSizes(from, sizes);
+    }
+
     /** Decodes the {@code length} bytes in receive buffer {@code index}. */
     Received decode(final int index, final int length) {
         final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.clamp(length, 0, MESSAGE_BYTES));
         if (buffer.byteSize() >= RECEIPT_BYTES && buffer.get(INT, 0) == RECEIPT_MAGIC) {
             return new Receipt(buffer.get(LONG, 4));
+        }
+        final Received pools = buffer.byteSize() >= 4 ? decodePools(buffer) : null;
+        if (pools != null) {
+            return pools;
         }
         if (buffer.byteSize() < HEADER + 4 || buffer.get(INT, 0) != MAGIC) {
             return new Malformed("a control message of " + length + " bytes without our magic");

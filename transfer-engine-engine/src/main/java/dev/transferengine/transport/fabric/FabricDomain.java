@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,6 +104,8 @@ final class FabricDomain implements Domain {
 
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
+    /** The first control token of a pool-size message: above every abandonment's buffer index. */
+    private static final long POOL_TOKENS = 1L << 32;
 
     private final FabricEndpoint endpoint;
     private final DomainListener listener;
@@ -150,7 +153,12 @@ final class FabricDomain implements Domain {
     private final NetworkAddress address;
     private final String description;
     private boolean closed;
-    private boolean toldOfUnusedTail;
+    /** The receive pools' sizes here and at each peer: a send longer than every pool of its peer is refused. */
+    private final FabricPoolSizes pools = new FabricPoolSizes();
+    /** Pool-size messages in flight, by their control token (at least {@link #POOL_TOKENS}), kept until sent. */
+    private final Long2ObjectHashMap<MemorySegment> poolMessages = new Long2ObjectHashMap<>();
+
+    private long nextPoolToken = POOL_TOKENS;
     private volatile @Nullable String failure;
 
     /**
@@ -282,7 +290,9 @@ final class FabricDomain implements Domain {
     /** A control send ended (done or failed): frees its receipt buffer, or waits for its abandonment's receipt. */
     private void controlSent(final long token) {
         final FabricControl owner = Objects.requireNonNull(control);
-        if (token < 0) {
+        if (token >= POOL_TOKENS) {
+            poolMessages.remove(token);
+        } else if (token < 0) {
             owner.releaseReceipt((int) (-1L - token));
         } else {
             owner.posted((int) token, System.nanoTime());
@@ -497,13 +507,110 @@ final class FabricDomain implements Domain {
             listener.onFailed(token, refused);
             return;
         }
+        final long tag = control == null ? FabricOps.sizeTag(message.byteSize()) : poolTag(token, peer, message);
+        if (tag < 0) {
+            return;
+        }
         final int slot = ops.acquire(FabricOps.SEND, token, message.byteSize(), peer);
         if (slot < 0) {
             listener.onFailed(token, saturated());
             return;
         }
-        ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer, tag);
         submit(slot, FI_COMPLETION);
+    }
+
+    /**
+     * The tag of a send to {@code peer}, from its pools' sizes ({@link FabricPoolSizes}); -1 when the send was held
+     * until they come (the first send to a peer asks for them) or refused, as it fits no pool of the peer.
+     */
+    private long poolTag(final long token, final long peer, final MemorySegment message) {
+        FabricPoolSizes.View view = pools.view(peer);
+        if (view == null) {
+            view = pools.ask(peer);
+            askPoolSizes(peer, view);
+        }
+        if (!view.settled) {
+            view.held.offerLast(new FabricPoolSizes.Held(token, message));
+            return -1;
+        }
+        final long tag = FabricPoolSizes.tag(view, message.byteSize());
+        if (tag == FabricPoolSizes.REFUSED) {
+            listener.onFailed(
+                    token,
+                    new RemoteAccessException(
+                            RemoteAccessException.Reason.NO_RECEIVE_BUFFER,
+                            FabricPoolSizes.refusal(view, message.byteSize(), peers.address(peer))));
+            final long now = System.nanoTime();
+            if (now - view.dueAt >= 0) { // asks again, at most once a millisecond: a later send sees a pool added since
+                view.dueAt = now + FabricControl.retryDelayNanos(0);
+                sendPoolMessage(peer, FabricControl.poolQuery(address));
+            }
+        }
+        return tag;
+    }
+
+    /** Asks {@code peer} for its pools' sizes (again), until it has had {@value FabricControl#ATTEMPTS} attempts. */
+    private void askPoolSizes(final long peer, final FabricPoolSizes.View view) {
+        view.attempts++;
+        view.dueAt = System.nanoTime() + FabricControl.retryDelayNanos(view.attempts);
+        sendPoolMessage(peer, FabricControl.poolQuery(address));
+    }
+
+    /** Posts a pool-size message to {@code peer}; best effort (a question is asked again, an answer is asked for). */
+    private void sendPoolMessage(final long peer, final MemorySegment message) {
+        final long token = nextPoolToken++;
+        final int slot = ops.acquire(FabricOps.CONTROL_SEND, token, message.byteSize(), peer);
+        if (slot < 0) {
+            return;
+        }
+        poolMessages.put(token, message);
+        ops.prepareControl(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
+        submit(slot, FI_COMPLETION);
+    }
+
+    /**
+     * The sizes of {@code peer}'s pools came (or it never answered: {@code sizes} null, its sends then go by their
+     * length): the sends held for them go now.
+     */
+    private void poolSizesSettled(
+            final long peer, final FabricPoolSizes.@Nullable View known, final int @Nullable [] sizes) {
+        final FabricPoolSizes.View view;
+        if (sizes != null) {
+            view = pools.learn(peer, sizes);
+        } else if (known != null) {
+            view = known;
+            pools.settle(view, true);
+            LOG.warn(
+                    "{}: {} never told its receive pools' sizes (an older engine?); sends to it are matched by"
+                            + " their length, and one longer than the size a pool was asked for may be truncated there",
+                    description,
+                    peers.address(peer));
+        } else {
+            return;
+        }
+        while (!view.held.isEmpty()) {
+            final FabricPoolSizes.Held held = view.held.pollFirst();
+            send(held.token(), peer, held.message());
+        }
+    }
+
+    /** Asks again the peers whose sizes are overdue; gives up on those that had their attempts. */
+    private int askOverduePoolSizes() {
+        int asked = 0;
+        final long now = System.nanoTime();
+        for (final var entry : pools.views().entrySet()) {
+            final FabricPoolSizes.View view = entry.getValue();
+            if (!view.settled && now - view.dueAt >= 0) {
+                if (view.attempts >= FabricControl.ATTEMPTS) {
+                    poolSizesSettled(entry.getKey(), view, null);
+                } else {
+                    askPoolSizes(entry.getKey(), view);
+                }
+                asked++;
+            }
+        }
+        return asked;
     }
 
     @Override
@@ -517,17 +624,16 @@ final class FabricDomain implements Domain {
             return;
         }
         final long bytes = buffer.byteSize();
-        if (endpoint.tagged() && Long.bitCount(bytes) > 1 && !toldOfUnusedTail) {
-            toldOfUnusedTail = true;
-            LOG.info(
-                    "{}: a receive buffer of {} bytes takes sends of up to {} bytes (the largest power of two that"
-                            + " fits); larger ones wait for a larger buffer",
-                    description,
-                    bytes,
-                    Long.highestOneBit(bytes));
-        }
         ops.prepareReceive(slot, buffer.address(), bytes, localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
+        if (control != null && pools.posted(bytes) && !pools.subscribers().isEmpty()) {
+            // the peers that asked hear of the widened class; one that sends meanwhile may be refused (conservative)
+            final int[] sizes = pools.advertised();
+            final var subscribers = pools.subscribers().iterator();
+            while (subscribers.hasNext()) {
+                sendPoolMessage(subscribers.nextValue(), FabricControl.poolSizes(address, sizes));
+            }
+        }
     }
 
     /** The descriptor for a send or receive buffer; registers it for the operation's life where FI_MR_LOCAL asks. */
@@ -651,6 +757,9 @@ final class FabricDomain implements Domain {
         flushChain();
         work += drainChains();
         work += postOverdueAbandonments();
+        if (control != null && pools.asking()) {
+            work += askOverduePoolSizes();
+        }
         work += drainPending();
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n;
@@ -757,10 +866,33 @@ final class FabricDomain implements Domain {
                         listener.onImmAbandoned(a.peer(), a.imm(), a.missing(), a.cause());
                     }
                 }
+                case FabricControl.PoolQuery q -> {
+                    final long asker = resolveQuietly(q.peer());
+                    if (asker != -1) {
+                        pools.subscribe(asker);
+                        sendPoolMessage(asker, FabricControl.poolSizes(address, pools.advertised()));
+                    }
+                }
+                case FabricControl.PoolSizes sizes -> {
+                    final long from = resolveQuietly(sizes.peer());
+                    if (from != -1) {
+                        poolSizesSettled(from, null, sizes.sizes());
+                    }
+                }
                 case FabricControl.Malformed m -> LOG.warn("{}: {} dropped", description, m.why());
             }
         } finally {
             postControlReceive(owner, index);
+        }
+    }
+
+    /** The handle of a peer that sent a control message; -1 (logged) when its address cannot be resolved. */
+    private long resolveQuietly(final NetworkAddress from) {
+        try {
+            return peers.resolve(from);
+        } catch (final RuntimeException e) {
+            LOG.debug("{}: no answer to a control message from {}: {}", description, from, e.getMessage());
+            return -1;
         }
     }
 
@@ -864,6 +996,12 @@ final class FabricDomain implements Domain {
             control.clearSends();
         }
         controlReceives = 0;
+        poolMessages.clear();
+        for (final FabricPoolSizes.View view : pools.views().values()) {
+            while (!view.held.isEmpty()) {
+                listener.onFailed(view.held.pollFirst().token(), error);
+            }
+        }
         chain.clear();
         while (!postingChains.isEmpty()) {
             final FabricWriteChain sealed = postingChains.removeFirst();
@@ -903,6 +1041,9 @@ final class FabricDomain implements Domain {
     @Override
     public void cancel(final long token) {
         withdrawQueued(token);
+        for (final FabricPoolSizes.View view : pools.views().values()) {
+            view.held.removeIf(held -> held.token() == token);
+        }
         if (resetsConnections) {
             resetPeersOf(token);
         } else if (keys != null) {

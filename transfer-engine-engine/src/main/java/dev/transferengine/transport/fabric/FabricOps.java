@@ -34,7 +34,7 @@ final class FabricOps {
 
     /**
      * The tag of control messages. No size class sets it ({@link #sizeTag} sets the low bits of a length below
-     * 2^31) and no receive buffer ignores it ({@link #fitMask} covers the low bits of its size), so control messages
+     * 2^31) and no receive buffer ignores it (its ignore bits are the {@link #sizeTag} of its size), so control messages
      * and the user's messages never take each other's buffers.
      */
     static final long CONTROL_TAG = 1L << 60;
@@ -197,19 +197,21 @@ final class FabricOps {
     }
 
     /**
-     * Fills a slot's message for a send of {@code bytes} to {@code fiAddr}. Tagged, it carries its {@linkplain
-     * #sizeTag size class} so that it matches only a receive buffer it fits in.
+     * Fills a slot's message for a send of {@code bytes} to {@code fiAddr}. Tagged, it carries {@code tag}, the size
+     * class of the receive buffers it may take ({@link FabricPoolSizes#tag}).
      */
-    void prepareSend(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
-        prepareMessage(slot, address, bytes, desc, fiAddr, sizeTag(bytes), 0);
+    void prepareSend(
+            final int slot, final long address, final long bytes, final long desc, final long fiAddr, final long tag) {
+        prepareMessage(slot, address, bytes, desc, fiAddr, tag, 0);
     }
 
     /**
-     * Fills a slot's message for a receive buffer of {@code bytes}. Tagged, it takes every send of up to the largest
-     * power of two that fits in it ({@link #fitMask}).
+     * Fills a slot's message for a receive buffer of {@code bytes}, exactly the size its pool was asked for. Tagged,
+     * it ignores the bits of its own size class ({@link #sizeTag}), so it takes every send tagged with a class up to
+     * its own; the sender picks the class so that every such buffer fits the send ({@link FabricPoolSizes}).
      */
     void prepareReceive(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
-        prepareMessage(slot, address, bytes, desc, fiAddr, 0, fitMask(bytes));
+        prepareMessage(slot, address, bytes, desc, fiAddr, 0, sizeTag(bytes));
     }
 
     /** Fills a slot's message for a control send or a control receive buffer: tag {@link #CONTROL_TAG}, no bit ignored. */
@@ -218,22 +220,13 @@ final class FabricOps {
     }
 
     /**
-     * The tag of a send of {@code bytes}: the low {@code ceil(log2(bytes))} bits set. A receive posted with tag 0 and
-     * {@link #fitMask} as its ignore bits matches it exactly when no bit is set above the mask, that is when the send
-     * fits in the buffer. libfabric's untagged receives would take any buffer in post order and truncate a larger
-     * send (FI_ETRUNC at the receiver, success at the sender).
+     * The tag of size class {@code ceil(log2(bytes))}: its low bits set. A receive posted with tag 0 and the tag of
+     * its own size as its ignore bits matches a send exactly when no bit of the send's tag is set above them, that
+     * is when the send's class is at most the buffer's. libfabric's untagged receives would take any buffer in post
+     * order and truncate a larger send (FI_ETRUNC at the receiver, success at the sender).
      */
     static long sizeTag(final long bytes) {
         return bytes <= 1 ? 0 : -1L >>> Long.numberOfLeadingZeros(bytes - 1);
-    }
-
-    /**
-     * The ignore bits of a receive buffer of {@code bytes}: the low {@code floor(log2(bytes))} bits, so it takes sends
-     * of up to the largest power of two that fits in it (a subset of tags cannot say "at most n" for every n: a
-     * buffer that is no power of two leaves its bytes above that power unused).
-     */
-    static long fitMask(final long bytes) {
-        return bytes <= 1 ? 0 : Long.highestOneBit(bytes) - 1;
     }
 
     private void prepareMessage(

@@ -16,15 +16,14 @@ import org.jspecify.annotations.Nullable;
  * libfabric through FFM, with no native code of our own: RDM endpoints, {@code fi_writemsg} with remote CQ data
  * for writes and imms, {@code fi_tsendmsg}/{@code fi_trecvmsg} for messages.
  *
- * <p>Messages are tagged by size so that a send lands only in a receive buffer it fits in: a send of {@code n} bytes
- * carries the tag {@code 2^ceil(log2 n) - 1}, a buffer of {@code b} bytes is posted with tag 0 and ignore bits
- * {@code 2^floor(log2 b) - 1}, so it takes sends of up to the largest power of two not above {@code b}. The engine
- * therefore rounds the buffers of a receive pool up to a power of two ({@link #receiveBufferBytes}), so that every
- * send up to the size asked for fits; a buffer posted through the SPI that is no power of two leaves the rest unused
- * (the domain logs it once). A send that fits no posted buffer is
+ * <p>Messages are tagged by size class so that a send lands only in a receive buffer it fits in, and a receive
+ * pool takes messages of at most the size it was asked for, as on every transport: its buffers are exactly that
+ * size, each peer learns the sizes of the others' pools over the control messages, and a send longer than every
+ * pool of its peer fails at once with a {@link dev.transferengine.exceptions.RemoteAccessException}
+ * ({@code NO_RECEIVE_BUFFER}) naming both sizes ({@link FabricPoolSizes} says how, and where it is conservative).
+ * A send that fits a pool but no posted buffer is
  * held by the receiver's provider until one that fits is posted, behind none of the sends that do fit. No
- * provider tells the sender of a send still held: it completes as the provider takes it, so a send that no
- * buffer will ever fit waits unseen at the receiver. libfabric's shm before 1.19 compares a buffer posted after
+ * provider tells the sender of a send still held: it completes as the provider takes it. libfabric's shm before 1.19 compares a buffer posted after
  * the message arrived with a stale ignore mask (see {@code FabricEndpoint#tagsMatchBuffersThatFit}); there
  * messages stay untagged ({@code fi_sendmsg}/{@code fi_recvmsg}, the domain's description says "untagged sends"):
  * a send takes the oldest posted buffer, and one larger than that buffer is truncated and dropped at the
@@ -106,12 +105,6 @@ public final class FabricTransport implements Transport {
         } catch (final RuntimeException e) {
             return "libfabric probe failed: " + e.getMessage();
         }
-    }
-
-    /** The next power of two: a buffer of {@code b} bytes takes sends up to the largest power of two not above b. */
-    @Override
-    public int receiveBufferBytes(final EngineConfig config, final int requested) {
-        return requested > 1 << 30 ? requested : Math.max(1, Integer.highestOneBit(requested - 1) << 1);
     }
 
     /**

@@ -6,29 +6,98 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class FabricOpsTagTest {
 
-    /** libfabric's rule: a receive (tag 0, ignore mask) matches a send when the send's tag has no bit outside it. */
-    private static boolean matches(final long sendBytes, final long bufferBytes) {
-        return (FabricOps.sizeTag(sendBytes) & ~FabricOps.fitMask(bufferBytes)) == 0;
+    /**
+     * libfabric's rule: a receive (tag 0, ignore bits the size tag of its buffer) matches a send when the send's tag
+     * has no bit outside them.
+     */
+    private static boolean matches(final long sendTag, final long bufferBytes) {
+        return (sendTag & ~FabricOps.sizeTag(bufferBytes)) == 0;
+    }
+
+    private static FabricPoolSizes.View peerWith(final int... sizes) {
+        final FabricPoolSizes pools = new FabricPoolSizes();
+        return pools.learn(1, sizes);
     }
 
     @Test
-    void aSendMatchesExactlyTheBuffersOfAtLeastItsSizeRoundedUpToAPowerOfTwo() {
+    void aSendTaggedByItsLengthMatchesTheBuffersOfAtLeastItsSizeClass() {
         for (long buffer = 1; buffer <= 5000; buffer++) {
-            final long fits = Long.highestOneBit(buffer);
             for (long send = 0; send <= 5000; send++) {
-                assertThat(matches(send, buffer))
+                assertThat(matches(FabricOps.sizeTag(send), buffer))
                         .as("send of %d bytes into a buffer of %d", send, buffer)
-                        .isEqualTo(send <= fits);
+                        .isEqualTo(FabricPoolSizes.sizeClass(send) <= FabricPoolSizes.sizeClass(buffer));
             }
         }
     }
 
     @Test
-    void largeSizesKeepTheirClass() {
-        assertThat(matches(1L << 40, 1L << 40)).isTrue();
-        assertThat(matches((1L << 40) + 1, 1L << 40)).isFalse();
-        assertThat(matches(64 * 1024, 64 * 1024)).isTrue();
-        assertThat(matches(64 * 1024 + 1, 128 * 1024 - 1)).isFalse();
+    void everySendThatAPoolTakesMatchesOnlyBuffersItFitsAndALongerOneIsRefused() {
+        final int[][] peers = {{1000}, {100, 3000}, {64, 4096}, {1, 2, 3, 1024, 1025}, {7, 500, 600, 70_000}};
+        for (final int[] sizes : peers) {
+            final FabricPoolSizes.View view = peerWith(sizes);
+            final int largest = java.util.Arrays.stream(sizes).max().orElseThrow();
+            for (long send = 0; send <= largest + 2; send++) {
+                final long tag = FabricPoolSizes.tag(view, send);
+                if (send > largest) {
+                    assertThat(tag).as("send of %d to %s", send, sizes).isEqualTo(FabricPoolSizes.REFUSED);
+                    continue;
+                }
+                if (tag == FabricPoolSizes.REFUSED) {
+                    // only where two pools share a size class and the send fits the larger one alone
+                    assertThat(sizeBetweenTwoPoolsOfOneClass(sizes, send))
+                            .as("send of %d", send)
+                            .isTrue();
+                    continue;
+                }
+                boolean landsSomewhere = false;
+                for (final int buffer : sizes) {
+                    if (matches(tag, buffer)) {
+                        landsSomewhere = true;
+                        assertThat(buffer)
+                                .as("send of %d matches buffer %d", send, buffer)
+                                .isGreaterThanOrEqualTo((int) send);
+                    }
+                }
+                assertThat(landsSomewhere).as("send of %d to %s", send, sizes).isTrue();
+            }
+        }
+    }
+
+    private static boolean sizeBetweenTwoPoolsOfOneClass(final int[] sizes, final long send) {
+        for (final int a : sizes) {
+            for (final int b : sizes) {
+                if (a < send && send <= b && FabricPoolSizes.sizeClass(a) == FabricPoolSizes.sizeClass(b)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void theRefusalNamesTheSendAndTheLargestPool() {
+        final FabricPoolSizes.View view = peerWith(100, 3000);
+        assertThat(FabricPoolSizes.refusal(view, 3001, "peer")).contains("3001").contains("3000");
+    }
+
+    @Test
+    void sizesThatCameInAnyOrderMergeAndAPeerWithoutPoolsIsSentToByLength() {
+        final FabricPoolSizes pools = new FabricPoolSizes();
+        pools.learn(1, new int[] {3000});
+        final FabricPoolSizes.View view = pools.learn(1, new int[] {100});
+        assertThat(FabricPoolSizes.tag(view, 101)).isEqualTo(FabricOps.sizeTag(4096));
+        assertThat(FabricPoolSizes.tag(peerWith(), 5000)).isEqualTo(FabricOps.sizeTag(5000));
+    }
+
+    @Test
+    void aPoolWideningItsClassIsAdvertisedOnceAsItsClassesSmallestAndLargest() {
+        final FabricPoolSizes pools = new FabricPoolSizes();
+        assertThat(pools.posted(1000)).isTrue();
+        assertThat(pools.posted(1000)).isFalse();
+        assertThat(pools.posted(600)).isTrue();
+        assertThat(pools.posted(800)).isFalse();
+        assertThat(pools.posted(100)).isTrue();
+        assertThat(pools.advertised()).containsExactly(100, 100, 600, 1000);
     }
 
     /** shm before 1.19 matches held tagged messages with a stale ignore mask: it stays untagged (FabricEndpoint). */

@@ -1,0 +1,192 @@
+package dev.transferengine.transport.fabric;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The sizes receive pools were asked for, on both ends of tagged messages, so that the size asked for is the largest
+ * message a pool takes on libfabric too (docs/delivery-contract.md). Tag matching cannot say "at most n" for every
+ * n, so the sender decides: a receive buffer of {@code n} bytes (exactly the size asked for) is posted with the ignore
+ * bits of its size class {@code c = ceil(log2 n)} ({@link FabricOps#sizeTag}), so it takes every send tagged with a
+ * class up to {@code c}; each receiver tells its peers, per class, the smallest and the largest size asked for
+ * ({@link FabricControl}: asked for at a peer's first send, pushed again when a pool widens a class); the sender
+ * tags a send of {@code L} bytes with the smallest class whose smallest pool takes {@code L} (every buffer of that
+ * class and above then fits it), and refuses at once a send that no pool of the peer takes. Sizes only ever widen
+ * (a removed pool's size stays advertised), so what arrives in any order is merged by min and max.
+ *
+ * <p>Limits, conservative: a send longer than the smallest pool of its class and shorter than the largest, with no
+ * larger class, is refused though the larger pool would take it; a send racing with a pool being added is refused
+ * until the receiver's push arrives; a pool smaller than the others of its class that the sender has not heard of
+ * yet may receive a send that does not fit, which its provider truncates and the receiver logs (never delivered).
+ * A peer that does not answer (an older engine) is sent to by message length, as before. Single-threaded (the
+ * domain's worker).
+ */
+final class FabricPoolSizes {
+
+    /** Size classes: {@code ceil(log2 n)} of a pool of up to 2^31 - 1 bytes. */
+    static final int CLASSES = 32;
+    /** What {@link #tag} answers for a send no pool of the peer takes. */
+    static final long REFUSED = -1;
+
+    private final int[] localMin = new int[CLASSES];
+    private final int[] localMax = new int[CLASSES];
+    /** Peers that asked for this domain's sizes: they are told when a pool widens a class. */
+    private final LongHashSet subscribers = new LongHashSet();
+
+    private final Long2ObjectHashMap<View> views = new Long2ObjectHashMap<>();
+    /** Views not settled yet: while none is, the worker's poll skips them. */
+    private int asking;
+
+    /** A send waiting for its peer's sizes. */
+    record Held(long token, MemorySegment message) {}
+
+    /** What this domain knows of one peer's pools. */
+    static final class View {
+        final int[] min = new int[CLASSES];
+        final int[] max = new int[CLASSES];
+        /** The sizes came (or the peer never answered: {@link #byLength}). */
+        boolean settled;
+        /** The peer never answered: its sends are tagged by their length, as before it was asked. */
+        boolean byLength;
+
+        int attempts;
+        long dueAt;
+        final ArrayDeque<Held> held = new ArrayDeque<>();
+    }
+
+    /** The size class of {@code bytes}: {@code ceil(log2 bytes)}, 0 for 1. */
+    static int sizeClass(final long bytes) {
+        return bytes <= 1 ? 0 : 64 - Long.numberOfLeadingZeros(bytes - 1);
+    }
+
+    /** A receive buffer of {@code bytes} is posted here; answers whether it widened a class (peers are told then). */
+    boolean posted(final long bytes) {
+        final int size = (int) Math.min(bytes, Integer.MAX_VALUE);
+        final int c = sizeClass(size);
+        boolean widened = false;
+        if (localMin[c] == 0 || size < localMin[c]) {
+            localMin[c] = size;
+            widened = true;
+        }
+        if (size > localMax[c]) {
+            localMax[c] = size;
+            widened = true;
+        }
+        return widened;
+    }
+
+    /** This domain's sizes as sent to peers: per class in use its smallest and its largest. */
+    int[] advertised() {
+        final List<Integer> out = new ArrayList<>();
+        for (int c = 0; c < CLASSES; c++) {
+            if (localMin[c] != 0) {
+                out.add(localMin[c]);
+                out.add(localMax[c]);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Peer {@code peer} asked for the sizes: it is told of later changes too. */
+    void subscribe(final long peer) {
+        subscribers.add(peer);
+    }
+
+    LongHashSet subscribers() {
+        return subscribers;
+    }
+
+    /** What is known of {@code peer}'s pools; null before its first send. */
+    @Nullable View view(final long peer) {
+        return views.get(peer);
+    }
+
+    /** Starts asking {@code peer} for its sizes. */
+    View ask(final long peer) {
+        final View view = new View();
+        views.put(peer, view);
+        asking++;
+        return view;
+    }
+
+    /** Merges sizes that came from {@code peer}; answers its view, now settled. */
+    View learn(final long peer, final int[] sizes) {
+        View view = views.get(peer);
+        if (view == null) {
+            view = ask(peer);
+        }
+        for (final int size : sizes) {
+            if (size < 1) {
+                continue;
+            }
+            final int c = sizeClass(size);
+            view.min[c] = view.min[c] == 0 ? size : Math.min(view.min[c], size);
+            view.max[c] = Math.max(view.max[c], size);
+        }
+        settle(view, false);
+        return view;
+    }
+
+    /** {@code view} is settled: by the sizes that came, or {@code byLength} where its peer never answered. */
+    void settle(final View view, final boolean byLength) {
+        if (!view.settled) {
+            view.settled = true;
+            asking--;
+        }
+        view.byLength = byLength;
+    }
+
+    /** Whether any peer's sizes are still asked for. */
+    boolean asking() {
+        return asking > 0;
+    }
+
+    /** Every view, to post overdue questions again and to fail held sends. */
+    Long2ObjectHashMap<View> views() {
+        return views;
+    }
+
+    /**
+     * The tag of a send of {@code length} bytes to a settled peer: the smallest class whose smallest pool takes it;
+     * by its length where the peer never answered or has no pool yet (the provider holds it until a buffer fits);
+     * {@link #REFUSED} where no pool of the peer takes it.
+     */
+    static long tag(final View view, final long length) {
+        if (view.byLength) {
+            return FabricOps.sizeTag(length);
+        }
+        for (int c = sizeClass(length); c < CLASSES; c++) {
+            if (view.min[c] >= length) {
+                return FabricOps.sizeTag(1L << c);
+            }
+        }
+        return largest(view) == 0 ? FabricOps.sizeTag(length) : REFUSED;
+    }
+
+    /** Why {@code view}'s peer takes no send of {@code length} bytes, naming both sizes. */
+    static String refusal(final View view, final long length, final Object peer) {
+        final int largest = largest(view);
+        if (largest < length) {
+            return "a send of " + length + " bytes is longer than any receive pool of " + peer
+                    + " takes: the largest was asked for " + largest + " bytes";
+        }
+        final int c = sizeClass(length);
+        return "a send of " + length + " bytes fits only the receive pool of " + view.max[c] + " bytes at " + peer
+                + ", which shares its size class with one of " + view.min[c]
+                + " bytes that libfabric's tag matching cannot keep it out of; refused rather than truncated";
+    }
+
+    private static int largest(final View view) {
+        int largest = 0;
+        for (final int size : view.max) {
+            largest = Math.max(largest, size);
+        }
+        return largest;
+    }
+}

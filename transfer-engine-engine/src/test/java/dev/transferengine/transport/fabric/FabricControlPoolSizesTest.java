@@ -1,0 +1,44 @@
+package dev.transferengine.transport.fabric;
+
+import dev.transferengine.NetworkAddress;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class FabricControlPoolSizesTest {
+
+    private static final NetworkAddress SELF = FabricAddress.of("tcp", new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+
+    private static FabricControl.Received arrive(final FabricControl control, final MemorySegment message) {
+        MemorySegment.copy(message, 0, control.receiveBuffer(0), 0, message.byteSize());
+        return control.decode(0, (int) message.byteSize());
+    }
+
+    @Test
+    void aQuestionAndAnAnswerArriveAsSentWithTheirSendersAddress() {
+        try (Arena arena = Arena.ofConfined()) {
+            final FabricControl control = new FabricControl(arena);
+            assertThat(arrive(control, FabricControl.poolQuery(SELF))).isEqualTo(new FabricControl.PoolQuery(SELF));
+            final FabricControl.Received sizes =
+                    arrive(control, FabricControl.poolSizes(SELF, new int[] {100, 100, 600, 3000}));
+            assertThat(sizes).isInstanceOf(FabricControl.PoolSizes.class);
+            assertThat(((FabricControl.PoolSizes) sizes).peer()).isEqualTo(SELF);
+            assertThat(((FabricControl.PoolSizes) sizes).sizes()).containsExactly(100, 100, 600, 3000);
+        }
+    }
+
+    @Test
+    void anAnswerCutShortIsDroppedAsMalformed() {
+        try (Arena arena = Arena.ofConfined()) {
+            final FabricControl control = new FabricControl(arena);
+            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000});
+            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 2)))
+                    .isInstanceOf(FabricControl.Malformed.class);
+            assertThat(arrive(control, whole.asSlice(0, 5))).isInstanceOf(FabricControl.Malformed.class);
+        }
+    }
+}
