@@ -154,6 +154,11 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         this.staging = registered.staging();
     }
 
+    /** This dispatcher's link to the expert ranks over {@code memory}, its region. */
+    private RankLink link(final TransferEngine engine, final int index, final RankLink.RankMemory memory) {
+        return new RankLink(engine, shape, ExchangeMode.ROUTED, MoeRole.DISPATCHER, index, memory, layerTimeout);
+    }
+
     /**
      * Registers the region in GPU memory; where the engine refuses GPU memory (a fabric provider without FI_HMEM cannot
      * stage, as a one-sided write into a host mirror would land unnoticed), registers mapped pinned host memory
@@ -164,15 +169,11 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         final long gpuRegion = allocate(regionBytes);
         try {
             return new Region(
-                    new RankLink(
+                    link(
                             engine,
-                            shape,
-                            ExchangeMode.ROUTED,
-                            MoeRole.DISPATCHER,
                             index,
                             new RankLink.RankMemory(
-                                    MoeGpuKernels.deviceSegment(gpuRegion, regionBytes), Device.cuda(device), null),
-                            layerTimeout),
+                                    MoeGpuKernels.deviceSegment(gpuRegion, regionBytes), Device.cuda(device), null)),
                     gpuRegion,
                     null);
         } catch (final DeviceUnavailableException refused) {
@@ -182,14 +183,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
         final MoeGpuKernels.Mapped host = gpu.allocMapped(regionBytes);
         try {
             return new Region(
-                    new RankLink(
-                            engine,
-                            shape,
-                            ExchangeMode.ROUTED,
-                            MoeRole.DISPATCHER,
-                            index,
-                            new RankLink.RankMemory(host.host(), Device.host(), null),
-                            layerTimeout),
+                    link(engine, index, new RankLink.RankMemory(host.host(), Device.host(), null)),
                     host.devicePointer(),
                     host);
         } catch (final RuntimeException e) {
