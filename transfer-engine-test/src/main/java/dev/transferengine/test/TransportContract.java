@@ -171,6 +171,16 @@ public abstract class TransportContract {
     }
 
     /**
+     * Whether the transport's process survives memory freed while registered (the freed-arena case); libfabric 2.1's
+     * shm once crashed its progress (SIGSEGV in {@code smr_ep_progress}) right after that case in CI under load.
+     *
+     * @return true if the freed-arena case runs
+     */
+    protected boolean survivesFreedRegisteredMemory() {
+        return true;
+    }
+
+    /**
      * Whether a zero-byte imm write (barrier, imm-only) with a stale key fails at the sender; shm reports success.
      *
      * @return true if it fails
@@ -1126,6 +1136,7 @@ public abstract class TransportContract {
 
         @Test
         void aRegionWhoseArenaWasClosedIsDeregisteredAndWritesToItAreRefused() {
+            Assumptions.assumeTrue(survivesFreedRegisteredMemory(), "a declared defect of this transport");
             final TransferEngine sender = manualClockEngine(1);
             final TransferEngine receiver = engine(1);
             final MemoryRegion src = sender.register(filled(4096, 16), Device.host());
