@@ -141,14 +141,10 @@ final class TcpDomain implements Domain, TcpRequests {
         this.address = TcpAddress.toNetworkAddress(advertised);
         this.description = "tcp " + TcpAddress.describe(advertised);
         this.counters = new TcpCounters(description, nanoClock);
-        long id;
-        do {
-            id = new SecureRandom().nextLong();
-        } while (id == 0);
         this.io = new TcpIo(
                 selector,
                 buffers,
-                new TcpIo.Identity(new TcpAuthenticator(settings.keys()), id, address, description),
+                new TcpIo.Identity(new TcpAuthenticator(settings.keys()), incarnation(), address, description),
                 counters,
                 context.config().tls());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
@@ -377,13 +373,10 @@ final class TcpDomain implements Domain, TcpRequests {
             lastSweep = now;
             work += acceptor.expire(now) + peers.expire(now, settings);
         }
-        // What reading scheduled (ACK/NACK answers, resumed writes) is flushed at the start of the next poll, not
-        // here: the engine credits the imms and completions this poll reported as soon as it returns, so an answer's
-        // write syscall stays off the path to the user's counter. The next poll then flushes a request the user
-        // posted in reply first (on our outbound connection to that peer; the answer goes on the inbound one, a
-        // socket of its own), so the reply leaves before the answer, and each inbound connection's answers to all
-        // the requests read in this poll leave in one write. Output still pending counts as work, so the worker
-        // polls again without idling.
+        // What reading scheduled (answers, resumed writes) is flushed at the start of the next poll, not here: the
+        // engine credits what this poll reported as soon as it returns, so an answer's write syscall stays off the
+        // path to the user's counter, a reply the user posted leaves before the answer, and each connection's
+        // answers to this poll's requests leave in one write. Pending output counts as work: no idling.
         if (io.flushPending()) {
             work++;
         }
@@ -568,11 +561,6 @@ final class TcpDomain implements Domain, TcpRequests {
         return op != null ? op : new TcpOp();
     }
 
-    /** A piece of a staged write is off the device: post it. */
-    void postStaged(final TcpPeer peer, final TcpOp op) {
-        post(peer, op);
-    }
-
     /**
      * Queues a piece of a request on the peer's connection, connecting first if needed. A peer with
      * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
@@ -580,9 +568,9 @@ final class TcpDomain implements Domain, TcpRequests {
      * one go), pieces of staged device writes (bounded by the staging chunks), ABANDON frames and a served read's
      * READ_DATA are never refused: a request is refused whole or sent whole, however many pages it has (issue 22),
      * and the bytes of a READ this side accepted are owed to a reader that waits for them (the reader's READs are
-     * what the bound limits, on its side).
+     * what the bound limits, on its side). Also posts the pieces of a staged write as they come off the device.
      */
-    private void post(final TcpPeer peer, final TcpOp op) {
+    void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
         peer.touch(now);
         if (outbound != null
@@ -679,6 +667,12 @@ final class TcpDomain implements Domain, TcpRequests {
                 fail("listening socket closed: " + e);
             }
         }
+    }
+
+    /** A random, non-zero id of this domain's life, so peers tell a restarted domain at the same address apart. */
+    private static long incarnation() {
+        final long id = new SecureRandom().nextLong();
+        return id == 0 ? 1 : id;
     }
 
     private void fail(final String why) {

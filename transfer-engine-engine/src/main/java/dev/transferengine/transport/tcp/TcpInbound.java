@@ -41,48 +41,7 @@ final class TcpInbound extends TcpConnection {
     private static final int DISCARDING = 2;
     private static final String PLACING_TARGET = "a payload being placed has its target";
 
-    /**
-     * A request held back until its payload reached the device, or an earlier one did. A refusal held behind one
-     * has type NACK, its refusal code in {@code imm} and the size to report in {@code length}.
-     */
-    private final class StagedAnswer {
-        final byte type;
-        final long id;
-        final int imm;
-        /** The imm's reservation, consumed when the answer is reported; {@code IMM_REFUSED} for none. */
-        final long reservation;
-
-        final long rkey;
-        final long offset;
-        final long length;
-        final long receiveToken;
-        /** The stream and ticket of the payload's last copy to the device; null for a host target. */
-        final @Nullable DeviceCopyStream stream;
-
-        final long ticket;
-
-        /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
-        StagedAnswer(
-                final byte type,
-                final int imm,
-                final long reservation,
-                final long length,
-                final @Nullable DeviceCopyStream stream,
-                final long ticket) {
-            this.type = type;
-            this.id = TcpInbound.this.id;
-            this.imm = imm;
-            this.reservation = reservation;
-            this.rkey = TcpInbound.this.rkey;
-            this.offset = TcpInbound.this.offset;
-            this.length = length;
-            this.receiveToken = TcpInbound.this.receiveToken;
-            this.stream = stream;
-            this.ticket = ticket;
-        }
-    }
-
-    private final ArrayDeque<StagedAnswer> staged = new ArrayDeque<>();
+    private final ArrayDeque<TcpHeldAnswer> staged = new ArrayDeque<>();
     /** Where an ABANDON frame's cause text lands; it is reported as soon as it is in. */
     private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
 
@@ -500,7 +459,7 @@ final class TcpInbound extends TcpConnection {
             if (staged.isEmpty()) {
                 answer(TcpFrame.ACK, 1, length);
             } else {
-                staged.addLast(new StagedAnswer(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
+                staged.addLast(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
             }
             return;
         }
@@ -566,8 +525,7 @@ final class TcpInbound extends TcpConnection {
         if (staged.isEmpty()) {
             answer(TcpFrame.NACK, refusal.code(), refusalSize);
         } else {
-            staged.addLast(
-                    new StagedAnswer(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
+            staged.addLast(held(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
         }
     }
 
@@ -597,32 +555,12 @@ final class TcpInbound extends TcpConnection {
         final long reservation = immReservation;
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
         if (device || !staged.isEmpty()) {
-            staged.addLast(new StagedAnswer(
+            staged.addLast(held(
                     type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
-        report(type, reservation, length, receiveToken);
+        targets.deliver(type, reservation, length, receiveToken);
         answer(TcpFrame.ACK, 1, length);
-    }
-
-    private void report(final byte frameType, final long reservation, final long frameLength, final long token) {
-        if (frameType == TcpFrame.ABANDON || frameType == TcpFrame.READ) {
-            return; // reported when placed; a served READ reports nothing here
-        }
-        if (frameType == TcpFrame.READ_DATA) {
-            targets.reads().landed((int) token, frameLength);
-            return;
-        }
-        if (frameType == TcpFrame.SEND) {
-            targets.listener().onReceive(token, (int) frameLength);
-        } else {
-            if (frameType != TcpFrame.WRITE) {
-                targets.listener().onImm(reservation);
-            }
-            if (frameLength > 0) {
-                targets.listener().onBytesReceived(frameLength);
-            }
-        }
     }
 
     /**
@@ -641,10 +579,11 @@ final class TcpInbound extends TcpConnection {
                 return work + 1;
             }
         }
-        StagedAnswer answer;
+        TcpHeldAnswer answer;
         while (!closed() && (answer = staged.peekFirst()) != null && hasAnswerRoom()) {
             try {
-                if (answer.stream != null && !answer.stream.isDone(answer.ticket)) {
+                final DeviceCopyStream stream = answer.stream();
+                if (stream != null && !stream.isDone(answer.ticket())) {
                     break;
                 }
             } catch (final DeviceUnavailableException e) {
@@ -652,12 +591,20 @@ final class TcpInbound extends TcpConnection {
                 return work + 1;
             }
             staged.pollFirst();
-            if (answer.type == TcpFrame.NACK) {
+            if (answer.type() == TcpFrame.NACK) {
                 outFrame.at(encoded)
-                        .encode(TcpFrame.NACK, 0, answer.imm, answer.id, answer.rkey, answer.offset, answer.length);
+                        .encode(
+                                TcpFrame.NACK,
+                                0,
+                                answer.imm(),
+                                answer.id(),
+                                answer.rkey(),
+                                answer.offset(),
+                                answer.length());
             } else {
-                report(answer.type, answer.reservation, answer.length, answer.receiveToken);
-                outFrame.at(encoded).encode(TcpFrame.ACK, 0, 1, answer.id, answer.rkey, answer.offset, answer.length);
+                targets.deliver(answer.type(), answer.reservation(), answer.length(), answer.receiveToken());
+                outFrame.at(encoded)
+                        .encode(TcpFrame.ACK, 0, 1, answer.id(), answer.rkey(), answer.offset(), answer.length());
             }
             encoded += TcpFrame.HEADER_LENGTH;
             markDirty();
@@ -691,6 +638,18 @@ final class TcpInbound extends TcpConnection {
         return true;
     }
 
+    /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
+    private TcpHeldAnswer held(
+            final byte answerType,
+            final int answerImm,
+            final long reservation,
+            final long answerLength,
+            final @Nullable DeviceCopyStream stream,
+            final long ticket) {
+        return new TcpHeldAnswer(
+                answerType, id, answerImm, reservation, rkey, offset, answerLength, receiveToken, stream, ticket);
+    }
+
     private boolean malformed(final String what) {
         io.count(TcpCounter.MALFORMED_FRAMES, remote, what);
         lost("malformed frame: " + what, null);
@@ -711,9 +670,9 @@ final class TcpInbound extends TcpConnection {
         targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
-        for (final StagedAnswer answer : staged) { // placed, but never reported or acknowledged
-            if (answer.reservation != DomainListener.IMM_REFUSED) {
-                targets.listener().releaseImm(answer.reservation);
+        for (final TcpHeldAnswer answer : staged) { // placed, but never reported or acknowledged
+            if (answer.reservation() != DomainListener.IMM_REFUSED) {
+                targets.listener().releaseImm(answer.reservation());
             }
         }
         staged.clear();

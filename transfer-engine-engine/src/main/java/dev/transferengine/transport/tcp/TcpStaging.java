@@ -182,7 +182,7 @@ final class TcpStaging {
             if (owner.failed) {
                 pieceEnded(domain, op, null);
             } else {
-                domain.postStaged(owner.peer, op);
+                domain.post(owner.peer, op);
             }
             work++;
         }

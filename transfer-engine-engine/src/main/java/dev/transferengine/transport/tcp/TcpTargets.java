@@ -27,6 +27,28 @@ interface TcpTargets {
     /** Where placed payloads, imms and receives are reported. */
     DomainListener listener();
 
+    /**
+     * Reports a request whose payload is in place: a SEND as a receive, a WRITE's bytes, a WRITE_IMM's imm (by its
+     * {@code reservation}) and bytes, a READ_DATA to the read waiting for it. ABANDON and READ report nothing here.
+     */
+    default void deliver(final byte frameType, final long reservation, final long length, final long token) {
+        if (frameType == TcpFrame.ABANDON || frameType == TcpFrame.READ) {
+            return; // reported when placed; a served READ reports nothing here
+        }
+        if (frameType == TcpFrame.READ_DATA) {
+            reads().landed((int) token, length);
+        } else if (frameType == TcpFrame.SEND) {
+            listener().onReceive(token, (int) length);
+        } else {
+            if (frameType != TcpFrame.WRITE) {
+                listener().onImm(reservation);
+            }
+            if (length > 0) {
+                listener().onBytesReceived(length);
+            }
+        }
+    }
+
     /** The reads this side asked peers for, whose READ_DATA lands through the connections peers opened. */
     TcpReads reads();
 
