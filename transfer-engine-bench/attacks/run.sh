@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Issue 16's attacks from outside the engine's process, against the built te-bench.jar (./mvnw -B -o -DskipTests
+# package -pl transfer-engine-bench -am). Every party is a process of its own: the target engine (Member.java target,
+# a JVM at -Xmx64m -XX:MaxDirectMemorySize=64m), the members (Member.java, JVMs), the outsider (outsider.py, python3).
+# Usage: transfer-engine-bench/attacks/run.sh SCENARIO   (scenarios: see the case below; each prints JSON lines)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
+jar=${TE_BENCH_JAR:-$here/../target/te-bench.jar}
+work=$(mktemp -d /tmp/te-attacks.XXXXXX)
+key=$(openssl rand -base64 32)
+keytool=$JAVA_HOME/bin/keytool
+java() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$@"; }
+# member [-Dname=value...] MODE ARGS...: a member engine in a JVM of its own
+member() {
+  local jvm=()
+  while [[ ${1:-} == -D* ]]; do jvm+=("$1"); shift; done
+  java -Xmx256m "${jvm[@]}" -cp "$jar" "$here/Member.java" "$@"
+}
+pids=()
+cleanup() {
+  exec 3>&- 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+tls_store() {
+  "$keytool" -genkeypair -alias node -keyalg EC -groupname secp256r1 -keystore "$work/node.p12" -storetype PKCS12 \
+    -storepass changeit -dname CN=node -validity 2 >/dev/null 2>&1
+  echo "$work/node.p12"
+}
+
+# start_target JAVA_OPTIONS...: the engine under attack; sets desc, port; its stdin is fd 3, its stdout $work/target.out
+start_target() {
+  mkfifo "$work/target.in"
+  java -Xmx64m -XX:MaxDirectMemorySize=64m "$@" -cp "$jar" "$here/Member.java" target 16777216 \
+    <"$work/target.in" >"$work/target.out" 2>"$work/target.err" &
+  pids+=($!)
+  target_pid=$!
+  exec 3>"$work/target.in"
+  for _ in $(seq 600); do grep -q '^te-target' "$work/target.out" 2>/dev/null && break; sleep 0.1; done
+  read -r _ desc _ port < <(grep '^te-target' "$work/target.out")
+}
+report() { local n; n=$(wc -l <"$work/target.out"); echo report >&3; for _ in $(seq 300); do
+  [ "$(wc -l <"$work/target.out")" -gt "$n" ] && break; sleep 0.1; done; tail -1 "$work/target.out"; }
+
+# flood_case SEND TLS: a writer connected before keeps writing 64 KiB while 1,500 connections from one address send
+# SEND and hold 20 s; then they close and a fresh engine of the writer's times its way in.
+flood_case() {
+  local send=$1 tls=$2 opts=(-Dkey="$key")
+  [ "$tls" = tls ] && opts+=(-Dtls="$(tls_store)")
+  start_target "${opts[@]}"
+  member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+  pids+=($!); local writer=$!
+  for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+  python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 1500 --send "$send" --hold 20 \
+    --closed-file "$work/closed.tmp" >"$work/flood.out" &
+  local flood=$!
+  sleep 15
+  echo "{\"case\":\"flood $send $tls\",\"target_during_flood\":$(report)}"
+  wait "$flood"
+  mv "$work/closed.tmp" "$work/closed"
+  cat "$work/flood.out"
+  wait "$writer" || true
+  tail -1 "$work/writer.out"
+  echo "{\"target_after\":$(report)}"
+}
+
+scenario=${1:?scenario: flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn sends weak-keys api freed-fabric-tcp freed-fabric-shm fabric-outsider}
+case $scenario in
+  flood-tls) flood_case tls-hello tls ;;
+  flood-idle) flood_case none plain ;;
+  flood-slowloris) flood_case slowloris plain ;;
+  flood-garbage) flood_case garbage plain ;;
+  flood-hello) flood_case hello plain ;;
+  relay | relay-tls)
+    opts=(-Dkey="$key")
+    [ "$scenario" = relay-tls ] && opts+=(-Dtls="$(tls_store)")
+    start_target "${opts[@]}"
+    relay_port=$((20000 + RANDOM % 20000))
+    python3 "$here/outsider.py" relay "$relay_port" 127.0.0.1 "$port" --seconds 40 >"$work/relay.out" &
+    relay=$!
+    sleep 1
+    member "${opts[@]}" relayed "$desc" "$relay_port"
+    echo "{\"target\":$(report)}"
+    kill "$relay"; sleep 0.5; tail -1 "$work/relay.out"
+    ;;
+  imms)
+    # one member floods distinct imms nobody expects, then another writes 3,500 fresh ones
+    start_target -Dkey="$key" -Dopt.engine.maxUnexpectedImms=16384
+    member -Dkey="$key" imms "$desc" 0 20000 256
+    member -Dkey="$key" imms "$desc" 1000000 3500 64
+    echo "{\"target\":$(report)}"
+    ;;
+  churn)
+    # 1,500 half handshakes (a HELLO, never an AUTH) from 127.0.0.2 held 30 s; a new member from 127.0.0.1 joins
+    # during it and writes until the churn ends
+    start_target -Dkey="$key"
+    python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 1500 --send hello --hold 30 --source 127.0.0.2 \
+      --closed-file "$work/closed.tmp" >"$work/flood.out" &
+    flood=$!
+    sleep 8
+    member -Dkey="$key" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    writer=$!
+    wait "$flood"; mv "$work/closed.tmp" "$work/closed"; cat "$work/flood.out"
+    wait "$writer" || true; grep -v connected "$work/writer.out" | tail -1
+    echo "{\"target\":$(report)}"
+    ;;
+  sends)
+    # member A floods 1 KiB sends at the target's 4-buffer pool while member B sends 200
+    start_target -Dkey="$key"
+    address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
+    member -Dkey="$key" sends "$address" 20000 >"$work/flooder.out" 2>/dev/null &
+    flooder=$!
+    sleep 3
+    member -Dkey="$key" sends "$address" 200
+    wait "$flooder"; echo "{\"flooder\":$(tail -1 "$work/flooder.out")}"
+    echo "{\"target\":$(report)}"
+    ;;
+  weak-keys)
+    for bad in 'correct horse battery staple' 'c2hvcnQ=' "$(printf 'AAAA%.0s' $(seq 11))"; do
+      printf '{"key":"%s","start":"%s"}\n' "$bad" "$(java -Dkey="$bad" -cp "$jar" "$here/Member.java" api 2>&1 \
+        | grep -o 'TransportUnavailableException[^"]*' | head -1 || true)"
+    done
+    : >"$work/empty.key"
+    echo "{\"empty key file\":\"$(java -Dopt.tcp.clusterKeyFile="$work/empty.key" -cp "$jar" "$here/Member.java" api \
+      2>&1 | grep -o 'TransportUnavailableException[^"]*' | head -1 || true)\"}"
+    # guessing offline from one CHALLENGE: a keyed target, then a keyless loopback one (public key)
+    (echo 'correct horse battery staple'; seq 1 200000) >"$work/words"
+    start_target -Dkey="$key"
+    python3 "$here/outsider.py" challenge 127.0.0.1 "$port" --words "$work/words"
+    echo quit >&3; exec 3>&-; wait "$target_pid" || true; rm -f "$work/target.in" "$work/target.out"
+    start_target
+    python3 "$here/outsider.py" challenge 127.0.0.1 "$port"
+    ;;
+  freed-fabric-tcp | freed-fabric-shm)
+    # the target's application closes its region's arena while a member hammers 4 KiB writes at it
+    provider=${scenario#freed-fabric-}
+    start_target -Dtransport=fabric -Dprovider="$provider"
+    member -Dtransport=fabric -Dprovider="$provider" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
+    hammer=$!
+    for _ in $(seq 600); do grep -q connected "$work/hammer.out" 2>/dev/null && break; sleep 0.1; done
+    sleep 2
+    echo free >&3; sleep 0.5; touch "$work/freed"
+    wait "$hammer" || true; tail -1 "$work/hammer.out"
+    echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    ;;
+  fabric-outsider)
+    start_target -Dtransport=fabric -Dprovider=tcp
+    member -Dtransport=fabric -Dprovider=tcp writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 1000 --send none --hold 25 \
+      --closed-file "$work/closed.tmp" >"$work/flood.out" &
+    flood=$!
+    sleep 2
+    python3 "$here/outsider.py" garbage 127.0.0.1 "$port" --count 300
+    python3 "$here/outsider.py" forge 127.0.0.1 "$port" --count 300
+    python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 200 --send slowloris --hold 15
+    wait "$flood"; mv "$work/closed.tmp" "$work/closed"; cat "$work/flood.out"
+    wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    ;;
+  *) echo "unknown scenario $scenario" >&2; exit 2 ;;
+esac
