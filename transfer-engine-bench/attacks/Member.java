@@ -203,17 +203,18 @@ public final class Member {
             }
             counters.awaitCompleted(submitted, Duration.ofSeconds(120));
             final long closed = System.nanoTime();
-            long recoveryMs;
+            long recoveryMs = -1; // never, within 60 s
             int attempts = 0;
+            String lastError = null;
             try (TransferEngine newcomer = open()) {
                 final MemoryRegion from = newcomer.register(data, Device.host());
-                while (true) {
+                while (recoveryMs < 0 && System.nanoTime() - closed < TimeUnit.SECONDS.toNanos(60)) {
                     attempts++;
                     try {
                         newcomer.submit(SingleWrite.of(from, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
                         recoveryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
-                        break;
-                    } catch (final ExecutionException e) {
+                    } catch (final ExecutionException | java.util.concurrent.TimeoutException e) {
+                        lastError = String.valueOf(e.getCause());
                         Thread.sleep(20);
                     }
                 }
@@ -223,6 +224,7 @@ public final class Member {
             out.put("failed", counters.failed());
             out.put("newcomer_in_ms_after_flood_closed", recoveryMs);
             out.put("newcomer_attempts", attempts);
+            out.put("newcomer_last_error", recoveryMs < 0 ? lastError : null);
             System.out.println(json(out));
         }
     }

@@ -10,7 +10,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -101,6 +103,11 @@ final class FabricShmKeys implements AutoCloseable {
     private static final FileAttribute<?> OWNER_ONLY =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
+    /** Group and others' permission bits of a file mode. */
+    private static final int GROUP_OR_OTHERS = 0077;
+    /** This process's (effective) user id, read once: the owner its peers' tables must have. */
+    private static final int OUR_UID = currentUid();
+
     private final Path path;
     private final MemorySegment table;
 
@@ -119,32 +126,39 @@ final class FabricShmKeys implements AutoCloseable {
     }
 
     /**
-     * Creates (or truncates) the table of the endpoint named {@code name}, mapped into {@code arena}; null, logged, where /dev/shm cannot take
-     * it: the endpoint's peers then check nothing, as before.
+     * Creates the table of the endpoint named {@code name}, mapped into {@code arena}; null, logged, where /dev/shm
+     * cannot take it: the endpoint's peers then check nothing, as before.
+     *
+     * <p>Never an existing file: /dev/shm is writable by every user and the name is known in advance (shm names an
+     * endpoint after its pid), so another user could create the file first, world-writable, and rewrite what this
+     * endpoint publishes (mark it closed, so that every peer refuses every access, or truncate it under the
+     * mappings). A file already there is removed (one an earlier process of ours left, or one we may remove) and the
+     * table created anew, owner-only; where it cannot be removed (another user's, in the sticky /dev/shm) nothing is
+     * published.
      */
     static @Nullable FabricShmKeys publish(final byte[] name, final Arena arena) {
         final Path path = pathOf(name);
-        try (FileChannel channel = FileChannel.open(
-                path,
-                Set.of(
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE),
-                OWNER_ONLY)) {
-            final MemorySegment table =
-                    channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER + CAPACITY * ENTRY, arena);
-            table.set(JAVA_LONG, CAPACITY_AT, CAPACITY);
-            table.set(JAVA_LONG, PID_AT, ProcessHandle.current().pid());
-            table.set(JAVA_LONG, STARTED_AT, startedAt(ProcessHandle.current()));
-            LONG.setVolatile(table, MAGIC_AT, MAGIC); // last: a peer that sees it sees the rest
-            return new FabricShmKeys(path, table);
+        try {
+            Files.deleteIfExists(path);
+            try (FileChannel channel = FileChannel.open(
+                    path,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                    OWNER_ONLY)) {
+                final MemorySegment table =
+                        channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER + CAPACITY * ENTRY, arena);
+                table.set(JAVA_LONG, CAPACITY_AT, CAPACITY);
+                table.set(JAVA_LONG, PID_AT, ProcessHandle.current().pid());
+                table.set(JAVA_LONG, STARTED_AT, startedAt(ProcessHandle.current()));
+                LONG.setVolatile(table, MAGIC_AT, MAGIC); // last: a peer that sees it sees the rest
+                return new FabricShmKeys(path, table);
+            }
         } catch (final IOException | UnsupportedOperationException e) {
             LOG.warn(
-                    "shm: cannot publish this endpoint's keys in {} ({}); its peers cannot refuse a stale key before"
+                    "shm: cannot publish this endpoint's keys in {} ({}{}); its peers cannot refuse a stale key before"
                             + " posting, and libfabric's shm leaves a peer's endpoint stuck after such a write",
                     path,
-                    e.toString());
+                    e.toString(),
+                    e instanceof AccessDeniedException ? ": a file of another user is in its place" : "");
             return null;
         }
     }
@@ -155,7 +169,15 @@ final class FabricShmKeys implements AutoCloseable {
      */
     static @Nullable View open(final byte[] name, final NetworkAddress address, final Arena arena) {
         final Path path = pathOf(name);
-        if (!Files.isRegularFile(path)) {
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        try {
+            if (!ownerOnly(path)) {
+                return null;
+            }
+        } catch (final IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            LOG.debug("shm: the owner of peer table {} cannot be read: {}", path, e.toString());
             return null;
         }
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -174,6 +196,38 @@ final class FabricShmKeys implements AutoCloseable {
         } catch (final IOException | UnsupportedOperationException e) {
             LOG.debug("shm: the keys of peer {} cannot be mapped: {}", path, e.toString());
             return null;
+        }
+    }
+
+    /**
+     * Whether the table at {@code path} is this process's user's and nobody else may write it, as its owner creates
+     * it: shm peers run as one user (shm's own regions are owner-only), so a table of another user, or one others
+     * may write, was not made by the peer it names. Such a table is not trusted (logged): the peer is then not
+     * checked. Once it is ours, another user can neither remove nor replace it (/dev/shm is sticky), so the check
+     * cannot race its open.
+     */
+    private static boolean ownerOnly(final Path path) throws IOException {
+        final int uid = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        final int mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        if (uid == OUR_UID && (mode & GROUP_OR_OTHERS) == 0) {
+            return true;
+        }
+        LOG.warn(
+                "shm: ignoring the peer key table {}: owned by uid {} with mode {} (expected uid {}, no access for"
+                        + " group or others): not made by that peer, whose accesses are then not checked",
+                path,
+                uid,
+                Integer.toOctalString(mode & 0777),
+                OUR_UID);
+        return false;
+    }
+
+    private static int currentUid() {
+        try {
+            // /proc/self is owned by the process's effective user
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (final IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return -1; // no table then counts as ours: peers go unchecked, as without the file
         }
     }
 

@@ -5,9 +5,16 @@ import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -85,6 +92,58 @@ class FabricShmKeysTest {
         assertThat(FabricShmKeys.open(name, address, arena))
                 .as("the file is gone")
                 .isNull();
+    }
+
+    /**
+     * Another local user creates an endpoint's table before the endpoint does (the name follows from its pid),
+     * world-writable, and keeps it open to rewrite what the endpoint publishes (issue 16, the shm key tables from
+     * outside: before, the endpoint truncated and used that file, and the squatter's "closed" mark made every peer
+     * refuse every access). Here the squatter is this process; the outcome is the same for another user's file that
+     * the endpoint may remove.
+     */
+    @Test
+    void aTableCreatedBeforeTheEndpointIsReplacedAndItsCreatorCanNoLongerWriteIt() throws Exception {
+        final byte[] other = ("fi_shm://squatted-" + UUID.randomUUID()).getBytes(StandardCharsets.US_ASCII);
+        final Path path = FabricShmKeys.pathOf(other);
+        Files.createFile(path);
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw-rw-"));
+        try (FileChannel squatter = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final FabricShmKeys keys = Objects.requireNonNull(FabricShmKeys.publish(other, arena));
+            try {
+                keys.put(KEY, 4096, 8192, FabricShmKeys.REMOTE_WRITE);
+                squatter.write(ByteBuffer.wrap(new byte[64]).put(40, (byte) 1), 0); // the table's "closed" mark
+                squatter.truncate(0);
+
+                assertThat(Files.getPosixFilePermissions(path))
+                        .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+                final FabricShmKeys.View view =
+                        Objects.requireNonNull(FabricShmKeys.open(other, FabricAddress.of("shm", other), arena));
+                assertThat(view.refusal(KEY, 4096, 8, true)).isNull();
+            } finally {
+                keys.close();
+            }
+        }
+    }
+
+    /** A table that group or others may write was not made by the peer it names: it is not used (not checked). */
+    @Test
+    void aPeerTableOthersMayWriteIsNotTrusted() throws Exception {
+        Files.setPosixFilePermissions(FabricShmKeys.pathOf(name), PosixFilePermissions.fromString("rw-rw-rw-"));
+
+        assertThat(FabricShmKeys.open(name, address, arena)).isNull();
+    }
+
+    /** A table of another user is not trusted either, even owner-only (a root peer could open it). */
+    @Test
+    void aPeerTableOfAnotherUserIsNotTrusted() throws Exception {
+        final Path path = FabricShmKeys.pathOf(name);
+        try {
+            Files.setAttribute(path, "unix:uid", 65534);
+        } catch (final IOException e) {
+            Assumptions.abort("changing a file's owner needs root: " + e);
+        }
+
+        assertThat(FabricShmKeys.open(name, address, arena)).isNull();
     }
 
     private static RemoteAccessException.Reason reason(final @Nullable TransferEngineException refusal) {
