@@ -195,7 +195,22 @@ public final class Member {
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemorySegment data = pattern(arena, size);
             final MemoryRegion source = engine.register(data, Device.host());
-            engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+            // the first write: retried until it lands (a newcomer may be refused while handshake slots are full)
+            final long joining = System.nanoTime();
+            int joinAttempts = 0;
+            while (true) {
+                joinAttempts++;
+                try {
+                    engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+                    break;
+                } catch (final ExecutionException e) {
+                    if (System.nanoTime() - joining > TimeUnit.SECONDS.toNanos(120)) {
+                        throw e;
+                    }
+                    Thread.sleep(20);
+                }
+            }
+            final long joinedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - joining);
             System.out.println("{\"writer\":\"connected\"}");
             System.out.flush();
             final TransferCounters counters = new TransferCounters();
@@ -226,6 +241,8 @@ public final class Member {
                 }
             }
             final Map<String, Object> out = new LinkedHashMap<>();
+            out.put("joined_ms", joinedMs);
+            out.put("join_attempts", joinAttempts);
             out.put("writes", counters.completed());
             out.put("failed", counters.failed());
             out.put("newcomer_in_ms_after_flood_closed", recoveryMs);

@@ -18,6 +18,9 @@ member() {
   while [[ ${1:-} == -D* ]]; do jvm+=("$1"); shift; done
   java -Xmx256m "${jvm[@]}" -cp "$jar" "$here/Member.java" "$@"
 }
+# fabric scenarios: libfabric 2.1 where $TE_FABRIC_LIBRARY names it (shm needs 1.19+), else the system's
+fabric=(-Dtransport=fabric)
+[ -n "${TE_FABRIC_LIBRARY:-}" ] && fabric+=(-Dopt.fabric.library="$TE_FABRIC_LIBRARY")
 pids=()
 cleanup() {
   exec 3>&- 2>/dev/null || true
@@ -68,7 +71,7 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn sends weak-keys api freed-fabric-tcp freed-fabric-shm fabric-outsider}
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends weak-keys api freed-fabric-tcp freed-fabric-shm fabric-outsider}
 case $scenario in
   flood-tls) flood_case tls-hello tls ;;
   flood-idle) flood_case none plain ;;
@@ -108,6 +111,22 @@ case $scenario in
     wait "$writer" || true; grep -v connected "$work/writer.out" | tail -1
     echo "{\"target\":$(report)}"
     ;;
+  churn-sources)
+    # the out-of-scope case: half handshakes from five addresses (127.0.0.2-6, 300 each) fill the NIC's pending
+    # handshakes; a new member from 127.0.0.1 joins during it (retrying) and writes until the churn ends
+    start_target -Dkey="$key"
+    for i in 2 3 4 5 6; do
+      python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 300 --send hello --hold 30 --source 127.0.0.$i \
+        >"$work/flood.$i.out" &
+      floods+=($!)
+    done
+    sleep 1
+    member -Dkey="$key" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    writer=$!
+    wait "${floods[@]}"; touch "$work/closed"; cat "$work"/flood.*.out
+    wait "$writer" || true; grep -v connected "$work/writer.out" | tail -1
+    echo "{\"target\":$(report)}"
+    ;;
   sends)
     # member A floods 1 KiB sends (8 in flight) at the target's 4-buffer pool while member B sends 200, one at a time
     start_target -Dkey="$key"
@@ -119,6 +138,7 @@ case $scenario in
     wait "$flooder"; echo "{\"flooder\":$(tail -1 "$work/flooder.out")}"
     echo "{\"target\":$(report)}"
     ;;
+  api) member api ;;
   weak-keys)
     for bad in 'correct horse battery staple' 'c2hvcnQ=' "$(printf 'QUJD%.0s' $(seq 12))"; do
       printf '{"key":"%s","start":"%s"}\n' "$bad" "$(java -Dkey="$bad" -cp "$jar" "$here/Member.java" api 2>&1 \
@@ -138,8 +158,8 @@ case $scenario in
   freed-fabric-tcp | freed-fabric-shm)
     # the target's application closes its region's arena while a member hammers 4 KiB writes at it
     provider=${scenario#freed-fabric-}
-    start_target -Dtransport=fabric -Dprovider="$provider"
-    member -Dtransport=fabric -Dprovider="$provider" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
+    start_target "${fabric[@]}" -Dprovider="$provider"
+    member "${fabric[@]}" -Dprovider="$provider" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
     hammer=$!
     for _ in $(seq 600); do grep -q connected "$work/hammer.out" 2>/dev/null && break; sleep 0.1; done
     sleep 2
@@ -148,8 +168,8 @@ case $scenario in
     echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
     ;;
   fabric-outsider)
-    start_target -Dtransport=fabric -Dprovider=tcp
-    member -Dtransport=fabric -Dprovider=tcp writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    start_target "${fabric[@]}" -Dprovider=tcp
+    member "${fabric[@]}" -Dprovider=tcp writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
     writer=$!
     for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
     python3 "$here/outsider.py" flood 127.0.0.1 "$port" --count 1000 --send none --hold 25 \
