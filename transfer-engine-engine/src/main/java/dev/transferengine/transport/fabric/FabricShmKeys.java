@@ -130,8 +130,8 @@ final class FabricShmKeys implements AutoCloseable {
      * cannot take it: the endpoint's peers then check nothing, as before.
      *
      * <p>Never an existing file: /dev/shm is writable by every user and the name is known in advance (shm names an
-     * endpoint after its pid), so another user could create the file first, world-writable, and rewrite what this
-     * endpoint publishes (mark it closed, so that every peer refuses every access, or truncate it under the
+     * endpoint after its pid and uid), so another user could create the file first, world-writable, and rewrite what
+     * this endpoint publishes (mark it closed, so that every peer refuses every access, or truncate it under the
      * mappings). A file already there is removed (one an earlier process of ours left, or one we may remove) and the
      * table created anew, owner-only; where it cannot be removed (another user's, in the sticky /dev/shm) nothing is
      * published.
@@ -227,7 +227,7 @@ final class FabricShmKeys implements AutoCloseable {
             // /proc/self is owned by the process's effective user
             return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         } catch (final IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return -1; // no table then counts as ours: peers go unchecked, as without the file
+            return -1; // no table is then ours: peers go unchecked, as without the file
         }
     }
 
