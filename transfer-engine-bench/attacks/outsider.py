@@ -237,21 +237,29 @@ def relay(args):
     print(json.dumps(dict(relayed, mode="relay")), flush=True)
 
 
+def sent_then_closed(sock, data):
+    """Sends data; returns (bytes sent, 1 if the target then closed the socket within 50 ms else 0). Closes it."""
+    sent = 0
+    try:
+        sock.sendall(data)
+        sent = len(data)
+        sock.settimeout(0.05)
+        return sent, 1 if sock.recv(1) == b"" else 0
+    except (socket.timeout, OSError):
+        return sent, 0
+    finally:
+        sock.close()
+
+
 def garbage(args):
     rng = random.Random(args.seed)
     sent, closed_by_target = 0, 0
     for _ in range(args.count):
         sock = socket.create_connection((args.host, args.port), timeout=10)
         data = bytes(rng.getrandbits(8) for _ in range(rng.randint(1, args.max_bytes)))
-        try:
-            sock.sendall(data)
-            sent += len(data)
-            sock.settimeout(0.05)
-            if sock.recv(1) == b"":
-                closed_by_target += 1
-        except (socket.timeout, OSError):
-            pass
-        sock.close()
+        delivered, closed = sent_then_closed(sock, data)
+        sent += delivered
+        closed_by_target += closed
     print(json.dumps({"mode": "garbage", "count": args.count, "bytes": sent,
                       "closed_by_target_within_50ms": closed_by_target}))
 
@@ -266,14 +274,7 @@ def forge(args):
         frame = bytes([rng.choice([3, 4, 5]), rng.randint(0, 8)]) + bytes(rng.getrandbits(8) for _ in range(62))
         frame += struct.pack("<Q", rng.choice([0, 64, 4096, 1 << 20, (1 << 63) - 1]))
         frame += bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 512)))
-        try:
-            sock.sendall(frame)
-            sock.settimeout(0.05)
-            if sock.recv(1) == b"":
-                reset += 1
-        except (socket.timeout, OSError):
-            pass
-        sock.close()
+        reset += sent_then_closed(sock, frame)[1]
     print(json.dumps({"mode": "forge", "count": args.count, "closed_by_target_within_50ms": reset}))
 
 
