@@ -280,7 +280,9 @@ final class DomainGroup implements Agent {
         final long abandonedBefore = counters.counter(EngineCounter.IMMS_ABANDONED_SENT);
         outcomes.failAll(closed);
         failQueued(closed);
-        if (nics.isOpen() && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
+        // acknowledgements of operations that failed just before the close may still wait for a connection too
+        if (nics.isOpen()
+                && (counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore || abandonmentsPending())) {
             flushControl();
         }
         closeNics(); // receive buffers are freed by the engine once every worker stopped
@@ -528,7 +530,8 @@ final class DomainGroup implements Agent {
     /**
      * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), and
      * up to {@link #CLOSE_FLUSH_PENDING_NANOS} while one says an acknowledgement has not left yet, so that negative
-     * acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
+     * acknowledgements posted while closing, or shortly before and still on their way, leave before the NICs close; a
+     * bounded wait on close only.
      */
     private void flushControl() {
         final long start = System.nanoTime();
