@@ -279,9 +279,13 @@ public abstract class TransportContract {
      * @return the engine
      */
     protected TransferEngine holdingEngine(final int nics) {
-        final TransferEngineBuilder builder = builder(nics);
-        return open(builder.option(HoldingTransport.WRAPPED, builder.config().transport())
-                .transport(HoldingTransport.NAME));
+        return open(holding(builder(nics)));
+    }
+
+    /** {@code builder}'s transport, wrapped in {@link HoldingTransport}. */
+    private static TransferEngineBuilder holding(final TransferEngineBuilder builder) {
+        return builder.option(HoldingTransport.WRAPPED, builder.config().transport())
+                .transport(HoldingTransport.NAME);
     }
 
     /** The transport under test, {@code nics} NICs in one group. */
@@ -1591,7 +1595,8 @@ public abstract class TransportContract {
         void anEngineClosingRightAfterAFailedImmWriteStillTellsAReceiverThatAnswersLate(final String failedBy)
                 throws InterruptedException {
             Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
-            final TransferEngine sender = holdingEngine(1);
+            // closing fails the held write at once instead of waiting for it to drain
+            final TransferEngine sender = open(holding(builder(1).drainTimeout(Duration.ofMillis(1))));
             final TransferEngine receiver = holdingEngine(1);
             final MemoryRegion src = sender.register(filled(4096, 35), Device.host());
             final RegionDescriptor dst =
