@@ -85,9 +85,9 @@ public abstract class TransportContract {
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(20);
     /**
      * Longer than the 100 ms closing polls its NICs in any case, well short of the 2 s it goes on while an
-     * acknowledgement is pending.
+     * acknowledgement is pending and of the some 1 s fabric posts one again until its receipt comes.
      */
-    private static final Duration CLOSE_FLUSH_PASSED = Duration.ofMillis(500);
+    private static final Duration CLOSE_FLUSH_PASSED = Duration.ofMillis(300);
 
     private final List<TransferEngine> engines = new ArrayList<>();
     /** The clock of {@link #manualClockEngine} and {@link #holdingEngine}, in nanoseconds. */
@@ -1618,8 +1618,12 @@ public abstract class TransportContract {
                 assertThat(within(write.ended)).isInstanceOf(EngineClosedException.class);
             }
 
-            // Past the 100 ms that closing polls in any case (real time, whatever the clocks of the engines): from
-            // here on only the wait for the pending acknowledgement keeps the sender's NIC open.
+            // From the acknowledgement's sending, past the 100 ms that closing polls in any case (real time, whatever
+            // the clocks of the engines): from then on only the wait for the pending acknowledgement keeps the
+            // sender's NIC open. Not much longer: fabric posts an acknowledgement for some 1 s, then gives up on it.
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(1))
+                    .until(() -> sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT) == 1);
             Thread.sleep(CLOSE_FLUSH_PASSED.toMillis());
             nic(receiver, 0).pausePolling(false);
 
