@@ -67,7 +67,6 @@ final class DomainGroup implements Agent {
     private final GroupSpec spec;
     private final WorkerServices services;
     private final ImmCountTable imms;
-    private final CallbackDispatcher callbacks;
     private final Counters counters;
     private final Submissions pool;
     private final LongSupplier clock;
@@ -110,7 +109,6 @@ final class DomainGroup implements Agent {
         this.spec = spec;
         this.services = services;
         this.imms = services.imms();
-        this.callbacks = services.callbacks();
         this.counters = services.counters();
         this.pool = services.pool();
         this.clock = services.clock();
@@ -292,8 +290,7 @@ final class DomainGroup implements Agent {
     void failQueued(final TransferEngineException error) {
         Submission s;
         while ((s = submissions.poll()) != null) {
-            s.complete(error, callbacks, counters);
-            outcomes.releaseSendBuffer(s);
+            outcomes.failUnstarted(s, error);
             pool.recycle(s);
         }
     }
