@@ -15,12 +15,9 @@ abstract class FabricContract extends TransportContract {
     @Override
     protected TransferEngineBuilder configure(final TransferEngineBuilder builder) {
         FabricTestAccess.assumeAvailable(provider());
-        builder.transport("fabric").option("fabric.provider", provider()).bindAddress("127.0.0.1");
-        for (final String option : FabricTestAccess.libraryOptions()) {
-            final String[] kv = option.split("=", 2);
-            builder.option(kv[0], kv[1]);
-        }
-        return builder;
+        return FabricTestAccess.withLibrary(builder.transport("fabric")
+                .option("fabric.provider", provider())
+                .bindAddress("127.0.0.1"));
     }
 
     /** RDM providers queue a message that finds no posted receive until one is posted. */

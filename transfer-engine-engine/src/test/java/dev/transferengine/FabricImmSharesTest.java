@@ -41,12 +41,10 @@ class FabricImmSharesTest {
     }
 
     private TransferEngine engine(final String provider, final TransferEngineBuilder builder) {
-        builder.transport("fabric").option("fabric.provider", provider).bindAddress("127.0.0.1");
-        for (final String option : FabricTestAccess.libraryOptions()) {
-            final String[] kv = option.split("=", 2);
-            builder.option(kv[0], kv[1]);
-        }
-        final TransferEngine engine = builder.build();
+        final TransferEngine engine = FabricTestAccess.withLibrary(builder.transport("fabric")
+                        .option("fabric.provider", provider)
+                        .bindAddress("127.0.0.1"))
+                .build();
         engines.add(engine);
         return engine;
     }

@@ -66,15 +66,11 @@ class FabricOutsiderTest {
     }
 
     private TransferEngine engine() {
-        final TransferEngineBuilder builder = TransferEngine.builder()
-                .transport("fabric")
-                .option("fabric.provider", "tcp")
-                .bindAddress("127.0.0.1");
-        for (final String option : FabricTestAccess.libraryOptions()) {
-            final String[] kv = option.split("=", 2);
-            builder.option(kv[0], kv[1]);
-        }
-        final TransferEngine engine = builder.build();
+        final TransferEngine engine = FabricTestAccess.withLibrary(TransferEngine.builder()
+                        .transport("fabric")
+                        .option("fabric.provider", "tcp")
+                        .bindAddress("127.0.0.1"))
+                .build();
         engines.add(engine);
         return engine;
     }

@@ -69,17 +69,13 @@ class FabricShmGpuTest {
         final GpuMemory gpu = GpuMemory.allocate(0, SIZE);
         resources.add(gpu);
         gpu.copyFromHost(expected);
-        TransferEngineBuilder builder = TransferEngine.builder()
+        final TransferEngineBuilder builder = FabricTestAccess.withLibrary(TransferEngine.builder()
                 .transport("fabric")
                 .group(GroupSpec.of(1).withCudaDevice(0))
                 .option("fabric.provider", "shm")
                 .option("fabric.hmem", "true")
                 .operationTimeout(Duration.ofSeconds(20))
-                .drainTimeout(Duration.ofSeconds(2));
-        for (final String option : FabricTestAccess.libraryOptions()) {
-            final String[] kv = option.split("=", 2);
-            builder = builder.option(kv[0], kv[1]);
-        }
+                .drainTimeout(Duration.ofSeconds(2)));
         sender = Engines.open(builder.config(), TransferCounters.UPDATER, manualTime::get);
         source = sender.register(gpu.segment(), Device.cuda(0));
     }

@@ -67,7 +67,6 @@ final class DomainGroup implements Agent {
     private final GroupSpec spec;
     private final WorkerServices services;
     private final ImmCountTable imms;
-    private final CallbackDispatcher callbacks;
     private final Counters counters;
     private final Submissions pool;
     private final LongSupplier clock;
@@ -110,7 +109,6 @@ final class DomainGroup implements Agent {
         this.spec = spec;
         this.services = services;
         this.imms = services.imms();
-        this.callbacks = services.callbacks();
         this.counters = services.counters();
         this.pool = services.pool();
         this.clock = services.clock();
@@ -280,7 +278,9 @@ final class DomainGroup implements Agent {
         final long abandonedBefore = counters.counter(EngineCounter.IMMS_ABANDONED_SENT);
         outcomes.failAll(closed);
         failQueued(closed);
-        if (nics.isOpen() && counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore) {
+        // acknowledgements of operations that failed just before the close may still wait for a connection too
+        if (nics.isOpen()
+                && (counters.counter(EngineCounter.IMMS_ABANDONED_SENT) != abandonedBefore || abandonmentsPending())) {
             flushControl();
         }
         closeNics(); // receive buffers are freed by the engine once every worker stopped
@@ -290,8 +290,7 @@ final class DomainGroup implements Agent {
     void failQueued(final TransferEngineException error) {
         Submission s;
         while ((s = submissions.poll()) != null) {
-            s.complete(error, callbacks, counters);
-            outcomes.releaseSendBuffer(s);
+            outcomes.failUnstarted(s, error);
             pool.recycle(s);
         }
     }
@@ -528,7 +527,8 @@ final class DomainGroup implements Agent {
     /**
      * Polls the NICs for {@link #CLOSE_FLUSH_NANOS} of real time (the engine's clock may be a test's manual one), and
      * up to {@link #CLOSE_FLUSH_PENDING_NANOS} while one says an acknowledgement has not left yet, so that negative
-     * acknowledgements posted while closing leave before the NICs close; a bounded wait on close only.
+     * acknowledgements posted while closing, or shortly before and still on their way, leave before the NICs close; a
+     * bounded wait on close only.
      */
     private void flushControl() {
         final long start = System.nanoTime();

@@ -491,13 +491,8 @@ final class Engine implements TransferEngine, Region.Owner {
                         + (long) bufferSize * count + " bytes exceeds the " + MAX_RECEIVE_POOL_BYTES
                         + " bytes one pool may hold off the heap; use fewer or smaller buffers");
             }
-            final Receives pool = new Receives(
-                    nextPoolId.getAndIncrement(),
-                    transport.receiveBufferBytes(config, bufferSize),
-                    count,
-                    credited,
-                    listener,
-                    groups[0]);
+            final Receives pool =
+                    new Receives(nextPoolId.getAndIncrement(), bufferSize, count, credited, listener, groups[0]);
             synchronized (receivePools) {
                 receivePools.add(pool);
             }

@@ -79,6 +79,18 @@ final class Outcomes {
         release(s);
     }
 
+    /**
+     * A request the worker never started fails (the engine closing): its receivers are told, as for one that failed
+     * posted, since they wait for its imms all the same; then its send buffer is freed.
+     */
+    void failUnstarted(final Submission s, final TransferEngineException error) {
+        if (nics.isOpen()) {
+            abandonments.tell(s, error);
+        }
+        s.complete(error, services.callbacks(), services.counters());
+        releaseSendBuffer(s);
+    }
+
     /** Reports the request's first failure; later ones are dropped. */
     void fail(final Submission s, final TransferEngineException error) {
         if (!s.failed) {

@@ -39,17 +39,4 @@ public interface Transport {
      * @throws dev.transferengine.exceptions.TransportUnavailableException if the NIC cannot be opened here, with the reason
      */
     Domain openDomain(DomainContext context);
-
-    /**
-     * How large the engine makes each buffer of a receive pool asked for with {@code requested} bytes. A transport
-     * that matches sends to buffers by size class rounds up, so that every send of up to {@code requested} bytes
-     * fits one; the default keeps the size asked for.
-     *
-     * @param config the engine's config
-     * @param requested the buffer size the user asked for, at least 1
-     * @return the size to allocate, at least {@code requested}
-     */
-    default int receiveBufferBytes(final EngineConfig config, final int requested) {
-        return requested;
-    }
 }

@@ -305,6 +305,25 @@ class DomainGroupTest {
         assertThat(sender.counters.inFlight()).isZero();
     }
 
+    /** A write with an imm that the worker never took fails at close like a posted one: its receiver is told. */
+    @Test
+    void closingTellsTheReceiverOfAnImmWriteTheWorkerNeverStarted() {
+        final Side sender = new Side(1, 16);
+        final Side receiver = new Side(1, 16);
+        final RegionDescriptor dstDesc = receiver.register(arena.allocate(4096)).descriptor();
+        final Outcome queued = new Outcome();
+        sender.submit(
+                SingleWrite.of(sender.register(pattern(4096)), 0, 4096, dstDesc, 0)
+                        .withImm(9),
+                queued);
+
+        sender.group.onClose();
+        sender.runCallbacks();
+
+        assertThat(queued.events).singleElement().isInstanceOf(EngineClosedException.class);
+        assertThat(sender.counters.counter(EngineCounter.IMMS_ABANDONED_SENT)).isEqualTo(1);
+    }
+
     @Test
     void anUnexpectedExceptionInAPollIsCountedAndTheWorkerGoesOn() {
         final Side sender = new Side(1, 16);

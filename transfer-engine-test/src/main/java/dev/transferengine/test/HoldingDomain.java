@@ -54,6 +54,7 @@ public final class HoldingDomain implements Domain {
     private final List<LateReport> lateReports = new CopyOnWriteArrayList<>();
     private final AtomicLong writes = new AtomicLong();
     private volatile boolean held;
+    private volatile boolean paused;
     private volatile boolean keepWithdrawn;
 
     /**
@@ -108,6 +109,17 @@ public final class HoldingDomain implements Domain {
      */
     public void hold(final boolean hold) {
         held = hold;
+    }
+
+    /**
+     * While paused, the worker's polls do not reach the real domain: this NIC makes no progress and answers nothing,
+     * no connection, handshake or message, as the NIC of a host that has not scheduled its worker for a while. Any
+     * thread.
+     *
+     * @param pause whether to pause
+     */
+    public void pausePolling(final boolean pause) {
+        paused = pause;
     }
 
     /**
@@ -176,8 +188,17 @@ public final class HoldingDomain implements Domain {
         inner.abandonImm(peer, imm, missing, cause);
     }
 
+    /** What the real domain says: the engine's close waits on it, held posts or not. */
+    @Override
+    public boolean abandonmentsPending() {
+        return inner.abandonmentsPending();
+    }
+
     @Override
     public int poll() {
+        if (paused) {
+            return 0;
+        }
         int work = 0;
         while (!held && !backlog.isEmpty()) {
             backlog.pollFirst().post().run();

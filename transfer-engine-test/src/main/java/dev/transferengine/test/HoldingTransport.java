@@ -47,11 +47,6 @@ public final class HoldingTransport implements Transport {
         return HoldingDomain.open(wrapped(context.config()), context);
     }
 
-    @Override
-    public int receiveBufferBytes(final EngineConfig config, final int requested) {
-        return wrapped(config).receiveBufferBytes(config, requested);
-    }
-
     private static Transport wrapped(final EngineConfig config) {
         final String name = config.option(WRAPPED, "");
         return ServiceLoader.load(Transport.class, HoldingTransport.class.getClassLoader()).stream()

@@ -46,15 +46,18 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -80,6 +83,11 @@ public abstract class TransportContract {
     private static final long REGION = 1 << 20;
     /** The operation timeout of every engine here; the manual clock moves past it where a test needs a timeout. */
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(20);
+    /**
+     * Longer than the 100 ms closing polls its NICs in any case, well short of the 2 s it goes on while an
+     * acknowledgement is pending and of the some 1 s fabric posts one again until its receipt comes.
+     */
+    private static final Duration CLOSE_FLUSH_PASSED = Duration.ofMillis(300);
 
     private final List<TransferEngine> engines = new ArrayList<>();
     /** The clock of {@link #manualClockEngine} and {@link #holdingEngine}, in nanoseconds. */
@@ -271,9 +279,13 @@ public abstract class TransportContract {
      * @return the engine
      */
     protected TransferEngine holdingEngine(final int nics) {
-        final TransferEngineBuilder builder = builder(nics);
-        return open(builder.option(HoldingTransport.WRAPPED, builder.config().transport())
-                .transport(HoldingTransport.NAME));
+        return open(holding(builder(nics)));
+    }
+
+    /** {@code builder}'s transport, wrapped in {@link HoldingTransport}. */
+    private static TransferEngineBuilder holding(final TransferEngineBuilder builder) {
+        return builder.option(HoldingTransport.WRAPPED, builder.config().transport())
+                .transport(HoldingTransport.NAME);
     }
 
     /** The transport under test, {@code nics} NICs in one group. */
@@ -351,6 +363,26 @@ public abstract class TransportContract {
             throw new AssertionError(e);
         }
         throw new AssertionError("expected the transfer to fail, it succeeded");
+    }
+
+    /**
+     * Sends {@code length} bytes; false if the receiver had no pool for it yet as far as the sender knew (refused
+     * {@code NO_RECEIVE_BUFFER}), true once it landed.
+     */
+    private static boolean sentUnlessRefusedForWantOfABuffer(
+            final TransferEngine sender, final TransferEngine receiver, final int length) {
+        try {
+            sender.send(receiver.mainAddress(), new byte[length]).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            return true;
+        } catch (final ExecutionException e) {
+            if (e.getCause() instanceof RemoteAccessException refused
+                    && refused.reason() == RemoteAccessException.Reason.NO_RECEIVE_BUFFER) {
+                return false;
+            }
+            throw new AssertionError("the send failed otherwise", e.getCause());
+        } catch (final Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static void awaitBalance(final ImmCounter counter, final long expected) {
@@ -948,6 +980,83 @@ public abstract class TransportContract {
             assertThat(all).containsExactlyInAnyOrderElementsOf(expected);
         }
 
+        /**
+         * Where a send that finds no buffer waits (libfabric), one sent before the receiver has any pool waits for the
+         * first, and then keeps that pool's size as the limit: too long, it fails at the sender; it never takes a
+         * buffer it does not fit (fabric: the provider would have truncated it into the first buffer posted).
+         */
+        @Test
+        void aSendBeforeTheReceiverHasAnyPoolWaitsForOneAndThenKeepsItsSizeAsTheLimit() {
+            Assumptions.assumeFalse(refusesSendsWithoutBuffer(), "the transport refuses a send that finds no buffer");
+            Assumptions.assumeTrue(
+                    limitsSendsToTheSizeAskedFor(), "the transport takes sends longer than the size asked for");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final String fits = "f".repeat(1000);
+            final CompletableFuture<Void> tooLong = sender.send(receiver.mainAddress(), new byte[1001]);
+            final CompletableFuture<Void> fitting = sender.send(receiver.mainAddress(), fits.getBytes());
+            final List<String> received = new CopyOnWriteArrayList<>();
+
+            final ReceivePool pool = receiver.postedReceivePool(
+                    1000, 4, message -> received.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+
+            final Throwable refused = failure(tooLong);
+            assertThat(refused).isInstanceOf(RemoteAccessException.class);
+            assertThat(((RemoteAccessException) refused).reason())
+                    .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER);
+            assertThat(refused).hasMessageContaining("1001").hasMessageContaining("1000");
+            done(fitting);
+            await().atMost(WAIT).until(() -> received.size() == 1);
+            assertThat(received).containsExactly(fits);
+            await().atMost(WAIT).until(() -> pool.available() == 4);
+        }
+
+        /**
+         * A pool closed and others posted with other sizes (one smaller, one larger): once the sender knows of them
+         * (a send racing with a new pool may be refused until then, never truncated), every message lands in a pool
+         * asked for at least its length, none is lost, and one longer than every pool fails at the sender.
+         */
+        @Test
+        void poolsPostedAgainWithOtherSizesKeepEveryMessageWithinTheSizeAskedFor() {
+            Assumptions.assumeTrue(
+                    limitsSendsToTheSizeAskedFor(), "the transport takes sends longer than the size asked for");
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final Map<Integer, List<Integer>> landed = new ConcurrentHashMap<>();
+            final IntFunction<ReceivePool> pool = size -> receiver.postedReceivePool(
+                    size, 4, message -> landed.computeIfAbsent(size, s -> new CopyOnWriteArrayList<>())
+                            .add((int) message.byteSize()));
+            final ReceivePool first = pool.apply(1000);
+            done(sender.send(receiver.mainAddress(), new byte[1000]));
+            await().atMost(WAIT).until(() -> landed.containsKey(1000));
+            first.close();
+
+            final ReceivePool smaller = pool.apply(600);
+            final ReceivePool larger = pool.apply(3000);
+            await().atMost(WAIT).until(() -> sentUnlessRefusedForWantOfABuffer(sender, receiver, 2000));
+            final List<Integer> lengths = List.of(1, 600, 601, 900, 1000, 3000);
+            for (final int length : lengths) {
+                done(sender.send(receiver.mainAddress(), new byte[length])); // one at a time: buffers stay free
+            }
+            assertThat(failure(sender.send(receiver.mainAddress(), new byte[3001])))
+                    .isInstanceOf(RemoteAccessException.class)
+                    .hasMessageContaining("3001")
+                    .hasMessageContaining("3000");
+
+            final int expected = 2 + lengths.size();
+            await().atMost(WAIT)
+                    .until(() -> landed.values().stream().mapToInt(List::size).sum() == expected);
+            landed.forEach((size, messages) -> assertThat(messages)
+                    .as("messages in the pool of %d bytes", size)
+                    .allMatch(length -> length <= size));
+            final List<Integer> all = new ArrayList<>();
+            landed.values().forEach(all::addAll);
+            final List<Integer> sent = new ArrayList<>(List.of(1000, 2000));
+            sent.addAll(lengths);
+            assertThat(all).containsExactlyInAnyOrderElementsOf(sent);
+            await().atMost(WAIT).until(() -> smaller.available() == 4 && larger.available() == 4);
+        }
+
         @Test
         void oversizedSendIsHeldUntilABufferThatFitsIsPosted() {
             Assumptions.assumeFalse(refusesOversizedSends(), "the transport refuses an oversized send");
@@ -1473,6 +1582,58 @@ public abstract class TransportContract {
                     .isInstanceOf(ImmAbandonedException.class)
                     .hasMessageContaining("imm 43")
                     .hasMessageContaining("closed");
+        }
+
+        /**
+         * Closing polls its NICs for 100 ms of real time, and up to 2 s while a NIC says an acknowledgement has not
+         * left ({@code Domain.abandonmentsPending}): here the receiver answers nothing (no connection, handshake or
+         * receipt) for longer than the 100 ms, so only that wait lets the acknowledgement reach it, whether the write
+         * failed just before the close (cancelled) or by it.
+         */
+        @ParameterizedTest
+        @ValueSource(strings = {"cancel", "close"})
+        void anEngineClosingRightAfterAFailedImmWriteStillTellsAReceiverThatAnswersLate(final String failedBy)
+                throws InterruptedException {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            // closing fails the held write at once instead of waiting for it to drain
+            final TransferEngine sender = open(holding(builder(1).drainTimeout(Duration.ofMillis(1))));
+            final TransferEngine receiver = holdingEngine(1);
+            final MemoryRegion src = sender.register(filled(4096, 35), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final CompletableFuture<ImmAbandonedException> expected = expectAbandonment(receiver, 47, 1);
+            nic(receiver, 0).pausePolling(true);
+            nic(sender, 0).hold(true);
+            final CancellingListener write = new CancellingListener();
+            sender.submit(SingleWrite.of(src, 0, 4096, dst, 0).withImm(47), write);
+            final CompletableFuture<Void> closed;
+            if (failedBy.equals("cancel")) {
+                await().atMost(WAIT).until(() -> sender.metrics().inFlight() == 1);
+                write.cancelled = true;
+                sender.cancel(write);
+                assertThat(within(write.ended)).isInstanceOf(OperationCancelledException.class);
+                closed = CompletableFuture.runAsync(sender::close);
+            } else {
+                closed = CompletableFuture.runAsync(sender::close);
+                assertThat(within(write.ended)).isInstanceOf(EngineClosedException.class);
+            }
+
+            // From the acknowledgement's sending, past the 100 ms that closing polls in any case (real time, whatever
+            // the clocks of the engines): from then on only the wait for the pending acknowledgement keeps the
+            // sender's NIC open. Not much longer: fabric posts an acknowledgement for some 1 s, then gives up on it.
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(1))
+                    .until(() -> sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT) >= 1);
+            Thread.sleep(CLOSE_FLUSH_PASSED.toMillis());
+            nic(receiver, 0).pausePolling(false);
+
+            assertThat(within(expected))
+                    .hasMessageContaining("imm 47")
+                    .hasMessageContaining(failedBy.equals("cancel") ? "cancelled" : "closed");
+            within(closed);
+            assertThat(sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT))
+                    .isEqualTo(1);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
         }
 
         @Test

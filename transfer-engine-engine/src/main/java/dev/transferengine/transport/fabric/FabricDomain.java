@@ -259,6 +259,16 @@ final class FabricDomain implements Domain {
         submit(slot, FI_COMPLETION);
     }
 
+    /**
+     * Worker thread: whether an abandonment waits for its receipt (posts left): a provider may report a message sent
+     * that a broken connection lost, so only the receipt says it arrived.
+     */
+    @Override
+    public boolean abandonmentsPending() {
+        final FabricControl owner = control;
+        return owner != null && owner.sending();
+    }
+
     /** Answers abandonment {@code nonce} from {@code from} with its receipt; best effort (the sender posts again). */
     private void sendReceipt(final FabricControl owner, final NetworkAddress from, final long nonce) {
         final long peer;
@@ -535,7 +545,13 @@ final class FabricDomain implements Domain {
             return -1;
         }
         final long tag = FabricPoolSizes.tag(view, message.byteSize());
-        if (tag == FabricPoolSizes.REFUSED) {
+        if (tag == FabricPoolSizes.NO_POOL_YET) {
+            view.held.offerLast(new FabricPoolSizes.Held(token, message));
+            if (!view.awaitingPool) {
+                pools.awaitPool(view);
+                view.dueAt = System.nanoTime() + FabricControl.retryDelayNanos(FabricControl.ATTEMPTS - 1);
+            }
+        } else if (tag == FabricPoolSizes.REFUSED) {
             listener.onFailed(
                     token,
                     new RemoteAccessException(
@@ -589,7 +605,8 @@ final class FabricDomain implements Domain {
         } else {
             return;
         }
-        while (!view.held.isEmpty()) {
+        // each held send once: one that waits for a first pool there goes back to the end of the queue
+        for (int waiting = view.held.size(); waiting > 0; waiting--) {
             final FabricPoolSizes.Held held = view.held.pollFirst();
             send(held.token(), peer, held.message());
         }
@@ -608,6 +625,14 @@ final class FabricDomain implements Domain {
                     askPoolSizes(entry.getKey(), view);
                 }
                 asked++;
+            } else if (view.awaitingPool && now - view.dueAt >= 0) {
+                if (view.held.isEmpty()) { // the sends that waited ended (timed out, cancelled)
+                    pools.stopAwaitingPool(view);
+                } else { // the push of its first pool may have been lost with a connection: ask again
+                    view.dueAt = now + FabricControl.retryDelayNanos(FabricControl.ATTEMPTS - 1);
+                    sendPoolMessage(entry.getKey(), FabricControl.poolQuery(address));
+                    asked++;
+                }
             }
         }
         return asked;
@@ -924,6 +949,9 @@ final class FabricDomain implements Domain {
         final byte kind = ops.kind[slot];
         final long peer = ops.peer[slot];
         final int epoch = ops.epoch[slot];
+        final MemorySegment receiveBuffer = kind == FabricOps.RECV
+                ? FabricLibrary.NATIVE.asSlice(ops.bufferAddress(slot), ops.length[slot])
+                : MemorySegment.NULL;
         release(slot);
         if (kind == FabricOps.CONTROL_SEND || kind == FabricOps.CONTROL_RECV) {
             controlFailed(kind, token, text);
@@ -951,10 +979,29 @@ final class FabricDomain implements Domain {
             peers.markUnreachable(peer, text);
         }
         if (kind == FabricOps.RECV) {
-            LOG.warn("{}: receive buffer {} failed and is dropped: {}", description, token, text);
+            receiveFailed(token, receiveBuffer, err, text);
         } else {
             listener.onFailed(token, error);
         }
+    }
+
+    /**
+     * A receive buffer came back with an error, its message not delivered: typically {@code FI_ETRUNC}, a send longer
+     * than the buffer that the provider cut (the sender, which tagged it by sizes it had not heard were narrowed yet,
+     * may have seen it done). The buffer is still its pool's, so it is posted again while the domain runs; one
+     * cancelled (the domain closing) is not.
+     */
+    private void receiveFailed(final long token, final MemorySegment buffer, final int err, final String text) {
+        if (err == FabricFailures.FI_ECANCELED || closed || failure != null) {
+            LOG.debug("{}: receive buffer {} ended: {}", description, token, text);
+            return;
+        }
+        LOG.warn(
+                "{}: a message into receive buffer {} was dropped, the buffer is posted again: {}",
+                description,
+                token,
+                text);
+        postReceive(token, buffer);
     }
 
     /**

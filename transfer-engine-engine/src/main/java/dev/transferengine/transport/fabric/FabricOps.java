@@ -214,6 +214,11 @@ final class FabricOps {
         prepareMessage(slot, address, bytes, desc, fiAddr, 0, sizeTag(bytes));
     }
 
+    /** The buffer a slot's message points at ({@link #prepareReceive} and the others): its address. */
+    long bufferAddress(final int slot) {
+        return FabricLibrary.NATIVE.get(JAVA_LONG, address(slot) + SLOT_IOV + IOV_BASE);
+    }
+
     /** Fills a slot's message for a control send or a control receive buffer: tag {@link #CONTROL_TAG}, no bit ignored. */
     void prepareControl(final int slot, final long address, final long bytes, final long desc, final long fiAddr) {
         prepareMessage(slot, address, bytes, desc, fiAddr, CONTROL_TAG, 0);

@@ -20,12 +20,15 @@ import org.jspecify.annotations.Nullable;
  * class and above then fits it), and refuses at once a send that no pool of the peer takes. Sizes only ever widen
  * (a removed pool's size stays advertised), so what arrives in any order is merged by min and max.
  *
+ * <p>A send to a peer that has no pool yet waits at the sender until the peer advertises one (it is asked again
+ * every 512 ms meanwhile, in case its push was lost), then goes or is refused by the sizes that came.
+ *
  * <p>Limits, conservative: a send longer than the smallest pool of its class and shorter than the largest, with no
  * larger class, is refused though the larger pool would take it; a send racing with a pool being added is refused
  * until the receiver's push arrives; a pool smaller than the others of its class that the sender has not heard of
- * yet may receive a send that does not fit, which its provider truncates and the receiver logs (never delivered).
- * A peer that does not answer (an older engine) is sent to by message length, as before. Single-threaded (the
- * domain's worker).
+ * yet may receive a send that does not fit, which its provider truncates and the receiver drops (never delivered;
+ * the sender may have seen it done). A peer that does not answer (an older engine) is sent to by message length, as
+ * before. Single-threaded (the domain's worker).
  */
 final class FabricPoolSizes {
 
@@ -33,6 +36,12 @@ final class FabricPoolSizes {
     static final int CLASSES = 32;
     /** What {@link #tag} answers for a send no pool of the peer takes. */
     static final long REFUSED = -1;
+    /**
+     * What {@link #tag} answers for a send to a peer that answered with no pool yet: it waits at the sender until the
+     * peer advertises one, since a send the provider queued at the peer would take the first buffer posted there,
+     * however small (and be truncated).
+     */
+    static final long NO_POOL_YET = -2;
 
     private final int[] localMin = new int[CLASSES];
     private final int[] localMax = new int[CLASSES];
@@ -40,7 +49,7 @@ final class FabricPoolSizes {
     private final LongHashSet subscribers = new LongHashSet();
 
     private final Long2ObjectHashMap<View> views = new Long2ObjectHashMap<>();
-    /** Views not settled yet: while none is, the worker's poll skips them. */
+    /** Views not settled yet, or waiting for a first pool: while none is, the worker's poll skips them. */
     private int asking;
 
     /** A send waiting for its peer's sizes. */
@@ -54,6 +63,8 @@ final class FabricPoolSizes {
         boolean settled;
         /** The peer never answered: its sends are tagged by their length, as before it was asked. */
         boolean byLength;
+        /** The peer has no pool yet and sends wait for one: it is asked again until it advertises one. */
+        boolean awaitingPool;
 
         int attempts;
         long dueAt;
@@ -130,7 +141,26 @@ final class FabricPoolSizes {
             view.max[c] = Math.max(view.max[c], size);
         }
         settle(view, false);
+        if (largest(view) > 0) {
+            stopAwaitingPool(view);
+        }
         return view;
+    }
+
+    /** A send to {@code view}'s peer waits for a first pool there: the peer is asked again until it has one. */
+    void awaitPool(final View view) {
+        if (!view.awaitingPool) {
+            view.awaitingPool = true;
+            asking++;
+        }
+    }
+
+    /** {@code view}'s peer advertised a pool, or no send waits for one any more. */
+    void stopAwaitingPool(final View view) {
+        if (view.awaitingPool) {
+            view.awaitingPool = false;
+            asking--;
+        }
     }
 
     /** {@code view} is settled: by the sizes that came, or {@code byLength} where its peer never answered. */
@@ -142,7 +172,7 @@ final class FabricPoolSizes {
         view.byLength = byLength;
     }
 
-    /** Whether any peer's sizes are still asked for. */
+    /** Whether any peer's sizes are still asked for, or a first pool there. */
     boolean asking() {
         return asking > 0;
     }
@@ -154,8 +184,8 @@ final class FabricPoolSizes {
 
     /**
      * The tag of a send of {@code length} bytes to a settled peer: the smallest class whose smallest pool takes it;
-     * by its length where the peer never answered or has no pool yet (the provider holds it until a buffer fits);
-     * {@link #REFUSED} where no pool of the peer takes it.
+     * by its length where the peer never answered; {@link #NO_POOL_YET} where it has no pool yet; {@link #REFUSED}
+     * where no pool of the peer takes it.
      */
     static long tag(final View view, final long length) {
         if (view.byLength) {
@@ -166,7 +196,7 @@ final class FabricPoolSizes {
                 return FabricOps.sizeTag(1L << c);
             }
         }
-        return largest(view) == 0 ? FabricOps.sizeTag(length) : REFUSED;
+        return largest(view) == 0 ? NO_POOL_YET : REFUSED;
     }
 
     /** Why {@code view}'s peer takes no send of {@code length} bytes, naming both sizes. */

@@ -35,4 +35,18 @@ public final class FabricTestAccess {
     public static java.util.List<String> libraryOptions() {
         return FabricFixture.libraryOptions();
     }
+
+    /**
+     * Sets {@link #libraryOptions()} on {@code builder}, for an engine of this process.
+     *
+     * @return {@code builder}
+     */
+    public static dev.transferengine.TransferEngineBuilder withLibrary(
+            final dev.transferengine.TransferEngineBuilder builder) {
+        for (final String option : libraryOptions()) {
+            final String[] keyAndValue = option.split("=", 2);
+            builder.option(keyAndValue[0], keyAndValue[1]);
+        }
+        return builder;
+    }
 }
