@@ -21,7 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -38,7 +38,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code te-bench moe}: MoE dispatch and combine per layer, every rank on its own engine in this process, on each
  * transport, the engine's routed exchange beside the padded (collective) one. Prints one Markdown row per transport,
- * token count and exchange; a configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
+ * token count and exchange, pooled over {@code --rounds} interleaved rounds after one unmeasured warm-up of the JVM; a
+ * configuration that fails prints a row saying so and the run goes on. With {@code --gpu},
  * the GPU-initiated exchange instead ({@link MoeGpuDispatcher}: routing by a kernel on GPU 0, a UVM watcher, the host
  * proxy posting from GPU memory; the expert ranks' matmul by a kernel on the same GPU, {@link MoeGpuExperts}), one row
  * per transport and token count. On fabric every engine asks for FI_HMEM; where the provider has none (libfabric's
@@ -104,6 +105,13 @@ public final class MoeCommand implements Callable<Integer> {
                     + " then cycled (default ${DEFAULT-VALUE})")
     int inputs;
 
+    @Option(
+            names = "--rounds",
+            defaultValue = "3",
+            description = "rounds per transport and token count, each routed and padded on fresh engines, the order"
+                    + " alternating; a row pools its rounds' layers (default ${DEFAULT-VALUE})")
+    int rounds;
+
     @Mixin
     EngineTuning tuning;
 
@@ -123,9 +131,9 @@ public final class MoeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (layers < 1 || inputs < 1 || warmup < 0) {
-            throw new IllegalArgumentException("--layers and --inputs must be >= 1 and --warmup >= 0, were " + layers
-                    + ", " + inputs + ", " + warmup);
+        if (layers < 1 || inputs < 1 || warmup < 0 || rounds < 1) {
+            throw new IllegalArgumentException("--layers, --inputs and --rounds must be >= 1 and --warmup >= 0, were "
+                    + layers + ", " + inputs + ", " + rounds + ", " + warmup);
         }
         final PrintStream out = System.out;
         if (gpu) {
@@ -134,12 +142,13 @@ public final class MoeCommand implements Callable<Integer> {
         out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
                 + " | posting per layer p50 µs | posting / (dispatch+combine) | sent per layer |");
         out.println("|---|---|---|---|---|---|---|---|---|");
+        warmUpJvm();
         for (final String transport : transports) {
             for (final int t : tokens) {
                 final MoeShape shape = new MoeShape(t, hidden, topK, experts, ranks, dispatchers);
                 final MoeModel model = new MoeModel(shape, 20, width);
-                for (final ExchangeMode mode : ExchangeMode.values()) {
-                    out.println(row(transport, shape, model, mode));
+                for (final String row : rows(transport, shape, model)) {
+                    out.println(row);
                     out.flush();
                 }
             }
@@ -155,31 +164,90 @@ public final class MoeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private String row(final String transport, final MoeShape shape, final MoeModel model, final ExchangeMode mode) {
-        final String label =
-                "| " + transport + " | " + shape.tokens() + " | " + mode.name().toLowerCase(Locale.ROOT);
+    /**
+     * Runs the first transport's smallest token count once per exchange, unmeasured, so that the JIT has compiled the
+     * exchange's paths before the first measured case: measured on a cold JVM, that case (tcp at T = 1, routed) ran
+     * 2-3x slower than the same case later in the run, which made routed look behind padded at T = 1. A failure here
+     * shows in the measured rows.
+     */
+    private void warmUpJvm() {
+        if (transports.isEmpty() || tokens.isEmpty()) {
+            return;
+        }
+        final MoeShape shape = new MoeShape(Collections.min(tokens), hidden, topK, experts, ranks, dispatchers);
+        final MoeModel model = new MoeModel(shape, 20, width);
+        for (final ExchangeMode mode : ExchangeMode.values()) {
+            try {
+                run(transports.getFirst(), shape, model, mode, new MoeSamples());
+            } catch (final RuntimeException e) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Measures both exchanges of one transport and token count in {@link #rounds} rounds, routed first in even rounds
+     * and padded first in odd ones, so drift of the host's load reaches both alike; returns their rows, routed first.
+     * An exchange that fails gets a row saying so and runs no further round.
+     */
+    private List<String> rows(final String transport, final MoeShape shape, final MoeModel model) {
+        final ExchangeMode[] modes = ExchangeMode.values();
+        final MoeSamples[] samples = new MoeSamples[modes.length];
+        final String[] failures = new String[modes.length];
+        for (int m = 0; m < modes.length; m++) {
+            samples[m] = new MoeSamples();
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < modes.length; i++) {
+                final int m = round % 2 == 0 ? i : modes.length - 1 - i;
+                if (failures[m] == null) {
+                    try {
+                        run(transport, shape, model, modes[m], samples[m]);
+                    } catch (final RuntimeException e) {
+                        failures[m] = " | failed: " + e.getClass().getSimpleName() + ": "
+                                + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | |";
+                    }
+                }
+            }
+        }
+        final List<String> rows = new ArrayList<>();
+        for (int m = 0; m < modes.length; m++) {
+            final String label = "| " + transport + " | " + shape.tokens() + " | "
+                    + modes[m].name().toLowerCase(Locale.ROOT);
+            rows.add(label + (failures[m] != null ? failures[m] : samples[m].cells()));
+            if (failures[m] == null) {
+                stageRows.add(label + samples[m].stageCells());
+            }
+        }
+        return rows;
+    }
+
+    /** Runs one round of one case on fresh engines: {@link #warmup} layers, then {@link #layers} into {@code samples}. */
+    private void run(
+            final String transport,
+            final MoeShape shape,
+            final MoeModel model,
+            final ExchangeMode mode,
+            final MoeSamples samples) {
         final List<TransferEngine> engines = new ArrayList<>();
         try (Arena arena = Arena.ofShared()) {
             for (int i = 0; i < shape.dispatchers() + shape.expertRanks(); i++) {
                 engines.add(builder(transport).build());
             }
-            return label + measure(label, shape, model, mode, engines, arena);
-        } catch (final RuntimeException e) {
-            return label + " | failed: " + e.getClass().getSimpleName() + ": "
-                    + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | |";
+            measure(shape, model, mode, engines, arena, samples);
         } finally {
             engines.forEach(TransferEngine::close);
         }
     }
 
-    /** Measures one case; its stage row, starting with {@code label}, goes to {@link #stageRows}. */
-    private String measure(
-            final String label,
+    /** Measures one round of one case into {@code samples}, checking each distinct input against the reference. */
+    private void measure(
             final MoeShape shape,
             final MoeModel model,
             final ExchangeMode mode,
             final List<TransferEngine> engines,
-            final Arena arena) {
+            final Arena arena,
+            final MoeSamples samples) {
         final long bytes = shape.tokens() * shape.rowBytes();
         final List<List<MemorySegment>> in = new ArrayList<>();
         final List<List<TokenRouting>> routings = new ArrayList<>();
@@ -203,14 +271,6 @@ public final class MoeCommand implements Callable<Integer> {
         for (int d = 0; d < shape.dispatchers(); d++) {
             outs.add(arena.allocate(bytes));
         }
-        final long[] dispatch = new long[layers];
-        final long[] combine = new long[layers];
-        final long[] layer = new long[layers];
-        final long[] posting = new long[layers];
-        // per stage: the dispatchers' compute, dispatch, combine, barrier, then the expert ranks' tokens, compute,
-        // combine and barrier, each the slowest rank's
-        final long[][] stage = new long[8][layers];
-        long sent = 0;
         try (MoeCluster cluster = new MoeCluster(
                 model,
                 engines.subList(0, shape.dispatchers()),
@@ -224,48 +284,13 @@ public final class MoeCommand implements Callable<Integer> {
                     check(model, shape, in.get(input), routings.get(input), expected.get(input), outs, n);
                 }
                 if (n >= warmup) {
-                    final int i = n - warmup;
+                    final int i = samples.nextLayer();
                     for (int r = 0; r < timings.size(); r++) {
-                        final LayerTimings timing = timings.get(r);
-                        final int first = r < shape.dispatchers() ? 0 : 4;
-                        stage[first][i] = Math.max(stage[first][i], timing.computeNanos());
-                        stage[first + 1][i] = Math.max(stage[first + 1][i], timing.dispatchNanos());
-                        stage[first + 2][i] = Math.max(stage[first + 2][i], timing.combineNanos());
-                        stage[first + 3][i] = Math.max(stage[first + 3][i], timing.barrierNanos());
-                        if (r < shape.dispatchers()) {
-                            dispatch[i] = Math.max(dispatch[i], timing.dispatchNanos());
-                            layer[i] = Math.max(layer[i], timing.layerNanos());
-                        } else {
-                            combine[i] = Math.max(combine[i], timing.combineNanos());
-                        }
-                        posting[i] += timing.postingNanos();
-                        sent += timing.sentBytes();
+                        samples.add(i, timings.get(r), r < shape.dispatchers());
                     }
                 }
             }
         }
-        final long[] transfer = new long[layers];
-        for (int i = 0; i < layers; i++) {
-            transfer[i] = dispatch[i] + combine[i];
-        }
-        final StringBuilder stageRow = new StringBuilder(label);
-        // the expert ranks' stages in the order they run: tokens in, compute, combine, barrier
-        for (final int index : new int[] {0, 1, 2, 3, 5, 4, 6, 7}) {
-            stageRow.append(" | ").append(micros(percentile(stage[index], 50)));
-        }
-        stageRows.add(stageRow.append(" |").toString());
-        return String.format(
-                Locale.ROOT,
-                " | %s / %s | %s / %s | %s / %s | %s | %.1f%% | %s |",
-                micros(percentile(dispatch, 50)),
-                micros(percentile(dispatch, 99)),
-                micros(percentile(combine, 50)),
-                micros(percentile(combine, 99)),
-                micros(percentile(layer, 50)),
-                micros(percentile(layer, 99)),
-                micros(percentile(posting, 50)),
-                100.0 * percentile(posting, 50) / percentile(transfer, 50),
-                size(sent / layers));
     }
 
     private Integer callGpu(final PrintStream out) {
@@ -420,8 +445,8 @@ public final class MoeCommand implements Callable<Integer> {
                 percentiles(signal),
                 percentiles(watcherToPost),
                 percentiles(dispatchToCombine),
-                100.0 * percentile(posting, 50) / percentile(transfer, 50),
-                size(sent / layers));
+                100.0 * MoeSamples.percentile(posting, 50) / MoeSamples.percentile(transfer, 50),
+                MoeSamples.size(sent / layers));
     }
 
     private static LayerTimings join(final Future<LayerTimings> rank) {
@@ -436,7 +461,8 @@ public final class MoeCommand implements Callable<Integer> {
     }
 
     private static String percentiles(final long[] values) {
-        return micros(percentile(values, 50)) + " / " + micros(percentile(values, 99));
+        return MoeSamples.micros(MoeSamples.percentile(values, 50)) + " / "
+                + MoeSamples.micros(MoeSamples.percentile(values, 99));
     }
 
     /** Checks every dispatcher's output against the single-process reference, byte for byte. */
@@ -469,21 +495,5 @@ public final class MoeCommand implements Callable<Integer> {
             return builder.transport("fabric").option("fabric.provider", transport.substring("fabric/".length()));
         }
         return builder.transport(transport);
-    }
-
-    private static long percentile(final long[] values, final int percent) {
-        final long[] sorted = Arrays.copyOf(values, values.length);
-        Arrays.sort(sorted);
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(percent / 100.0 * sorted.length) - 1)];
-    }
-
-    private static String size(final long bytes) {
-        return bytes >= 1 << 20
-                ? String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20))
-                : String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
-    }
-
-    private static String micros(final long nanos) {
-        return String.format(Locale.ROOT, "%.0f", nanos / 1000.0);
     }
 }

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MoeCommandTest {
 
     @Test
-    void moePrintsARoutedAndAPaddedRowPerTokenCount() {
+    void moePrintsARoutedAndAPaddedRowPerTokenCountPooledOverItsRounds() {
         final PrintStream original = System.out;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
         final int status;
@@ -38,6 +38,8 @@ class MoeCommandTest {
                             "--warmup",
                             "1",
                             "--inputs",
+                            "2",
+                            "--rounds",
                             "2");
         } finally {
             System.setOut(original);

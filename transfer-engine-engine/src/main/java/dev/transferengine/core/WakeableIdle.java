@@ -14,8 +14,12 @@ import org.jspecify.annotations.Nullable;
  * How an engine thread (a worker, the callback thread) waits when a duty cycle found nothing to do, and how a
  * producer that just queued work for it wakes it.
  *
- * <p>{@link IdleStrategyKind#BACKOFF} spins, yields, then parks with exponential back-off up to
- * {@link #MAX_PARK_NANOS}. Before parking it announces itself and checks {@code pending} once more, and
+ * <p>{@link IdleStrategyKind#BACKOFF} spins for {@link #SPIN_NANOS} after the last work, yields until
+ * {@link #YIELD_UNTIL_NANOS}, then parks with exponential back-off up to {@link #MAX_PARK_NANOS}. The phases are
+ * bounded by time, not by duty cycles: a cycle of the tcp transport polls its selector (a system call, 1-2 us), so the
+ * 1,000 spins and 100 yields this took before kept an idle tcp worker on its core for 1-2 ms after every event; nine
+ * engines in one process (te-bench moe) then spun more core time than a small layer's whole exchange, and the threads
+ * with work waited for cores. Before parking it announces itself and checks {@code pending} once more, and
  * {@link #wake()} unparks an announced thread: a submission or callback that arrives while the thread sleeps
  * waits for no timer. The park stays short because what no producer announces (a remote write landing on a
  * manual-progress provider, a completion due on a NIC) is found only by polling: with the 250 us of the earlier
@@ -30,15 +34,24 @@ final class WakeableIdle implements IdleStrategy {
     /** Longest park. Linux rounds short parks up to the timer slack (50 us by default), so less would buy little. */
     static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
+    /**
+     * How long BACKOFF spins after the last work: a reply on loopback (an imm round trip is 5-25 us) is still caught
+     * without a yield or a park.
+     */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /** How long after the last work BACKOFF stops yielding and parks. */
+    static final long YIELD_UNTIL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
     private static final long MIN_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
-    private static final int SPINS = 1_000;
-    private static final int YIELDS = 100;
 
     private final IdleStrategyKind kind;
     private final BooleanSupplier pending;
     private volatile @Nullable Thread parked;
-    private int spins;
-    private int yields;
+    /** Whether the thread idled since its last work, and since when. */
+    private boolean idling;
+
+    private long idleSince;
     private long parkNanos = MIN_PARK_NANOS;
 
     /** {@code pending}: whether work was queued that the next duty cycle would find; any thread may have queued it. */
@@ -68,11 +81,15 @@ final class WakeableIdle implements IdleStrategy {
 
     @SuppressWarnings("ThreadPriorityCheck") // the back-off's middle phase yields, as Agrona's does
     private void backOff() {
-        if (spins < SPINS) {
-            spins++;
+        final long now = System.nanoTime();
+        if (!idling) {
+            idling = true;
+            idleSince = now;
+        }
+        final long idleNanos = now - idleSince;
+        if (idleNanos < SPIN_NANOS) {
             Thread.onSpinWait();
-        } else if (yields < YIELDS) {
-            yields++;
+        } else if (idleNanos < YIELD_UNTIL_NANOS) {
             Thread.yield();
         } else {
             // announce first, then look again: a producer that queued before the announcement is seen here, one that
@@ -88,8 +105,7 @@ final class WakeableIdle implements IdleStrategy {
 
     @Override
     public void reset() {
-        spins = 0;
-        yields = 0;
+        idling = false;
         parkNanos = MIN_PARK_NANOS;
     }
 

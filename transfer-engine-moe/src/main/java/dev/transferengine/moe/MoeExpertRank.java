@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * computes its experts on the rows it got, writes the outputs back to each dispatcher's combine slot with one scatter
  * over the pre-registered peer group of dispatchers, and passes the layer's barrier. Routed, a dispatcher that sent no
  * rows gets no combine write (it knows from its own counts not to wait for one), so a rank that got no rows at all
- * posts nothing until the barrier.
+ * posts nothing until the barrier, and posts its barrier imms only once every dispatcher's came (the dispatchers pass
+ * the barrier after the combine): sent earlier, they reach every worker while the other ranks still move rows.
  *
  * <p>Region: per dispatcher a receive slot ({@link MoeShape#slotBytes()}: header, then rows), then per dispatcher an
  * output slot ({@link MoeShape#slotRowBytes()}), the combine's source. One thread drives an expert rank; not
@@ -158,7 +159,9 @@ public final class MoeExpertRank implements AutoCloseable {
                     "combining");
         }
         final long combined = System.nanoTime();
-        link.barrier(layer);
+        // routed, a rank that got no rows joins the barrier after the dispatchers: its imms would otherwise reach every
+        // worker while they still move the layer's rows
+        link.barrier(layer, routed && targets.isEmpty());
         final long end = System.nanoTime();
         return new LayerTimings(
                 received - start,

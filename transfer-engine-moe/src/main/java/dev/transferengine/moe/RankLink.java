@@ -349,14 +349,27 @@ final class RankLink implements AutoCloseable {
 
     /** The layer's barrier: an imm to every other rank, then one from each. Blocks. */
     void barrier(final int layer) {
+        barrier(layer, false);
+    }
+
+    /**
+     * The layer's barrier; {@code afterDispatchers}: post only once every dispatcher's barrier imm came, so that a rank
+     * with nothing to do sends nothing while the others still exchange the layer's rows. Blocks.
+     */
+    void barrier(final int layer, final boolean afterDispatchers) {
         final PeerGroup group = barrierGroup;
         if (group == null) {
             return;
         }
+        if (afterDispatchers) {
+            for (int d = 0; d < shape.dispatchers(); d++) {
+                awaitPeerBarrier(MoeRole.DISPATCHER, d, layer);
+            }
+        }
         final CompletableFuture<Void> sent =
                 post(BarrierWrite.of(barrierTargets, MoeImms.of(MoeImms.BARRIER, layer, globalRank()))
                         .withGroup(group));
-        for (int d = 0; d < shape.dispatchers(); d++) {
+        for (int d = 0; d < shape.dispatchers() && !afterDispatchers; d++) {
             awaitPeerBarrier(MoeRole.DISPATCHER, d, layer);
         }
         for (int e = 0; e < shape.expertRanks(); e++) {

@@ -69,6 +69,8 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long SERVE_TOKEN = -2L;
     /** At most this many polls in a row read the busy connection without a select. */
     private static final int SELECT_EVERY = 4;
+    /** A poll this long after the one before selects: what came on any connection while the worker parked is found. */
+    private static final long PAUSE_NANOS = 20_000L;
     /**
      * Reads of the busy connection that may find nothing before it is busy no more: a request/reply exchange keeps
      * it (a round trip is a few dozen polls), a connection that carried one early message and fell silent (the
@@ -103,9 +105,9 @@ final class TcpDomain implements Domain, TcpRequests {
     private volatile @Nullable String failure;
     private int selectedWork;
     /**
-     * The plain inbound connection that last brought a request: polls read it straight away and select only every
-     * {@value #SELECT_EVERY}th time, so a request on it costs one syscall (the read) rather than two (the select
-     * that reports it, then the read), and an idle poll one either way. Null until one brought a request.
+     * The plain inbound connection that last brought a request: polls back to back read it straight away and select
+     * only every {@value #SELECT_EVERY}th time, so a request on it costs one syscall (the read) rather than two (the
+     * select that reports it, then the read), and an idle poll one either way. Null until one brought a request.
      */
     private @Nullable TcpInbound busy;
     /** Polls since the last select. */
@@ -345,11 +347,12 @@ final class TcpDomain implements Domain, TcpRequests {
         if (closed) {
             return 0;
         }
+        final long previous = now;
         now = nanoClock.getAsLong();
         int work = io.flushScheduled();
         selectedWork = 0;
         final TcpInbound direct = busy;
-        if (direct != null && ++unselected < SELECT_EVERY && direct.readsUnselected()) {
+        if (direct != null && now - previous < PAUSE_NANOS && ++unselected < SELECT_EVERY && direct.readsUnselected()) {
             dispatch(direct.key, READ_UNSELECTED);
             if (selectedWork > 0) {
                 idleReads = 0;
@@ -377,9 +380,7 @@ final class TcpDomain implements Domain, TcpRequests {
         // engine credits what this poll reported as soon as it returns, so an answer's write syscall stays off the
         // path to the user's counter, a reply the user posted leaves before the answer, and each connection's
         // answers to this poll's requests leave in one write. Pending output counts as work: no idling.
-        if (io.flushPending()) {
-            work++;
-        }
+        work += io.flushPending() ? 1 : 0;
         io.releaseClosed();
         return work;
     }
