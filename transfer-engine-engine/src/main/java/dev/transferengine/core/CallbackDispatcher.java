@@ -46,7 +46,7 @@ final class CallbackDispatcher implements Agent {
 
     CallbackDispatcher(final Counters counters, final IdleStrategyKind idleKind) {
         this.counters = counters;
-        this.idle = new WakeableIdle(idleKind, () -> !events.isEmpty() || imms.hasAny());
+        this.idle = new WakeableIdle(idleKind, () -> !events.isEmpty() || imms.hasAny(), () -> false);
     }
 
     /** How this dispatcher's thread idles; dispatching wakes it. */

@@ -115,11 +115,12 @@ final class DomainGroup implements Agent {
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.domains = new Domain[spec.nics()];
         this.resources = new GroupResources(index, domains);
+        this.inFlight = new InFlightTable(config.maxInFlight());
         this.idle = new WakeableIdle(
                 config.idleStrategy(),
-                () -> !submissions.isEmpty() || !controls.isEmpty() || resources.receivesPending());
+                () -> !submissions.isEmpty() || !controls.isEmpty() || resources.receivesPending(),
+                () -> inFlight.active() > 0);
         this.proxy = new GroupProxy(this);
-        this.inFlight = new InFlightTable(config.maxInFlight());
         this.nics = new GroupNics(index, config, services, domains, completions, errors);
         this.outcomes = new Outcomes(
                 inFlight,

@@ -15,7 +15,10 @@ import org.jspecify.annotations.Nullable;
  * producer that just queued work for it wakes it.
  *
  * <p>{@link IdleStrategyKind#BACKOFF} spins for {@link #SPIN_NANOS} after the last work, yields until
- * {@link #YIELD_UNTIL_NANOS}, then parks with exponential back-off up to {@link #MAX_PARK_NANOS}. The phases are
+ * {@link #YIELD_UNTIL_NANOS}, then parks with exponential back-off up to {@link #MAX_PARK_NANOS}, but only while the
+ * thread has nothing {@code busy}: a worker with operations in flight waits for the wire, and a park there (woken by
+ * no producer, rounded up by the timer slack) cost a tcp 1 MiB write stream a fifth of its throughput on the
+ * accelerator host, so it keeps yielding until its operations end. The phases are
  * bounded by time, not by duty cycles: a cycle of the tcp transport polls its selector (a system call, 1-2 us), so the
  * 1,000 spins and 100 yields this took before kept an idle tcp worker on its core for 1-2 ms after every event; nine
  * engines in one process (te-bench moe) then spun more core time than a small layer's whole exchange, and the threads
@@ -47,6 +50,7 @@ final class WakeableIdle implements IdleStrategy {
 
     private final IdleStrategyKind kind;
     private final BooleanSupplier pending;
+    private final BooleanSupplier busy;
     private volatile @Nullable Thread parked;
     /** Whether the thread idled since its last work, and since when. */
     private boolean idling;
@@ -54,10 +58,14 @@ final class WakeableIdle implements IdleStrategy {
     private long idleSince;
     private long parkNanos = MIN_PARK_NANOS;
 
-    /** {@code pending}: whether work was queued that the next duty cycle would find; any thread may have queued it. */
-    WakeableIdle(final IdleStrategyKind kind, final BooleanSupplier pending) {
+    /**
+     * {@code pending}: whether work was queued that the next duty cycle would find; any thread may have queued it.
+     * {@code busy}: whether the owning thread waits for the outcome of work it started (read by that thread only).
+     */
+    WakeableIdle(final IdleStrategyKind kind, final BooleanSupplier pending, final BooleanSupplier busy) {
         this.kind = kind;
         this.pending = pending;
+        this.busy = busy;
     }
 
     @Override
@@ -89,7 +97,7 @@ final class WakeableIdle implements IdleStrategy {
         final long idleNanos = now - idleSince;
         if (idleNanos < SPIN_NANOS) {
             Thread.onSpinWait();
-        } else if (idleNanos < YIELD_UNTIL_NANOS) {
+        } else if (idleNanos < YIELD_UNTIL_NANOS || busy.getAsBoolean()) {
             Thread.yield();
         } else {
             // announce first, then look again: a producer that queued before the announcement is seen here, one that
