@@ -22,6 +22,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A receiving engine in its own JVM, driven over stdin/stdout by {@link PeerProcesses}, so tests cross a real
  * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
@@ -61,6 +63,22 @@ public final class PeerProcess {
             }
         }
         return text.isEmpty() ? "-" : text.toString();
+    }
+
+    /**
+     * Frees the GPU memory without deregistering it, as a careless application would, and waits up to a minute for
+     * the engine to notice; {@code <deregistered> <regions freed counter>}.
+     */
+    private static String free(final @Nullable GpuMemory device, final MemoryRegion region, final TransferEngine engine)
+            throws InterruptedException {
+        if (device != null) {
+            device.free();
+        }
+        final long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (region.isRegistered() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        return !region.isRegistered() + " " + engine.metrics().counter(EngineCounter.REGIONS_FREED);
     }
 
     /**
@@ -132,18 +150,7 @@ public final class PeerProcess {
                                         .toText());
                     }
                     case "GUARDS" -> System.out.println("GUARDS " + (device != null && device.guardsIntact()));
-                    case "FREE" -> {
-                        if (device != null) {
-                            device.free();
-                        }
-                        final long deadline =
-                                System.nanoTime() + Duration.ofMinutes(1).toNanos();
-                        while (registered.isRegistered() && System.nanoTime() - deadline < 0) {
-                            Thread.sleep(1);
-                        }
-                        System.out.println("FREED " + !registered.isRegistered() + " "
-                                + engine.metrics().counter(EngineCounter.REGIONS_FREED));
-                    }
+                    case "FREE" -> System.out.println("FREED " + free(device, registered, engine));
                     case "REREGISTER" -> {
                         engine.deregister(registered);
                         registered = engine.register(region, where);
