@@ -3,8 +3,8 @@
 #   1. ptxas check of the hand-written kernels, the engine's and the bench's (diagnostic only; the driver JIT-compiles it at run time)
 #   2. libfabric 2.1 with CUDA (FI_HMEM) and its fabtests, built by .ci/gpu/libfabric-cuda.sh from the bundle's
 #      prepared tree (.ci/gpu/libfabric-prepare.sh; skip with LIBFABRIC=0): the fabric tests and te-bench load it
-#   3. the GPU tests of the given packages or classes (default: dev.transferengine.cuda and
-#      dev.transferengine.FabricShmGpuTest; skip with TESTS=0)
+#   3. the GPU tests of the given packages or classes (default: dev.transferengine.cuda,
+#      dev.transferengine.FabricShmGpuTest and dev.transferengine.FabricShmGpuAttackTest; skip with TESTS=0)
 #   4. te-bench's GPU rows (skip with TEBENCH=0): fabric/shm GPU to GPU with --compare against fi_rma_bw -D cuda at
 #      1 MiB and 16 MiB (window 16, and 64 as fi_rma_bw's -W), the same host to host, and tcp staging GPU to GPU;
 #      one JSON line each in te-bench.jsonl
@@ -43,7 +43,8 @@ if [ "${LIBFABRIC:-1}" != 0 ] && [ -f "$B/libfabric-2.1.0-autogen.tar.xz" ]; the
   fi
 fi
 if [ "${TESTS:-1}" != 0 ]; then
-  [ $# != 0 ] || set -- dev.transferengine.cuda dev.transferengine.FabricShmGpuTest
+  [ $# != 0 ] || set -- dev.transferengine.cuda dev.transferengine.FabricShmGpuTest \
+    dev.transferengine.FabricShmGpuAttackTest
   "${JAVA[@]}" -cp "$CP" GpuTestLauncher "$@" 2>&1 | tee "$LOG/tests.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi

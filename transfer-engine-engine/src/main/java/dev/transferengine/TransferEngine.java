@@ -107,7 +107,11 @@ public interface TransferEngine extends AutoCloseable {
      * GPU. Blocks until every NIC registered it.
      *
      * @param segment the memory: a native, writable segment from a shared arena for host memory, or one carrying the
-     *     device pointer for device memory; the caller keeps it alive until {@link #deregister(MemoryRegion)}
+     *     device pointer for device memory; the caller keeps it alive until {@link #deregister(MemoryRegion)}. Memory
+     *     freed while registered is deregistered by the engine once the segment's scope is closed, so give a device
+     *     segment the scope of its allocation ({@code MemorySegment.ofAddress(p).reinterpret(n, arena, cleanup)}
+     *     with an arena the application closes when it frees the memory): of a segment of the global scope the
+     *     engine cannot learn that the memory was freed (docs/security.md, "Freed memory")
      * @param device where the memory lives
      * @return the region, {@link RegionAccess#READ_WRITE}, whose {@link MemoryRegion#descriptor()} peers write to and
      *     read from

@@ -53,6 +53,9 @@ final class UvmSlotTable {
             throw new IllegalStateException("all " + capacity + " UVM watcher slots are in use; raise maxWatchers");
         }
         final WatchEntry entry = new WatchEntry(slot, nextId++, listener, pages.get(slot / SlotPage.SLOTS), this);
+        // a kernel of the previous owner that kept storing after its close left its last value here: the new
+        // watcher starts at 0 all the same, and never sees that value as a change of its own
+        entry.reset();
         bySlot.set(slot, entry);
         final WatchEntry[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = entry;

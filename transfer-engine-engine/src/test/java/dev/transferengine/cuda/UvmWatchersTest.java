@@ -75,6 +75,24 @@ class UvmWatchersTest {
     }
 
     @Test
+    void aSlotAStaleWriterKeptStoringIntoAfterItsCloseStartsAtZeroForTheNextWatcher() {
+        final List<UvmChange> changes = new CopyOnWriteArrayList<>();
+        try (UvmWatchers watchers = new UvmWatchers(new HostSlotPages(), UvmWatchersConfig.defaults())) {
+            final UvmWatcher first = watchers.allocate((o, n) -> true);
+            first.close();
+            gpuStore(first.devicePointer(), 41); // the careless owner's kernel still stores after the close
+            final UvmWatcher next = watchers.allocate((o, n) -> changes.add(new UvmChange(o, n)));
+
+            assertThat(next.devicePointer()).isEqualTo(first.devicePointer());
+            assertThat(next.value()).isZero();
+            gpuStore(next.devicePointer(), 7);
+            await().atMost(PATIENCE).until(() -> !changes.isEmpty());
+        }
+
+        assertThat(changes).containsExactly(new UvmChange(0, 7));
+    }
+
+    @Test
     void freePagesOnCloseAndRefuseNewWatchersAfterwards() {
         final HostSlotPages pages = new HostSlotPages();
         final UvmWatchers watchers = new UvmWatchers(pages, UvmWatchersConfig.defaults());

@@ -1,6 +1,7 @@
 package dev.transferengine.test;
 
 import dev.transferengine.Device;
+import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.MemoryRegion;
@@ -21,6 +22,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A receiving engine in its own JVM, driven over stdin/stdout by {@link PeerProcesses}, so tests cross a real
  * process boundary. Prints {@code READY <mainAddress> <mrdesc>}, then answers line commands:
@@ -35,7 +38,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Arguments: {@code transport nics regionBytes [key=value options...]}; the option {@code bindAddress=ADDR} sets
  * the engine's bind address, {@code tlsKeyStore=PATH} turns on mutual TLS with that identity (see
  * {@link TlsFixture#trustedFrom}), {@code device=cuda:N} puts the region (zeroed) on GPU N and the group near it,
- * every other one goes to {@link TransferEngineBuilder#option}.
+ * {@code guard=BYTES} puts that many bytes of 0xA5 on both sides of the GPU region in the same allocation, every other
+ * one goes to {@link TransferEngineBuilder#option}. GPU regions answer three more commands: {@code GUARDS} (prints
+ * {@code GUARDS <true if every guard byte is 0xA5>}), {@code FREE} (frees the GPU memory without deregistering it,
+ * as a careless application would, waits up to a minute for the engine to notice, then prints
+ * {@code FREED <deregistered> <regions freed counter>}) and {@code REREGISTER} (deregisters the region, registers
+ * the same memory again, prints {@code REGISTERED <mrdesc>}).
  */
 public final class PeerProcess {
 
@@ -58,6 +66,22 @@ public final class PeerProcess {
     }
 
     /**
+     * Frees the GPU memory without deregistering it, as a careless application would, and waits up to a minute for
+     * the engine to notice; {@code <deregistered> <regions freed counter>}.
+     */
+    private static String free(final @Nullable GpuMemory device, final MemoryRegion region, final TransferEngine engine)
+            throws InterruptedException {
+        if (device != null) {
+            device.free();
+        }
+        final long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (region.isRegistered() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        return !region.isRegistered() + " " + engine.metrics().counter(EngineCounter.REGIONS_FREED);
+    }
+
+    /**
      * Runs the peer: {@code transport nics regionBytes [key=value...]}, then answers commands on stdin.
      *
      * @param args the transport, NIC count, region size and options
@@ -68,6 +92,7 @@ public final class PeerProcess {
                 TransferEngine.builder().transport(args[0]).group(Integer.parseInt(args[1]));
         final long size = Long.parseLong(args[2]);
         int gpu = -1;
+        long guard = 0;
         for (int i = 3; i < args.length; i++) {
             final String[] option = args[i].split("=", 2);
             switch (option[0]) {
@@ -75,16 +100,18 @@ public final class PeerProcess {
                     gpu = Integer.parseInt(option[1].substring("cuda:".length()));
                     builder.group(GroupSpec.of(Integer.parseInt(args[1])).withCudaDevice(gpu));
                 }
+                case "guard" -> guard = Long.parseLong(option[1]);
                 case "bindAddress" -> builder.bindAddress(option[1]);
                 case "tlsKeyStore" -> builder.tls(TlsFixture.trustedFrom(Path.of(option[1])));
                 default -> builder.option(option[0], option[1]);
             }
         }
         try (Arena arena = Arena.ofShared();
-                GpuMemory device = gpu < 0 ? null : GpuMemory.allocate(gpu, size);
+                GpuMemory device = gpu < 0 ? null : GpuMemory.allocate(gpu, size, guard);
                 TransferEngine engine = builder.build()) {
             final MemorySegment region = device == null ? arena.allocate(size, 4096) : device.segment();
-            final MemoryRegion registered = engine.register(region, device == null ? Device.host() : Device.cuda(gpu));
+            final Device where = device == null ? Device.host() : Device.cuda(gpu);
+            MemoryRegion registered = engine.register(region, where);
             final RegionDescriptor desc = registered.descriptor();
             final AtomicLong messages = new AtomicLong();
             final AtomicLong bytes = new AtomicLong();
@@ -122,6 +149,14 @@ public final class PeerProcess {
                                         .descriptor()
                                         .toText());
                     }
+                    case "GUARDS" -> System.out.println("GUARDS " + (device != null && device.guardsIntact()));
+                    case "FREE" -> System.out.println("FREED " + free(device, registered, engine));
+                    case "REREGISTER" -> {
+                        engine.deregister(registered);
+                        registered = engine.register(region, where);
+                        System.out.println(
+                                "REGISTERED " + registered.descriptor().toText());
+                    }
                     case "HEALTH" -> System.out.println("HEALTH " + engine.isHealthy() + " " + events(engine));
                     case "HEAP" -> {
                         System.gc();
@@ -148,38 +183,65 @@ public final class PeerProcess {
         }
     }
 
-    /** GPU memory through JCuda in the device's primary context (which the engine uses too); zeroed. */
+    /**
+     * GPU memory through JCuda in the device's primary context (which the engine uses too): a zeroed region between
+     * two guards of 0xA5, one allocation. The region's segment belongs to a scope that {@link #close()} closes before
+     * it frees the memory, so the engine sees the free (as an application that ties device memory to a scope does).
+     */
     private static final class GpuMemory implements AutoCloseable {
+
+        private static final byte GUARD_BYTE = (byte) 0xA5;
 
         private final jcuda.driver.CUdevice gpu = new jcuda.driver.CUdevice();
         private final jcuda.driver.CUcontext context = new jcuda.driver.CUcontext();
         private final Address pointer = new Address();
+        private final Arena scope = Arena.ofShared();
         private final long size;
+        private final long guard;
+        private boolean closed;
 
-        private GpuMemory(final int ordinal, final long size) {
+        private GpuMemory(final int ordinal, final long size, final long guard) {
             this.size = size;
+            this.guard = guard;
             check(jcuda.driver.JCudaDriver.cuInit(0), "cuInit");
             check(jcuda.driver.JCudaDriver.cuDeviceGet(gpu, ordinal), "cuDeviceGet");
             check(jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain(context, gpu), "cuDevicePrimaryCtxRetain");
             current();
-            check(jcuda.driver.JCudaDriver.cuMemAlloc(pointer, size), "cuMemAlloc");
-            check(jcuda.driver.JCudaDriver.cuMemsetD8(pointer, (byte) 0, size), "cuMemsetD8");
+            check(jcuda.driver.JCudaDriver.cuMemAlloc(pointer, size + 2 * guard), "cuMemAlloc");
+            check(jcuda.driver.JCudaDriver.cuMemsetD8(pointer, GUARD_BYTE, size + 2 * guard), "cuMemsetD8");
+            check(jcuda.driver.JCudaDriver.cuMemsetD8(pointer.withByteOffset(guard), (byte) 0, size), "cuMemsetD8");
         }
 
-        static GpuMemory allocate(final int ordinal, final long size) {
-            return new GpuMemory(ordinal, size);
+        static GpuMemory allocate(final int ordinal, final long size, final long guard) {
+            return new GpuMemory(ordinal, size, guard);
         }
 
         @SuppressWarnings("restricted") // the device pointer and size, for registration; never dereferenced
         MemorySegment segment() {
-            return MemorySegment.ofAddress(pointer.address()).reinterpret(size);
+            return MemorySegment.ofAddress(pointer.address() + guard).reinterpret(size, scope, null);
         }
 
+        /** Copies the region (not the guards) into {@code host}. */
         void copyToHost(final MemorySegment host) {
+            copy(host, guard);
+        }
+
+        boolean guardsIntact() {
+            try (Arena temporary = Arena.ofConfined()) {
+                final MemorySegment all = temporary.allocate(size + 2 * guard);
+                copy(all, 0);
+                final MemorySegment guards =
+                        temporary.allocate(Math.max(1, guard)).fill(GUARD_BYTE);
+                return MemorySegment.mismatch(all, 0, guard, guards, 0, guard) == -1
+                        && MemorySegment.mismatch(all, guard + size, all.byteSize(), guards, 0, guard) == -1;
+            }
+        }
+
+        private void copy(final MemorySegment host, final long from) {
             current();
             check(
                     jcuda.driver.JCudaDriver.cuMemcpyDtoH(
-                            jcuda.Pointer.to(host.asByteBuffer()), pointer, host.byteSize()),
+                            jcuda.Pointer.to(host.asByteBuffer()), pointer.withByteOffset(from), host.byteSize()),
                     "cuMemcpyDtoH");
         }
 
@@ -195,6 +257,16 @@ public final class PeerProcess {
 
         @Override
         public void close() {
+            free();
+        }
+
+        /** Closes the region's scope (the engine then deregisters it), then frees the memory. Idempotent. */
+        void free() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            scope.close();
             current();
             jcuda.driver.JCudaDriver.cuMemFree(pointer);
             jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease(gpu);
