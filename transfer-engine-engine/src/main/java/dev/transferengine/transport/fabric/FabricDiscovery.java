@@ -43,7 +43,7 @@ final class FabricDiscovery {
     /**
      * Receives that may name their sender, asked of the RxM providers (tcp, verbs) for a side effect: RxM looks up
      * the connection of each message that arrives only with this or {@link #FI_SOURCE}. Without either, libfabric
-     * 2.x's tcp;ofi_rxm (whose receives come through a shared context, so no connection is known beforehand) queues
+     * 2.1's tcp;ofi_rxm (whose receives come through a shared context, so no connection is known beforehand) queues
      * a message that found no buffer with a null connection, and the next fi_av_insert reads it (rxm_get_addr):
      * SIGSEGV (docs/delivery-contract.md). Every receive is posted for FI_ADDR_UNSPEC, so it still takes any sender.
      */
