@@ -40,6 +40,14 @@ final class FabricDiscovery {
     static final long FI_TAGGED = 1L << 3;
 
     static final long FI_SOURCE = 1L << 57;
+    /**
+     * Receives that may name their sender, asked of the RxM providers (tcp, verbs) for a side effect: RxM looks up
+     * the connection of each message that arrives only with this or {@link #FI_SOURCE}. Without either, libfabric
+     * 2.1's tcp;ofi_rxm (whose receives come through a shared context, so no connection is known beforehand) queues
+     * a message that found no buffer with a null connection, and the next fi_av_insert reads it (rxm_get_addr):
+     * SIGSEGV (docs/delivery-contract.md). Every receive is posted for FI_ADDR_UNSPEC, so it still takes any sender.
+     */
+    static final long FI_DIRECTED_RECV = 1L << 59;
     /** Registers device (heterogeneous) memory, e.g. CUDA, through fi_mr_regattr's iface and device. */
     static final long FI_HMEM = 1L << 47;
 
@@ -95,7 +103,8 @@ final class FabricDiscovery {
                 return withSource;
             }
         }
-        return queryOrdered(library, provider, apiVersion, node, service, caps);
+        final boolean rxm = provider.libfabricName().endsWith(";ofi_rxm");
+        return queryOrdered(library, provider, apiVersion, node, service, rxm ? caps | FI_DIRECTED_RECV : caps);
     }
 
     private static MemorySegment queryOrdered(
