@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.RegionAccess;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
@@ -327,5 +328,10 @@ public final class HoldingDomain implements Domain {
     @Override
     public List<PeerInfo> peers() {
         return inner.peers();
+    }
+
+    @Override
+    public List<TransportEvent> events() {
+        return inner.events();
     }
 }
