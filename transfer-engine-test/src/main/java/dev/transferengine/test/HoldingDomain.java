@@ -254,6 +254,11 @@ public final class HoldingDomain implements Domain {
         }
 
         @Override
+        public void onReceiveWithdrawn(final long token) {
+            engine.onReceiveWithdrawn(token);
+        }
+
+        @Override
         public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
             return engine.reserveImm(peer, imm);
         }
@@ -318,6 +323,11 @@ public final class HoldingDomain implements Domain {
     @Override
     public void postReceive(final long token, final MemorySegment buffer) {
         inner.postReceive(token, buffer);
+    }
+
+    @Override
+    public void withdrawReceive(final long token) {
+        inner.withdrawReceive(token);
     }
 
     @Override
