@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -275,19 +276,8 @@ public final class Member {
             throws Exception {
         try (TransferEngine engine = open()) {
             final Tally tally = new Tally();
-            for (int i = 0; i < count; i++) {
-                while (i - tally.completed() >= window) {
-                    Thread.onSpinWait();
-                }
-                engine.submit(ImmWrite.of(target, first + i), tally);
-            }
-            tally.await(count);
-            final Map<String, Object> out = new LinkedHashMap<>();
-            out.put("imms", count);
-            out.put("landed", tally.done.get());
-            out.put("refused", tally.failed.get());
-            out.put("first_refusal", tally.firstError.get());
-            System.out.println(json(out));
+            tally.post(count, window, i -> engine.submit(ImmWrite.of(target, first + i), tally));
+            tally.print("imms", count, "landed");
         }
     }
 
@@ -295,19 +285,8 @@ public final class Member {
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemorySegment message = pattern(arena, 1024);
             final Tally tally = new Tally();
-            for (int i = 0; i < count; i++) {
-                while (i - tally.completed() >= window) {
-                    Thread.onSpinWait();
-                }
-                engine.send(to, message, tally);
-            }
-            tally.await(count);
-            final Map<String, Object> out = new LinkedHashMap<>();
-            out.put("sends", count);
-            out.put("delivered", tally.done.get());
-            out.put("refused", tally.failed.get());
-            out.put("first_refusal", tally.firstError.get());
-            System.out.println(json(out));
+            tally.post(count, window, i -> engine.send(to, message, tally));
+            tally.print("sends", count, "delivered");
         }
     }
 
@@ -392,11 +371,28 @@ public final class Member {
             return done.get() + failed.get();
         }
 
-        void await(final long count) throws InterruptedException {
+        /** Posts operations 0 to {@code count - 1}, at most {@code window} of them outstanding. */
+        void post(final int count, final int window, final IntConsumer operation) {
+            for (int i = 0; i < count; i++) {
+                while (i - completed() >= window) {
+                    Thread.onSpinWait();
+                }
+                operation.accept(i);
+            }
+        }
+
+        /** Waits (up to 300 s) for {@code count} operations to end, then prints how many did which way. */
+        void print(final String operations, final int count, final String succeeded) throws InterruptedException {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
             while (completed() < count && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
+            final Map<String, Object> out = new LinkedHashMap<>();
+            out.put(operations, count);
+            out.put(succeeded, done.get());
+            out.put("refused", failed.get());
+            out.put("first_refusal", firstError.get());
+            System.out.println(json(out));
         }
 
         @Override

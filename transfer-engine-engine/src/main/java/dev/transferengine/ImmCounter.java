@@ -50,4 +50,17 @@ public interface ImmCounter {
      * @throws TransferTimeoutException if the credits are not covered within {@code timeout}
      */
     void await(long n, Duration timeout);
+
+    /**
+     * Like {@link #await(long, Duration)}, but running out of time is an answer rather than an error: for a caller
+     * that waits in slices and checks something else between them. On timeout the credits are given back.
+     *
+     * @param n credits to take (>= 0)
+     * @param timeout how long to wait for them, measured from the call
+     * @return true once the credits are covered; false if they were not within {@code timeout}
+     * @throws IllegalArgumentException if {@code n} is negative
+     * @throws InvalidRequestException if the counter is replaced or removed while waiting
+     * @throws ImmAbandonedException if a sender abandoned an operation carrying this imm while waiting
+     */
+    boolean tryAwait(long n, Duration timeout);
 }

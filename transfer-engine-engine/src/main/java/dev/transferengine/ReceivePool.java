@@ -44,7 +44,11 @@ public interface ReceivePool extends AutoCloseable {
      */
     void grant(long n);
 
-    /** Stops re-posting buffers; messages already delivered are unaffected. */
+    /**
+     * Withdraws the buffers from the NIC: a later send lands in none of them (docs/delivery-contract.md, "Closing a
+     * pool"). A message that had already taken a buffer is still delivered. The memory is freed once every buffer is
+     * back from the NIC and the listener. Non-blocking; any thread.
+     */
     @Override
     void close();
 }

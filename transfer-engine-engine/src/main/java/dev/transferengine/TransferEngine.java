@@ -317,7 +317,7 @@ public interface TransferEngine extends AutoCloseable {
      *     sender naming both sizes (see {@link ReceivePool#bufferSize()}, and where libfabric does not keep it yet)
      * @param count how many buffers, 1 to 16,777,215
      * @param listener told of each message, on the callback thread
-     * @return the pool; close it to stop re-posting
+     * @return the pool; close it to withdraw its buffers and free them
      * @throws InvalidRequestException if {@code bufferSize} or {@code count} is out of range, if the pool would hold
      *     more than 1 GiB ({@code bufferSize * count}), or if {@code listener} is null
      * @throws EngineClosedException if the engine is closed

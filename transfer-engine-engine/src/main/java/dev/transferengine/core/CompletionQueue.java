@@ -20,6 +20,8 @@ final class CompletionQueue {
     static final byte RECEIVE = 3;
     /** An imm landed; the value is its reservation. */
     static final byte IMM = 4;
+    /** A receive buffer came back unused from {@link dev.transferengine.spi.Domain#withdrawReceive}. */
+    static final byte RECEIVE_WITHDRAWN = 5;
 
     private byte[] kinds;
     private int[] nics;

@@ -454,6 +454,13 @@ final class DomainGroup implements Agent {
                     receives.onReceive(Receives.bufferIndex(token), (int) value);
                 }
             }
+            case CompletionQueue.RECEIVE_WITHDRAWN -> {
+                final long token = completions.token(i);
+                final Receives receives = resources.receivePool(Receives.poolId(token));
+                if (receives != null) {
+                    receives.onWithdrawn(Receives.bufferIndex(token));
+                }
+            }
             case CompletionQueue.IMM -> {
                 counters.add(index, nic, NicCounter.IMMS, 1);
                 final StageProbe probe = counters.stageProbe();

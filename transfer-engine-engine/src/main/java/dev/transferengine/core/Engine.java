@@ -494,6 +494,7 @@ final class Engine implements TransferEngine, Region.Owner {
             final Receives pool =
                     new Receives(nextPoolId.getAndIncrement(), bufferSize, count, credited, listener, groups[0]);
             synchronized (receivePools) {
+                receivePools.removeIf(Receives::freed); // closed pools, their memory freed already
                 receivePools.add(pool);
             }
             await(groups[0].proxy().addReceivePool(pool), config.operationTimeout(), "posting receives");

@@ -152,11 +152,19 @@ final class GroupResources {
         receives.start();
     }
 
-    /** Posts the buffers the receive pools' listeners returned and takes the credits they were granted. */
+    /**
+     * Posts the buffers the receive pools' listeners returned and takes the credits they were granted; forgets a
+     * closed pool once its memory is freed (no report can name its buffers any more).
+     */
     int serveReceivePools() {
         int work = 0;
-        for (int i = 0; i < pools.size(); i++) {
-            work += pools.get(i).serve();
+        for (int i = pools.size() - 1; i >= 0; i--) {
+            final Receives pool = pools.get(i);
+            work += pool.serve();
+            if (pool.freed()) {
+                pools.remove(i);
+                receivePools.remove(pool.id());
+            }
         }
         return work;
     }

@@ -50,6 +50,11 @@ final class NicEvents implements DomainListener {
     }
 
     @Override
+    public void onReceiveWithdrawn(final long token) {
+        completions.add(CompletionQueue.RECEIVE_WITHDRAWN, nic, token, 0, null);
+    }
+
+    @Override
     public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
         return imms.reserve(peer, imm);
     }

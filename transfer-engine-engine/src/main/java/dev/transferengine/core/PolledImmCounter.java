@@ -91,22 +91,33 @@ final class PolledImmCounter implements ImmCounter {
 
     @Override
     public void await(final long n, final Duration timeout) {
-        awaitUntil(n, System.nanoTime() + timeout.toNanos(), timeout);
+        if (!tryAwait(n, timeout)) {
+            throw new TransferTimeoutException(
+                    "imm " + imm + ": waited " + timeout + " for " + n + " credits, balance " + (balance.get() - n));
+        }
     }
 
-    private void awaitUntil(final long n, final long deadline, final @Nullable Duration timeout) {
+    @Override
+    public boolean tryAwait(final long n, final Duration timeout) {
+        return awaitUntil(n, System.nanoTime() + timeout.toNanos(), timeout);
+    }
+
+    /** Waits for {@code n} credits; false once past {@code deadline} (with a timeout), the credits given back. */
+    private boolean awaitUntil(final long n, final long deadline, final @Nullable Duration timeout) {
         if (n < 0) {
             throw new IllegalArgumentException("credits to take must be >= 0, was " + n);
         }
         if (balance.addAndGet(-n) >= 0) {
-            return;
+            return true;
         }
         final long spinUntil = System.nanoTime() + SPIN_NANOS;
         final Thread self = Thread.currentThread();
         boolean announced = false;
         try {
             while (balance.get() < 0) {
-                checkEnd(n, deadline, timeout);
+                if (ended(n, deadline, timeout)) {
+                    return false;
+                }
                 if (System.nanoTime() - spinUntil < 0) {
                     Thread.onSpinWait();
                 } else if (!announced && waiter.compareAndSet(null, self)) {
@@ -126,10 +137,14 @@ final class PolledImmCounter implements ImmCounter {
                 waiter.set(null);
             }
         }
+        return true;
     }
 
-    /** Ends a wait short of credits, giving them back, if it was abandoned, detached or is past its deadline. */
-    private void checkEnd(final long n, final long deadline, final @Nullable Duration timeout) {
+    /**
+     * Ends a wait short of credits, giving them back: throws if it was abandoned or detached, answers true if it is
+     * past its deadline.
+     */
+    private boolean ended(final long n, final long deadline, final @Nullable Duration timeout) {
         final ImmAbandonedException abandonment = abandoned.getAndSet(null);
         if (abandonment != null) {
             balance.addAndGet(n);
@@ -141,8 +156,8 @@ final class PolledImmCounter implements ImmCounter {
         }
         if (timeout != null && System.nanoTime() - deadline > 0) {
             balance.addAndGet(n);
-            throw new TransferTimeoutException(
-                    "imm " + imm + ": waited " + timeout + " for " + n + " credits, balance " + (balance.get() - n));
+            return true;
         }
+        return false;
     }
 }

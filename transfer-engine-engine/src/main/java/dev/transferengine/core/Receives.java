@@ -6,6 +6,7 @@ import dev.transferengine.ReceivePool;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -16,7 +17,9 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  * A pool of receive buffers posted on group 0, NIC 0. A buffer travels worker (posted) -> callback thread (listener
  * runs) -> worker (re-posted, or kept idle until a credit comes), so it is never in two places at once. Credits
  * and idle buffers belong to the worker. Each buffer has one {@link Delivery}, the callback that hands it to the
- * listener and then travels back through the pool's ring: a message costs no allocation but its slice.
+ * listener and then travels back through the pool's ring: a message costs no allocation but its slice. Closing
+ * withdraws every buffer from the NIC; once all are back (withdrawn, or delivered and returned by the listener) the
+ * memory is freed.
  */
 final class Receives implements ReceivePool {
 
@@ -39,6 +42,10 @@ final class Receives implements ReceivePool {
     private final AtomicLong granted = new AtomicLong();
 
     private final Delivery[] deliveries;
+    /** The memory was freed: by the worker once a closed pool's buffers are all back, or at engine close. */
+    private final AtomicBoolean freed = new AtomicBoolean();
+    /** The worker asked the NIC for the buffers back (worker-owned). */
+    private boolean withdrawing;
 
     private long credits;
     private final DomainGroup group;
@@ -112,7 +119,7 @@ final class Receives implements ReceivePool {
 
     /** Worker thread: a pool that is not credited posts every buffer at once. */
     void start() {
-        if (!credited) {
+        if (!credited && !closed) {
             while (!idle.isEmpty()) {
                 post(idle.pollInt());
             }
@@ -123,7 +130,11 @@ final class Receives implements ReceivePool {
     private void post(final int index) {
         available.incrementAndGet();
         posted[index] = true;
-        group.domain(0).postReceive(TAG | (long) id << 24 | index, buffers[index]);
+        group.domain(0).postReceive(token(index), buffers[index]);
+    }
+
+    private long token(final int index) {
+        return TAG | (long) id << 24 | index;
     }
 
     /** Worker thread: a buffer is back from the listener. */
@@ -178,9 +189,37 @@ final class Receives implements ReceivePool {
         callbacks.dispatch(delivery);
     }
 
+    /**
+     * Worker thread: buffer {@code index} came back from the NIC unused: withdrawn since the pool closed, or (a
+     * provider's own cancel) posted again while it is open.
+     */
+    void onWithdrawn(final int index) {
+        if (!posted[index]) {
+            return; // a domain reported it twice: it must not be idle twice
+        }
+        available.decrementAndGet();
+        posted[index] = false;
+        returned(index);
+    }
+
+    /**
+     * Worker thread, once the pool closed: asks the NIC for every buffer back. The NIC also forgets the buffers the
+     * listener holds, which are not posted again.
+     */
+    private void withdraw() {
+        withdrawing = true;
+        for (int index = 0; index < buffers.length; index++) {
+            group.domain(0).withdrawReceive(token(index));
+        }
+    }
+
     /** Worker thread: posts the buffers the listener returned and takes the credits granted meanwhile. */
     int serve() {
         int work = 0;
+        if (closed && !withdrawing) {
+            withdraw();
+            work++;
+        }
         for (Delivery back = returns.poll(); back != null; back = returns.poll()) {
             returned(back.index);
             work++;
@@ -190,12 +229,20 @@ final class Receives implements ReceivePool {
             credit(n);
             work++;
         }
+        if (withdrawing && idle.size() == buffers.length) {
+            release();
+        }
         return work;
     }
 
     /** Worker thread: whether {@link #serve} has something to do. */
     boolean hasPending() {
-        return !returns.isEmpty() || granted.get() > 0;
+        return !returns.isEmpty() || granted.get() > 0 || (closed && !withdrawing);
+    }
+
+    /** Whether the memory was freed: the pool is done. */
+    boolean freed() {
+        return freed.get();
     }
 
     @Override
@@ -225,14 +272,18 @@ final class Receives implements ReceivePool {
         group.idle().wake();
     }
 
+    /** Withdraws the buffers from the NIC (a message already landing in one is still delivered), then frees them. */
     @Override
     public void close() {
         closed = true;
+        group.idle().wake();
     }
 
-    /** At engine close, after the NICs closed: frees the buffers. */
+    /** Once the NIC holds none of the buffers and the listener none (at engine close: the NICs closed): frees them. */
     void release() {
         closed = true;
-        arena.close();
+        if (freed.compareAndSet(false, true)) {
+            arena.close();
+        }
     }
 }

@@ -119,6 +119,18 @@ public interface Domain extends AutoCloseable {
     void postReceive(long token, MemorySegment buffer);
 
     /**
+     * Withdraws the receive buffer posted with {@code token}: it takes no message from now on, and the domain forgets
+     * the token (nothing will be posted again under it). A posted buffer that no message took comes back through
+     * {@link DomainListener#onReceiveWithdrawn}, at once or from a later {@link #poll} where the provider gives it
+     * back later (libfabric's {@code fi_cancel}); one a message is landing in comes back through
+     * {@link DomainListener#onReceive} as usual. For a buffer not posted here (the application holds it) nothing is
+     * reported. Worker thread; never blocks.
+     *
+     * @param token the token the buffer was posted with
+     */
+    void withdrawReceive(long token);
+
+    /**
      * Makes progress: posts what is pending, reads completions, reports them. Never blocks; should not allocate on the
      * steady path, since the worker calls it every duty cycle.
      *

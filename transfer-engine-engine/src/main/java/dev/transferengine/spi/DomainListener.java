@@ -47,6 +47,16 @@ public interface DomainListener {
     void onReceive(long token, int length);
 
     /**
+     * The receive buffer posted with {@code token} was withdrawn ({@link Domain#withdrawReceive}) before a message
+     * took it: the domain no longer touches it. The default ignores it, for a listener that posts no receives.
+     *
+     * @param token the token the buffer was posted with
+     */
+    default void onReceiveWithdrawn(final long token) {
+        // posted no receive buffers: none comes back
+    }
+
+    /**
      * Reserves the credit of one incoming imm {@code imm} from {@code peer}, before the bytes of its write are placed.
      * The engine credits at most {@code EngineConfig.maxUnexpectedImms()} distinct imm values nobody expects, and one
      * peer at most a fair share of them, so that one peer filling the bound cannot starve the others; a reservation

@@ -41,7 +41,8 @@ class EngineTest {
         arena.close();
     }
 
-    private static TransferEngine tcp() {
+    /** A tcp engine that drains briefly on close; for this package's tests. */
+    static TransferEngine tcp() {
         return TransferEngine.builder()
                 .transport("tcp")
                 .drainTimeout(Duration.ofSeconds(2))

@@ -14,7 +14,6 @@ import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
-import dev.transferengine.exceptions.TransferTimeoutException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -285,27 +284,25 @@ final class RankLink implements AutoCloseable {
                 throw new MoeRankFailedException(
                         peerRole, peerIndex, layer, "no " + what + " within " + layerTimeout, null);
             }
-            try {
-                counter.await(n, Duration.ofNanos(Math.min(remaining, SLICE.toNanos())));
+            if (counter.tryAwait(n, Duration.ofNanos(Math.min(remaining, SLICE.toNanos())))) {
                 return;
-            } catch (final TransferTimeoutException slice) {
-                checkAborts(layer);
-                if (probe != null && probe.isDone()) {
-                    if (probe.isCompletedExceptionally()) {
-                        final Throwable cause = probe.exceptionNow();
-                        throw new MoeRankFailedException(
-                                peerRole,
-                                peerIndex,
-                                layer,
-                                "waiting for " + what + ", the peer is unreachable: " + cause.getMessage(),
-                                cause);
-                    }
-                    probe = null;
+            }
+            checkAborts(layer);
+            if (probe != null && probe.isDone()) {
+                if (probe.isCompletedExceptionally()) {
+                    final Throwable cause = probe.exceptionNow();
+                    throw new MoeRankFailedException(
+                            peerRole,
+                            peerIndex,
+                            layer,
+                            "waiting for " + what + ", the peer is unreachable: " + cause.getMessage(),
+                            cause);
                 }
-                if (probe == null) {
-                    final RegionDescriptor peer = descriptorOf(peers(), globalRank(peerRole, peerIndex));
-                    probe = engine.submit(ImmWrite.of(peer, MoeImms.probe(globalRank())));
-                }
+                probe = null;
+            }
+            if (probe == null) {
+                final RegionDescriptor peer = descriptorOf(peers(), globalRank(peerRole, peerIndex));
+                probe = engine.submit(ImmWrite.of(peer, MoeImms.probe(globalRank())));
             }
         }
     }

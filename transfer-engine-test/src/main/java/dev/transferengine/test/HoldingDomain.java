@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.RegionAccess;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
@@ -253,6 +254,11 @@ public final class HoldingDomain implements Domain {
         }
 
         @Override
+        public void onReceiveWithdrawn(final long token) {
+            engine.onReceiveWithdrawn(token);
+        }
+
+        @Override
         public long reserveImm(final @Nullable NetworkAddress peer, final int imm) {
             return engine.reserveImm(peer, imm);
         }
@@ -320,6 +326,11 @@ public final class HoldingDomain implements Domain {
     }
 
     @Override
+    public void withdrawReceive(final long token) {
+        inner.withdrawReceive(token);
+    }
+
+    @Override
     public @Nullable String failure() {
         return inner.failure();
     }
@@ -327,5 +338,10 @@ public final class HoldingDomain implements Domain {
     @Override
     public List<PeerInfo> peers() {
         return inner.peers();
+    }
+
+    @Override
+    public List<TransportEvent> events() {
+        return inner.events();
     }
 }

@@ -88,6 +88,12 @@ public final class InstantDomain implements Domain {
         // nothing ever arrives
     }
 
+    /** Nothing is kept: the buffer was never the domain's, so nothing comes back. */
+    @Override
+    public void withdrawReceive(final long token) {
+        // postReceive kept nothing
+    }
+
     @Override
     public int poll() {
         return 0;

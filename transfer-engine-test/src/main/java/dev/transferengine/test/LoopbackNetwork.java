@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -256,6 +257,21 @@ public final class LoopbackNetwork implements Transport {
         public void postReceive(final long token, final MemorySegment buffer) {
             receiveTokens.addLast(token);
             receiveBuffers.addLast(buffer);
+        }
+
+        @Override
+        public void withdrawReceive(final long token) {
+            final Iterator<Long> tokens = receiveTokens.iterator();
+            final Iterator<MemorySegment> buffers = receiveBuffers.iterator();
+            while (tokens.hasNext()) {
+                buffers.next();
+                if (tokens.next() == token) {
+                    tokens.remove();
+                    buffers.remove();
+                    listener.onReceiveWithdrawn(token);
+                    return;
+                }
+            }
         }
 
         @Override

@@ -879,6 +879,42 @@ public abstract class TransportContract {
             assertThat(received).containsExactly("a", "b", "d");
         }
 
+        /**
+         * A closed pool's buffers leave the NIC: a later send lands in no buffer of it. Where the transport refuses a
+         * send that finds no buffer (tcp), it is refused {@code NO_RECEIVE_BUFFER}; where it holds it (libfabric
+         * RDM), it waits for the next pool. Either way the next pool takes what comes after.
+         */
+        @Test
+        void aClosedPoolTakesNoMoreMessagesAndTheNextPoolTakesThem() {
+            final TransferEngine sender = engine(1);
+            final TransferEngine receiver = engine(1);
+            final List<String> closedPool = new CopyOnWriteArrayList<>();
+            final List<String> nextPool = new CopyOnWriteArrayList<>();
+            final ReceivePool pool = receiver.postedReceivePool(
+                    64, 4, message -> closedPool.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            done(sender.send(receiver.mainAddress(), "before".getBytes()));
+            await().atMost(WAIT).until(() -> closedPool.size() == 1);
+
+            pool.close();
+            await().atMost(WAIT).until(() -> pool.available() == 0);
+            final CompletableFuture<Void> after = sender.send(receiver.mainAddress(), "after".getBytes());
+            if (refusesSendsWithoutBuffer()) {
+                assertThat(failure(after))
+                        .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                                .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER));
+            }
+            receiver.postedReceivePool(
+                    64, 4, message -> nextPool.add(new String(message.toArray(ValueLayout.JAVA_BYTE))));
+            done(sender.send(receiver.mainAddress(), "later".getBytes()));
+            if (!refusesSendsWithoutBuffer()) {
+                done(after);
+            }
+            final List<String> expected = refusesSendsWithoutBuffer() ? List.of("later") : List.of("after", "later");
+            await().atMost(WAIT).until(() -> nextPool.size() == expected.size());
+            assertThat(nextPool).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(closedPool).containsExactly("before");
+        }
+
         @Test
         void twoPoolsOfDifferentSizesTakeEveryMessageInABufferThatFits() {
             Assumptions.assumeTrue(

@@ -49,6 +49,9 @@ final class FabricCalls {
     /** {@code int f(uint32_t, char*, char*, uint64_t, fi_info*, fi_info**)}: fi_getinfo. */
     private static final MethodHandle INT_IPPLPP =
             control(FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    /** {@code ssize_t f(void*, void*)}: fi_cancel. */
+    private static final MethodHandle LONG_PP =
+            LINKER.downcallHandle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS));
     /** {@code ssize_t f(void*, void*, uint64_t)}: fi_cq_readerr. */
     private static final MethodHandle LONG_PPL =
             LINKER.downcallHandle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
@@ -209,6 +212,14 @@ final class FabricCalls {
             final MemorySegment f) {
         try {
             return (int) INT_IPPLPP.invokeExact(fn, errno, a, b, c, d, e, f);
+        } catch (final Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static long longPP(final MemorySegment fn, final MemorySegment a, final MemorySegment b) {
+        try {
+            return (long) LONG_PP.invokeExact(fn, a, b);
         } catch (final Throwable t) {
             throw unexpected(t);
         }

@@ -661,6 +661,46 @@ final class FabricDomain implements Domain {
         }
     }
 
+    /**
+     * Worker thread: a buffer still queued here comes back at once; one the provider holds is cancelled and comes
+     * back with its FI_ECANCELED completion, or with its message if one matched it first. Scans the slots.
+     */
+    @Override
+    public void withdrawReceive(final long token) {
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            if (ops.kind[slot] == FabricOps.RECV && ops.token[slot] == token) {
+                if (unqueue(slot)) {
+                    release(slot);
+                    listener.onReceiveWithdrawn(token);
+                } else {
+                    final long rc = endpoint.cancel(ops.address(slot));
+                    if (rc < 0 && rc != -FabricFailures.FI_ENOENT) {
+                        LOG.warn(
+                                "{}: fi_cancel of receive buffer {}: {}",
+                                description,
+                                token,
+                                endpoint.library().describe((int) rc));
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    /** Takes {@code slot} out of the posts waiting for the provider; false if it is not among them. */
+    private boolean unqueue(final int slot) {
+        boolean found = false;
+        for (int n = pending.size(); n > 0; n--) {
+            final int queued = pending.pollInt();
+            if (queued == slot) {
+                found = true;
+            } else {
+                pending.offerInt(queued);
+            }
+        }
+        return found;
+    }
+
     /** The descriptor for a send or receive buffer; registers it for the operation's life where FI_MR_LOCAL asks. */
     private long localDesc(final int slot, final MemorySegment buffer) {
         if (!regions.localRegistration()) {
@@ -989,11 +1029,15 @@ final class FabricDomain implements Domain {
      * A receive buffer came back with an error, its message not delivered: typically {@code FI_ETRUNC}, a send longer
      * than the buffer that the provider cut (the sender, which tagged it by sizes it had not heard were narrowed yet,
      * may have seen it done). The buffer is still its pool's, so it is posted again while the domain runs; one
-     * cancelled (the domain closing) is not.
+     * cancelled ({@link #withdrawReceive}) comes back to the engine.
      */
     private void receiveFailed(final long token, final MemorySegment buffer, final int err, final String text) {
-        if (err == FabricFailures.FI_ECANCELED || closed || failure != null) {
+        if (closed || failure != null) {
             LOG.debug("{}: receive buffer {} ended: {}", description, token, text);
+            return;
+        }
+        if (err == FabricFailures.FI_ECANCELED) {
+            listener.onReceiveWithdrawn(token);
             return;
         }
         LOG.warn(

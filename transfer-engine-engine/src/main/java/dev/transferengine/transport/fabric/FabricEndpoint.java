@@ -378,6 +378,15 @@ final class FabricEndpoint implements AutoCloseable {
         return FabricCalls.longPPLCritical(recvMsgFn, ep, msg, flags);
     }
 
+    /**
+     * fi_cancel of the operation posted with {@code context}: 0 when it is cancelled (its completion comes with
+     * FI_ECANCELED), -FI_ENOENT when the provider holds it no more (it completes as usual).
+     */
+    long cancel(final long context) {
+        return FabricCalls.longPP(
+                slot(ep, OBJ_OPS, EP_OPS_CANCEL, "fi_ops_ep.cancel"), ep, MemorySegment.ofAddress(context));
+    }
+
     /** fi_cq_read into {@code entries} (FI_CQ_FORMAT_DATA); entry count, -FI_EAGAIN or -FI_EAVAIL. */
     long cqRead(final MemorySegment entries, final long count) {
         return FabricCalls.longPPLCritical(cqReadFn, cq, entries, count);

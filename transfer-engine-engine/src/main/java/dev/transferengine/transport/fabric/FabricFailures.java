@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 final class FabricFailures {
 
     static final int ENOENT = 2;
+    static final int FI_ENOENT = 2;
     static final int FI_EIO = 5;
     static final int FI_EAGAIN = 11;
     static final int FI_EACCES = 13;

@@ -226,6 +226,7 @@ final class FabricLayout {
     static final long CQ_OPS_READFROM = 16;
     static final long CQ_OPS_READERR = 24;
     static final long CQ_OPS_STRERROR = 56;
+    static final long EP_OPS_CANCEL = 8;
     static final long EP_OPS_SETOPT = 24;
     static final long CM_OPS_GETNAME = 16;
     static final long MSG_OPS_RECVMSG = 24;
@@ -362,6 +363,7 @@ final class FabricLayout {
         out.put("fi_ops_cq.readfrom", CQ_OPS_READFROM);
         out.put("fi_ops_cq.readerr", CQ_OPS_READERR);
         out.put("fi_ops_cq.strerror", CQ_OPS_STRERROR);
+        out.put("fi_ops_ep.cancel", EP_OPS_CANCEL);
         out.put("fi_ops_ep.setopt", EP_OPS_SETOPT);
         out.put("fi_ops_cm.getname", CM_OPS_GETNAME);
         out.put("fi_ops_msg.recvmsg", MSG_OPS_RECVMSG);

@@ -25,7 +25,6 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -146,7 +145,7 @@ final class TcpDomain implements Domain, TcpRequests {
         this.io = new TcpIo(
                 selector,
                 buffers,
-                new TcpIo.Identity(new TcpAuthenticator(settings.keys()), incarnation(), address, description),
+                new TcpIo.Identity(new TcpAuthenticator(settings.keys()), address, description),
                 counters,
                 context.config().tls());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
@@ -242,14 +241,8 @@ final class TcpDomain implements Domain, TcpRequests {
         final MemorySegment src = write.src();
         final long srcOffset = write.srcOffset();
         final long length = write.length();
-        if (closed) {
-            listener.onFailed(token, new EngineClosedException("domain closed"));
-            return;
-        }
-        final TcpPeer target = peers.get(write.peer());
+        final TcpPeer target = targetOf(token, write.peer());
         if (target == null) {
-            listener.onFailed(
-                    token, new InvalidRequestException(description + ": unknown peer handle " + write.peer()));
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
@@ -276,13 +269,8 @@ final class TcpDomain implements Domain, TcpRequests {
     @Override
     public void read(final WriteDescriptor read) {
         final long token = read.token();
-        if (closed) {
-            listener.onFailed(token, new EngineClosedException("domain closed"));
-            return;
-        }
-        final TcpPeer target = peers.get(read.peer());
+        final TcpPeer target = targetOf(token, read.peer());
         if (target == null) {
-            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + read.peer()));
             return;
         }
         final TcpMemory local = regions.lookup(read.srcKey());
@@ -300,13 +288,8 @@ final class TcpDomain implements Domain, TcpRequests {
     /** Worker thread; does not block. Failures are reported through the listener. */
     @Override
     public void send(final long token, final long peer, final MemorySegment message) {
-        if (closed) {
-            listener.onFailed(token, new EngineClosedException("domain closed"));
-            return;
-        }
-        final TcpPeer target = peers.get(peer);
+        final TcpPeer target = targetOf(token, peer);
         if (target == null) {
-            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + peer));
             return;
         }
         if (message.byteSize() > Integer.MAX_VALUE) {
@@ -317,6 +300,19 @@ final class TcpDomain implements Domain, TcpRequests {
             return;
         }
         post(target, acquire().send(token, message));
+    }
+
+    /** The peer {@code handle} names, or null once {@code token} was failed: the domain closed, or no such peer. */
+    private @Nullable TcpPeer targetOf(final long token, final long handle) {
+        if (closed) {
+            listener.onFailed(token, new EngineClosedException("domain closed"));
+            return null;
+        }
+        final TcpPeer target = peers.get(handle);
+        if (target == null) {
+            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + handle));
+        }
+        return target;
     }
 
     /**
@@ -339,6 +335,11 @@ final class TcpDomain implements Domain, TcpRequests {
         if (!closed) {
             receives.post(token, buffer);
         }
+    }
+
+    @Override
+    public void withdrawReceive(final long token) {
+        receives.withdraw(token, listener);
     }
 
     /** Worker thread; never blocks. */
@@ -427,7 +428,6 @@ final class TcpDomain implements Domain, TcpRequests {
         TcpAcceptor.closeQuietly(io.selector());
     }
 
-    /** Any thread. */
     @Override
     public List<TransportEvent> events() {
         return counters.events();
@@ -668,12 +668,6 @@ final class TcpDomain implements Domain, TcpRequests {
                 fail("listening socket closed: " + e);
             }
         }
-    }
-
-    /** A random, non-zero id of this domain's life, so peers tell a restarted domain at the same address apart. */
-    private static long incarnation() {
-        final long id = new SecureRandom().nextLong();
-        return id == 0 ? 1 : id;
     }
 
     private void fail(final String why) {

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,7 +55,18 @@ final class TcpIo {
     private final ArrayList<TcpConnection> pipelined = new ArrayList<>();
 
     /** The parts of this side's identity travel together: they are fixed for the NIC's life. */
-    record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {}
+    record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {
+
+        /** A new NIC's identity, with a random, non-zero id of its life, so peers tell a restarted one apart. */
+        Identity(final TcpAuthenticator authenticator, final NetworkAddress address, final String description) {
+            this(authenticator, newIncarnation(), address, description);
+        }
+
+        private static long newIncarnation() {
+            final long id = new SecureRandom().nextLong();
+            return id == 0 ? 1 : id;
+        }
+    }
 
     TcpIo(
             final Selector selector,

@@ -1,5 +1,7 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.spi.DomainListener;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -56,6 +58,20 @@ final class TcpReceives {
         }
         taker.held--;
         held--;
+    }
+
+    /**
+     * Withdraws the buffer posted under {@code token}, reported to {@code listener} at once; or forgets the SEND that
+     * took it, which is not posted again (its message is reported when it landed).
+     */
+    void withdraw(final long token, final DomainListener listener) {
+        final Share taker = taken.remove(token);
+        if (taker != null) {
+            taker.held--;
+            held--;
+        } else if (fifo.removeIf(posted -> posted.token() == token)) {
+            listener.onReceiveWithdrawn(token);
+        }
     }
 
     /** A peer connected: it gets a share from now on. */
