@@ -12,6 +12,7 @@ import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
 import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
 
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +39,8 @@ final class RankLink implements AutoCloseable {
 
     /** How long one wait slice lasts before the silent peer is probed. */
     private static final Duration SLICE = Duration.ofMillis(20);
+    /** How long a rank that got an abandoned imm waits for the abort that names the rank behind it. */
+    private static final Duration ABORT_GRACE = Duration.ofSeconds(1);
 
     /** Where an abort's outcome goes: nowhere, the abort is a best effort on a failed exchange. */
     private static final TransferListener IGNORED = new TransferListener() {
@@ -284,8 +288,12 @@ final class RankLink implements AutoCloseable {
                 throw new MoeRankFailedException(
                         peerRole, peerIndex, layer, "no " + what + " within " + layerTimeout, null);
             }
-            if (counter.tryAwait(n, Duration.ofNanos(Math.min(remaining, SLICE.toNanos())))) {
-                return;
+            try {
+                if (counter.tryAwait(n, Duration.ofNanos(Math.min(remaining, SLICE.toNanos())))) {
+                    return;
+                }
+            } catch (final ImmAbandonedException abandoned) {
+                throw abandonedBy(abandoned, peerRole, peerIndex, layer, what);
             }
             checkAborts(layer);
             if (probe != null && probe.isDone()) {
@@ -305,6 +313,27 @@ final class RankLink implements AutoCloseable {
                 probe = engine.submit(ImmWrite.of(peer, MoeImms.probe(globalRank())));
             }
         }
+    }
+
+    /**
+     * A sender gave its imm up: usually a live rank whose scatter failed at a rank that died, and which then aborts
+     * the layer naming that rank. Its abort may come just behind its abandonment, so it is awaited for a moment
+     * ({@link #ABORT_GRACE}) before the sender itself is named.
+     */
+    private MoeRankFailedException abandonedBy(
+            final ImmAbandonedException abandoned,
+            final MoeRole peerRole,
+            final int peerIndex,
+            final int layer,
+            final String what) {
+        final long until = System.nanoTime() + ABORT_GRACE.toNanos();
+        while (System.nanoTime() - until < 0) {
+            checkAborts(layer);
+            LockSupport.parkNanos(SLICE.toNanos());
+        }
+        checkAborts(layer);
+        return new MoeRankFailedException(
+                peerRole, peerIndex, layer, "its " + what + " was abandoned: " + abandoned.getMessage(), abandoned);
     }
 
     /**

@@ -75,7 +75,9 @@ public final class PeerProcess {
             device.free();
         }
         final long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        while (region.isRegistered() && System.nanoTime() - deadline < 0) {
+        // the worker marks the region deregistered before it closes the registration and counts it
+        while ((region.isRegistered() || engine.metrics().counter(EngineCounter.REGIONS_FREED) == 0)
+                && System.nanoTime() - deadline < 0) {
             Thread.sleep(1);
         }
         return !region.isRegistered() + " " + engine.metrics().counter(EngineCounter.REGIONS_FREED);
