@@ -14,6 +14,7 @@ import dev.transferengine.exceptions.OperationCancelledException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.WorkerFailedException;
 import dev.transferengine.nativeaccess.CpuAffinity;
+import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.WriteDescriptor;
 
@@ -114,7 +115,7 @@ final class DomainGroup implements Agent {
         this.clock = services.clock();
         this.submissions = new MpscAtomicArrayQueue<>(config.submitQueueCapacity());
         this.domains = new Domain[spec.nics()];
-        this.resources = new GroupResources(index, domains);
+        this.resources = new GroupResources(index, config.option(DeviceMemory.OPTION, DeviceMemory.DEFAULT), domains);
         this.inFlight = new InFlightTable(config.maxInFlight());
         this.idle = new WakeableIdle(
                 config.idleStrategy(),

@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
 final class GroupResources {
 
     private final int index;
+    /** The {@link dev.transferengine.spi.DeviceMemory} provider that names device regions' allocations. */
+    private final String deviceMemory;
     /** The group's NICs; the group reopens them in place, so this always sees the current ones. */
     private final Domain[] domains;
 
@@ -48,24 +50,33 @@ final class GroupResources {
         }
     }
 
-    GroupResources(final int index, final Domain[] domains) {
+    GroupResources(final int index, final String deviceMemory, final Domain[] domains) {
         this.index = index;
+        this.deviceMemory = deviceMemory;
         this.domains = domains;
     }
 
-    /** Registers {@code segment} on every NIC, allowing peers {@code access}; a restart registers it again. */
+    /**
+     * Registers {@code segment} on every NIC, allowing peers {@code access}; a restart registers it again. Device
+     * memory is first asked for its allocation, which the scope sweep watches.
+     *
+     * @throws InvalidRequestException if the device memory provider knows no allocation at the segment's address
+     */
     Region register(
             final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
-        final Region region = new Region(owner, segment, device, index, registerKeys(segment, device, access));
+        final DeviceAllocation allocation = DeviceAllocation.of(deviceMemory, segment, device);
+        final Region region =
+                new Region(owner, segment, device, index, registerKeys(segment, device, access), allocation);
         regions.add(region);
         return region;
     }
 
     /**
-     * Deregisters the regions whose memory the application freed (closed its arena) while they were registered, so
-     * that the NICs stop accepting writes into it: on fabric a remote write would otherwise land in freed memory
-     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep
-     * (docs/security.md).
+     * Deregisters the regions whose memory the application freed while they were registered (closed its arena, or,
+     * for device memory, freed the allocation the provider named at registration), so that the NICs stop accepting
+     * writes into it: a remote write would otherwise land in freed memory, or in the next allocation at that address
+     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep, and memory a
+     * caching allocator reuses without freeing it (docs/security.md). One provider call per device region.
      *
      * @return how many it deregistered
      */
@@ -73,18 +84,28 @@ final class GroupResources {
         int freed = 0;
         for (int i = regions.size() - 1; i >= 0; i--) { // backwards: deregister removes the region
             final Region region = regions.get(i);
-            if (!region.segment().scope().isAlive() && region.markDeregistered()) {
+            final String loss = loss(region);
+            if (loss != null && region.markDeregistered()) {
                 deregister(region);
                 region.forget();
                 counters.increment(EngineCounter.REGIONS_FREED);
                 errors.warn(
-                        "group " + index + ": " + region + " was freed while registered (its arena closed before "
-                                + "deregister); deregistered it now, so peers' writes to it are refused",
+                        "group " + index + ": " + region + ": " + loss + "; deregistered it now, so peers' writes to"
+                                + " it are refused",
                         null);
                 freed++;
             }
         }
         return freed;
+    }
+
+    /** Null while the region's memory is live; otherwise how it was freed. */
+    private static @Nullable String loss(final Region region) {
+        if (!region.segment().scope().isAlive()) {
+            return "its arena was closed while registered (before deregister)";
+        }
+        final DeviceAllocation allocation = region.allocation();
+        return allocation == null ? null : allocation.loss();
     }
 
     void deregister(final Region region) {

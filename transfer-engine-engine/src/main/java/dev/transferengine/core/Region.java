@@ -7,6 +7,8 @@ import dev.transferengine.RegionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A registered region: its memory, its key on each NIC of its group, and its descriptor. Keys change when the
  * region is re-keyed (or re-registered after its worker restarted); keys and descriptor change together, as one
@@ -46,15 +48,25 @@ final class Region implements MemoryRegion {
     private final MemorySegment segment;
     private final Device device;
     private final int group;
+    /** The device allocation the scope sweep watches; null for host memory or where the provider cannot tell. */
+    private final @Nullable DeviceAllocation allocation;
+
     private final AtomicBoolean registered = new AtomicBoolean(true);
     private volatile Keys keys;
 
-    Region(final Owner owner, final MemorySegment segment, final Device device, final int group, final Keys keys) {
+    Region(
+            final Owner owner,
+            final MemorySegment segment,
+            final Device device,
+            final int group,
+            final Keys keys,
+            final @Nullable DeviceAllocation allocation) {
         this.owner = owner;
         this.segment = segment;
         this.device = device;
         this.group = group;
         this.keys = keys;
+        this.allocation = allocation;
     }
 
     @SuppressWarnings("ReferenceEquality") // identity on purpose: the very engine that registered it
@@ -65,6 +77,10 @@ final class Region implements MemoryRegion {
     /** The key on NIC {@code nic} of its group (the local handle for that NIC). */
     long key(final int nic) {
         return keys.key(nic);
+    }
+
+    @Nullable DeviceAllocation allocation() {
+        return allocation;
     }
 
     Keys keys() {

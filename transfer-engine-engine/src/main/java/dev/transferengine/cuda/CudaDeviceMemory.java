@@ -1,5 +1,6 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.StagingBuffer;
@@ -8,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code cuda} {@link DeviceMemory}: pinned staging buffers from {@code cuMemHostAlloc} and copy streams with
- * event-based completion. Loads without JCuda on the class path and then reports why it is unavailable.
+ * event-based completion, and the driver's buffer id of an address for the scope sweep. Loads without JCuda on the class path and then reports why it is unavailable.
  */
 public final class CudaDeviceMemory implements DeviceMemory {
 
@@ -41,5 +42,15 @@ public final class CudaDeviceMemory implements DeviceMemory {
     @Override
     public DeviceCopyStream openCopyStream(final int device) {
         return new CudaCopyStream(CudaDevice.get(device), STREAM_CAPACITY);
+    }
+
+    /** {@code cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_BUFFER_ID)}; one driver call after making the context current. */
+    @Override
+    public long allocationId(final int device, final long address) {
+        try {
+            return CudaBufferIds.of(CudaDevice.get(device), address);
+        } catch (final DeviceUnavailableException e) {
+            return UNKNOWN_ALLOCATION;
+        }
     }
 }

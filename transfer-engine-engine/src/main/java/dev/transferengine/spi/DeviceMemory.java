@@ -24,6 +24,12 @@ public interface DeviceMemory {
     /** Engine option naming the provider, e.g. a host-backed one in tests. */
     String OPTION = "device.memory";
 
+    /** {@link #allocationId}: the provider cannot tell which allocation holds the address (the default). */
+    long UNKNOWN_ALLOCATION = 0;
+
+    /** {@link #allocationId}: no live allocation holds the address; its memory was freed, or never allocated. */
+    long NO_ALLOCATION = -1;
+
     /**
      * The provider's name, matched against the {@value #OPTION} option.
      *
@@ -66,6 +72,23 @@ public interface DeviceMemory {
      * @throws DeviceUnavailableException if the device cannot be used
      */
     DeviceCopyStream openCopyStream(int device);
+
+    /**
+     * Which allocation of device memory holds {@code address} now, as an id the provider never gives another
+     * allocation in this process: the engine records it when a region is registered and asks again every
+     * millisecond, on the region's worker thread, and deregisters the region once the answer changes (the memory was
+     * freed, or freed and the address handed to a new allocation). So it must be cheap (one driver call), must not
+     * block and must not throw. Memory a caching allocator reuses without freeing it to the provider keeps its id.
+     *
+     * @param device the device ordinal the region was registered for
+     * @param address an address inside the region
+     * @return the allocation's id; {@link #NO_ALLOCATION} when none holds the address; {@link #UNKNOWN_ALLOCATION}
+     *         when the provider cannot tell (the default, and then the engine learns of a free only through the
+     *         region's segment scope)
+     */
+    default long allocationId(final int device, final long address) {
+        return UNKNOWN_ALLOCATION;
+    }
 
     /**
      * The provider named {@code name} that can serve {@code device}. Loads the providers through
