@@ -7,6 +7,8 @@ import dev.transferengine.spi.StagingBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -16,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link DeviceMemory} named {@value #NAME} whose "device" is host memory: a device address is a host address.
  * Copies really are deferred: each runs when {@link DeviceCopyStream#isDone} first reports it, and not at all
  * while {@link #HOLD} is set, so tests see the asynchronous path. Streams take {@value #CAPACITY} copies at once.
- * Select it with the engine option {@code device.memory=host-test}.
+ * Select it with the engine option {@code device.memory=host-test}. Its {@link #allocationId} answers from
+ * {@link #ALLOCATIONS}, which tests set to play the driver's answer for their own addresses.
  */
 public final class HostBackedDeviceMemory implements DeviceMemory {
 
@@ -29,6 +32,12 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     public static final AtomicLong COPIES_TO_DEVICE = new AtomicLong();
     /** Staging buffers allocated and not yet closed. */
     public static final AtomicLong LIVE_STAGING = new AtomicLong();
+
+    /**
+     * The {@link #allocationId} of each address a test named: an id, or {@link #NO_ALLOCATION} once the test
+     * "freed" it; any other address answers {@link #UNKNOWN_ALLOCATION}, so other tests' regions are not watched.
+     */
+    public static final Map<Long, Long> ALLOCATIONS = new ConcurrentHashMap<>();
 
     @Override
     public String name() {
@@ -43,6 +52,11 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     @Override
     public int deviceCount() {
         return 1;
+    }
+
+    @Override
+    public long allocationId(final int device, final long address) {
+        return ALLOCATIONS.getOrDefault(address, UNKNOWN_ALLOCATION);
     }
 
     @Override
