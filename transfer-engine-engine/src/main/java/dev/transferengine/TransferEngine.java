@@ -108,14 +108,15 @@ public interface TransferEngine extends AutoCloseable {
      *
      * @param segment the memory: a native, writable segment from a shared arena for host memory, or one carrying the
      *     device pointer for device memory; the caller keeps it alive until {@link #deregister(MemoryRegion)}. Memory
-     *     freed while registered is deregistered by the engine once the segment's scope is closed, so give a device
-     *     segment the scope of its allocation ({@code MemorySegment.ofAddress(p).reinterpret(n, arena, cleanup)}
-     *     with an arena the application closes when it frees the memory): of a segment of the global scope the
-     *     engine cannot learn that the memory was freed (docs/security.md, "Freed memory")
+     *     freed while registered is deregistered by the engine once the segment's scope is closed, or, for device
+     *     memory, once the driver no longer places the address in the allocation it had at registration (e.g. after
+     *     {@code cuMemFree}); memory a caching allocator reuses without freeing it goes unseen, so deregister first
+     *     (docs/security.md, "Freed memory")
      * @param device where the memory lives
      * @return the region, {@link RegionAccess#READ_WRITE}, whose {@link MemoryRegion#descriptor()} peers write to and
      *     read from
-     * @throws InvalidRequestException if the segment is on the heap, read-only or confined to one thread
+     * @throws InvalidRequestException if the segment is on the heap, read-only or confined to one thread, or device
+     *     memory that no allocation holds (freed)
      * @throws DeviceUnavailableException if no group serves that GPU
      * @throws TransferTimeoutException if registering outlasts the operation timeout
      * @throws EngineClosedException if the engine is closed
