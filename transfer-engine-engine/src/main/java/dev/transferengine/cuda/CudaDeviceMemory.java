@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code cuda} {@link DeviceMemory}: pinned staging buffers from {@code cuMemHostAlloc} and copy streams with
- * event-based completion, and the driver's buffer id of an address for the scope sweep. Loads without JCuda on the class path and then reports why it is unavailable.
+ * event-based completion, and the driver's buffer id of an address for the scope sweep. Loads without JCuda on the
+ * class path and then reports why it is unavailable.
  */
 public final class CudaDeviceMemory implements DeviceMemory {
 
@@ -44,7 +45,7 @@ public final class CudaDeviceMemory implements DeviceMemory {
         return new CudaCopyStream(CudaDevice.get(device), STREAM_CAPACITY);
     }
 
-    /** {@code cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_BUFFER_ID)}; one driver call after making the context current. */
+    /** {@code cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_BUFFER_ID)}: one driver call, with the context current. */
     @Override
     public long allocationId(final int device, final long address) {
         try {
