@@ -81,12 +81,15 @@ class FabricOpsTagTest {
     }
 
     @Test
-    void sizesThatCameInAnyOrderMergeAndAPeerWithoutPoolsIsSentToByLength() {
+    void sizesThatCameInAnyOrderMergeAPeerWithoutPoolsWaitsAndASilentPeerIsSentToByLength() {
         final FabricPoolSizes pools = new FabricPoolSizes();
         pools.learn(1, new int[] {3000});
         final FabricPoolSizes.View view = pools.learn(1, new int[] {100});
         assertThat(FabricPoolSizes.tag(view, 101)).isEqualTo(FabricOps.sizeTag(4096));
-        assertThat(FabricPoolSizes.tag(peerWith(), 5000)).isEqualTo(FabricOps.sizeTag(5000));
+        assertThat(FabricPoolSizes.tag(peerWith(), 5000)).isEqualTo(FabricPoolSizes.NO_POOL_YET);
+        final FabricPoolSizes.View silent = pools.ask(2);
+        pools.settle(silent, true);
+        assertThat(FabricPoolSizes.tag(silent, 5000)).isEqualTo(FabricOps.sizeTag(5000));
     }
 
     @Test
