@@ -3,7 +3,10 @@ package dev.transferengine.cuda;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
@@ -69,6 +72,25 @@ final class Cuda {
         if (UNAVAILABILITY_CAUSE != null) {
             throw new DeviceUnavailableException("CUDA is unavailable: " + UNAVAILABILITY_CAUSE);
         }
+    }
+
+    /**
+     * A downcall to {@code symbol} of the driver library, for what JCuda does not bind (or binds with per-call
+     * objects). Needs CUDA to be available.
+     *
+     * @param missing why the driver may lack it, e.g. {@code " (needs a CUDA 11.7+ driver)"}; empty if nothing to add
+     * @throws DeviceUnavailableException if CUDA is unavailable or the driver lacks {@code symbol}
+     */
+    @SuppressWarnings("restricted")
+    static MethodHandle driverFunction(final String symbol, final String missing, final FunctionDescriptor descriptor) {
+        ensureAvailability();
+        return Linker.nativeLinker()
+                .downcallHandle(
+                        SymbolLookup.libraryLookup(CudaDmaBuf.LIBRARY, Arena.global())
+                                .find(symbol)
+                                .orElseThrow(() -> new DeviceUnavailableException(
+                                        CudaDmaBuf.LIBRARY + " lacks " + symbol + missing)),
+                        descriptor);
     }
 
     /**

@@ -5,9 +5,7 @@ import dev.transferengine.spi.DeviceMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -63,21 +61,12 @@ final class CudaBufferIds {
 
         static final MethodHandle GET_ATTRIBUTE = link();
 
-        @SuppressWarnings("restricted")
         private static MethodHandle link() {
-            Cuda.ensureAvailability();
-            final MemorySegment symbol = SymbolLookup.libraryLookup(CudaDmaBuf.LIBRARY, Arena.global())
-                    .find("cuPointerGetAttribute")
-                    .orElseThrow(
-                            () -> new DeviceUnavailableException(CudaDmaBuf.LIBRARY + " lacks cuPointerGetAttribute"));
-            return Linker.nativeLinker()
-                    .downcallHandle(
-                            symbol,
-                            FunctionDescriptor.of(
-                                    ValueLayout.JAVA_INT,
-                                    ValueLayout.ADDRESS,
-                                    ValueLayout.JAVA_INT,
-                                    ValueLayout.JAVA_LONG));
+            return Cuda.driverFunction(
+                    "cuPointerGetAttribute",
+                    "",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
         }
     }
 }

@@ -29,9 +29,12 @@ final class CudaDevice {
     private final CUdevice device;
     private final CUcontext context;
     private final String name;
+    /** What a failed {@link #makeCurrent()} names; built once, as the worker's sweep makes it current every ms. */
+    private final String setCurrentCall;
 
     private CudaDevice(final int ordinal) {
         this.ordinal = ordinal;
+        this.setCurrentCall = "cuCtxSetCurrent(cuda:" + ordinal + ")";
         this.device = new CUdevice();
         CudaCalls.check(cuDeviceGet(device, ordinal), "cuDeviceGet(" + ordinal + ")");
         this.context = new CUcontext();
@@ -70,7 +73,7 @@ final class CudaDevice {
 
     /** Makes this device's primary context current on the calling thread (a cheap driver call). */
     public void makeCurrent() {
-        CudaCalls.check(cuCtxSetCurrent(context), "cuCtxSetCurrent(cuda:" + ordinal + ")");
+        CudaCalls.check(cuCtxSetCurrent(context), setCurrentCall);
     }
 
     /** Allocates {@code bytes} of device memory. Blocks for the driver call. */

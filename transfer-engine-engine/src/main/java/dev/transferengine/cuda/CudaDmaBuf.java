@@ -4,9 +4,7 @@ import dev.transferengine.exceptions.DeviceUnavailableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -53,23 +51,17 @@ final class CudaDmaBuf {
 
         static final MethodHandle GET_HANDLE = link();
 
-        @SuppressWarnings("restricted")
         private static MethodHandle link() {
-            Cuda.ensureAvailability();
-            final MemorySegment symbol = SymbolLookup.libraryLookup(LIBRARY, Arena.global())
-                    .find("cuMemGetHandleForAddressRange")
-                    .orElseThrow(() -> new DeviceUnavailableException(
-                            LIBRARY + " lacks cuMemGetHandleForAddressRange " + "(needs a CUDA 11.7+ driver)"));
-            return Linker.nativeLinker()
-                    .downcallHandle(
-                            symbol,
-                            FunctionDescriptor.of(
-                                    ValueLayout.JAVA_INT,
-                                    ValueLayout.ADDRESS,
-                                    ValueLayout.JAVA_LONG,
-                                    ValueLayout.JAVA_LONG,
-                                    ValueLayout.JAVA_INT,
-                                    ValueLayout.JAVA_LONG));
+            return Cuda.driverFunction(
+                    "cuMemGetHandleForAddressRange",
+                    " (needs a CUDA 11.7+ driver)",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS,
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_LONG));
         }
     }
 }
