@@ -416,6 +416,7 @@ public interface TransferEngine extends AutoCloseable {
      * @param listener told of each change, on the callback thread
      * @return the watcher; close it to release the slot
      * @throws DeviceUnavailableException if this engine cannot use a GPU, with the reason
+     * @throws BackPressureException if every watcher slot is in use (close one, or raise the maximum)
      */
     default UvmWatcher allocUvmWatcher(final UvmWatchListener listener) {
         throw new DeviceUnavailableException(getClass().getName() + " has no UVM watchers");

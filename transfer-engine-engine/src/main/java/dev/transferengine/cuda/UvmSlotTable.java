@@ -1,6 +1,7 @@
 package dev.transferengine.cuda;
 
 import dev.transferengine.UvmWatchListener;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 
 import java.util.ArrayList;
@@ -50,7 +51,8 @@ final class UvmSlotTable {
             }
             slot = nextSlot++;
         } else {
-            throw new IllegalStateException("all " + capacity + " UVM watcher slots are in use; raise maxWatchers");
+            throw new BackPressureException(
+                    "all " + capacity + " UVM watcher slots are in use; close a watcher or raise maxWatchers");
         }
         final WatchEntry entry = new WatchEntry(slot, nextId++, listener, pages.get(slot / SlotPage.SLOTS), this);
         // a kernel of the previous owner that kept storing after its close left its last value here: the new

@@ -3,6 +3,7 @@ package dev.transferengine.cuda;
 import dev.transferengine.IdleStrategyKind;
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.spi.UvmWatcherService;
 
@@ -73,7 +74,7 @@ public final class UvmWatchers implements UvmWatcherService {
      * Any thread; blocks only when a new page must be allocated (once per 512 watchers).
      *
      * @throws EngineClosedException if the service is closed
-     * @throws IllegalStateException if {@link UvmWatchersConfig#maxWatchers()} slots are in use
+     * @throws BackPressureException if {@link UvmWatchersConfig#maxWatchers()} slots are in use
      */
     @Override
     public UvmWatcher allocate(final UvmWatchListener listener) {

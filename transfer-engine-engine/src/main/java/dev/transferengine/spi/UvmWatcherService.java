@@ -2,6 +2,7 @@ package dev.transferengine.spi;
 
 import dev.transferengine.UvmWatchListener;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 
 /**
@@ -18,7 +19,7 @@ public interface UvmWatcherService extends AutoCloseable {
      * @return the watcher; close it to free its slot
      *
      * @throws EngineClosedException if the service is closed
-     * @throws IllegalStateException if every slot is in use
+     * @throws BackPressureException if every slot is in use
      */
     UvmWatcher allocate(UvmWatchListener listener);
 

@@ -2,6 +2,7 @@ package dev.transferengine.cuda;
 
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 
 import java.util.ArrayList;
@@ -151,7 +152,7 @@ class UvmPollerTest {
         tiny.allocate((o, n) -> true);
 
         assertThatThrownBy(() -> tiny.allocate((o, n) -> true))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(BackPressureException.class)
                 .hasMessageContaining("all 2 UVM watcher slots are in use");
     }
 
