@@ -45,12 +45,14 @@ import javax.net.ssl.TrustManagerFactory;
  * with {@code java -cp te-bench.jar Member.java MODE ...}. Engine settings come from system properties:
  * {@code -Dkey=<cluster key>}, {@code -Dtls=<PKCS12 key store, password changeit>}, {@code -Dtransport=tcp|fabric},
  * {@code -Dprovider=tcp|shm}, {@code -Dbind=<address>}, {@code -DmaxUnexpectedImms=<n>}, {@code -Dopt.<engine option>=<value>}; the target's
- * {@code -Dclaim=false} leaves every imm unexpected (no listener claims it).
+ * {@code -Dclaim=false} leaves every imm unexpected (no listener claims it), its {@code -Ddevice=cuda:0} puts its region
+ * in GPU memory ({@link TargetMemory}).
  *
  * <pre>
  * target SIZE          registers SIZE bytes, prints "te-target &lt;descriptor text&gt;", then answers stdin lines:
  *                      report (JSON: healthy, heap after GC, imms, receives, peers, events, non-zero bytes),
- *                      free (closes the region's arena without deregistering), quit
+ *                      free (frees the region's memory without deregistering: closes its arena, or cuMemFree and
+ *                      a zeroed allocation of the same size, whose non-zero bytes the next report counts), quit
  * writer DESC FILE     writes 64 KiB to DESC with 16 in flight until FILE exists, then times a fresh engine's way in
  * relayed DESC PORT    writes and sends to DESC's region through 127.0.0.1:PORT (a relay), then to DESC itself
  * imms DESC FIRST N W  N zero-byte imms FIRST.. (W in flight), prints how many landed and how many were refused
@@ -118,12 +120,11 @@ public final class Member {
     // ---------------------------------------------------------------------------------------------- the target
 
     static void target(final long size) throws Exception {
-        final Arena arena = Arena.ofShared();
-        final MemorySegment memory = arena.allocate(size, 4096);
+        final TargetMemory memory = TargetMemory.allocate(System.getProperty("device", "host"), size);
         final AtomicLong imms = new AtomicLong();
         final AtomicLong receives = new AtomicLong();
         try (TransferEngine engine = open()) {
-            final MemoryRegion region = engine.register(memory, Device.host());
+            final MemoryRegion region = engine.register(memory.segment(), memory.device());
             if (Boolean.parseBoolean(System.getProperty("claim", "true"))) {
                 engine.onImm(imm -> imms.incrementAndGet()); // else imms stay unexpected: nobody claims them
             }
@@ -133,12 +134,9 @@ public final class Member {
             System.out.flush();
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
-                if (line.equals("free")) {
-                    arena.close();
-                    System.out.println("{\"freed\":true}");
-                } else {
-                    System.out.println(report(engine, imms.get(), receives.get(), arena.scope().isAlive() ? memory : null));
-                }
+                System.out.println(line.equals("free")
+                        ? "{" + memory.free() + "}"
+                        : report(engine, imms.get(), receives.get(), memory.nonZeroBytes()));
                 System.out.flush();
             }
             pool.close();
@@ -156,18 +154,9 @@ public final class Member {
         return provider.startsWith("tcp") ? ((payload[name + 2] & 0xFF) << 8) | (payload[name + 3] & 0xFF) : -1;
     }
 
-    static String report(final TransferEngine engine, final long imms, final long receives, final MemorySegment memory) {
+    static String report(final TransferEngine engine, final long imms, final long receives, final long nonZero) {
         System.gc();
         final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        long nonZero = -1;
-        if (memory != null) {
-            nonZero = 0;
-            for (long i = 0; i < memory.byteSize(); i++) {
-                if (memory.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                    nonZero++;
-                }
-            }
-        }
         final Map<String, Object> out = new LinkedHashMap<>();
         out.put("healthy", engine.isHealthy());
         out.put("heap_used_after_gc", heap.getUsed());

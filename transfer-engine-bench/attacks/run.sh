@@ -2,7 +2,9 @@
 # Issue 16's attacks from outside the engine's process, against the built te-bench.jar (./mvnw -B -o -DskipTests
 # package -pl transfer-engine-bench -am). Every party is a process of its own: the target engine (Member.java target,
 # a JVM at -Xmx64m -XX:MaxDirectMemorySize=64m), the members (Member.java, JVMs), the outsider (outsider.py, python3).
-# Usage: transfer-engine-bench/attacks/run.sh SCENARIO   (scenarios: see the case below; each prints JSON lines)
+# Usage: [TARGET_DEVICE=cuda:0] transfer-engine-bench/attacks/run.sh SCENARIO   (scenarios: see the case below; each
+# prints JSON lines). TARGET_DEVICE puts the target's region in GPU memory (TargetMemory.java): every scenario then
+# attacks the GPU path (tcp staging; fabric/shm FI_HMEM with a libfabric built --with-cuda), and free is cuMemFree.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -38,7 +40,7 @@ tls_store() {
 # start_target JAVA_OPTIONS...: the engine under attack; sets desc, port; its stdin is fd 3, its stdout $work/target.out
 start_target() {
   mkfifo "$work/target.in"
-  java -Xmx64m -XX:MaxDirectMemorySize=64m "$@" -cp "$jar" "$here/Member.java" target 16777216 \
+  java -Xmx64m -XX:MaxDirectMemorySize=64m -Ddevice="${TARGET_DEVICE:-host}" "$@" -cp "$jar" "$here/Member.java" target 16777216 \
     <"$work/target.in" >"$work/target.out" 2>"$work/target.err" &
   pids+=($!)
   target_pid=$!
@@ -71,7 +73,7 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends weak-keys api freed-fabric-tcp freed-fabric-shm fabric-outsider}
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider}
 case $scenario in
   flood-tls) flood_case tls-hello tls ;;
   flood-idle) flood_case none plain ;;
@@ -155,11 +157,13 @@ case $scenario in
     start_target
     python3 "$here/outsider.py" challenge 127.0.0.1 "$port"
     ;;
-  freed-fabric-tcp | freed-fabric-shm)
-    # the target's application closes its region's arena while a member hammers 4 KiB writes at it
-    provider=${scenario#freed-fabric-}
-    start_target "${fabric[@]}" -Dprovider="$provider"
-    member "${fabric[@]}" -Dprovider="$provider" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
+  freed-tcp | freed-fabric-tcp | freed-fabric-shm)
+    # the target's application frees its region's memory (host: closes the arena; GPU: cuMemFree, then a new
+    # allocation of the same size) while a member hammers 4 KiB writes at it
+    opts=(-Dkey="$key")
+    [ "$scenario" != freed-tcp ] && opts=("${fabric[@]}" -Dprovider="${scenario#freed-fabric-}")
+    start_target "${opts[@]}"
+    member "${opts[@]}" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
     hammer=$!
     for _ in $(seq 600); do grep -q connected "$work/hammer.out" 2>/dev/null && break; sleep 0.1; done
     sleep 2

@@ -1,0 +1,145 @@
+import dev.transferengine.Device;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The target's region memory ({@code -Ddevice=host|cuda:N}): host memory from an arena, or GPU memory from
+ * {@code cuMemAlloc} wrapped in a segment of the global scope, as a user's CUDA library hands it over. {@link #free()}
+ * is what a careless application does: closes the arena, or calls {@code cuMemFree} and allocates the same size again
+ * (the allocation that, before the driver check, received a peer's writes); {@link #nonZeroBytes()} then counts what
+ * landed in that next allocation.
+ */
+abstract sealed class TargetMemory {
+
+    /** {@code size} zeroed bytes on {@code device}: {@code host} or {@code cuda:N}. */
+    static TargetMemory allocate(final String device, final long size) {
+        if (device.equals("host")) {
+            return new Host(size);
+        }
+        if (device.matches("cuda:\\d+")) {
+            return new Gpu(new Device.Cuda(Integer.parseInt(device.substring(5))), size);
+        }
+        throw new IllegalArgumentException("-Ddevice must be host or cuda:N, not '" + device + "'");
+    }
+
+    abstract MemorySegment segment();
+
+    abstract Device device();
+
+    /** Frees the memory without deregistering it; returns what happened, as JSON fields. */
+    abstract String free();
+
+    /** Non-zero bytes in the memory now at the region's place (-1 for freed host memory, which cannot be read). */
+    abstract long nonZeroBytes();
+
+    static final class Host extends TargetMemory {
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment memory;
+
+        Host(final long size) {
+            memory = arena.allocate(size, 4096);
+        }
+
+        @Override
+        MemorySegment segment() {
+            return memory;
+        }
+
+        @Override
+        Device device() {
+            return Device.host();
+        }
+
+        @Override
+        String free() {
+            arena.close();
+            return "\"freed\":true";
+        }
+
+        @Override
+        long nonZeroBytes() {
+            return arena.scope().isAlive() ? count(memory) : -1;
+        }
+    }
+
+    static final class Gpu extends TargetMemory {
+        private final Device.Cuda device;
+        private final long size;
+        private Address pointer;
+
+        Gpu(final Device.Cuda device, final long size) {
+            this.device = device;
+            this.size = size;
+            JCudaDriver.setExceptionsEnabled(true);
+            JCudaDriver.cuInit(0);
+            final CUdevice gpu = new CUdevice();
+            JCudaDriver.cuDeviceGet(gpu, device.ordinal());
+            final CUcontext context = new CUcontext();
+            // the primary context, which the engine uses too; held for the life of the process
+            JCudaDriver.cuDevicePrimaryCtxRetain(context, gpu);
+            JCudaDriver.cuCtxSetCurrent(context);
+            pointer = zeroed(size);
+        }
+
+        @Override
+        @SuppressWarnings("restricted") // a device pointer: the engine never dereferences it on the host
+        MemorySegment segment() {
+            return MemorySegment.ofAddress(pointer.address()).reinterpret(size);
+        }
+
+        @Override
+        Device device() {
+            return device;
+        }
+
+        @Override
+        String free() {
+            final long freed = pointer.address();
+            JCudaDriver.cuMemFree(pointer);
+            pointer = zeroed(size);
+            return "\"freed\":true,\"next_allocation_at_same_address\":" + (pointer.address() == freed);
+        }
+
+        @Override
+        long nonZeroBytes() {
+            try (Arena arena = Arena.ofConfined()) {
+                final MemorySegment copy = arena.allocate(size);
+                JCudaDriver.cuMemcpyDtoH(Pointer.to(copy.asByteBuffer()), pointer, size);
+                return count(copy);
+            }
+        }
+
+        private static Address zeroed(final long size) {
+            final Address allocated = new Address();
+            JCudaDriver.cuMemAlloc(allocated, size);
+            JCudaDriver.cuMemsetD8(allocated, (byte) 0, size);
+            return allocated;
+        }
+
+        /** A device pointer whose address can be read back. */
+        private static final class Address extends CUdeviceptr {
+            long address() {
+                return getNativePointer() + getByteOffset();
+            }
+        }
+    }
+
+    static long count(final MemorySegment memory) {
+        long nonZero = 0;
+        for (long i = 0; i < memory.byteSize(); i++) {
+            if (memory.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                nonZero++;
+            }
+        }
+        return nonZero;
+    }
+
+}
