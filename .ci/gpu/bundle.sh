@@ -6,6 +6,8 @@
 #   launcher/     GpuTestLauncher (runs JUnit packages, one line per test)
 #   te-bench.jar  the bench jar: the GPU JMH suites (UvmWatcherLatency, StagingBandwidth, EngineStaging) run from it
 #   bench-kernels.ptx  the bench's kernels (inside te-bench.jar), beside it for run.sh's ptxas check
+#   attacks/      issue 16's outside attacks (run.sh, outsider.py, Member compiled: the runtime has no javac), run as
+#                 TE_BENCH_JAR=$PWD/te-bench.jar JAVA_HOME=$PWD/jre TARGET_DEVICE=cuda:0 attacks/run.sh freed-tcp
 # Usage: .ci/gpu/bundle.sh     (then: run with carry [".ci/gpu/target/bundle"] and .ci/gpu/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +25,10 @@ mkdir -p "$OUT/launcher"
 "$JAVA_HOME/bin/javac" -d "$OUT/launcher" -cp "$OUT/lib/*" .ci/gpu/GpuTestLauncher.java
 cp transfer-engine-bench/target/te-bench.jar "$OUT/"
 cp transfer-engine-bench/src/main/resources/dev/transferengine/bench/jmh/bench-kernels.ptx "$OUT/" # for run.sh's ptxas
+mkdir -p "$OUT/attacks/classes"
+cp transfer-engine-bench/attacks/run.sh transfer-engine-bench/attacks/outsider.py "$OUT/attacks/"
+"$JAVA_HOME/bin/javac" -d "$OUT/attacks/classes" -cp "$OUT/te-bench.jar" transfer-engine-bench/attacks/Member.java \
+  transfer-engine-bench/attacks/TargetMemory.java
 
 # carry takes 64 MiB in all: byte-buddy only serves AssertJ's soft assertions, archunit only the layering tests
 # (no GPU needed), the engine uses JCuda's driver API only (its runtime, NVRTC and PTX-compiler bindings are 25 of

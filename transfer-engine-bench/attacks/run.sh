@@ -14,11 +14,15 @@ work=$(mktemp -d /tmp/te-attacks.XXXXXX)
 key=$(openssl rand -base64 32)
 keytool=$JAVA_HOME/bin/keytool
 java() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$@"; }
+# Member's class path and main: compiled beside this script when a runtime without javac runs it (.ci/gpu/bundle.sh),
+# else launched from source
+if [ -f "$here/classes/Member.class" ]; then members=(-cp "$jar:$here/classes" Member)
+else members=(-cp "$jar" "$here/Member.java"); fi
 # member [-Dname=value...] MODE ARGS...: a member engine in a JVM of its own
 member() {
   local jvm=()
   while [[ ${1:-} == -D* ]]; do jvm+=("$1"); shift; done
-  java -Xmx256m "${jvm[@]}" -cp "$jar" "$here/Member.java" "$@"
+  java -Xmx256m "${jvm[@]}" "${members[@]}" "$@"
 }
 # fabric scenarios: libfabric 2.1 where $TE_FABRIC_LIBRARY names it (shm needs 1.19+), else the system's
 fabric=(-Dtransport=fabric)
@@ -40,7 +44,7 @@ tls_store() {
 # start_target JAVA_OPTIONS...: the engine under attack; sets desc, port; its stdin is fd 3, its stdout $work/target.out
 start_target() {
   mkfifo "$work/target.in"
-  java -Xmx64m -XX:MaxDirectMemorySize=64m -Ddevice="${TARGET_DEVICE:-host}" "$@" -cp "$jar" "$here/Member.java" target 16777216 \
+  java -Xmx64m -XX:MaxDirectMemorySize=64m -Ddevice="${TARGET_DEVICE:-host}" "$@" "${members[@]}" target 16777216 \
     <"$work/target.in" >"$work/target.out" 2>"$work/target.err" &
   pids+=($!)
   target_pid=$!
@@ -143,11 +147,11 @@ case $scenario in
   api) member api ;;
   weak-keys)
     for bad in 'correct horse battery staple' 'c2hvcnQ=' "$(printf 'QUJD%.0s' $(seq 12))"; do
-      printf '{"key":"%s","start":"%s"}\n' "$bad" "$(java -Dkey="$bad" -cp "$jar" "$here/Member.java" api 2>&1 \
+      printf '{"key":"%s","start":"%s"}\n' "$bad" "$(java -Dkey="$bad" "${members[@]}" api 2>&1 \
         | grep -o 'TransportUnavailableException[^"]*' | head -1 || true)"
     done
     : >"$work/empty.key"
-    echo "{\"empty key file\":\"$(java -Dopt.tcp.clusterKeyFile="$work/empty.key" -cp "$jar" "$here/Member.java" api \
+    echo "{\"empty key file\":\"$(java -Dopt.tcp.clusterKeyFile="$work/empty.key" "${members[@]}" api \
       2>&1 | grep -o 'TransportUnavailableException[^"]*' | head -1 || true)\"}"
     # guessing offline from one CHALLENGE: a keyed target, then a keyless loopback one (public key)
     (echo 'correct horse battery staple'; seq 1 200000) >"$work/words"
