@@ -77,7 +77,7 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider}
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider}
 case $scenario in
   flood-tls) flood_case tls-hello tls ;;
   flood-idle) flood_case none plain ;;
@@ -133,16 +133,19 @@ case $scenario in
     wait "$writer" || true; grep -v connected "$work/writer.out" | tail -1
     echo "{\"target\":$(report)}"
     ;;
-  sends)
+  sends | sends-fabric-tcp | sends-fabric-shm)
     # member A floods 1 KiB sends (8 in flight) at the target's 4-buffer pool while member B sends 200, one at a time
-    start_target -Dkey="$key"
+    opts=(-Dkey="$key")
+    [ "$scenario" != sends ] && opts=("${fabric[@]}" -Dprovider="${scenario#sends-fabric-}")
+    start_target "${opts[@]}"
     address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
-    member -Dkey="$key" sends "$address" 20000 8 >"$work/flooder.out" 2>/dev/null &
+    member "${opts[@]}" sends "$address" 20000 8 >"$work/flooder.out" 2>/dev/null &
     flooder=$!
     sleep 3
-    member -Dkey="$key" sends "$address" 200 1
+    member "${opts[@]}" sends "$address" 200 1
     wait "$flooder"; echo "{\"flooder\":$(tail -1 "$work/flooder.out")}"
     echo "{\"target\":$(report)}"
+    sleep 5; echo "{\"target_5s_later\":$(report)}"  # messages still queued in the provider land late
     ;;
   api) member api ;;
   weak-keys)
