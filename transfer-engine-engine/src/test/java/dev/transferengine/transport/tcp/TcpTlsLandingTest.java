@@ -5,10 +5,10 @@ import dev.transferengine.test.TlsFixture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -126,8 +126,8 @@ class TcpTlsLandingTest {
     }
 
     private void connect(final boolean pipelined) throws IOException {
-        final ServerSocketChannel acceptor = ServerSocketChannel.open()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        final ServerSocketChannel acceptor =
+                ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         final Relay started = new Relay(acceptor.getLocalAddress());
         relay = started;
         final SocketChannel dialled = SocketChannel.open(started.address());
