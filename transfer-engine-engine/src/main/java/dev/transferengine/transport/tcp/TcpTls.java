@@ -68,6 +68,8 @@ final class TcpTls {
     private boolean eof;
     /** The one destination of a single-buffer read, reused. */
     private final ByteBuffer[] single = {NOTHING[0]};
+    /** The one source of a single-buffer write, reused: a frame without payload (an ACK) allocates nothing. */
+    private final ByteBuffer[] singleSource = {NOTHING[0]};
     /** The encrypted-byte buffers grew to {@value #RECORDS_PER_IO} records. */
     private boolean grown;
 
@@ -212,7 +214,12 @@ final class TcpTls {
 
     /** Encrypts and writes {@code src}; returns the plain bytes taken, which may sit encrypted in here a while. */
     int write(final ByteBuffer src) throws IOException {
-        return (int) write(new ByteBuffer[] {src});
+        singleSource[0] = src;
+        try {
+            return (int) write(singleSource);
+        } finally {
+            singleSource[0] = NOTHING[0];
+        }
     }
 
     /**
