@@ -18,7 +18,7 @@ final class CompletionQueue {
     static final byte COMPLETE = 1;
     static final byte FAILED = 2;
     static final byte RECEIVE = 3;
-    /** An imm landed; the value is its reservation. */
+    /** Imms landed, as many as the event's count; the value is their reservation. */
     static final byte IMM = 4;
     /** A receive buffer came back unused from {@link dev.transferengine.spi.Domain#withdrawReceive}. */
     static final byte RECEIVE_WITHDRAWN = 5;
@@ -28,6 +28,9 @@ final class CompletionQueue {
     private long[] tokens;
     private long[] values;
     private @Nullable TransferEngineException[] errors;
+    /** How many pieces completed, or imms landed, in one event: a run of pages reported at once. */
+    private int[] counts;
+
     private int head;
     private int size;
 
@@ -37,6 +40,7 @@ final class CompletionQueue {
         tokens = new long[initialCapacity];
         values = new long[initialCapacity];
         errors = new TransferEngineException[initialCapacity];
+        counts = new int[initialCapacity];
     }
 
     void add(
@@ -45,6 +49,17 @@ final class CompletionQueue {
             final long token,
             final long value,
             final @Nullable TransferEngineException error) {
+        add(kind, nic, token, value, error, 1);
+    }
+
+    /** Queues an event that stands for {@code count} completed pieces or landed imms (COMPLETE and IMM only). */
+    void add(
+            final byte kind,
+            final int nic,
+            final long token,
+            final long value,
+            final @Nullable TransferEngineException error,
+            final int count) {
         if (size == kinds.length) {
             grow();
         }
@@ -53,6 +68,7 @@ final class CompletionQueue {
         tokens[size] = token;
         values[size] = value;
         errors[size] = error;
+        counts[size] = count;
         size++;
     }
 
@@ -82,6 +98,11 @@ final class CompletionQueue {
         return values[i];
     }
 
+    /** How many pieces or imms event {@code i} stands for, at least 1. */
+    int count(final int i) {
+        return counts[i];
+    }
+
     /** The error of event {@code i}, which the queue forgets so it keeps no failure alive. */
     @Nullable TransferEngineException takeError(final int i) {
         final TransferEngineException error = errors[i];
@@ -96,5 +117,6 @@ final class CompletionQueue {
         tokens = Arrays.copyOf(tokens, capacity);
         values = Arrays.copyOf(values, capacity);
         errors = Arrays.copyOf(errors, capacity);
+        counts = Arrays.copyOf(counts, capacity);
     }
 }

@@ -3,6 +3,7 @@ package dev.transferengine.core;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
+import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
 import dev.transferengine.ReadRequest;
 import dev.transferengine.StageProbe;
@@ -80,6 +81,15 @@ final class DomainGroup implements Agent {
     private final WritePlanner planner;
     /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();
+    /**
+     * The peer address {@link #post} resolved last, on NIC {@link #resolvedNic}, and its handle: the pieces of one
+     * request (the pages of a paged write) mostly share their destination, resolved once instead of once a piece.
+     * Forgotten when the request's pieces are posted.
+     */
+    private @Nullable NetworkAddress resolvedAddress;
+
+    private int resolvedNic;
+    private long resolvedHandle;
 
     private final CompletionQueue completions = new CompletionQueue(1024);
     /** What a restart must re-create on the new NICs. */
@@ -375,6 +385,7 @@ final class DomainGroup implements Agent {
         } finally {
             planner.clear();
             posted.clear();
+            resolvedAddress = null;
         }
     }
 
@@ -389,16 +400,23 @@ final class DomainGroup implements Agent {
         }
     }
 
-    /** Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. */
+    /**
+     * Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. The address is
+     * compared by identity: the pieces of a request hand out their descriptor's own object, and a cheap miss only
+     * resolves again.
+     */
+    @SuppressWarnings("ReferenceEquality")
     private boolean post(final Submission s, final int nic) {
         try {
             final Domain domain = domains[nic];
             if (posted.peer() < 0) {
-                posted.target(
-                        domain.resolve(planner.destination(nic)),
-                        posted.remoteBase(),
-                        posted.remoteOffset(),
-                        posted.rkey());
+                final NetworkAddress address = planner.destination(nic);
+                if (address != resolvedAddress || nic != resolvedNic) {
+                    resolvedHandle = domain.resolve(address);
+                    resolvedAddress = address;
+                    resolvedNic = nic;
+                }
+                posted.target(resolvedHandle, posted.remoteBase(), posted.remoteOffset(), posted.rkey());
             }
             inFlight.posted(s.token, nic);
             if (s.takenNanos != 0) {
@@ -435,9 +453,10 @@ final class DomainGroup implements Agent {
                 final long token = completions.token(i);
                 final boolean send = InFlightTable.isSend(token);
                 final boolean read = !send && isRead(token);
-                counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, 1);
+                final int pieces = completions.count(i);
+                counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, pieces);
                 counters.add(index, nic, read ? NicCounter.BYTES_READ : NicCounter.BYTES_WRITTEN, value);
-                outcomes.ack(token, null);
+                outcomes.ack(token, pieces);
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
@@ -463,16 +482,20 @@ final class DomainGroup implements Agent {
                 }
             }
             case CompletionQueue.IMM -> {
-                counters.add(index, nic, NicCounter.IMMS, 1);
+                final int count = completions.count(i);
+                counters.add(index, nic, NicCounter.IMMS, count);
                 final StageProbe probe = counters.stageProbe();
                 if (probe != null) {
-                    try {
-                        probe.onImmArrived((int) value, System.nanoTime());
-                    } catch (final RuntimeException e) { // a probe bug must not lose the imm
-                        counters.increment(EngineCounter.CALLBACK_ERRORS);
+                    final long arrived = System.nanoTime();
+                    for (int k = 0; k < count; k++) {
+                        try {
+                            probe.onImmArrived((int) value, arrived);
+                        } catch (final RuntimeException e) { // a probe bug must not lose the imm
+                            counters.increment(EngineCounter.CALLBACK_ERRORS);
+                        }
                     }
                 }
-                imms.consume(value);
+                imms.consume(value, count);
             }
             default -> throw new IllegalStateException("unknown completion kind " + completions.kind(i));
         }
@@ -485,7 +508,7 @@ final class DomainGroup implements Agent {
     private void dropCompletions() {
         for (int i = completions.take(); i >= 0; i = completions.take()) {
             if (completions.kind(i) == CompletionQueue.IMM) {
-                imms.consume(completions.value(i));
+                imms.consume(completions.value(i), completions.count(i));
             } else {
                 completions.takeError(i);
             }

@@ -181,29 +181,39 @@ final class ImmCountTable {
         return (int) (reservation >>> SHARE_SHIFT) - 1;
     }
 
-    /** Worker thread: the write of {@code reservation} landed; its imm is credited, past the bound if need be. */
-    void consume(final long reservation) {
+    /**
+     * Worker thread: the writes of {@code count} equal reservations landed; their imms are credited, past the bound if
+     * need be. Each reservation held its own place (if any), so each gives one back, but one credits-only entry.
+     */
+    void consume(final long reservation, final int count) {
         final int imm = (int) reservation;
         final int share = shareOf(reservation);
-        counters.increment(EngineCounter.IMM_EVENTS);
+        counters.add(EngineCounter.IMM_EVENTS, count);
         final Stripe stripe = stripe(imm);
         synchronized (stripe) {
             final Entry entry = stripe.entries.get(imm);
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
-                    giveBack(share);
-                    callbacks.dispatchImm(listener, imm);
+                    for (int i = 0; i < count; i++) {
+                        giveBack(share);
+                        callbacks.dispatchImm(listener, imm);
+                    }
                 } else {
-                    credit(stripe, imm, 1, share); // a place reserved, or none: past the bound
+                    credit(stripe, imm, count, share); // a place reserved, or none: past the bound
+                    for (int i = 1; i < count; i++) {
+                        giveBack(share); // the entry holds one place for all of them
+                    }
                 }
                 return;
             }
-            giveBack(share); // the value has an entry now, which needs no place
+            for (int i = 0; i < count; i++) {
+                giveBack(share); // the value has an entry now, which needs no place
+            }
             if (entry.polled != null) {
-                entry.polled.credit();
+                entry.polled.credit(count);
             } else {
-                entry.count++;
+                entry.count += count;
                 fireIfDue(entry);
             }
         }

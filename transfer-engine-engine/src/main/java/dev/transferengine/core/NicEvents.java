@@ -40,6 +40,11 @@ final class NicEvents implements DomainListener {
     }
 
     @Override
+    public void onComplete(final long token, final long bytes, final int pieces) {
+        completions.add(CompletionQueue.COMPLETE, nic, token, bytes, null, pieces);
+    }
+
+    @Override
     public void onFailed(final long token, final TransferEngineException error) {
         completions.add(CompletionQueue.FAILED, nic, token, 0, error);
     }
@@ -62,6 +67,11 @@ final class NicEvents implements DomainListener {
     @Override
     public void onImm(final long reservation) {
         completions.add(CompletionQueue.IMM, nic, 0, reservation, null);
+    }
+
+    @Override
+    public void onImms(final long reservation, final int count) {
+        completions.add(CompletionQueue.IMM, nic, 0, reservation, null, count);
     }
 
     @Override

@@ -62,6 +62,19 @@ final class Outcomes {
         }
     }
 
+    /** {@code pieces} pieces of {@code token} succeeded, reported at once (a run of pages answered together). */
+    void ack(final long token, final int pieces) {
+        final Submission s = inFlight.get(token);
+        if (s == null) {
+            return;
+        }
+        s.confirmed += pieces;
+        s.remaining -= pieces;
+        if (s.remaining == 0) {
+            end(s);
+        }
+    }
+
     /** Gives up the pieces not posted yet; the request fails and ends once the posted ones drained. */
     void abandon(final Submission s, final int unposted, final TransferEngineException error) {
         fail(s, error);

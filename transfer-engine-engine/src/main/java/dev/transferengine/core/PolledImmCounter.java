@@ -33,7 +33,7 @@ final class PolledImmCounter implements ImmCounter {
 
     private final int imm;
     private final AtomicLong balance;
-    /** The thread parked waiting for credits, which {@link #credit()} unparks; null while none is. */
+    /** The thread parked waiting for credits, which {@link #credit(int)} unparks; null while none is. */
     private final AtomicReference<@Nullable Thread> waiter = new AtomicReference<>();
 
     private volatile boolean detached;
@@ -45,9 +45,9 @@ final class PolledImmCounter implements ImmCounter {
         this.balance = new AtomicLong(initialCredits);
     }
 
-    /** Worker: one imm arrived; unparks the waiter, if one is parked. */
-    void credit() {
-        balance.incrementAndGet();
+    /** Worker: {@code count} imms arrived; unparks the waiter, if one is parked. */
+    void credit(final int count) {
+        balance.addAndGet(count);
         wakeWaiter();
     }
 

@@ -29,6 +29,21 @@ public interface DomainListener {
     void onComplete(long token, long bytes);
 
     /**
+     * {@code pieces} posted writes with one token finished, in one report: what a transport that answers a run of
+     * pages at once (tcp's WRITEV) reports instead of {@code pieces} calls of {@link #onComplete}. The default makes
+     * those calls, sharing {@code bytes} out evenly (the pages of a paged write have one length).
+     *
+     * @param token the token the writes were posted with
+     * @param bytes their payload length together, in bytes
+     * @param pieces how many writes finished, at least 1
+     */
+    default void onComplete(final long token, final long bytes, final int pieces) {
+        for (int i = 0; i < pieces; i++) {
+            onComplete(token, bytes / pieces);
+        }
+    }
+
+    /**
      * One posted write or send failed; reported once, instead of {@link #onComplete}.
      *
      * @param token the token the operation was posted with
@@ -80,6 +95,20 @@ public interface DomainListener {
      * @param reservation what {@link #reserveImm} returned, never {@link #IMM_REFUSED}; consumed by this call
      */
     void onImm(long reservation);
+
+    /**
+     * The writes of {@code count} equal reservations landed: {@code count} imm events, each credited as by
+     * {@link #onImm}, in one report (tcp's WRITEV pages of one paged write). The default calls {@link #onImm} that
+     * often.
+     *
+     * @param reservation what {@link #reserveImm} returned, {@code count} times, for writes that all landed
+     * @param count how many, at least 1
+     */
+    default void onImms(final long reservation, final int count) {
+        for (int i = 0; i < count; i++) {
+            onImm(reservation);
+        }
+    }
 
     /**
      * Gives back a reservation whose write will never land (its connection or domain closed first).

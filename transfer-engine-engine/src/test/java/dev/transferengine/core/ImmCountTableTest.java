@@ -47,7 +47,7 @@ class ImmCountTableTest {
         for (int i = 0; i < count; i++) {
             final long reservation = table.reserve(peer, imm);
             if (reservation != DomainListener.IMM_REFUSED) {
-                table.consume(reservation);
+                table.consume(reservation, 1);
             }
         }
     }
@@ -174,8 +174,28 @@ class ImmCountTableTest {
         imms(1, 1);
         imms(2, 1);
         assertThat(table.reserve(PEER, 3)).as("two credited and one reserved").isEqualTo(DomainListener.IMM_REFUSED);
-        table.consume(reservation);
+        table.consume(reservation, 1);
         assertThat(table.remove(9)).isEqualTo(new ImmCountState(1, 0));
+    }
+
+    @Test
+    void reservationsConsumedTogetherCreditEachImmAndKeepOnePlaceForTheirValue() {
+        // a WRITEV frame's pages are all admitted before the run is reported: each reservation takes a place
+        final long first = table.reserve(PEER, 9);
+        final long second = table.reserve(PEER, 9);
+        final long third = table.reserve(PEER, 9);
+        assertThat(second).isEqualTo(first);
+        assertThat(third).isEqualTo(first);
+        assertThat(table.reserve(PEER, 9)).as("the peer holds its share").isEqualTo(DomainListener.IMM_REFUSED);
+
+        table.consume(first, 3);
+
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMM_EVENTS))
+                .isEqualTo(3);
+        assertThat(table.reserve(PEER, 3)).as("two places given back").isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 4)).isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.reserve(PEER, 5)).as("9's entry keeps one").isEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.remove(9)).isEqualTo(new ImmCountState(3, 0));
     }
 
     @Test
@@ -294,7 +314,7 @@ class ImmCountTableTest {
             for (int i = 0; i < 12; i++, imm++) {
                 final long reservation = fair.reserve(peers.get(p), imm);
                 if (reservation != DomainListener.IMM_REFUSED) {
-                    fair.consume(reservation);
+                    fair.consume(reservation, 1);
                     credited[p]++;
                 }
             }

@@ -18,8 +18,8 @@ class PolledImmCounterTest {
         assertThat(counter.tryAwait(3, Duration.ofMillis(1))).isFalse();
         assertThat(counter.balance()).as("the credits taken are given back").isEqualTo(1);
 
-        counter.credit();
-        counter.credit();
+        counter.credit(1);
+        counter.credit(1);
         assertThat(counter.tryAwait(3, Duration.ofMillis(1))).isTrue();
         assertThat(counter.balance()).isZero();
     }

@@ -517,6 +517,11 @@ final class TcpDomain implements Domain, TcpRequests {
     }
 
     @Override
+    public void completed(final long token, final long bytes, final int pieces) {
+        listener.onComplete(token, bytes, pieces);
+    }
+
+    @Override
     public void release(final TcpOp op) {
         op.clear();
         opPool.addLast(op);

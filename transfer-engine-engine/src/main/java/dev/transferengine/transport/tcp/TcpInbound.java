@@ -172,6 +172,7 @@ final class TcpInbound extends TcpConnection {
                 break;
             }
         }
+        pages.reportLanded(targets.listener()); // before the ACKs of these pages can leave
         return frames;
     }
 
@@ -554,6 +555,13 @@ final class TcpInbound extends TcpConnection {
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         final long reservation = immReservation;
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
+        if (paging && !device && staged.isEmpty()) {
+            pages.landed(
+                    type, reservation, length, targets.listener()); // reported with the run, before the answer leaves
+            answer(TcpFrame.ACK, 1, length);
+            return;
+        }
+        pages.reportLanded(targets.listener()); // what landed before is reported first
         if (device || !staged.isEmpty()) {
             staged.addLast(held(
                     type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));

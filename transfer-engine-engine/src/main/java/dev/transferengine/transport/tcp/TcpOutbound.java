@@ -41,6 +41,11 @@ final class TcpOutbound extends TcpConnection {
     private int openRequests;
     /** The token of the request enqueued last: its further pieces continue it and are never refused. */
     private long lastToken;
+    /** Acknowledged pieces of one token not reported yet: see {@link #joinRun}. */
+    private long runToken;
+
+    private int runPieces;
+    private long runBytes;
 
     private TcpOutbound(
             final TcpIo io,
@@ -388,20 +393,50 @@ final class TcpOutbound extends TcpConnection {
                 for (int i = 0; i < answered && !closed(); i++) {
                     final TcpOp answeredOp = awaiting.peekFirst();
                     if (answeredOp == null || answeredOp.id != first + i) {
+                        completeRun();
                         return frames
                                 + protocolError("ACK for requests " + first + " to " + (first + answered - 1)
                                         + " skips request " + (first + i));
                     }
                     awaiting.pollFirst();
                     ended(answeredOp);
-                    requests.end(answeredOp, refusal == null ? null : refusal(answeredOp, refusal, size));
+                    if (refusal == null && TcpPages.pageable(answeredOp)) {
+                        joinRun(answeredOp);
+                    } else {
+                        completeRun();
+                        requests.end(answeredOp, refusal == null ? null : refusal(answeredOp, refusal, size));
+                    }
                 }
+                completeRun();
             } else {
                 return frames + protocolError("unexpected " + TcpFrame.typeName(type) + " from the target side");
             }
             frames++;
         }
         return frames;
+    }
+
+    /**
+     * An acknowledged page (or small write) joins the run of its token, reported in one go by {@link #completeRun}:
+     * the pages of a paged write cost the engine one completion per ACK, not one per page.
+     */
+    private void joinRun(final TcpOp op) {
+        if (runPieces > 0 && op.token != runToken) {
+            completeRun();
+        }
+        runToken = op.token;
+        runPieces++;
+        runBytes += op.length;
+        requests.release(op);
+    }
+
+    private void completeRun() {
+        if (runPieces > 0) {
+            final int pieces = runPieces;
+            runPieces = 0;
+            requests.completed(runToken, runBytes, pieces);
+            runBytes = 0;
+        }
     }
 
     /**

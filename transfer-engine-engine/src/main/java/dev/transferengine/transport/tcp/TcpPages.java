@@ -1,5 +1,7 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.spi.DomainListener;
+
 import java.nio.ByteBuffer;
 
 import org.jspecify.annotations.Nullable;
@@ -9,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * a frame (the sender's side, static), and the receiver's cursor through the pages of the frame it is reading. A
  * page is checked, placed, reported and answered as the WRITE, WRITE_IMM or IMM it stands for, so the receiver sees
  * the same k requests and k imm events as from k frames; the frame saves k - 1 headers, their syscalls and, with
- * the ACK that answers a run of pages at once, k - 1 answers. Worker thread only; allocates nothing.
+ * the ACK that answers a run of pages at once, k - 1 answers. The imm events of a run of placed pages with one
+ * reservation are reported to the listener in one {@link DomainListener#onImms} (still k events), their bytes in one
+ * {@link DomainListener#onBytesReceived}. Worker thread only; allocates nothing.
  */
 final class TcpPages {
 
@@ -26,6 +30,11 @@ final class TcpPages {
     private long nextId;
     /** The frame set flags this version lacks: each of its pages is refused as malformed. */
     private boolean flagged;
+
+    // pages placed and not yet reported: a run of equal reservations, and their bytes
+    private long landedReservation = DomainListener.IMM_REFUSED;
+    private int landedImms;
+    private long landedBytes;
 
     // the page just taken
     private long offset;
@@ -125,6 +134,35 @@ final class TcpPages {
 
     boolean flagged() {
         return flagged;
+    }
+
+    /**
+     * A page of {@code type} (WRITE or WRITE_IMM) was placed: its imm (reservation {@code reservation}) and bytes
+     * join the run to report; a reservation other than the run's reports the run first.
+     */
+    void landed(final byte type, final long reservation, final long length, final DomainListener listener) {
+        if (type != TcpFrame.WRITE) {
+            if (landedImms > 0 && reservation != landedReservation) {
+                reportLanded(listener);
+            }
+            landedReservation = reservation;
+            landedImms++;
+        }
+        landedBytes += length;
+    }
+
+    /** Reports the imm events and bytes of the pages placed since the last report. */
+    void reportLanded(final DomainListener listener) {
+        if (landedImms > 0) {
+            final int imms = landedImms;
+            landedImms = 0;
+            listener.onImms(landedReservation, imms);
+        }
+        if (landedBytes > 0) {
+            final long bytes = landedBytes;
+            landedBytes = 0;
+            listener.onBytesReceived(bytes);
+        }
     }
 
     /** The connection closes: no page follows. */

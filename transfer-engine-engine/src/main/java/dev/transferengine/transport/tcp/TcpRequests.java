@@ -19,6 +19,12 @@ interface TcpRequests {
     /** Ends a request: with its ACK ({@code error} null), a refusal or a failure; reports it and recycles the op. */
     void end(TcpOp op, @Nullable TransferEngineException error);
 
+    /**
+     * {@code pieces} writes of {@code token} (pages or small host writes, their ops already recycled) were
+     * acknowledged together; reports them in one go.
+     */
+    void completed(long token, long bytes, int pieces);
+
     /** Recycles an op withdrawn before any of it was sent (its operation timed out); nothing is reported. */
     void release(TcpOp op);
 

@@ -30,10 +30,21 @@ class TcpPagesTest {
     private static final class PageListener extends RecordingDomainListener {
         int pagesCompleted;
         long bytesCompleted;
+        /** How many reports the completions came in: runs of pages answered together come in one. */
+        int completionReports;
+
         final List<TransferEngineException> failures = new ArrayList<>();
 
         @Override
+        public void onComplete(final long token, final long bytes, final int pieces) {
+            completionReports++;
+            completionReports -= pieces; // the default below counts each piece as a report of its own
+            super.onComplete(token, bytes, pieces);
+        }
+
+        @Override
         public void onComplete(final long token, final long bytes) {
+            completionReports++;
             pagesCompleted++;
             bytesCompleted += bytes;
             super.onComplete(token, bytes);
@@ -46,9 +57,26 @@ class TcpPagesTest {
         }
     }
 
+    /** Counts the reports the imm events came in: the pages of a run with one imm come in one. */
+    private static final class ImmReports extends RecordingDomainListener {
+        int reports;
+
+        @Override
+        public void onImm(final long reservation) {
+            reports++;
+            super.onImm(reservation);
+        }
+
+        @Override
+        public void onImms(final long reservation, final int count) {
+            reports -= count - 1; // the default below calls onImm count times
+            super.onImms(reservation, count);
+        }
+    }
+
     private final Arena arena = Arena.ofShared();
     private final PageListener initiatorEvents = new PageListener();
-    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
+    private final ImmReports targetEvents = new ImmReports();
     private final RecordingDomainListener secondEvents = new RecordingDomainListener();
     private final TcpDomain initiator = TcpDomains.open(initiatorEvents);
     private final TcpDomain target = TcpDomains.open(targetEvents);
@@ -95,6 +123,37 @@ class TcpPagesTest {
         assertThat(targetEvents.imms.size() + secondEvents.imms.size()).isEqualTo(pages);
         assertThat(secondEvents.imms).hasSize(pages / 3).allMatch(imm -> imm % 3 == 0);
         assertThat(targetEvents.bytesReceived + secondEvents.bytesReceived).isEqualTo((long) pages * PAGE);
+    }
+
+    @Test
+    void aRunOfPagesWithOneImmIsReportedTogetherYetCountsOneImmAndOneCompletionPerPage() {
+        final int pages = 4096;
+        final MemorySegment source = pattern(pages * PAGE);
+        final long sourceKey = initiator.register(source, Device.host());
+        final MemorySegment destination = arena.allocate((long) pages * PAGE);
+        final long rkey = target.register(destination, Device.host());
+        final long peer = initiator.resolve(target.address());
+
+        final WriteDescriptor page = new WriteDescriptor().token(11);
+        for (int i = 0; i < pages; i++) {
+            page.source(source, (long) i * PAGE, sourceKey, PAGE)
+                    .target(peer, 0, (long) (pages - 1 - i) * PAGE, rkey)
+                    .imm(true, 77);
+            initiator.write(page);
+        }
+        pollUntil(() -> initiatorEvents.pagesCompleted == pages, initiator, target);
+
+        assertThat(initiatorEvents.failures).isEmpty();
+        assertThat(initiatorEvents.bytesCompleted).isEqualTo((long) pages * PAGE);
+        assertThat(targetEvents.imms).hasSize(pages).containsOnly(77);
+        assertThat(targetEvents.bytesReceived).isEqualTo((long) pages * PAGE);
+        // one report per run of pages, never one per page: a WRITEV frame holds many 1 KiB pages
+        assertThat(targetEvents.reports).isBetween(1, pages / 4);
+        assertThat(initiatorEvents.completionReports).isBetween(1, pages / 4);
+        for (int i = 0; i < pages; i++) {
+            final MemorySegment landed = destination.asSlice((long) (pages - 1 - i) * PAGE, PAGE);
+            assertThat(landed.mismatch(source.asSlice((long) i * PAGE, PAGE))).isEqualTo(-1);
+        }
     }
 
     @Test
