@@ -75,6 +75,52 @@ class TcpDomainPollTest {
         }
     }
 
+    /**
+     * A payload larger than the sockets hold arrives over many polls. A poll that placed part of it reports work
+     * though no frame finished yet: the worker takes a poll without work for an idle one, and one that took these for
+     * idle ones parked mid-frame once its idle time ran out (issue 22 item 3: a 1 MiB write stream lost a fifth to a
+     * third on the accelerator host).
+     */
+    @Test
+    void aPollThatPlacedPartOfALargePayloadReportsWork() {
+        final Map<String, String> smallSockets = Map.of(TcpSettings.SOCKET_BUFFER, "65536");
+        final RecordingDomainListener receiverEvents = new RecordingDomainListener();
+        final RecordingDomainListener senderEvents = new RecordingDomainListener();
+        final TcpDomain receiver = TcpDomains.open(receiverEvents, smallSockets, System::nanoTime);
+        final TcpDomain sender = TcpDomains.open(senderEvents, smallSockets, System::nanoTime);
+        try {
+            final int length = 4 << 20;
+            final long rkey = receiver.register(arena.allocate(length), Device.host());
+            final MemorySegment source = arena.allocate(length);
+            final long sourceKey = sender.register(source, Device.host());
+            final long handle = sender.resolve(receiver.address());
+            post(sender, handle, rkey, 1); // the connection is up and authenticated before the large write
+            pollUntil(() -> senderEvents.ended() == 1, sender, receiver);
+            sender.write(new WriteDescriptor()
+                    .token(2)
+                    .source(source, 0, sourceKey, length)
+                    .target(handle, 0, 0, rkey)
+                    .imm(true, 2));
+            int pollsWithWork = 0;
+            int polls = 0;
+            while (receiverEvents.imms.size() == 1 && polls < 1_000_000) {
+                sender.poll();
+                final int work = receiver.poll();
+                if (work > 0 && receiverEvents.imms.size() == 1) {
+                    pollsWithWork++;
+                }
+                polls++;
+            }
+            assertThat(receiverEvents.imms).as("the large write arrived").hasSize(2);
+            assertThat(pollsWithWork)
+                    .as("receiver polls that reported work before the %d-byte frame finished", length)
+                    .isPositive();
+        } finally {
+            sender.close();
+            receiver.close();
+        }
+    }
+
     /** An imm-only write of {@code imm}, its token the imm too. */
     private static void post(final TcpDomain sender, final long handle, final long rkey, final int imm) {
         sender.write(new WriteDescriptor()
