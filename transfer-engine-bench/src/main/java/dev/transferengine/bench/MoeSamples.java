@@ -87,7 +87,7 @@ final class MoeSamples {
         }
         return String.format(
                 Locale.ROOT,
-                " | %s / %s | %s / %s | %s / %s | %s | %s | %s | %s |",
+                " | %s / %s | %s / %s | %s / %s | %s | %s | %s | %s | %s |",
                 micros(percentile(dispatch, 50)),
                 micros(percentile(dispatch, 99)),
                 micros(percentile(combine, 50)),
