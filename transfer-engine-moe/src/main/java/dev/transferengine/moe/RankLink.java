@@ -59,7 +59,7 @@ final class RankLink implements AutoCloseable {
     final MemorySegment memory;
     final MemoryRegion region;
     private final Duration layerTimeout;
-    private final Duration abortGrace;
+    private Duration abortGrace = ABORT_GRACE;
     private final @Nullable Arena arena;
     private final Map<NetworkAddress, Integer> globalRankOf = new HashMap<>();
     private @Nullable MoePeers peers;
@@ -113,22 +113,6 @@ final class RankLink implements AutoCloseable {
             final int index,
             final RankMemory rankMemory,
             final Duration layerTimeout) {
-        this(engine, shape, mode, role, index, rankMemory, layerTimeout, ABORT_GRACE);
-    }
-
-    /**
-     * A rank whose region is the given memory, waiting {@code abortGrace} after an abandoned imm for the abort that
-     * names the rank behind it (tests pass a long one, so that the order of the two, not a clock, decides the outcome).
-     */
-    RankLink(
-            final TransferEngine engine,
-            final MoeShape shape,
-            final ExchangeMode mode,
-            final MoeRole role,
-            final int index,
-            final RankMemory rankMemory,
-            final Duration layerTimeout,
-            final Duration abortGrace) {
         final Arena owned = rankMemory.arena();
         try {
             final int count = role == MoeRole.DISPATCHER ? shape.dispatchers() : shape.expertRanks();
@@ -144,7 +128,6 @@ final class RankLink implements AutoCloseable {
             this.role = role;
             this.index = index;
             this.layerTimeout = layerTimeout;
-            this.abortGrace = abortGrace;
             this.arena = owned;
             this.memory = rankMemory.segment();
             this.region = engine.register(memory, rankMemory.device());
@@ -154,6 +137,15 @@ final class RankLink implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * How long this rank waits after an abandoned imm for the abort that names the rank behind it ({@link #ABORT_GRACE}
+     * unless set). Tests set a long one, so that the order of the two, not a clock, decides the outcome. Call before
+     * the rank's first layer.
+     */
+    void abortGrace(final Duration grace) {
+        abortGrace = grace;
     }
 
     /** This rank's index among all ranks: dispatchers first, then expert ranks. */
@@ -358,7 +350,7 @@ final class RankLink implements AutoCloseable {
     /**
      * A sender gave its imm up: usually a live rank whose scatter failed at a rank that died, and which then aborts
      * the layer naming that rank. Its abort may come just behind its abandonment, so it is awaited for a moment
-     * ({@link #ABORT_GRACE} unless the link was made with another) before the sender itself is named.
+     * ({@link #abortGrace(Duration)}) before the sender itself is named.
      */
     private MoeRankFailedException abandonedBy(
             final ImmAbandonedException abandoned,

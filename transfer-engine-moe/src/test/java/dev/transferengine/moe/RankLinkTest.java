@@ -118,9 +118,10 @@ class RankLinkTest {
     private RankLink link(final MoeRole role, final int index, final Duration abortGrace) {
         final TransferEngine engine = Engines.open("tcp");
         engines.add(engine);
-        final RankLink link = new RankLink(
-                engine, SHAPE, ExchangeMode.ROUTED, role, index, RankLink.RankMemory.host(4096), TIMEOUT, abortGrace);
+        final RankLink link =
+                new RankLink(engine, SHAPE, ExchangeMode.ROUTED, role, index, RankLink.RankMemory.host(4096), TIMEOUT);
         links.add(link);
+        link.abortGrace(abortGrace);
         return link;
     }
 
