@@ -397,17 +397,7 @@ public final class MoeCommand implements Callable<Integer> {
                         .map(rank -> threads.submit(() -> rank.runLayer(number)))
                         .toList();
                 final GpuLayerTimings timings = dispatcher.runLayer(n);
-                long expertCombine = 0;
-                long expertPosting = 0;
-                long combinePosting = 0; // the exchange posting of the expert rank whose combine took longest
-                for (final Future<LayerTimings> rank : running) {
-                    final LayerTimings expert = join(rank);
-                    if (expert.combineNanos() >= expertCombine) {
-                        expertCombine = expert.combineNanos();
-                        combinePosting = expert.exchangePostingNanos();
-                    }
-                    expertPosting += expert.postingNanos();
-                }
+                final ExpertSide expertSide = ExpertSide.of(running);
                 if (n < inputs) {
                     final TokenRouting routing = model.route(input);
                     if (!dispatcher.routing().equals(routing)) {
@@ -424,13 +414,13 @@ public final class MoeCommand implements Callable<Integer> {
                 if (n >= warmup) {
                     final int i = n - warmup;
                     dispatch[i] = timings.layer().dispatchNanos();
-                    combine[i] = expertCombine;
+                    combine[i] = expertSide.combineNanos();
                     layer[i] = timings.layer().layerNanos();
                     signal[i] = timings.signalNanos();
                     watcherToPost[i] = timings.watcherToPostNanos();
                     dispatchToCombine[i] = timings.dispatchToCombineNanos();
-                    posting[i] = timings.layer().postingNanos() + expertPosting;
-                    critical[i] = timings.layer().exchangePostingNanos() + combinePosting;
+                    posting[i] = timings.layer().postingNanos() + expertSide.postingNanos();
+                    critical[i] = timings.layer().exchangePostingNanos() + expertSide.combinePostingNanos();
                     sent += timings.layer().sentBytes();
                 }
             }
@@ -456,6 +446,28 @@ public final class MoeCommand implements Callable<Integer> {
                 MoeSamples.share(posting, transfer),
                 MoeSamples.share(critical, transfer),
                 MoeSamples.size(sent / layers));
+    }
+
+    /**
+     * The expert ranks' side of one GPU layer: the slowest combine, that rank's combine posting (on the critical path),
+     * and every rank's posting summed.
+     */
+    private record ExpertSide(long combineNanos, long combinePostingNanos, long postingNanos) {
+
+        static ExpertSide of(final List<Future<LayerTimings>> running) {
+            long combine = 0;
+            long combinePosting = 0;
+            long posting = 0;
+            for (final Future<LayerTimings> rank : running) {
+                final LayerTimings expert = join(rank);
+                if (expert.combineNanos() >= combine) {
+                    combine = expert.combineNanos();
+                    combinePosting = expert.exchangePostingNanos();
+                }
+                posting += expert.postingNanos();
+            }
+            return new ExpertSide(combine, combinePosting, posting);
+        }
     }
 
     private static LayerTimings join(final Future<LayerTimings> rank) {
