@@ -61,7 +61,7 @@ class RequestChecksTest {
 
             assertThatThrownBy(() -> engine.submit(BarrierWrite.of(List.of(writable, readOnly), 7)))
                     .isInstanceOf(RemoteAccessException.class)
-                    .hasMessageStartingWith("barrier destination 1 ");
+                    .hasMessageStartingWith("NOT_WRITABLE: barrier destination 1 RegionDescriptor");
         }
     }
 }
