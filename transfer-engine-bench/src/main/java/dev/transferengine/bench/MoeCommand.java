@@ -140,8 +140,9 @@ public final class MoeCommand implements Callable<Integer> {
             return callGpu(out);
         }
         out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
-                + " | posting per layer p50 µs | posting / (dispatch+combine) | sent per layer |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
+                + " | posting, all ranks summed p50 µs | summed / (dispatch+combine)"
+                + " | posting on the critical path p50 µs | critical / (dispatch+combine) | sent per layer |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         warmUpJvm();
         for (final String transport : transports) {
             for (final int t : tokens) {
@@ -205,7 +206,7 @@ public final class MoeCommand implements Callable<Integer> {
                         run(transport, shape, model, modes[m], samples[m]);
                     } catch (final RuntimeException e) {
                         failures[m] = " | failed: " + e.getClass().getSimpleName() + ": "
-                                + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | |";
+                                + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | | | |";
                     }
                 }
             }
@@ -296,8 +297,9 @@ public final class MoeCommand implements Callable<Integer> {
     private Integer callGpu(final PrintStream out) {
         out.println("| transport | T | exchange | dispatch p50 / p99 µs | combine p50 / p99 µs | layer p50 / p99 µs"
                 + " | launch to watcher seen p50 / p99 µs | watcher to post p50 / p99 µs"
-                + " | dispatch to combine p50 / p99 µs | posting / (dispatch+combine) | sent per layer |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+                + " | dispatch to combine p50 / p99 µs | summed posting / (dispatch+combine)"
+                + " | critical posting / (dispatch+combine) | sent per layer |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (final String transport : transports) {
             for (final int t : tokens) {
                 final MoeShape shape = new MoeShape(t, hidden, topK, experts, ranks, 1);
@@ -321,7 +323,7 @@ public final class MoeCommand implements Callable<Integer> {
                     row = label + measureGpu(shape, model, engines);
                 } catch (final RuntimeException e) {
                     row = label + " | gpu-routed | failed: " + e.getClass().getSimpleName() + ": "
-                            + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | | | |";
+                            + String.valueOf(e.getMessage()).replace('|', '/') + " | | | | | | | | |";
                 } finally {
                     engines.forEach(TransferEngine::close);
                 }
@@ -358,6 +360,7 @@ public final class MoeCommand implements Callable<Integer> {
         final long[] watcherToPost = new long[layers];
         final long[] dispatchToCombine = new long[layers];
         final long[] posting = new long[layers];
+        final long[] critical = new long[layers];
         long sent = 0;
         boolean staged = false;
         final Duration timeout = Duration.ofSeconds(60);
@@ -394,13 +397,7 @@ public final class MoeCommand implements Callable<Integer> {
                         .map(rank -> threads.submit(() -> rank.runLayer(number)))
                         .toList();
                 final GpuLayerTimings timings = dispatcher.runLayer(n);
-                long expertCombine = 0;
-                long expertPosting = 0;
-                for (final Future<LayerTimings> rank : running) {
-                    final LayerTimings expert = join(rank);
-                    expertCombine = Math.max(expertCombine, expert.combineNanos());
-                    expertPosting += expert.postingNanos();
-                }
+                final ExpertSide expertSide = ExpertSide.of(running);
                 if (n < inputs) {
                     final TokenRouting routing = model.route(input);
                     if (!dispatcher.routing().equals(routing)) {
@@ -417,12 +414,13 @@ public final class MoeCommand implements Callable<Integer> {
                 if (n >= warmup) {
                     final int i = n - warmup;
                     dispatch[i] = timings.layer().dispatchNanos();
-                    combine[i] = expertCombine;
+                    combine[i] = expertSide.combineNanos();
                     layer[i] = timings.layer().layerNanos();
                     signal[i] = timings.signalNanos();
                     watcherToPost[i] = timings.watcherToPostNanos();
                     dispatchToCombine[i] = timings.dispatchToCombineNanos();
-                    posting[i] = timings.layer().postingNanos() + expertPosting;
+                    posting[i] = timings.layer().postingNanos() + expertSide.postingNanos();
+                    critical[i] = timings.layer().exchangePostingNanos() + expertSide.combinePostingNanos();
                     sent += timings.layer().sentBytes();
                 }
             }
@@ -437,7 +435,7 @@ public final class MoeCommand implements Callable<Integer> {
         }
         return String.format(
                 Locale.ROOT,
-                " | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s |",
+                " | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
                 staged ? "gpu-routed, staged" : "gpu-routed",
                 percentiles(dispatch),
                 percentiles(combine),
@@ -445,8 +443,31 @@ public final class MoeCommand implements Callable<Integer> {
                 percentiles(signal),
                 percentiles(watcherToPost),
                 percentiles(dispatchToCombine),
-                100.0 * MoeSamples.percentile(posting, 50) / MoeSamples.percentile(transfer, 50),
+                MoeSamples.share(posting, transfer),
+                MoeSamples.share(critical, transfer),
                 MoeSamples.size(sent / layers));
+    }
+
+    /**
+     * The expert ranks' side of one GPU layer: the slowest combine, that rank's combine posting (on the critical path),
+     * and every rank's posting summed.
+     */
+    private record ExpertSide(long combineNanos, long combinePostingNanos, long postingNanos) {
+
+        static ExpertSide of(final List<Future<LayerTimings>> running) {
+            long combine = 0;
+            long combinePosting = 0;
+            long posting = 0;
+            for (final Future<LayerTimings> rank : running) {
+                final LayerTimings expert = join(rank);
+                if (expert.combineNanos() >= combine) {
+                    combine = expert.combineNanos();
+                    combinePosting = expert.exchangePostingNanos();
+                }
+                posting += expert.postingNanos();
+            }
+            return new ExpertSide(combine, combinePosting, posting);
+        }
     }
 
     private static LayerTimings join(final Future<LayerTimings> rank) {

@@ -52,5 +52,10 @@ class MoeCommandTest {
         assertThat(lines[3]).startsWith("| tcp | 1 | padded | ").doesNotContain("failed");
         assertThat(lines[4]).startsWith("| tcp | 4 | routed | ").doesNotContain("failed");
         assertThat(lines[5]).startsWith("| tcp | 4 | padded | ").doesNotContain("failed");
+        // posting twice: summed over the ranks and on the critical path, each with its share
+        assertThat(lines[0]).contains("posting, all ranks summed", "posting on the critical path");
+        for (int i = 2; i < lines.length; i++) {
+            assertThat(lines[i].split("\\|", -1)).hasSameSizeAs(lines[0].split("\\|", -1));
+        }
     }
 }

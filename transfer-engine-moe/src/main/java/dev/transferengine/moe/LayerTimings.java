@@ -8,7 +8,11 @@ package dev.transferengine.moe;
  * @param combineNanos on an expert rank: from posting the combine until every dispatcher acknowledged it; on a
  *     dispatcher: from the dispatch's end until every expert rank's outputs were in and summed
  * @param layerNanos from the layer's start until its barrier passed
- * @param postingNanos time spent inside the engine's submit calls (posting cost)
+ * @param postingNanos time spent inside all of this rank's submit calls in the layer (posting cost): the dispatch or
+ *     combine scatter and the barrier
+ * @param exchangePostingNanos of that, the submit of this rank's dispatch scatter (on a dispatcher, inside {@code
+ *     dispatchNanos}) or combine scatter (on an expert rank, inside {@code combineNanos}): the posting that lies on the
+ *     transfer's own clock
  * @param sentBytes bytes this rank wrote to peers in the layer
  * @param computeNanos on a dispatcher: packing the rows and summing the outputs; on an expert rank: its experts'
  *     matmul on the rows it got
@@ -19,6 +23,7 @@ public record LayerTimings(
         long combineNanos,
         long layerNanos,
         long postingNanos,
+        long exchangePostingNanos,
         long sentBytes,
         long computeNanos,
         long barrierNanos) {}

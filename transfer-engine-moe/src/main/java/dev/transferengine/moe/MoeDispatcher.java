@@ -143,6 +143,7 @@ public final class MoeDispatcher implements AutoCloseable {
                 combined - dispatched,
                 end - start,
                 link.takePostingNanos(),
+                link.takeExchangePostingNanos(),
                 sent,
                 packed - start + combined - arrived,
                 end - combined);
@@ -213,7 +214,7 @@ public final class MoeDispatcher implements AutoCloseable {
             bytes += length;
         }
         link.complete(
-                link.post(ScatterWrite.of(link.region, rows)
+                link.postExchange(ScatterWrite.of(link.region, rows)
                         .withGroup(group)
                         .withImm(MoeImms.of(MoeImms.TOKENS, layer, self))),
                 layer,

@@ -153,7 +153,7 @@ public final class MoeExpertRank implements AutoCloseable {
             final ScatterWrite combine =
                     ScatterWrite.of(link.region, targets).withImm(MoeImms.of(MoeImms.COMBINE, layer, link.index));
             link.complete(
-                    link.post(targets.size() == shape.dispatchers() ? combine.withGroup(group) : combine),
+                    link.postExchange(targets.size() == shape.dispatchers() ? combine.withGroup(group) : combine),
                     layer,
                     MoeRole.DISPATCHER,
                     "combining");
@@ -168,6 +168,7 @@ public final class MoeExpertRank implements AutoCloseable {
                 combined - combineStart,
                 end - start,
                 link.takePostingNanos(),
+                link.takeExchangePostingNanos(),
                 bytes,
                 computed - received,
                 end - combined);

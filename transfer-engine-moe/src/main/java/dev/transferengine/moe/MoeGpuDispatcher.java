@@ -337,6 +337,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
                         combined - dispatched,
                         end - start,
                         link.takePostingNanos(),
+                        link.takeExchangePostingNanos(),
                         posted.bytes(),
                         posted.seenNanos() - start + combined - arrived,
                         end - combined),
@@ -393,7 +394,7 @@ public final class MoeGpuDispatcher implements AutoCloseable {
             rows.add(new ScatterTarget(expertRegions.get(r), length, r * shape.slotBytes(), self * shape.slotBytes()));
             bytes += length;
         }
-        final CompletableFuture<Void> rowsSent = link.post(
+        final CompletableFuture<Void> rowsSent = link.postExchange(
                 ScatterWrite.of(link.region, rows).withGroup(group).withImm(MoeImms.of(MoeImms.TOKENS, layer, self)));
         return new Posted(seen, System.nanoTime(), rowsSent, bytes);
     }

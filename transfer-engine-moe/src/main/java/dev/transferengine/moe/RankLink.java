@@ -59,6 +59,7 @@ final class RankLink implements AutoCloseable {
     final MemorySegment memory;
     final MemoryRegion region;
     private final Duration layerTimeout;
+    private Duration abortGrace = ABORT_GRACE;
     private final @Nullable Arena arena;
     private final Map<NetworkAddress, Integer> globalRankOf = new HashMap<>();
     private @Nullable MoePeers peers;
@@ -66,6 +67,7 @@ final class RankLink implements AutoCloseable {
     private List<RegionDescriptor> barrierTargets = List.of();
     private final Map<Integer, ImmCounter> counters = new HashMap<>();
     private long postingNanos;
+    private long exchangePostingNanos;
 
     /**
      * The memory of a rank's region.
@@ -135,6 +137,15 @@ final class RankLink implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * How long this rank waits after an abandoned imm for the abort that names the rank behind it ({@link #ABORT_GRACE}
+     * unless set). Tests set a long one, so that the order of the two, not a clock, decides the outcome. Call before
+     * the rank's first layer.
+     */
+    void abortGrace(final Duration grace) {
+        abortGrace = grace;
     }
 
     /** This rank's index among all ranks: dispatchers first, then expert ranks. */
@@ -228,9 +239,30 @@ final class RankLink implements AutoCloseable {
         return done;
     }
 
+    /**
+     * Posts the layer's dispatch or combine scatter, counting its submit as posting cost and as the exchange's posting
+     * (the part of it inside the dispatch or combine time).
+     */
+    CompletableFuture<Void> postExchange(final WriteRequest request) {
+        final long start = System.nanoTime();
+        final CompletableFuture<Void> done = engine.submit(request);
+        final long spent = System.nanoTime() - start;
+        postingNanos += spent;
+        exchangePostingNanos += spent;
+        return done;
+    }
+
+    /** The posting cost since the last call: every submit of {@link #post} and {@link #postExchange}. */
     long takePostingNanos() {
         final long taken = postingNanos;
         postingNanos = 0;
+        return taken;
+    }
+
+    /** The exchange's posting since the last call: the submits of {@link #postExchange}. */
+    long takeExchangePostingNanos() {
+        final long taken = exchangePostingNanos;
+        exchangePostingNanos = 0;
         return taken;
     }
 
@@ -318,7 +350,7 @@ final class RankLink implements AutoCloseable {
     /**
      * A sender gave its imm up: usually a live rank whose scatter failed at a rank that died, and which then aborts
      * the layer naming that rank. Its abort may come just behind its abandonment, so it is awaited for a moment
-     * ({@link #ABORT_GRACE}) before the sender itself is named.
+     * ({@link #abortGrace(Duration)}) before the sender itself is named.
      */
     private MoeRankFailedException abandonedBy(
             final ImmAbandonedException abandoned,
@@ -326,7 +358,7 @@ final class RankLink implements AutoCloseable {
             final int peerIndex,
             final int layer,
             final String what) {
-        final long until = System.nanoTime() + ABORT_GRACE.toNanos();
+        final long until = System.nanoTime() + abortGrace.toNanos();
         while (System.nanoTime() - until < 0) {
             checkAborts(layer);
             LockSupport.parkNanos(SLICE.toNanos());
