@@ -110,7 +110,7 @@ final class FabricLibrary {
      * sends a message above its SAR limit (128 KiB by default on 2.x; on 1.x's tcp, above the 16 KiB eager limit) as
      * a header only, and the receiver reads the data from the sender when a buffer takes it. A sender that closed
      * (its engine, or its process) before that leaves a header whose connection is gone, and the receiver's provider
-     * kills the process when a buffer takes it (SIGSEGV, 1.17 and 2.1: {@code FabricRendezvousTest}). Sent eagerly
+     * kills the process when a buffer takes it (SIGSEGV, 1.17 and 2.1: {@code FabricLargeMessageTest}). Sent eagerly
      * (1.x: tcp reads a long message straight into the buffer that takes it, or holds it whole) or in segments (2.x:
      * 16 KiB bounce buffers), the data is at the receiver once the sender's provider reports the send done, which
      * {@link FabricDomain#close} waits for. Both are read when an endpoint opens, so setting them here, before the
