@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -123,6 +124,9 @@ final class FabricDomain implements Domain {
 
     private final FabricPeers peers;
     private final FabricOps ops;
+    /** The slot of each receive buffer's token, so that {@link #withdrawReceive} finds it without a scan. */
+    private final Long2LongHashMap receiveSlots = new Long2LongHashMap(-1);
+
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
     private final MemorySegment entries = arena.allocate(CQE_SIZE * CQ_BATCH, 8);
     /** The source of each entry of {@link #entries} (fi_cq_readfrom), where the provider reports sources. */
@@ -653,6 +657,7 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: no operation slot left for a receive buffer; it is not posted", description);
             return;
         }
+        receiveSlots.put(token, slot);
         final long bytes = buffer.byteSize();
         ops.prepareReceive(slot, buffer.address(), bytes, localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
@@ -668,26 +673,25 @@ final class FabricDomain implements Domain {
 
     /**
      * Worker thread: a buffer still queued here comes back at once; one the provider holds is cancelled and comes
-     * back with its FI_ECANCELED completion, or with its message if one matched it first. Scans the slots.
+     * back with its FI_ECANCELED completion, or with its message if one matched it first.
      */
     @Override
     public void withdrawReceive(final long token) {
-        for (int slot = 0; slot < ops.kind.length; slot++) {
-            if (ops.kind[slot] == FabricOps.RECV && ops.token[slot] == token) {
-                if (unqueue(slot)) {
-                    release(slot);
-                    listener.onReceiveWithdrawn(token);
-                } else {
-                    final long rc = endpoint.cancel(ops.address(slot));
-                    if (rc < 0 && rc != -FabricFailures.FI_ENOENT) {
-                        LOG.warn(
-                                "{}: fi_cancel of receive buffer {}: {}",
-                                description,
-                                token,
-                                endpoint.library().describe((int) rc));
-                    }
-                }
-                return;
+        final int slot = (int) receiveSlots.get(token);
+        if (slot < 0 || ops.kind[slot] != FabricOps.RECV || ops.token[slot] != token) {
+            return;
+        }
+        if (unqueue(slot)) {
+            release(slot);
+            listener.onReceiveWithdrawn(token);
+        } else {
+            final long rc = endpoint.cancel(ops.address(slot));
+            if (rc < 0 && rc != -FabricFailures.FI_ENOENT) {
+                LOG.warn(
+                        "{}: fi_cancel of receive buffer {}: {}",
+                        description,
+                        token,
+                        endpoint.library().describe((int) rc));
             }
         }
     }
@@ -1072,6 +1076,9 @@ final class FabricDomain implements Domain {
     }
 
     private void release(final int slot) {
+        if (ops.kind[slot] == FabricOps.RECV) {
+            receiveSlots.remove(ops.token[slot]);
+        }
         final long temporary = ops.localKey[slot];
         if (temporary != 0) {
             regions.deregister(temporary);
