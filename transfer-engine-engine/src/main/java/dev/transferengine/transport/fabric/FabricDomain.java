@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -104,6 +105,11 @@ final class FabricDomain implements Domain {
 
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
+    /**
+     * How long {@link #close} polls for the sends it handed to the provider: a message's data must be at the receiver
+     * before the connection goes (see {@link FabricLibrary#keepTcpMessagesOffRendezvous}).
+     */
+    private static final long CLOSE_SEND_WAIT_NANOS = 1_000_000_000L;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
 
@@ -118,6 +124,9 @@ final class FabricDomain implements Domain {
 
     private final FabricPeers peers;
     private final FabricOps ops;
+    /** The slot of each receive buffer's token, so that {@link #withdrawReceive} finds it without a scan. */
+    private final Long2LongHashMap receiveSlots = new Long2LongHashMap(-1);
+
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
     private final MemorySegment entries = arena.allocate(CQE_SIZE * CQ_BATCH, 8);
     /** The source of each entry of {@link #entries} (fi_cq_readfrom), where the provider reports sources. */
@@ -648,6 +657,7 @@ final class FabricDomain implements Domain {
             LOG.warn("{}: no operation slot left for a receive buffer; it is not posted", description);
             return;
         }
+        receiveSlots.put(token, slot);
         final long bytes = buffer.byteSize();
         ops.prepareReceive(slot, buffer.address(), bytes, localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
@@ -663,26 +673,25 @@ final class FabricDomain implements Domain {
 
     /**
      * Worker thread: a buffer still queued here comes back at once; one the provider holds is cancelled and comes
-     * back with its FI_ECANCELED completion, or with its message if one matched it first. Scans the slots.
+     * back with its FI_ECANCELED completion, or with its message if one matched it first.
      */
     @Override
     public void withdrawReceive(final long token) {
-        for (int slot = 0; slot < ops.kind.length; slot++) {
-            if (ops.kind[slot] == FabricOps.RECV && ops.token[slot] == token) {
-                if (unqueue(slot)) {
-                    release(slot);
-                    listener.onReceiveWithdrawn(token);
-                } else {
-                    final long rc = endpoint.cancel(ops.address(slot));
-                    if (rc < 0 && rc != -FabricFailures.FI_ENOENT) {
-                        LOG.warn(
-                                "{}: fi_cancel of receive buffer {}: {}",
-                                description,
-                                token,
-                                endpoint.library().describe((int) rc));
-                    }
-                }
-                return;
+        final int slot = (int) receiveSlots.get(token);
+        if (slot < 0 || ops.kind[slot] != FabricOps.RECV || ops.token[slot] != token) {
+            return;
+        }
+        if (unqueue(slot)) {
+            release(slot);
+            listener.onReceiveWithdrawn(token);
+        } else {
+            final long rc = endpoint.cancel(ops.address(slot));
+            if (rc < 0 && rc != -FabricFailures.FI_ENOENT) {
+                LOG.warn(
+                        "{}: fi_cancel of receive buffer {}: {}",
+                        description,
+                        token,
+                        endpoint.library().describe((int) rc));
             }
         }
     }
@@ -1067,6 +1076,9 @@ final class FabricDomain implements Domain {
     }
 
     private void release(final int slot) {
+        if (ops.kind[slot] == FabricOps.RECV) {
+            receiveSlots.remove(ops.token[slot]);
+        }
         final long temporary = ops.localKey[slot];
         if (temporary != 0) {
             regions.deregister(temporary);
@@ -1256,6 +1268,20 @@ final class FabricDomain implements Domain {
         return ops.inUse() - controlReceives;
     }
 
+    /**
+     * Polls until no send is outstanding, for at most {@link #CLOSE_SEND_WAIT_NANOS}: the provider reports a send
+     * done once its data left for the receiver, whose provider holds it (in the buffer that took it, or whole while
+     * none has) after this endpoint closed. Closing earlier cut a message short, and 2.1's RxM killed the receiving
+     * process on the segments of a message whose connection closed before its last one arrived. A receiver that
+     * reads nothing (stopped) keeps a send outstanding: it fails at the close, as before.
+     */
+    private void finishSends() {
+        final long deadline = System.nanoTime() + CLOSE_SEND_WAIT_NANOS;
+        while (failure == null && ops.inUse(FabricOps.SEND) > 0 && System.nanoTime() - deadline < 0) {
+            poll();
+        }
+    }
+
     private void ensureOpen() {
         if (closed) {
             throw new EngineClosedException(description + " is closed");
@@ -1267,6 +1293,7 @@ final class FabricDomain implements Domain {
         if (closed) {
             return;
         }
+        finishSends();
         closed = true;
         try {
             if (keys != null) {
