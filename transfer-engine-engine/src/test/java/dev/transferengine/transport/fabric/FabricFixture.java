@@ -7,6 +7,7 @@ import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.RecordingDomainListener;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -92,6 +93,22 @@ final class FabricFixture implements AutoCloseable {
         }
         final String cause = new FabricTransport().unavailabilityCause(config(provider, 1, Map.of()));
         Assumptions.assumeTrue(cause == null, () -> "needs libfabric provider " + provider + ": " + cause);
+    }
+
+    /**
+     * A JVM of its own that runs {@code main} with {@code args} on this run's class path and libfabric version
+     * ({@code TE_FABRIC_LIBRARY} is inherited), its standard error on this test's.
+     */
+    static ProcessBuilder childJvm(final Class<?> main, final String... args) {
+        final List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-D" + VERSION_PROPERTY + "=" + System.getProperty(VERSION_PROPERTY, ""),
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     }
 
     /** {@code fabric.library=...} for engines in other processes, or nothing for the system's library. */

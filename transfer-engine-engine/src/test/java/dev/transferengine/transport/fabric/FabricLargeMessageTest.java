@@ -102,19 +102,8 @@ class FabricLargeMessageTest {
     }
 
     private Process start(final int size) throws IOException {
-        final String java =
-                Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final ProcessBuilder builder = new ProcessBuilder(
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-D" + FabricFixture.VERSION_PROPERTY + "="
-                                + System.getProperty(FabricFixture.VERSION_PROPERTY, ""),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FabricLargeMessageReceiver.class.getName(),
-                        Integer.toString(size))
-                .directory(crashLogs.toFile()) // where its JVM writes hs_err_pid*.log if it dies
-                .redirectError(ProcessBuilder.Redirect.INHERIT);
+        final ProcessBuilder builder = FabricFixture.childJvm(FabricLargeMessageReceiver.class, Integer.toString(size))
+                .directory(crashLogs.toFile()); // where its JVM writes hs_err_pid*.log if it dies
         final Process process = builder.start();
         receiver = process;
         return process;

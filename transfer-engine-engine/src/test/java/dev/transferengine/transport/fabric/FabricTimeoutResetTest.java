@@ -14,7 +14,6 @@ import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -126,20 +125,7 @@ class FabricTimeoutResetTest {
     }
 
     private Process startPeer() throws IOException {
-        final String java =
-                Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final Process process = new ProcessBuilder(
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        // the same libfabric as this run's (TE_FABRIC_LIBRARY is inherited)
-                        "-D" + FabricFixture.VERSION_PROPERTY + "="
-                                + System.getProperty(FabricFixture.VERSION_PROPERTY, ""),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FabricPeerProcess.class.getName(),
-                        "tcp",
-                        Long.toString(WRITE))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
+        final Process process = FabricFixture.childJvm(FabricPeerProcess.class, "tcp", Long.toString(WRITE))
                 .start();
         peer = process;
         return process;
