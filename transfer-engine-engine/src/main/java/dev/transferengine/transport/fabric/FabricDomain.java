@@ -105,11 +105,6 @@ final class FabricDomain implements Domain {
 
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
-    /**
-     * How long {@link #close} polls for the sends it handed to the provider: a message's data must be at the receiver
-     * before the connection goes (see {@link FabricLibrary#keepTcpMessagesOffRendezvous}).
-     */
-    private static final long CLOSE_SEND_WAIT_NANOS = 1_000_000_000L;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
 
@@ -1268,20 +1263,6 @@ final class FabricDomain implements Domain {
         return ops.inUse() - controlReceives;
     }
 
-    /**
-     * Polls until no send is outstanding, for at most {@link #CLOSE_SEND_WAIT_NANOS}: the provider reports a send
-     * done once its data left for the receiver, whose provider holds it (in the buffer that took it, or whole while
-     * none has) after this endpoint closed. Closing earlier cut a message short, and 2.1's RxM killed the receiving
-     * process on the segments of a message whose connection closed before its last one arrived. A receiver that
-     * reads nothing (stopped) keeps a send outstanding: it fails at the close, as before.
-     */
-    private void finishSends() {
-        final long deadline = System.nanoTime() + CLOSE_SEND_WAIT_NANOS;
-        while (failure == null && ops.inUse(FabricOps.SEND) > 0 && System.nanoTime() - deadline < 0) {
-            poll();
-        }
-    }
-
     private void ensureOpen() {
         if (closed) {
             throw new EngineClosedException(description + " is closed");
@@ -1293,7 +1274,6 @@ final class FabricDomain implements Domain {
         if (closed) {
             return;
         }
-        finishSends();
         closed = true;
         try {
             if (keys != null) {
