@@ -456,14 +456,14 @@ final class DomainGroup implements Agent {
                 final int pieces = completions.count(i);
                 counters.add(index, nic, send ? NicCounter.SENDS : read ? NicCounter.READS : NicCounter.WRITES, pieces);
                 counters.add(index, nic, read ? NicCounter.BYTES_READ : NicCounter.BYTES_WRITTEN, value);
-                outcomes.ack(token, pieces);
+                outcomes.ack(token, pieces, null);
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
                 if (!InFlightTable.isSend(token)) {
                     counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, 1);
                 }
-                outcomes.ack(token, completions.takeError(i));
+                outcomes.ack(token, 1, completions.takeError(i));
             }
             case CompletionQueue.RECEIVE -> {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);

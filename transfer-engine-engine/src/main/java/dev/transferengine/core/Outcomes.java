@@ -46,8 +46,11 @@ final class Outcomes {
         this.operationTimeout = operationTimeout;
     }
 
-    /** One piece of operation {@code token} ended; a stale token (the operation ended already) is ignored. */
-    void ack(final long token, final @Nullable TransferEngineException error) {
+    /**
+     * {@code pieces} pieces of operation {@code token} ended, reported at once (a run of pages answered together), or
+     * one piece failed with {@code error}; a stale token (the operation ended already) is ignored.
+     */
+    void ack(final long token, final int pieces, final @Nullable TransferEngineException error) {
         final Submission s = inFlight.get(token);
         if (s == null) {
             return;
@@ -55,20 +58,8 @@ final class Outcomes {
         if (error != null) {
             fail(s, error);
         } else {
-            s.confirmed++;
+            s.confirmed += pieces;
         }
-        if (--s.remaining == 0) {
-            end(s);
-        }
-    }
-
-    /** {@code pieces} pieces of {@code token} succeeded, reported at once (a run of pages answered together). */
-    void ack(final long token, final int pieces) {
-        final Submission s = inFlight.get(token);
-        if (s == null) {
-            return;
-        }
-        s.confirmed += pieces;
         s.remaining -= pieces;
         if (s.remaining == 0) {
             end(s);
