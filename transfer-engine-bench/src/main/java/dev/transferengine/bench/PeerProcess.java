@@ -3,15 +3,20 @@ package dev.transferengine.bench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code te-bench serve} child JVM started with this JVM's own java binary and class path. Its stderr goes to ours;
  * its first {@link PeerLine} on stdout says where it serves. Closing it closes the child's stdin, its stop signal.
+ * The child gets this JVM's {@code -D} system properties, so that a property set for an experiment changes both
+ * sides of the measurement ({@code JAVA_TOOL_OPTIONS} reaches the child by itself and is not passed twice).
  */
 final class PeerProcess implements AutoCloseable {
 
@@ -33,6 +38,7 @@ final class PeerProcess implements AutoCloseable {
                 .command()
                 .orElseThrow(() -> new IOException("cannot tell which java binary runs this JVM")));
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(systemProperties());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(TeBench.class.getName());
@@ -53,6 +59,17 @@ final class PeerProcess implements AutoCloseable {
         process.destroyForcibly();
         throw new IOException("te-bench serve exited ("
                 + process.onExit().join().exitValue() + ") before printing its peer line; see its stderr above");
+    }
+
+    /** The {@code -D} options of this JVM's command line, without those that came from {@code JAVA_TOOL_OPTIONS}. */
+    static List<String> systemProperties() {
+        final String toolOptions = System.getenv("JAVA_TOOL_OPTIONS");
+        final Set<String> inherited = toolOptions == null
+                ? Set.of()
+                : Set.copyOf(Arrays.asList(toolOptions.trim().split("\\s+")));
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(argument -> argument.startsWith("-D") && !inherited.contains(argument))
+                .toList();
     }
 
     PeerLine line() {
