@@ -50,6 +50,9 @@ start_target() {
   target_pid=$!
   exec 3>"$work/target.in"
   for _ in $(seq 600); do grep -q '^te-target' "$work/target.out" 2>/dev/null && break; sleep 0.1; done
+  if ! grep -q '^te-target' "$work/target.out"; then
+    echo "the target did not start in 60 s; its stderr:" >&2; tail -30 "$work/target.err" >&2; exit 1
+  fi
   read -r _ desc _ port < <(grep '^te-target' "$work/target.out")
 }
 report() { local n; n=$(wc -l <"$work/target.out"); echo report >&3; for _ in $(seq 300); do
