@@ -162,7 +162,7 @@ class TcpTlsLandingTest {
         engine.setUseClientMode(client);
         engine.setNeedClientAuth(!client);
         engine.setEnabledProtocols(new String[] {"TLSv1.3"});
-        TcpTls.enableCipherSuites(engine, List.of());
+        TcpTlsEngines.enableCipherSuites(engine, List.of());
         return engine;
     }
 
