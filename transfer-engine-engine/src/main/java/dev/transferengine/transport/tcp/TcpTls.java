@@ -28,20 +28,15 @@ import org.jspecify.annotations.Nullable;
  * on arrays, and through 768-byte copies on direct buffers. Delegated tasks (certificate checks) run inline on the
  * worker. Once the connection is authenticated, {@link #pipeline} hands the socket to a thread of its own
  * ({@link TcpTlsPipe}): the buffers for encrypted bytes then come from its rings and this class no longer calls the
- * socket, so wraps and unwraps here overlap with its system calls. Where both sides agreed on engine records
- * ({@link TcpRecords}), each direction switches to them once pipelined: the server at once, with its switch record; the
- * client once that record arrived (so the server, authenticated by then, holds buffers for large records). After its
- * switch a side writes engine records only, which the socket's thread seals, and reads opened ones only, so JSSE then
- * handles nothing of that direction: no key update, no close_notify (a close is the end of the stream, as without
- * TLS's alerts before). Worker thread only.
+ * socket, so wraps and unwraps here overlap with its system calls. With engine records agreed ({@link TcpRecords}),
+ * each direction switches once pipelined: the server at once (its switch record), the client once that arrived (the
+ * server is authenticated then, with buffers for large records); JSSE then handles nothing of a switched direction
+ * (no key update, no close_notify: a close is the end of the stream). Worker thread only.
  */
 final class TcpTls {
 
     private static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
-    /**
-     * TLS records one socket read or write moves at most, once the TLS handshake is over: 8 records, about 134 KiB
-     * per buffer, two buffers per connection.
-     */
+    /** TLS records one socket read or write moves at most after the TLS handshake: ~134 KiB per buffer. */
     private static final int RECORDS_PER_IO = 8;
 
     private final SocketChannel channel;
@@ -399,6 +394,11 @@ final class TcpTls {
     /** Whether the socket's own thread reads and writes: the selector then reports nothing for the connection. */
     boolean pipelined() {
         return pipe != null;
+    }
+
+    /** Whether both directions run on engine records: the peer's switch record came and this side's left. */
+    boolean switched() {
+        return inputSwitched && outputSwitched && !switchPending;
     }
 
     /** Once pipelined: whether {@link #flush()} could encrypt (a buffer is held or free). */
