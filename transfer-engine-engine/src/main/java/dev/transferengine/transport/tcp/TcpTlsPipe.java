@@ -81,6 +81,8 @@ final class TcpTlsPipe implements Runnable {
     private boolean switched;
     /** Opening stopped for want of a free buffer: giving one back resumes it. */
     private boolean starved;
+    /** The socket reached its end: once the records before it are taken, {@link #ended}. */
+    private boolean endOfStream;
 
     /**
      * A pipe over {@code channel} (non-blocking, open) with {@link #BUFFERS} buffers of {@code capacity} bytes per
@@ -272,20 +274,25 @@ final class TcpTlsPipe implements Runnable {
             at = 0;
         }
         boolean moved = false;
-        if (current.hasRemaining()) {
+        if (current.hasRemaining() && !endOfStream) {
             final int read = channel.read(current);
-            if (read < 0) {
-                // What follows the last whole record can never complete; the worker sees the end after the rest.
-                if (whole > 0) {
-                    fromSocket.add(current.limit(whole).position(0));
-                    filling = null;
-                }
-                ended = true;
-                return true;
-            }
+            endOfStream = read < 0;
             moved = read > 0;
         }
-        return process(current) || moved;
+        moved |= process(current);
+        if (ended) {
+            return true; // a record was refused
+        }
+        if (endOfStream && !starved) {
+            // Every whole record went to the worker; what follows the last can never complete.
+            if (whole > 0) {
+                fromSocket.add(current.limit(whole).position(0));
+                filling = null;
+            }
+            ended = true;
+            return true;
+        }
+        return moved;
     }
 
     /**
@@ -414,7 +421,8 @@ final class TcpTlsPipe implements Runnable {
     private void sleep() throws IOException {
         final ByteBuffer current = filling;
         final boolean room = current != null ? current.hasRemaining() : !inFree.isEmpty();
-        key.interestOps((writing != null ? SelectionKey.OP_WRITE : 0) | (room && !ended ? SelectionKey.OP_READ : 0));
+        key.interestOps(
+                (writing != null ? SelectionKey.OP_WRITE : 0) | (room && !endOfStream ? SelectionKey.OP_READ : 0));
         sleeping = true;
         // Announce, then look again: a hand-over queued before the announcement is seen here, one queued after it
         // sees the announcement and wakes the selector.
