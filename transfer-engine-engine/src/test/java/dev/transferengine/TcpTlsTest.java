@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -40,11 +41,16 @@ class TcpTlsTest {
     }
 
     private TransferEngine engine(final @Nullable TransportTls tls) {
+        return engine(tls, "engine");
+    }
+
+    private TransferEngine engine(final @Nullable TransportTls tls, final String records) {
         final TransferEngine engine = TransferEngine.builder()
                 .bindAddress("127.0.0.1")
                 .operationTimeout(WAIT)
                 .drainTimeout(Duration.ofSeconds(1))
                 .tls(tls)
+                .option("tcp.tlsRecords", records)
                 .build();
         engines.add(engine);
         return engine;
@@ -84,6 +90,34 @@ class TcpTlsTest {
         assertThat(target.segment().mismatch(data)).isEqualTo(-1);
         await().atMost(WAIT).until(() -> imms.balance() == 1);
         assertThat(tlsFailures(sender) + tlsFailures(receiver)).isZero();
+    }
+
+    @Test
+    void anEngineWithJsseRecordsOnlyAndOneOfferingEngineRecordsWriteBothWaysByteExact() throws Exception {
+        final TransferEngine older = engine(TlsFixture.trusted(), "jsse");
+        final TransferEngine newer = engine(TlsFixture.trusted(), "engine");
+        final long size = (3 << 20) + 5;
+        final MemorySegment data = arena.allocate(size, 4096);
+        for (long i = 0; i + 8 <= size; i += 8) {
+            data.set(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E3779B97F4A7C15L);
+        }
+        final MemoryRegion atOlder = older.register(data, Device.host());
+        final MemoryRegion atNewer = newer.register(arena.allocate(size, 4096), Device.host());
+
+        older.submit(SingleWrite.of(atOlder, 0, size, atNewer.descriptor(), 0)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(atNewer.segment().mismatch(data)).isEqualTo(-1);
+        atOlder.segment().fill((byte) 0);
+        newer.submit(SingleWrite.of(atNewer, 0, size, atOlder.descriptor(), 0)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(atOlder.segment().mismatch(data)).isEqualTo(-1);
+        assertThat(tlsFailures(older) + tlsFailures(newer)).isZero();
+    }
+
+    @Test
+    void anUnknownRecordLayerIsRefusedNamingTheOption() {
+        assertThatThrownBy(() -> engine(TlsFixture.trusted(), "kernel"))
+                .hasMessageContaining("tcp.tlsRecords")
+                .hasMessageContaining("kernel");
     }
 
     @Test

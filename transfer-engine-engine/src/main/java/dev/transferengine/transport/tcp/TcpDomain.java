@@ -147,7 +147,8 @@ final class TcpDomain implements Domain, TcpRequests {
                 buffers,
                 new TcpIo.Identity(new TcpAuthenticator(settings.keys()), address, description),
                 counters,
-                context.config().tls());
+                context.config().tls(),
+                settings.tlsEngineRecords());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.ObjIntConsumer;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -37,6 +36,9 @@ final class TcpIo {
     private final TcpAuthenticator authenticator;
     private final TcpCounters counters;
     private final @Nullable TransportTls tls;
+    /** Whether TLS connections offer engine records ({@link TcpRecords}; {@code tcp.tlsRecords}). */
+    private final boolean engineRecords;
+
     private final long incarnation;
     private final byte[] addressBytes;
     private final String description;
@@ -73,7 +75,8 @@ final class TcpIo {
             final TcpBuffers buffers,
             final Identity identity,
             final TcpCounters counters,
-            final @Nullable TransportTls tls) {
+            final @Nullable TransportTls tls,
+            final boolean engineRecords) {
         this.selector = selector;
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
@@ -82,6 +85,7 @@ final class TcpIo {
         this.description = identity.description();
         this.counters = counters;
         this.tls = tls;
+        this.engineRecords = engineRecords;
     }
 
     /** The selector every socket of the NIC registers with. */
@@ -164,18 +168,7 @@ final class TcpIo {
         if (config == null) {
             return null;
         }
-        final SSLEngine engine = peer == null
-                ? config.context().createSSLEngine()
-                : config.context().createSSLEngine(peer.getHostString(), peer.getPort());
-        engine.setUseClientMode(peer != null);
-        if (peer == null) {
-            engine.setNeedClientAuth(config.needClientAuth());
-        }
-        if (!config.protocols().isEmpty()) {
-            engine.setEnabledProtocols(config.protocols().toArray(String[]::new));
-        }
-        TcpTls.enableCipherSuites(engine, config.cipherSuites());
-        return new TcpTls(channel, engine);
+        return new TcpTls(channel, TcpTlsEngines.create(config, peer, engineRecords));
     }
 
     /** Whether the NIC speaks TLS. */

@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param idleTimeoutNanos       how long a connection may carry nothing before it is closed; 0 never
  * @param keys                   accepted cluster keys, decoded, the first proving this side; empty for none
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
+ * @param tlsEngineRecords       whether TLS connections offer the engine's record layer ({@link TcpRecords}):
+ *                              {@code tcp.tlsRecords=engine} (the default) or {@code jsse} (JSSE's records only)
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -43,7 +45,8 @@ record TcpSettings(
         long frameTimeoutNanos,
         long idleTimeoutNanos,
         List<byte[]> keys,
-        boolean insecure) {
+        boolean insecure,
+        boolean tlsEngineRecords) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -57,6 +60,7 @@ record TcpSettings(
     static final String CLUSTER_KEY = "tcp.clusterKey";
     static final String CLUSTER_KEY_FILE = "tcp.clusterKeyFile";
     static final String INSECURE = "tcp.insecure";
+    static final String TLS_RECORDS = "tcp.tlsRecords";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -97,7 +101,17 @@ record TcpSettings(
                 number(config, FRAME_TIMEOUT, 30_000, 1) * MILLIS,
                 number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
                 keys(config),
-                Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
+                Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
+                tlsEngineRecords(config));
+    }
+
+    private static boolean tlsEngineRecords(final EngineConfig config) {
+        final String value = config.option(TLS_RECORDS, "engine").strip();
+        return switch (value) {
+            case "engine" -> true;
+            case "jsse" -> false;
+            default -> throw new IllegalArgumentException(TLS_RECORDS + " must be 'engine' or 'jsse': '" + value + "'");
+        };
     }
 
     /**

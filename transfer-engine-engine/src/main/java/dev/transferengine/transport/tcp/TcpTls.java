@@ -3,8 +3,6 @@ package dev.transferengine.transport.tcp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import javax.net.ssl.SSLEngine;
@@ -30,22 +28,15 @@ import org.jspecify.annotations.Nullable;
  * on arrays, and through 768-byte copies on direct buffers. Delegated tasks (certificate checks) run inline on the
  * worker. Once the connection is authenticated, {@link #pipeline} hands the socket to a thread of its own
  * ({@link TcpTlsPipe}): the buffers for encrypted bytes then come from its rings and this class no longer calls the
- * socket, so wraps and unwraps here overlap with its system calls. Worker thread only.
+ * socket, so wraps and unwraps here overlap with its system calls. With engine records agreed ({@link TcpRecords}),
+ * each direction switches once pipelined: the server at once (its switch record), the client once that arrived (the
+ * server is authenticated then, with buffers for large records); JSSE then handles nothing of a switched direction
+ * (no key update, no close_notify: a close is the end of the stream). Worker thread only.
  */
 final class TcpTls {
 
-    /**
-     * The cipher suite put first when the configuration names none: AES-128-GCM runs 10 AES rounds per block against
-     * AES-256-GCM's 14, and AES-GCM is most of what a TLS connection's worker does (JSSE's default order puts
-     * AES-256 first).
-     */
-    static final String FAST_SUITE = "TLS_AES_128_GCM_SHA256";
-
     private static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
-    /**
-     * TLS records one socket read or write moves at most, once the TLS handshake is over: 8 records, about 134 KiB
-     * per buffer, two buffers per connection.
-     */
+    /** TLS records one socket read or write moves at most after the TLS handshake: ~134 KiB per buffer. */
     private static final int RECORDS_PER_IO = 8;
 
     private final SocketChannel channel;
@@ -85,6 +76,21 @@ final class TcpTls {
     /** {@link #netOut} while no ring buffer is held: empty, no capacity (ring buffers have some). */
     private final ByteBuffer noOut = ByteBuffer.allocate(0);
 
+    /** Both sides agreed on engine records and this connection is pipelined. */
+    private boolean engineRecords;
+    /** This side writes engine records only. */
+    private boolean outputSwitched;
+    /** The switch record leaves before the next engine record. */
+    private boolean switchPending;
+    /** The peer's switch record arrived: only opened engine records follow. */
+    private boolean inputSwitched;
+    /** Plaintext of the opened record at {@link #netIn}'s position not handed out yet. */
+    private int plainLeft;
+    /** Plaintext bytes JSSE took from this side: the switch record names them. */
+    private long jsseSent;
+    /** Plaintext bytes JSSE gave out: the peer's switch record must name them. */
+    private long jsseReceived;
+
     TcpTls(final SocketChannel channel, final SSLEngine engine) throws SSLException {
         this.channel = channel;
         this.engine = engine;
@@ -96,33 +102,12 @@ final class TcpTls {
         engine.beginHandshake();
     }
 
-    /**
-     * Enables {@code configured} in its order, or, if it is empty, the engine's defaults with {@value #FAST_SUITE}
-     * first. The accepting side's order decides (JSSE honours the server's preference), so both sides order alike.
-     */
-    static void enableCipherSuites(final SSLEngine engine, final List<String> configured) {
-        if (!configured.isEmpty()) {
-            engine.setEnabledCipherSuites(configured.toArray(String[]::new));
-            return;
-        }
-        final String[] defaults = engine.getEnabledCipherSuites();
-        final List<String> ordered = new ArrayList<>(defaults.length);
-        for (final String suite : defaults) {
-            if (suite.equals(FAST_SUITE)) {
-                ordered.addFirst(suite);
-            } else {
-                ordered.add(suite);
-            }
-        }
-        engine.setEnabledCipherSuites(ordered.toArray(String[]::new));
-    }
-
     /** Reads decrypted bytes into {@code dst}; 0 if none are ready (or the TLS handshake is still going), -1 at end. */
     int read(final ByteBuffer dst) throws IOException {
         if (!ready()) {
             return eof ? -1 : 0;
         }
-        if (!appIn.hasRemaining() && dst.remaining() >= appIn.capacity()) {
+        if (!inputSwitched && !appIn.hasRemaining() && dst.remaining() >= appIn.capacity()) {
             single[0] = dst;
             final long direct = unwrapInto(single);
             single[0] = NOTHING[0];
@@ -130,8 +115,17 @@ final class TcpTls {
                 return (int) direct;
             }
         }
-        if (!appIn.hasRemaining()) {
+        if (!inputSwitched && !appIn.hasRemaining()) {
             fill();
+        }
+        if (inputSwitched) {
+            // JSSE's bytes were all handed out before the switch record: appIn is empty from here on.
+            single[0] = dst;
+            try {
+                return (int) readOpened(single);
+            } finally {
+                single[0] = NOTHING[0];
+            }
         }
         if (appIn.hasRemaining()) {
             return transfer(dst);
@@ -144,14 +138,17 @@ final class TcpTls {
         if (!ready()) {
             return eof ? -1 : 0;
         }
-        if (!appIn.hasRemaining() && room(dsts) >= appIn.capacity()) {
+        if (!inputSwitched && !appIn.hasRemaining() && TcpRecords.room(dsts) >= appIn.capacity()) {
             final long direct = unwrapInto(dsts);
             if (direct != 0) {
                 return direct;
             }
         }
-        if (!appIn.hasRemaining()) {
+        if (!inputSwitched && !appIn.hasRemaining()) {
             fill();
+        }
+        if (inputSwitched) {
+            return readOpened(dsts);
         }
         if (!appIn.hasRemaining()) {
             return eof ? -1 : 0;
@@ -173,7 +170,7 @@ final class TcpTls {
      */
     private long unwrapInto(final ByteBuffer[] dsts) throws IOException {
         long placed = 0;
-        while (!eof && room(dsts) >= appIn.capacity()) {
+        while (!eof && TcpRecords.room(dsts) >= appIn.capacity()) {
             if (!netIn.hasRemaining() || underflow) {
                 final int read = readNet();
                 if (read < 0) {
@@ -185,6 +182,9 @@ final class TcpTls {
                 }
                 continue;
             }
+            if (takeSwitch()) {
+                break;
+            }
             final SSLEngineResult result;
             try {
                 result = engine.unwrap(netIn, dsts);
@@ -192,6 +192,7 @@ final class TcpTls {
                 throw alerted(e);
             }
             placed += result.bytesProduced();
+            jsseReceived += result.bytesProduced();
             switch (result.getStatus()) {
                 case OK -> {
                     if (engine.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
@@ -230,9 +231,12 @@ final class TcpTls {
         if (!ready() || !flushNet()) {
             return 0;
         }
+        if (outputSwitched) {
+            return writeRecords(srcs);
+        }
         long taken = 0;
         final int packet = engine.getSession().getPacketBufferSize();
-        while (remaining(srcs)) {
+        while (TcpRecords.remaining(srcs)) {
             // As many records as fit, then one write: a write per 16 KiB record was a system call per record.
             netOut.clear();
             long consumed;
@@ -250,7 +254,7 @@ final class TcpTls {
                 }
                 consumed = result.bytesConsumed();
                 taken += consumed;
-            } while (consumed > 0 && remaining(srcs) && netOut.remaining() >= packet);
+            } while (consumed > 0 && TcpRecords.remaining(srcs) && netOut.remaining() >= packet);
             netOut.flip();
             if (consumed == 0 && !netOut.hasRemaining()) {
                 // A key update or the like wants the handshake first.
@@ -263,7 +267,78 @@ final class TcpTls {
                 break;
             }
         }
+        jsseSent += taken;
         return taken;
+    }
+
+    /**
+     * Copies {@code srcs} into engine records for the socket's thread to seal (header, plaintext, room for the tag),
+     * as many as each of its buffers holds, the switch record first when it is due; returns the plain bytes taken.
+     */
+    private long writeRecords(final ByteBuffer[] srcs) throws IOException {
+        long taken = 0;
+        while (switchPending || TcpRecords.remaining(srcs)) {
+            // flushNet left an empty buffer of the socket's thread here.
+            netOut.clear().limit(0);
+            if (switchPending) {
+                TcpRecords.putSwitch(netOut, jsseSent);
+                switchPending = false;
+            }
+            taken += TcpRecords.putRecords(netOut, srcs);
+            if (!flushNet()) {
+                break;
+            }
+        }
+        return taken;
+    }
+
+    /** Hands out the plaintext of engine records the socket's thread opened (their tags checked there): a copy. */
+    private long readOpened(final ByteBuffer[] dsts) throws IOException {
+        long placed = 0;
+        while (true) {
+            if (plainLeft == 0) {
+                if (!netIn.hasRemaining()) {
+                    final int read = readNet();
+                    if (read < 0) {
+                        eof = true;
+                        return placed == 0 ? -1 : placed;
+                    }
+                    if (read == 0) {
+                        return placed;
+                    }
+                    continue;
+                }
+                plainLeft = TcpRecords.takeOpened(netIn);
+            }
+            final int n = TcpRecords.copyOut(netIn, dsts, plainLeft);
+            if (n == 0) {
+                return placed;
+            }
+            plainLeft -= n;
+            placed += n;
+        }
+    }
+
+    /**
+     * Whether the peer's switch record is next: takes it, checking that the peer sent through JSSE exactly the bytes
+     * that arrived (JSSE records cut off before it fail the connection); from now on only opened engine records
+     * come, and a client switches its own output too (the server switched first).
+     */
+    private boolean takeSwitch() throws SSLException {
+        if (!engineRecords || !netIn.hasRemaining() || netIn.get(netIn.position()) != TcpRecords.TYPE) {
+            return false;
+        }
+        final long sent = TcpRecords.takeSwitch(netIn);
+        if (sent != jsseReceived) {
+            throw new SSLException("the peer switched to engine records after sending " + sent
+                    + " bytes through TLS, but " + jsseReceived + " arrived");
+        }
+        inputSwitched = true;
+        if (!outputSwitched) {
+            outputSwitched = true;
+            switchPending = true;
+        }
+        return true;
     }
 
     /**
@@ -285,8 +360,16 @@ final class TcpTls {
         if (pipe != null) {
             throw new IllegalStateException("a TLS connection pipelined twice");
         }
-        final int packet = engine.getSession().getPacketBufferSize();
-        final TcpTlsPipe started = new TcpTlsPipe(channel, RECORDS_PER_IO * packet, netIn);
+        engineRecords = TcpRecords.negotiated(engine);
+        final TcpTlsPipe started = engineRecords
+                ? new TcpTlsPipe(
+                        channel,
+                        TcpRecords.BUFFER,
+                        netIn,
+                        TcpRecordCipher.of(engine, true),
+                        TcpRecordCipher.of(engine, false))
+                : new TcpTlsPipe(
+                        channel, RECORDS_PER_IO * engine.getSession().getPacketBufferSize(), netIn, null, null);
         netIn = noIn;
         final ByteBuffer unsent = netOut;
         netOut = noOut;
@@ -296,6 +379,12 @@ final class TcpTls {
             started.send(first.put(unsent).flip());
         }
         flushNet();
+        if (engineRecords && !engine.getUseClientMode()) {
+            // The server switches first: its switch record tells the client that it may send large records now.
+            outputSwitched = true;
+            switchPending = true;
+            writeRecords(NOTHING);
+        }
         final Thread thread = threads.newThread(started);
         thread.setName(name);
         thread.setDaemon(true);
@@ -305,6 +394,11 @@ final class TcpTls {
     /** Whether the socket's own thread reads and writes: the selector then reports nothing for the connection. */
     boolean pipelined() {
         return pipe != null;
+    }
+
+    /** Whether both directions run on engine records: the peer's switch record came and this side's left. */
+    boolean switched() {
+        return inputSwitched && outputSwitched && !switchPending;
     }
 
     /** Once pipelined: whether {@link #flush()} could encrypt (a buffer is held or free). */
@@ -375,6 +469,10 @@ final class TcpTls {
                     }
                 }
                 case NEED_WRAP -> {
+                    if (outputSwitched) {
+                        throw new SSLException("the peer's TLS wants an answer (a key update) after this side "
+                                + "switched to engine records");
+                    }
                     if (!flushNet()) {
                         return false;
                     }
@@ -429,6 +527,9 @@ final class TcpTls {
     private boolean unwrap() throws IOException {
         while (true) {
             if (netIn.hasRemaining() && !underflow) {
+                if (takeSwitch()) {
+                    return false;
+                }
                 appIn.compact();
                 final SSLEngineResult result;
                 try {
@@ -438,6 +539,7 @@ final class TcpTls {
                 } finally {
                     appIn.flip();
                 }
+                jsseReceived += result.bytesProduced();
                 switch (result.getStatus()) {
                     case OK -> {
                         return true;
@@ -515,7 +617,15 @@ final class TcpTls {
         }
         final ByteBuffer next = running.takeIn();
         if (next == null) {
-            return running.endedAndDrained() ? -1 : 0;
+            if (!running.endedAndDrained()) {
+                return 0;
+            }
+            final SSLException cause = running.endCause();
+            if (cause != null) {
+                // The socket's thread refused a record: everything before it was handed out, nothing of it.
+                throw new SSLException(cause.getMessage(), cause);
+            }
+            return -1;
         }
         netIn = next;
         underflow = false;
@@ -584,23 +694,5 @@ final class TcpTls {
         dst.put(appIn);
         appIn.limit(limit);
         return n;
-    }
-
-    /** Bytes {@code buffers} can take in all. */
-    private static long room(final ByteBuffer[] buffers) {
-        long room = 0;
-        for (final ByteBuffer buffer : buffers) {
-            room += buffer.remaining();
-        }
-        return room;
-    }
-
-    private static boolean remaining(final ByteBuffer[] buffers) {
-        for (final ByteBuffer buffer : buffers) {
-            if (buffer.hasRemaining()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import javax.net.ssl.SSLException;
 
 import org.jctools.queues.atomic.SpscAtomicArrayQueue;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +23,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Threads: the worker calls {@link #send}, {@link #takeOut}, {@link #takeIn}, {@link #giveBack},
  * {@link #hasIn}, {@link #hasOut}, {@link #failure} and {@link #close}; the pipe's own thread runs {@link #run}. A
  * failure on the thread (the socket, a record longer than a buffer, anything thrown) ends it and is kept for
- * {@link #failure}, which fails the connection on the worker; closing stops the thread. Allocation-free once started.
+ * {@link #failure}, which fails the connection on the worker; closing stops the thread. Allocation-free once started
+ * (but for the JCE's per-record parameter objects).
+ *
+ * <p>Engine records ({@link TcpRecords}): on a connection that agreed on them, this thread also seals the engine
+ * records the worker queued (in place, before writing them) and opens those it reads, each into a buffer of the ring
+ * the worker takes plaintext from, so the worker only copies plaintext while AES-GCM runs here. A record that does
+ * not open (tampered, replayed, reordered) ends the reading like the end of the stream: the worker gets every record
+ * before it, then the failure ({@link #endedAndDrained}, {@link #endCause}), never a byte of it.
  */
 final class TcpTlsPipe implements Runnable {
 
@@ -31,8 +39,6 @@ final class TcpTlsPipe implements Runnable {
 
     /** Longest sleep of the thread without a wake-up: a safety net, every hand-over wakes it. */
     private static final long SLEEP_MILLIS = 10;
-
-    private static final int RECORD_HEADER = 5;
 
     private final SocketChannel channel;
     private final Selector selector;
@@ -52,14 +58,31 @@ final class TcpTlsPipe implements Runnable {
     private volatile boolean ended;
 
     private volatile @Nullable Throwable failure;
+    /** Why the reading ended early (a record that did not open, or one out of place): read after {@link #ended}. */
+    private volatile @Nullable SSLException endCause;
     /** The thread is past its loop: from now on {@link #close} closes the socket itself. */
     private volatile boolean exited;
 
     // The thread's own state.
     private @Nullable ByteBuffer writing;
     private @Nullable ByteBuffer filling;
-    /** End of the whole records at the front of {@link #filling}. */
+    /** End of the whole TLS records at the front of {@link #filling}, handed to the worker as they are. */
     private int whole;
+
+    /** Seals the worker's engine records; null on a connection without them. */
+    private final @Nullable TcpRecordCipher sealer;
+    /** Opens the peer's engine records; null on a connection without them. */
+    private final @Nullable TcpRecordCipher opener;
+    /** Start of the first engine record of {@link #filling} not opened yet (they follow {@link #whole}). */
+    private int at;
+    /** The buffer records are being opened into, for the worker; null while none is held. */
+    private @Nullable ByteBuffer opened;
+    /** An engine record arrived: a TLS record after it is refused. */
+    private boolean switched;
+    /** Opening stopped for want of a free buffer: giving one back resumes it. */
+    private boolean starved;
+    /** The socket reached its end: once the records before it are taken, {@link #ended}. */
+    private boolean endOfStream;
 
     /**
      * A pipe over {@code channel} (non-blocking, open) with {@link #BUFFERS} buffers of {@code capacity} bytes per
@@ -68,8 +91,16 @@ final class TcpTlsPipe implements Runnable {
      *
      * @throws IOException if the thread's selector cannot be opened or the channel registered with it
      */
-    TcpTlsPipe(final SocketChannel channel, final int capacity, final ByteBuffer unread) throws IOException {
+    TcpTlsPipe(
+            final SocketChannel channel,
+            final int capacity,
+            final ByteBuffer unread,
+            final @Nullable TcpRecordCipher sealer,
+            final @Nullable TcpRecordCipher opener)
+            throws IOException {
         this.channel = channel;
+        this.sealer = sealer;
+        this.opener = opener;
         this.selector = Selector.open();
         try {
             this.key = channel.register(selector, 0);
@@ -85,9 +116,8 @@ final class TcpTlsPipe implements Runnable {
         if (unread.remaining() > capacity) {
             throw new IOException("a TLS record larger than " + capacity + " bytes");
         }
-        first.put(unread);
-        filling = first;
-        whole = scan(first, 0);
+        // The records the worker left are taken, like any read, by the thread's first pass.
+        filling = first.put(unread);
     }
 
     /** Worker: queues encrypted records ({@code [position, limit)}) for the socket; the buffer comes back later. */
@@ -125,6 +155,11 @@ final class TcpTlsPipe implements Runnable {
     /** Worker: true once the peer closed and every record before was taken. */
     boolean endedAndDrained() {
         return ended && fromSocket.isEmpty();
+    }
+
+    /** Worker, once {@link #endedAndDrained}: why the reading ended before the end of the stream, or null. */
+    @Nullable SSLException endCause() {
+        return endCause;
     }
 
     /** What ended the thread, or null while it runs (or after {@link #close}). */
@@ -193,6 +228,10 @@ final class TcpTlsPipe implements Runnable {
                 if (current == null) {
                     return moved;
                 }
+                final TcpRecordCipher cipher = sealer;
+                if (cipher != null) {
+                    seal(current, cipher);
+                }
                 writing = current;
             }
             if (channel.write(current) > 0) {
@@ -206,7 +245,20 @@ final class TcpTlsPipe implements Runnable {
         }
     }
 
-    /** Reads into the buffer being filled and hands over its whole records; true if bytes moved. */
+    /** Seals the engine records among {@code records}' {@code [position, limit)}; TLS records pass as they are. */
+    private static void seal(final ByteBuffer records, final TcpRecordCipher sealer) throws SSLException {
+        final int end = records.limit();
+        int next = records.position();
+        while (next < end) {
+            final int length = TcpRecords.wireLength(records, next, end);
+            if (records.get(next) == TcpRecords.TYPE) {
+                sealer.seal(records.array(), records.arrayOffset() + next, length - TcpRecords.HEADER - TcpRecords.TAG);
+            }
+            next += length;
+        }
+    }
+
+    /** Reads into the buffer being filled, then hands over or opens its whole records; true if bytes moved. */
     private boolean read() throws IOException {
         if (ended) {
             return false;
@@ -219,30 +271,134 @@ final class TcpTlsPipe implements Runnable {
             }
             filling = current.clear();
             whole = 0;
+            at = 0;
         }
         boolean moved = false;
-        if (current.hasRemaining()) {
+        if (current.hasRemaining() && !endOfStream) {
             final int read = channel.read(current);
-            if (read < 0) {
-                // What follows the last whole record can never complete; the worker sees the end after the rest.
-                if (whole > 0) {
-                    fromSocket.add(current.limit(whole).position(0));
-                    filling = null;
-                }
-                ended = true;
-                return true;
-            }
+            endOfStream = read < 0;
             moved = read > 0;
-            whole = scan(current, whole);
-        } else if (whole == 0) {
-            throw new IOException("a TLS record larger than " + current.capacity() + " bytes");
         }
-        // Whole records go to the worker at once: while it decrypts slower than the socket delivers, the queue is
-        // full and this buffer fills up before a buffer comes back, so hand-overs stay large by themselves.
-        return (whole > 0 && handOver(current)) || moved;
+        moved |= process(current);
+        if (ended) {
+            return true; // a record was refused
+        }
+        if (endOfStream && !starved) {
+            // Every whole record went to the worker; what follows the last can never complete.
+            if (whole > 0) {
+                fromSocket.add(current.limit(whole).position(0));
+                filling = null;
+            }
+            ended = true;
+            return true;
+        }
+        return moved;
     }
 
-    /** Hands the whole records of {@code current} over; false while no buffer is free for the unfinished one. */
+    /**
+     * Takes the whole records of {@code current} in order: TLS records stay for the worker (handed over in a run),
+     * engine records are opened into {@link #opened}; the unfinished record at the end moves to the front. True if
+     * records moved.
+     */
+    private boolean process(final ByteBuffer current) {
+        starved = false;
+        boolean moved = false;
+        final int end = current.position();
+        int length;
+        while (true) {
+            length = TcpRecords.wireLength(current, at, end);
+            if (length > current.capacity()) {
+                return refuse(
+                        current,
+                        new SSLException("a record of " + length + " bytes, more than the " + current.capacity()
+                                + " a buffer of this connection holds"));
+            }
+            if (length < 0 || end - at < length) {
+                break;
+            }
+            final TcpRecordCipher cipher = opener;
+            if (current.get(at) != TcpRecords.TYPE || cipher == null) {
+                // A TLS record (or an engine record where none were agreed: JSSE refuses it in order).
+                if (switched) {
+                    return refuse(current, new SSLException("a TLS record after the peer's engine records"));
+                }
+                at += length;
+                whole = at;
+                continue;
+            }
+            if (whole > 0) {
+                // The TLS records before the switch go to the worker first, as they are; the rest moves on.
+                starved = !handOver(current);
+                return !starved;
+            }
+            final int plaintext = length - TcpRecords.HEADER - TcpRecords.TAG;
+            ByteBuffer into = opened;
+            if (into != null && into.remaining() < TcpRecords.HEADER + plaintext) {
+                fromSocket.add(into.flip());
+                opened = null;
+                into = null;
+                moved = true;
+            }
+            if (into == null) {
+                into = inFree.poll();
+                if (into == null) {
+                    starved = true; // the worker holds the others: giving one back wakes this thread
+                    break;
+                }
+                opened = into.clear();
+            }
+            final int put = into.position();
+            try {
+                cipher.open(current, at, length - TcpRecords.HEADER, into, put + TcpRecords.HEADER);
+            } catch (final SSLException e) {
+                return refuse(current, e);
+            }
+            into.put(put, TcpRecords.TYPE).putInt(put + 1, plaintext).position(put + TcpRecords.HEADER + plaintext);
+            switched = true;
+            at += length;
+            moved = true;
+        }
+        if (whole > 0) {
+            // Whole records go to the worker at once: while it decrypts slower than the socket delivers, the queue
+            // is full and this buffer fills up before a buffer comes back, so hand-overs stay large by themselves.
+            starved = !handOver(current);
+            moved |= !starved;
+        } else if (at > 0 && (at == end || at + Math.max(length, TcpRecords.HEADER) > current.capacity())) {
+            // The unfinished record does not fit behind: move it (usually a part of one) to the front.
+            final int base = current.arrayOffset();
+            System.arraycopy(current.array(), base + at, current.array(), base, end - at);
+            current.position(end - at);
+            at = 0;
+        }
+        final ByteBuffer into = opened;
+        if (into != null && into.position() > 0) {
+            fromSocket.add(into.flip());
+            opened = null;
+            moved = true;
+        }
+        return moved;
+    }
+
+    /**
+     * Ends the reading in order: the worker gets what was opened or whole before, then {@code cause}; nothing of
+     * the refused record or after it.
+     */
+    private boolean refuse(final ByteBuffer current, final SSLException cause) {
+        final ByteBuffer into = opened;
+        if (into != null && into.position() > 0) {
+            fromSocket.add(into.flip());
+        }
+        opened = null;
+        if (whole > 0) {
+            fromSocket.add(current.limit(whole).position(0));
+            filling = null;
+        }
+        endCause = cause;
+        ended = true;
+        return true;
+    }
+
+    /** Hands the whole TLS records of {@code current} over; false while no buffer is free for the unfinished rest. */
     private boolean handOver(final ByteBuffer current) {
         final int end = current.position();
         ByteBuffer next = null;
@@ -257,6 +413,7 @@ final class TcpTlsPipe implements Runnable {
         fromSocket.add(current.limit(whole).position(0));
         filling = next;
         whole = 0;
+        at = 0;
         return true;
     }
 
@@ -264,13 +421,13 @@ final class TcpTlsPipe implements Runnable {
     private void sleep() throws IOException {
         final ByteBuffer current = filling;
         final boolean room = current != null ? current.hasRemaining() : !inFree.isEmpty();
-        key.interestOps((writing != null ? SelectionKey.OP_WRITE : 0) | (room && !ended ? SelectionKey.OP_READ : 0));
+        key.interestOps(
+                (writing != null ? SelectionKey.OP_WRITE : 0) | (room && !endOfStream ? SelectionKey.OP_READ : 0));
         sleeping = true;
         // Announce, then look again: a hand-over queued before the announcement is seen here, one queued after it
         // sees the announcement and wakes the selector.
         if (!stopped
-                && ((writing == null && !toSocket.isEmpty())
-                        || ((current == null || whole > 0) && !inFree.isEmpty()))) {
+                && ((writing == null && !toSocket.isEmpty()) || ((current == null || starved) && !inFree.isEmpty()))) {
             sleeping = false;
             return;
         }
@@ -286,20 +443,6 @@ final class TcpTlsPipe implements Runnable {
         if (sleeping) {
             selector.wakeup();
         }
-    }
-
-    /** The end of the whole TLS records in {@code buffer}'s {@code [0, position)}, scanning from {@code from}. */
-    private static int scan(final ByteBuffer buffer, final int from) {
-        final int end = buffer.position();
-        int at = from;
-        while (end - at >= RECORD_HEADER) {
-            final int length = ((buffer.get(at + 3) & 0xFF) << 8) | (buffer.get(at + 4) & 0xFF);
-            if (end - at - RECORD_HEADER < length) {
-                break;
-            }
-            at += RECORD_HEADER + length;
-        }
-        return at;
     }
 
     /** The thread looks at its socket after every wake-up, whichever key the selector reports. */

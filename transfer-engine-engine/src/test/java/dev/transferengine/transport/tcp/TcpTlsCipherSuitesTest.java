@@ -23,7 +23,7 @@ class TcpTlsCipherSuitesTest {
         final SSLEngine client = engine(true, List.of());
         final SSLEngine server = engine(false, List.of());
 
-        assertThat(client.getEnabledCipherSuites()[0]).isEqualTo(TcpTls.FAST_SUITE);
+        assertThat(client.getEnabledCipherSuites()[0]).isEqualTo(TcpTlsEngines.FAST_SUITE);
         assertThat(List.of(client.getEnabledCipherSuites()))
                 .containsExactlyInAnyOrder(CONTEXT.createSSLEngine().getEnabledCipherSuites());
         assertThat(handshake(client, server)).isEqualTo("TLS_AES_128_GCM_SHA256");
@@ -43,7 +43,7 @@ class TcpTlsCipherSuitesTest {
         final SSLEngine engine = CONTEXT.createSSLEngine();
         engine.setUseClientMode(client);
         engine.setEnabledProtocols(new String[] {"TLSv1.3"});
-        TcpTls.enableCipherSuites(engine, suites);
+        TcpTlsEngines.enableCipherSuites(engine, suites);
         return engine;
     }
 

@@ -5,7 +5,6 @@ import dev.transferengine.test.TlsFixture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -47,7 +46,7 @@ class TcpTlsLandingTest {
     private static final byte UNTOUCHED = 0x5A;
     private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    private @Nullable Relay relay;
+    private @Nullable TlsRelay relay;
     private @Nullable TcpTls client;
     private @Nullable TcpTls server;
     private final List<SocketChannel> sockets = new ArrayList<>();
@@ -128,7 +127,7 @@ class TcpTlsLandingTest {
     private void connect(final boolean pipelined) throws IOException {
         final ServerSocketChannel acceptor =
                 ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        final Relay started = new Relay(acceptor.getLocalAddress());
+        final TlsRelay started = new TlsRelay(acceptor.getLocalAddress());
         relay = started;
         final SocketChannel dialled = SocketChannel.open(started.address());
         final SocketChannel accepted = acceptor.accept();
@@ -162,7 +161,7 @@ class TcpTlsLandingTest {
         engine.setUseClientMode(client);
         engine.setNeedClientAuth(!client);
         engine.setEnabledProtocols(new String[] {"TLSv1.3"});
-        TcpTls.enableCipherSuites(engine, List.of());
+        TcpTlsEngines.enableCipherSuites(engine, List.of());
         return engine;
     }
 
@@ -189,80 +188,5 @@ class TcpTlsLandingTest {
 
     private static <T> T requireNonNull(final @Nullable T value) {
         return Objects.requireNonNull(value);
-    }
-
-    /**
-     * Forwards bytes both ways between a dialler and {@code target}, on two threads of blocking sockets; once armed,
-     * flips one byte of the dialler's stream.
-     */
-    private static final class Relay {
-
-        private final ServerSocketChannel listener;
-        private final InetSocketAddress target;
-        private volatile long forwardedUp;
-        private volatile long flipAt = Long.MAX_VALUE;
-        private volatile @Nullable SocketChannel down;
-        private volatile @Nullable SocketChannel up;
-
-        Relay(final SocketAddress target) throws IOException {
-            this.target = (InetSocketAddress) target;
-            this.listener = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            Thread.ofPlatform().daemon().name("relay accept").start(this::accept);
-        }
-
-        InetSocketAddress address() throws IOException {
-            return (InetSocketAddress) listener.getLocalAddress();
-        }
-
-        /** Flips the byte {@code offset} bytes after those the dialler's stream forwarded so far. */
-        void flipFromNow(final long offset) {
-            flipAt = forwardedUp + offset;
-        }
-
-        private void accept() {
-            try {
-                final SocketChannel fromDialler = listener.accept();
-                final SocketChannel toTarget = SocketChannel.open(target);
-                down = fromDialler;
-                up = toTarget;
-                Thread.ofPlatform().daemon().name("relay up").start(() -> forward(fromDialler, toTarget, true));
-                forward(toTarget, fromDialler, false);
-            } catch (final IOException e) {
-                // Nothing connects: the test fails on its deadline.
-            }
-        }
-
-        private void forward(final SocketChannel from, final SocketChannel to, final boolean tampering) {
-            final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
-            try {
-                while (from.read(buffer) >= 0) {
-                    buffer.flip();
-                    if (tampering) {
-                        final long start = forwardedUp;
-                        final long at = flipAt - start;
-                        if (at >= 0 && at < buffer.remaining()) {
-                            final int index = (int) at;
-                            buffer.put(index, (byte) (buffer.get(index) ^ 0x01));
-                        }
-                        forwardedUp = start + buffer.remaining();
-                    }
-                    while (buffer.hasRemaining()) {
-                        to.write(buffer);
-                    }
-                    buffer.clear();
-                }
-            } catch (final IOException e) {
-                // The test closed a side.
-            }
-        }
-
-        void close() throws IOException {
-            listener.close();
-            for (final SocketChannel channel : new SocketChannel[] {down, up}) {
-                if (channel != null) {
-                    channel.close();
-                }
-            }
-        }
     }
 }
