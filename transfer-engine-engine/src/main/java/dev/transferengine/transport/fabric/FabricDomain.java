@@ -52,7 +52,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
  * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
  * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
- * delivery-complete after all the others. A chain is posted strictly in that order: where the provider turns a post
+ * delivery-complete after all the others (only the last one, where every write's range was checked before posting:
+ * see the third point below). A chain is posted strictly in that order: where the provider turns a post
  * away, the chain waits and goes on from there, never through {@link #pending}, which rotates turned-away posts to
  * its back. The request still completes only once all its bytes are at the target, and a write the target refuses
  * still fails it:

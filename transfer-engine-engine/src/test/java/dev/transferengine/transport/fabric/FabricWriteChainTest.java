@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * shm's write chains (see {@link FabricDomain}): the pages of one paged write go transmit-complete but for the ones
- * bounding their remote range, and the request still completes only once every page is at the target and never
+ * bounding their remote range (only the last page where the target publishes its keys, as here), and the request still completes only once every page is at the target and never
  * when the target refused one. A request here is what the engine makes of a paged write on one NIC: one
  * {@link Domain#write} per page, all with the request's token, done once every page reported done.
  */
