@@ -8,10 +8,13 @@ import dev.transferengine.Routing;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
+import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.test.Domains;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
@@ -65,6 +68,13 @@ public class SubmitPathBenchmark {
     @Param({"1"})
     public int nics;
 
+    /**
+     * Transport options for both engines, {@code key=value;key=value}: e.g. {@code fabric.provider=shm} and
+     * {@code fabric.library=PATH} with {@code -p transport=fabric}.
+     */
+    @Param({""})
+    public String options;
+
     private Arena arena;
     private TransferEngine sender;
     private TransferEngine receiver;
@@ -99,11 +109,10 @@ public class SubmitPathBenchmark {
     }
 
     private TransferEngine engine() {
-        return TransferEngine.builder()
-                .transport(transport)
-                .group(nics)
-                .submitQueueCapacity(1024)
-                .build();
+        final TransferEngineBuilder builder =
+                TransferEngine.builder().transport(transport).group(nics).submitQueueCapacity(1024);
+        Domains.options(Map.of(), options).forEach(builder::option);
+        return builder.build();
     }
 
     /** One single write of {@link #size} bytes. */

@@ -52,7 +52,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
  * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
  * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
- * delivery-complete after all the others. A chain is posted strictly in that order: where the provider turns a post
+ * delivery-complete after all the others (only the last one, where every write's range was checked before posting:
+ * see the third point below). A chain is posted strictly in that order: where the provider turns a post
  * away, the chain waits and goes on from there, never through {@link #pending}, which rotates turned-away posts to
  * its back. The request still completes only once all its bytes are at the target, and a write the target refuses
  * still fails it:
@@ -70,13 +71,23 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *       the delivery-complete ones uncompleted and the engine's operation timeout fails the request.</li>
  *   <li>Every write's remote range lies within [lowest start, highest end], and the target checked both ends
  *       against the key's one region through the delivery-complete writes, so no write of the chain was out of
- *       its bounds. This holds whatever the descriptor said, without relying on the engine's bounds check.</li>
+ *       its bounds. This holds whatever the descriptor said, without relying on the engine's bounds check. Where
+ *       the peer publishes its keys and its table holds all of them ({@link FabricShmKeys.View#checksEveryAccess}
+ *       when the chain is sealed), every write's key, range and access were checked against the target's own
+ *       entry right before its post, so only the chain's last write goes delivery-complete, for the order alone:
+ *       one SAR round trip per chain instead of two. (A table that overflows between the seal and the posts
+ *       leaves that chain's range to the engine's descriptor check.)</li>
  *   <li>Each write carries its own imm, which shm raises at the target only after it placed that write's bytes,
  *       whatever completion the initiator asked for: what the receiver counts is unchanged.</li>
  * </ul>
  * A chain of one write (a single write, a scatter target) is posted delivery-complete as before; zero-byte writes
  * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
  * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
+ *
+ * <p>The imms of consecutive CQ entries with the same reservation (a paged write's pages from one writer) are
+ * reported in one {@link DomainListener#onImms} after the batch, and the inner writes a chain's pass posted as
+ * injects (below) in one {@link DomainListener#onComplete(long, long, int)}: the engine then handles one event for
+ * them, not one per page; what it counts is unchanged.
  *
  * <p><b>Injected inner writes (shm).</b> A chain's transmit-complete writes of at most tx_attr.inject_size bytes go
  * as FI_INJECT without FI_COMPLETION (the endpoint binds its transmit completions FI_SELECTIVE_COMPLETION on shm,
@@ -163,6 +174,14 @@ final class FabricDomain implements Domain {
     private final Long2ObjectHashMap<MemorySegment> poolMessages = new Long2ObjectHashMap<>();
 
     private long nextPoolToken = POOL_TOKENS;
+
+    /** Imms read from the CQ and reserved, not yet reported: how many, all with this reservation ({@link #poll()}). */
+    private int landedImms;
+
+    private long landedReservation;
+    /** Bytes of remote writes read from the CQ, not yet counted. */
+    private long landedBytes;
+
     private volatile @Nullable String failure;
 
     /**
@@ -446,7 +465,8 @@ final class FabricDomain implements Domain {
         if (held == 0) {
             return;
         }
-        chain.seal();
+        final FabricShmKeys.View published = peers.keys(chain.peer());
+        chain.seal(published != null && published.checksEveryAccess());
         for (int i = 0; i < held; i++) {
             final int slot = chain.slot(i);
             if (chain.deliveryComplete(i)) {
@@ -465,39 +485,52 @@ final class FabricDomain implements Domain {
         }
     }
 
-    /** Posts a sealed chain on from where it stopped; true (and the chain cleared) once every write was handed over. */
+    /**
+     * Posts a sealed chain on from where it stopped; true (and the chain cleared) once every write was handed over.
+     * One pass counts itself in at the peer's published keys once ({@link FabricShmKeys.View#enter}), each write
+     * still checked right before its post, and reports the inner writes posted as injects in one
+     * {@link DomainListener#onComplete(long, long, int)}: shm copied such a write's bytes into the peer's queue before
+     * the post returned, where it would have written the same transmit completion at once ({@code smr_generic_rma}),
+     * and reports a failure of it as the post's rc. They complete here, as CQ entries would have made them complete at
+     * the next poll; their request still ends only with the chain's delivery-complete write(s), posted after them. A
+     * write refused or failed at its post fails alone, as before.
+     */
     private boolean postChain(final FabricWriteChain sealed) {
-        while (sealed.next() < sealed.size()) {
-            final int slot = sealed.slot(sealed.next());
-            final long rc = post(slot);
-            if (rc == -FabricFailures.FI_EAGAIN) {
-                return false;
+        final long token = sealed.token();
+        final long peer = sealed.peer();
+        final FabricShmKeys.View published = peers.keys(peer);
+        if (published != null) {
+            published.enter();
+        }
+        int injected = 0;
+        long injectedBytes = 0;
+        try {
+            while (sealed.next() < sealed.size()) {
+                final int slot = sealed.slot(sealed.next());
+                final long rc = post(slot, published);
+                if (rc == -FabricFailures.FI_EAGAIN) {
+                    return false;
+                }
+                sealed.advance();
+                if (rc < 0) {
+                    failPost(slot, rc);
+                } else if ((ops.flags[slot] & FI_COMPLETION) == 0) {
+                    injected++;
+                    injectedBytes += ops.length[slot];
+                    release(slot);
+                }
             }
-            sealed.advance();
-            if (rc < 0) {
-                failPost(slot, rc);
-            } else if ((ops.flags[slot] & FI_COMPLETION) == 0) {
-                injected(slot);
+            sealed.clear();
+            return true;
+        } finally {
+            if (published != null) {
+                published.exit();
+            }
+            if (injected > 0) {
+                peers.markReachable(peer);
+                listener.onComplete(token, injectedBytes, injected);
             }
         }
-        sealed.clear();
-        return true;
-    }
-
-    /**
-     * An inner write of a chain posted as an inject without a completion was taken: shm copied its bytes into the
-     * peer's queue before the post returned, where it would have written the same transmit completion at once
-     * ({@code smr_generic_rma}), and reports a failure of it as the post's rc. It completes here, as a CQ entry
-     * would have made it complete at the next poll: its request still ends only with the chain's delivery-complete
-     * writes, posted after it.
-     */
-    private void injected(final int slot) {
-        final long token = ops.token[slot];
-        final long bytes = ops.length[slot];
-        final long peer = ops.peer[slot];
-        release(slot);
-        peers.markReachable(peer);
-        listener.onComplete(token, bytes);
     }
 
     private int drainChains() {
@@ -747,6 +780,14 @@ final class FabricDomain implements Domain {
     }
 
     private long post(final int slot) {
+        return post(slot, null);
+    }
+
+    /**
+     * Posts {@code slot}; {@code entered}: the peer's published keys the caller counted itself in at already (a
+     * chain's pass), or null.
+     */
+    private long post(final int slot, final FabricShmKeys.@Nullable View entered) {
         final byte kind = ops.kind[slot];
         if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV) {
             final long peer = ops.peer[slot];
@@ -764,7 +805,7 @@ final class FabricDomain implements Domain {
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
-            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg);
+            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg, entered);
             case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
@@ -776,13 +817,16 @@ final class FabricDomain implements Domain {
      * from before the check until the provider queued the command, so that the peer's revocation of the key waits
      * for it (see {@link FabricShmKeys}).
      */
-    private long postRma(final int slot, final MemorySegment msg) {
+    private long postRma(final int slot, final MemorySegment msg, final FabricShmKeys.@Nullable View entered) {
         final boolean write = ops.kind[slot] == FabricOps.WRITE;
         final FabricShmKeys.View published = peers.keys(ops.peer[slot]);
         if (published == null) {
             return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
         }
-        published.enter();
+        final boolean counted = published != entered;
+        if (counted) {
+            published.enter();
+        }
         try {
             final TransferEngineException refused =
                     published.refusal(ops.remoteKey(slot), ops.remoteAddress(slot), ops.length[slot], write);
@@ -792,7 +836,9 @@ final class FabricDomain implements Domain {
             }
             return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
         } finally {
-            published.exit();
+            if (counted) {
+                published.exit();
+            }
         }
     }
 
@@ -843,6 +889,7 @@ final class FabricDomain implements Domain {
                 for (int i = 0; i < n; i++) {
                     complete(i);
                 }
+                reportLandedImms();
                 work += (int) n;
                 if (n < CQ_BATCH) {
                     break;
@@ -889,14 +936,16 @@ final class FabricDomain implements Domain {
                     endpoint.reportsSources() ? peers.address(sources.getAtIndex(JAVA_LONG, index)) : null;
             final long reservation = listener.reserveImm(writer, (int) entries.get(JAVA_LONG, offset + CQE_DATA));
             if (reservation != DomainListener.IMM_REFUSED) {
-                listener.onImm(reservation);
+                if (landedImms > 0 && reservation != landedReservation) {
+                    reportLandedImms();
+                }
+                landedReservation = reservation;
+                landedImms++;
             }
-            final long bytes = entries.get(JAVA_LONG, offset + CQE_LEN);
-            if (bytes > 0) {
-                listener.onBytesReceived(bytes);
-            }
+            landedBytes += entries.get(JAVA_LONG, offset + CQE_LEN);
             return;
         }
+        reportLandedImms(); // the imms read before this entry are reported before it
         final int slot = ops.slotOf(entries.get(JAVA_LONG, offset + CQE_OP_CONTEXT));
         if (slot < 0) {
             return;
@@ -916,6 +965,23 @@ final class FabricDomain implements Domain {
         } else {
             peers.markReachable(peer);
             listener.onComplete(token, bytes);
+        }
+    }
+
+    /**
+     * Reports the imms of a run of equal reservations read from the CQ (a paged write's pages from one writer) in one
+     * {@link DomainListener#onImms} (still one imm event each), and the bytes they brought in one count.
+     */
+    private void reportLandedImms() {
+        if (landedImms == 1) {
+            listener.onImm(landedReservation);
+        } else if (landedImms > 1) {
+            listener.onImms(landedReservation, landedImms);
+        }
+        landedImms = 0;
+        if (landedBytes > 0) {
+            listener.onBytesReceived(landedBytes);
+            landedBytes = 0;
         }
     }
 

@@ -324,6 +324,14 @@ final class FabricShmKeys implements AutoCloseable {
             this.pid = table.get(JAVA_LONG, PID_AT);
         }
 
+        /**
+         * Whether {@link #refusal} checks every access: false once the owner had more keys than the table holds (it
+         * then answers null for keys it cannot tell). Stays false once false.
+         */
+        boolean checksEveryAccess() {
+            return (long) LONG.getVolatile(table, INCOMPLETE_AT) == 0;
+        }
+
         /** The process that published the table. */
         long pid() {
             return pid;

@@ -5,9 +5,10 @@ import java.util.Arrays;
 /**
  * The writes of one request to one peer and one remote key that a {@link FabricDomain} holds back until the
  * request's pieces on this NIC are all there (the next write belongs elsewhere, or the worker polls), so that it
- * can post all but two of them transmit-complete. While writes are added it remembers which one starts lowest and
- * which one ends highest in the remote region; {@link #seal()} moves those two (one when they coincide) to the end,
- * as the writes to post delivery-complete, and the chain is then posted strictly in that order from
+ * can post all but one or two of them transmit-complete. While writes are added it remembers which one starts lowest
+ * and which one ends highest in the remote region; {@link #seal(boolean)} moves those two (one when they coincide) to
+ * the end, as the writes to post delivery-complete, or, where every write's range is checked before it is posted,
+ * keeps the order and marks the last write alone; the chain is then posted strictly in that order from
  * {@link #next()} on, however often the provider turns a post away. The domain's class comment gives the argument.
  *
  * <p>Single-threaded (the domain's worker). Allocation-free once its slot array has grown to the longest chain.
@@ -26,7 +27,7 @@ final class FabricWriteChain {
     private long highestEnd;
     private int lowest;
     private int highest;
-    /** After {@link #seal()}: the index of the first write to post delivery-complete; -1 before. */
+    /** After {@link #seal(boolean)}: the index of the first write to post delivery-complete; -1 before. */
     private int firstBound = -1;
 
     private int next;
@@ -75,10 +76,16 @@ final class FabricWriteChain {
 
     /**
      * Ends the chain: the other writes keep the order they were added in, then come the one that starts lowest and
-     * the one that ends highest in the remote region (the first added of each where several tie). Posting starts at
-     * the first write.
+     * the one that ends highest in the remote region (the first added of each where several tie). With
+     * {@code rangesChecked} (the target's keys, bounds and access were checked for every write before posting, see
+     * {@link FabricShmKeys}) nothing moves and only the last write added is to post delivery-complete: it is there for
+     * the order alone. Posting starts at the first write.
      */
-    void seal() {
+    void seal(final boolean rangesChecked) {
+        if (rangesChecked) {
+            lowest = size - 1;
+            highest = size - 1;
+        }
         final int lowSlot = slots[lowest];
         final int highSlot = slots[highest];
         int to = 0;
@@ -99,22 +106,27 @@ final class FabricWriteChain {
         return size;
     }
 
+    /** The peer of the held writes; meaningful while {@link #size()} is not 0. */
+    long peer() {
+        return peer;
+    }
+
     /** The token of the held writes; meaningful while {@link #size()} is not 0. */
     long token() {
         return token;
     }
 
-    /** The slot of the {@code i}-th write: in the order added, or after {@link #seal()} in the order to post. */
+    /** The slot of the {@code i}-th write: in the order added, or after {@link #seal(boolean)} in the order to post. */
     int slot(final int i) {
         return slots[i];
     }
 
-    /** After {@link #seal()}: whether the {@code i}-th write is one that bounds the range, to post delivery-complete. */
+    /** After {@link #seal(boolean)}: whether the {@code i}-th write is one that bounds the range, to post delivery-complete. */
     boolean deliveryComplete(final int i) {
         return i >= firstBound;
     }
 
-    /** After {@link #seal()}: the index of the next write to post; {@link #size()} when all are posted. */
+    /** After {@link #seal(boolean)}: the index of the next write to post; {@link #size()} when all are posted. */
     int next() {
         return next;
     }

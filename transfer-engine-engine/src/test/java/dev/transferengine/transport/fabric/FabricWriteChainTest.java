@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
 import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -23,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * shm's write chains (see {@link FabricDomain}): the pages of one paged write go transmit-complete but for the ones
- * bounding their remote range, and the request still completes only once every page is at the target and never
+ * bounding their remote range (only the last page where the target publishes its keys, as here), and the request still completes only once every page is at the target and never
  * when the target refused one. A request here is what the engine makes of a paged write on one NIC: one
  * {@link Domain#write} per page, all with the request's token, done once every page reported done.
  */
@@ -48,14 +49,32 @@ class FabricWriteChainTest {
         arena.close();
     }
 
-    /** Counts each token's successful completions, as the engine counts a request's pieces. */
+    /** Counts each token's successful completions, as the engine counts a request's pieces, and the reports of them. */
     private static final class PieceListener extends RecordingDomainListener {
         final Map<Long, Integer> pieces = new HashMap<>();
+        final Map<Long, Integer> reports = new HashMap<>();
+        final List<TransferEngineException> failures = new ArrayList<>();
+
+        @Override
+        public void onComplete(final long token, final long bytes, final int count) {
+            reports.merge(token, 1, Integer::sum);
+            for (int i = 0; i < count; i++) {
+                super.onComplete(token, bytes / count);
+                pieces.merge(token, 1, Integer::sum);
+            }
+        }
+
+        @Override
+        public void onFailed(final long token, final TransferEngineException error) {
+            super.onFailed(token, error);
+            failures.add(error);
+        }
 
         @Override
         public void onComplete(final long token, final long bytes) {
             super.onComplete(token, bytes);
             pieces.merge(token, 1, Integer::sum);
+            reports.merge(token, 1, Integer::sum);
         }
 
         int completed(final long token) {
@@ -180,11 +199,12 @@ class FabricWriteChainTest {
 
     /**
      * A chain's inner pages go as injects without a completion entry: they are reported done when the initiator posts
-     * them, before the target made any progress, and hold no operation slot; the two pages bounding the remote range
-     * stay outstanding until the target handled them, and the request with them.
+     * them, before the target made any progress, in one report, and hold no operation slot. The target publishes its
+     * keys, so every page was checked against its region before posting and only the last page goes
+     * delivery-complete: it stays outstanding until the target handled it, and the request with it.
      */
     @Test
-    void theInnerPagesOfAChainAreDoneWhenPostedAndOnlyTheBoundingPagesWaitForTheTarget() {
+    void theInnerPagesOfAChainAreDoneWhenPostedInOneReportAndOnlyTheLastPageWaitsForTheTarget() {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final Pair pair = new Pair(targetEvents);
         final long dstKey = pair.target.register(pair.dst, Device.host());
@@ -197,14 +217,67 @@ class FabricWriteChainTest {
 
         assertThat(pair.initiatorEvents.completed(TOKEN))
                 .as("pages reported done before the target polled")
-                .isEqualTo(PAGES - 2);
-        assertThat(pair.initiator.outstanding()).as("operations still held").isEqualTo(2);
+                .isEqualTo(PAGES - 1);
+        assertThat(pair.initiatorEvents.reports.get(TOKEN))
+                .as("reports of them")
+                .isEqualTo(1);
+        assertThat(pair.initiator.outstanding()).as("operations still held").isEqualTo(1);
 
         fixture.pollUntil(
                 () -> pair.initiatorEvents.completed(TOKEN) == PAGES && targetEvents.imms.size() == PAGES + 1);
         assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(pair.pagesPlaced()).isEqualTo(PAGES);
         assertThat(pair.initiator.outstanding()).isZero();
+    }
+
+    /**
+     * One page in the middle of a request reaches past the target's region: it is refused before posting and fails
+     * alone, with the reason; every other page lands and completes, and the target counts exactly their imms, in
+     * fewer reports than imms (one per run of equal reservations read from its CQ).
+     */
+    @Test
+    void aRequestWhoseMiddlePageIsRefusedFailsExactlyThatPageAndLandsTheOthers() {
+        final int[] immReports = new int[1];
+        final RecordingDomainListener targetEvents = new RecordingDomainListener() {
+            @Override
+            public void onImms(final long reservation, final int count) {
+                immReports[0]++;
+                for (int i = 0; i < count; i++) {
+                    super.onImm(reservation);
+                }
+            }
+
+            @Override
+            public void onImm(final long reservation) {
+                immReports[0]++;
+                super.onImm(reservation);
+            }
+        };
+        final Pair pair = new Pair(targetEvents);
+        final long dstKey = pair.target.register(pair.dst.asSlice(0, (long) (PAGES - 1) * PAGE), Device.host());
+        final int stray = PAGES - 1;
+
+        int next = 0;
+        for (int i = 0; i < PAGES; i++) {
+            pair.writePage(i == PAGES / 2 ? stray : next++, dstKey);
+        }
+        fixture.pollUntil(() -> pair.initiatorEvents.completed(TOKEN) == PAGES - 1
+                && targetEvents.imms.size() == PAGES - 1
+                && pair.initiator.outstanding() == 0);
+
+        assertThat(pair.initiatorEvents.failures).singleElement().satisfies(e -> assertThat(e)
+                .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                        .isEqualTo(RemoteAccessException.Reason.OUT_OF_BOUNDS)));
+        assertThat(pair.untouched(stray)).isTrue();
+        for (int page = 0; page < PAGES - 1; page++) {
+            assertThat(pair.placed(page)).as("page %d", page).isTrue();
+        }
+        for (int i = 0; i < 100; i++) {
+            fixture.pollAll();
+        }
+        assertThat(pair.initiatorEvents.completed(TOKEN)).isEqualTo(PAGES - 1);
+        assertThat(targetEvents.imms).hasSize(PAGES - 1).containsOnly(IMM);
+        assertThat(immReports[0]).as("reports of the imms").isLessThan(PAGES - 1);
     }
 
     /**
@@ -394,7 +467,7 @@ class FabricWriteChainTest {
         assertThat(chain.accepts(1, 9, 3)).as("another peer").isFalse();
         assertThat(chain.accepts(1, 2, 9)).as("another key").isFalse();
 
-        chain.seal();
+        chain.seal(false);
         final List<Integer> order = new ArrayList<>();
         final List<Boolean> deliveryComplete = new ArrayList<>();
         for (int i = 0; i < chain.size(); i++) {
@@ -409,9 +482,23 @@ class FabricWriteChainTest {
         assertThat(chain.next()).isEqualTo(1);
 
         chain.clear();
+        for (int i = 0; i < writes.size(); i++) {
+            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1]);
+        }
+        chain.seal(true);
+        order.clear();
+        deliveryComplete.clear();
+        for (int i = 0; i < chain.size(); i++) {
+            order.add(chain.slot(i));
+            deliveryComplete.add(chain.deliveryComplete(i));
+        }
+        assertThat(order).as("ranges checked before posting").containsExactly(100, 101, 102, 103, 104);
+        assertThat(deliveryComplete).containsExactly(false, false, false, false, true);
+
+        chain.clear();
         assertThat(chain.accepts(9, 9, 9)).isTrue();
         chain.add(7, 9, 9, 9, 0, 1);
-        chain.seal();
+        chain.seal(false);
         assertThat(chain.size()).isEqualTo(1);
         assertThat(chain.deliveryComplete(0)).as("a chain of one").isTrue();
 
