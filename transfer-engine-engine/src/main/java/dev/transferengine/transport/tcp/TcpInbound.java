@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
-import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DomainListener;
 
@@ -12,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -28,8 +26,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpInbound extends TcpConnection {
 
-    /** Room one answer needs in {@link #out}. */
-    private static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
     /**
      * After a payload this large another large one is likely, so the read that ends it takes only one more
      * header: the next payload then lands in place instead of in the read buffer.
@@ -41,7 +37,8 @@ final class TcpInbound extends TcpConnection {
     private static final int DISCARDING = 2;
     private static final String PLACING_TARGET = "a payload being placed has its target";
 
-    private final ArrayDeque<TcpHeldAnswer> staged = new ArrayDeque<>();
+    /** The ACK or NACK of each request, in order; held back behind payloads still travelling to the device. */
+    private final TcpAnswers answers;
     /** Where an ABANDON frame's cause text lands; it is reported as soon as it is in. */
     private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
 
@@ -106,6 +103,7 @@ final class TcpInbound extends TcpConnection {
         this.targets = targets;
         this.landing = new TcpLanding(targets.staging());
         this.share = targets.receives().join();
+        this.answers = new TcpAnswers(this, targets);
         in.put(pipelined);
     }
 
@@ -120,7 +118,7 @@ final class TcpInbound extends TcpConnection {
      */
     @Override
     int expire(final long nowNanos, final TcpSettings settings) {
-        if (paused || starved || !staged.isEmpty()) {
+        if (paused || starved || answers.holding()) {
             touch();
         }
         final long quiet = quietNanos(nowNanos);
@@ -188,7 +186,7 @@ final class TcpInbound extends TcpConnection {
 
     @Override
     int afterFlush() throws IOException {
-        if (paused && !closed() && hasAnswerRoom()) {
+        if (paused && !closed() && answers.hasRoom()) {
             paused = false;
             updateInterest();
             return onReadable();
@@ -197,7 +195,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private long readIntoBuffer() throws IOException {
-        compactIn(ANSWER_ROOM);
+        compactIn(TcpAnswers.ANSWER_ROOM);
         if (state != AT_HEADER || !lastPayloadLarge) {
             final int room = in.remaining();
             final int read = read(in);
@@ -250,7 +248,7 @@ final class TcpInbound extends TcpConnection {
                 if (buffered() < (page ? TcpFrame.PAGE_HEADER_LENGTH : TcpFrame.HEADER_LENGTH)) {
                     return frames;
                 }
-                if (!hasAnswerRoom()) {
+                if (!answers.hasRoom()) {
                     paused = true;
                     updateInterest();
                     return frames;
@@ -296,14 +294,6 @@ final class TcpInbound extends TcpConnection {
             frames++;
         }
         return frames;
-    }
-
-    private boolean hasAnswerRoom() {
-        if (out.capacity() - encoded >= ANSWER_ROOM) {
-            return true;
-        }
-        compactOut();
-        return out.capacity() - encoded >= ANSWER_ROOM;
     }
 
     /** Starts on the frame at {@link #inHead}; false if it must wait for more bytes or broke the protocol. */
@@ -461,10 +451,10 @@ final class TcpInbound extends TcpConnection {
         final TcpMemory memory = addressed(flagged);
         if (memory != null && memory.access().allowsRemoteRead()) {
             targets.serveRead(peerAddress, memory, offset, length, imm);
-            if (staged.isEmpty()) {
-                answer(TcpFrame.ACK, 1, length);
+            if (answers.holding()) {
+                answers.hold(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
             } else {
-                staged.addLast(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
+                answer(TcpFrame.ACK, 1, length);
             }
             return;
         }
@@ -527,10 +517,10 @@ final class TcpInbound extends TcpConnection {
 
     /** NACKs the discarded request, behind the answers still held back: answers go in request order. */
     private void refuseInOrder() {
-        if (staged.isEmpty()) {
-            answer(TcpFrame.NACK, refusal.code(), refusalSize);
+        if (answers.holding()) {
+            answers.hold(held(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
         } else {
-            staged.addLast(held(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
+            answer(TcpFrame.NACK, refusal.code(), refusalSize);
         }
     }
 
@@ -559,15 +549,15 @@ final class TcpInbound extends TcpConnection {
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         final long reservation = immReservation;
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
-        if (paging && !device && staged.isEmpty()) {
+        if (paging && !device && !answers.holding()) {
             pages.landed(
                     type, reservation, length, targets.listener()); // reported with the run, before the answer leaves
             answer(TcpFrame.ACK, 1, length);
             return;
         }
         pages.reportLanded(targets.listener()); // what landed before is reported first
-        if (device || !staged.isEmpty()) {
-            staged.addLast(held(
+        if (device || answers.holding()) {
+            answers.hold(held(
                     type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
@@ -591,63 +581,11 @@ final class TcpInbound extends TcpConnection {
                 return work + 1;
             }
         }
-        TcpHeldAnswer answer;
-        while (!closed() && (answer = staged.peekFirst()) != null && hasAnswerRoom()) {
-            try {
-                final DeviceCopyStream stream = answer.stream();
-                if (stream != null && !stream.isDone(answer.ticket())) {
-                    break;
-                }
-            } catch (final DeviceUnavailableException e) {
-                lost("copy to the device failed: " + e.getMessage(), e);
-                return work + 1;
-            }
-            staged.pollFirst();
-            if (answer.type() == TcpFrame.NACK) {
-                outFrame.at(encoded)
-                        .encode(
-                                TcpFrame.NACK,
-                                0,
-                                answer.imm(),
-                                answer.id(),
-                                answer.rkey(),
-                                answer.offset(),
-                                answer.length());
-            } else {
-                targets.deliver(answer.type(), answer.reservation(), answer.length(), answer.receiveToken());
-                outFrame.at(encoded)
-                        .encode(TcpFrame.ACK, 0, 1, answer.id(), answer.rkey(), answer.offset(), answer.length());
-            }
-            encoded += TcpFrame.HEADER_LENGTH;
-            markDirty();
-            work++;
-        }
-        return work;
+        return work + answers.release();
     }
 
     private void answer(final byte answerType, final int aux, final long lengthField) {
-        if (answerType != TcpFrame.ACK || !paging || !extendAck()) {
-            outFrame.at(encoded).encode(answerType, 0, aux, id, rkey, offset, lengthField);
-            encoded += TcpFrame.HEADER_LENGTH;
-        }
-        markDirty();
-    }
-
-    /**
-     * Answers the page just placed by extending the ACK encoded last, if it still waits whole in {@link #out} and
-     * ends at the page before: a paged write then costs its sender one answer per run of pages, not one per page.
-     */
-    private boolean extendAck() {
-        final int last = encoded - TcpFrame.HEADER_LENGTH;
-        if (last < out.position()) {
-            return false;
-        }
-        outFrame.at(last);
-        if (outFrame.type() != TcpFrame.ACK || outFrame.token() + outFrame.aux() != id) {
-            return false;
-        }
-        outFrame.ackOneMore(length);
-        return true;
+        answers.answer(answerType, aux, id, rkey, offset, lengthField, paging);
     }
 
     /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
@@ -682,12 +620,7 @@ final class TcpInbound extends TcpConnection {
         targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
-        for (final TcpHeldAnswer answer : staged) { // placed, but never reported or acknowledged
-            if (answer.reservation() != DomainListener.IMM_REFUSED) {
-                targets.listener().releaseImm(answer.reservation());
-            }
-        }
-        staged.clear();
+        answers.abandon(); // placed, but never reported or acknowledged
     }
 
     /** Gives back the reservation of the request being placed, which will not be reported. */
