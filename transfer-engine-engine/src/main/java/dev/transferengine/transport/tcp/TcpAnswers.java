@@ -9,17 +9,31 @@ import java.util.ArrayDeque;
 /**
  * The answers of one {@link TcpInbound}: an ACK or NACK per request, encoded into its write buffer in request order.
  * An answer whose payload still travels to the device is held back ({@link TcpHeldAnswer}), and every answer after it
- * waits behind it; an ACK for the next page of a WRITEV frame extends the ACK still waiting in the buffer. Worker
- * thread only.
+ * waits behind it; an ACK for the next page of a WRITEV frame extends the ACK still waiting in the buffer.
+ *
+ * <p>Where the peer agreed to reverse ACKs and this side posted to it within the last millisecond (traffic goes both
+ * ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the peer carries
+ * them as a REVERSE_ACK ({@link TcpIo#carryAcks}) or {@code tcp.reverseAckMicros} passed and they leave here as one
+ * ACK ({@link TcpIo#startStep}); any other answer first sends the held ACK here, so answers on this connection stay
+ * in order. Worker thread only.
  */
 final class TcpAnswers {
 
     /** Room one answer needs in the connection's write buffer. */
     static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
+    /** ACKs are held for a reverse ride only while this side posted to the peer within this long. */
+    static final long RECENT_REQUEST_NANOS = 1_000_000L;
 
     private final TcpInbound connection;
     private final TcpTargets targets;
     private final ArrayDeque<TcpHeldAnswer> held = new ArrayDeque<>();
+
+    // the ACK held for a reverse ride: requests heldFirst .. heldFirst + heldCount - 1, all accepted
+    private boolean ackHeld;
+    private long heldFirst;
+    private int heldCount;
+    private long heldBytes;
+    private long heldSince;
 
     TcpAnswers(final TcpInbound connection, final TcpTargets targets) {
         this.connection = connection;
@@ -33,11 +47,12 @@ final class TcpAnswers {
 
     /** True if one more answer fits in the write buffer, after moving what is unsent to its front if need be. */
     boolean hasRoom() {
-        if (connection.out.capacity() - connection.encoded >= ANSWER_ROOM) {
+        final int room = ackHeld ? 2 * ANSWER_ROOM : ANSWER_ROOM; // the held ACK may have to go first
+        if (connection.out.capacity() - connection.encoded >= room) {
             return true;
         }
         connection.compactOut();
-        return connection.out.capacity() - connection.encoded >= ANSWER_ROOM;
+        return connection.out.capacity() - connection.encoded >= room;
     }
 
     /**
@@ -52,6 +67,24 @@ final class TcpAnswers {
             final long offset,
             final long length,
             final boolean page) {
+        if (type == TcpFrame.ACK && ackHeld && id == heldFirst + heldCount) {
+            heldCount++;
+            heldBytes += length;
+            return;
+        }
+        if (type == TcpFrame.ACK && !ackHeld && connection.mayHoldAck()) {
+            ackHeld = true;
+            heldFirst = id;
+            heldCount = 1;
+            heldBytes = length;
+            heldSince = connection.io.now();
+            connection.io.holdAck(this);
+            return;
+        }
+        if (ackHeld) {
+            connection.io.releaseAck(this);
+            sendHeldAck();
+        }
         if (type != TcpFrame.ACK || !page || !extendAck(id, length)) {
             connection.outFrame.at(connection.encoded).encode(type, 0, aux, id, rkey, offset, length);
             connection.encoded += TcpFrame.HEADER_LENGTH;
@@ -100,8 +133,42 @@ final class TcpAnswers {
         return work;
     }
 
+    /** When the ACK held for a reverse ride began to wait, on the poll clock. */
+    long heldSince() {
+        return heldSince;
+    }
+
+    /** Sends the ACK held for a reverse ride on this connection after all: no request to the peer came in time. */
+    void sendHeldAck() {
+        ackHeld = false;
+        hasRoom(); // moves unsent bytes to the front if need be: room for it was kept
+        connection.outFrame.at(connection.encoded).encode(TcpFrame.ACK, 0, heldCount, heldFirst, 0, 0, heldBytes);
+        connection.encoded += TcpFrame.HEADER_LENGTH;
+        connection.markDirty();
+    }
+
+    /** True if the ACK held here may ride on {@code outbound}: it goes to this connection's peer, as it is now. */
+    boolean ridesOn(final TcpOutbound outbound) {
+        return ackHeld
+                && !connection.closed()
+                && outbound.carriesReverseAcks()
+                && outbound.remoteIncarnation() == connection.peerIncarnation()
+                && outbound.peer().address().equals(connection.peerAddress());
+    }
+
+    /** Encodes the held ACK as a REVERSE_ACK at {@code frame}, for a request to the peer to carry; returns its size. */
+    int encodeReverse(final TcpFrame frame) {
+        ackHeld = false;
+        frame.encode(TcpFrame.REVERSE_ACK, 0, heldCount, heldFirst, connection.reverseAckId(), 0, heldBytes);
+        return TcpFrame.HEADER_LENGTH;
+    }
+
     /** The connection closes: gives back the imm reservations of held answers, which were never reported. */
     void abandon() {
+        if (ackHeld) {
+            ackHeld = false;
+            connection.io.releaseAck(this);
+        }
         for (final TcpHeldAnswer answer : held) {
             if (answer.reservation() != DomainListener.IMM_REFUSED) {
                 targets.listener().releaseImm(answer.reservation());

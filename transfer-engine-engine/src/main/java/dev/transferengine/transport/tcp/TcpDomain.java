@@ -118,7 +118,8 @@ final class TcpDomain implements Domain, TcpRequests {
                 buffers,
                 new TcpIo.Identity(new TcpAuthenticator(settings.keys()), address, description),
                 counters,
-                context.config().tls());
+                context.config().tls(),
+                settings.reverseAckNanos());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,
@@ -322,7 +323,8 @@ final class TcpDomain implements Domain, TcpRequests {
         }
         final long previous = now;
         now = nanoClock.getAsLong();
-        int work = io.flushScheduled();
+        int work = io.startStep(now);
+        work += io.flushScheduled();
         work += selection.step(now, previous);
         work += staging.poll(this) + acceptor.drainStaged();
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
@@ -332,8 +334,9 @@ final class TcpDomain implements Domain, TcpRequests {
         // What reading scheduled (answers, resumed writes) is flushed at the start of the next poll, not here: the
         // engine credits what this poll reported as soon as it returns, so an answer's write syscall stays off the
         // path to the user's counter, a reply the user posted leaves before the answer, and each connection's
-        // answers to this poll's requests leave in one write. Pending output counts as work: no idling.
-        work += io.flushPending() ? 1 : 0;
+        // answers to this poll's requests leave in one write. Pending output counts as work, and so does an ACK
+        // held for a reverse ride (TcpFrame.REVERSE_ACK): no idling, so it leaves within its bound.
+        work += io.flushPending() || io.acksHeld() ? 1 : 0;
         io.releaseClosed();
         return work;
     }

@@ -55,6 +55,7 @@ final class TcpInbound extends TcpConnection {
 
     private final String remote;
     private final NetworkAddress peerAddress;
+    private final TcpHandshake.Connector connector;
     private int state = AT_HEADER;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
@@ -93,12 +94,13 @@ final class TcpInbound extends TcpConnection {
             final TcpTargets targets,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
-            final NetworkAddress peerAddress,
+            final TcpHandshake.Connector connector,
             final String remote,
             final ByteBuffer pipelined)
             throws IOException {
         super(io, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
-        this.peerAddress = peerAddress;
+        this.peerAddress = connector.address();
+        this.connector = connector;
         this.remote = remote;
         this.targets = targets;
         this.landing = new TcpLanding(targets.staging());
@@ -110,6 +112,21 @@ final class TcpInbound extends TcpConnection {
     /** The address the peer announced in its handshake. */
     NetworkAddress peerAddress() {
         return peerAddress;
+    }
+
+    /** The incarnation the peer announced in its handshake. */
+    long peerIncarnation() {
+        return connector.incarnation();
+    }
+
+    /** The id the peer's REVERSE_ACK frames name this connection by. */
+    long reverseAckId() {
+        return connector.connectionId();
+    }
+
+    /** True if the ACK of a request may wait for a request of ours to the peer to carry it ({@link TcpAnswers}). */
+    boolean mayHoldAck() {
+        return connector.readsReverseAcks() && targets.mayHoldAck(peerAddress, connector.incarnation());
     }
 
     /**
@@ -359,6 +376,15 @@ final class TcpInbound extends TcpConnection {
                     receiveToken = read.id;
                     place(read.memory, read.at + offset);
                 }
+            }
+            case TcpFrame.REVERSE_ACK -> {
+                final int count = inFrame.aux();
+                if (!connector.readsReverseAcks() || count < 1 || frameLength < 0 || inFrame.flags() != 0) {
+                    return malformed("REVERSE_ACK for " + count + " requests of " + frameLength + " bytes"
+                            + (connector.readsReverseAcks() ? "" : " from a peer that did not agree to them"));
+                }
+                inHead += TcpFrame.HEADER_LENGTH; // an answer: nothing to place, nothing to answer
+                targets.onReverseAck(peerAddress, inFrame.rkey(), inFrame.token(), count, frameLength);
             }
             case TcpFrame.ABANDON -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_ABANDON_CAUSE || inFrame.rkey() < 1) {

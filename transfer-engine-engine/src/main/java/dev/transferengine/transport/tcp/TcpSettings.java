@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param idleTimeoutNanos       how long a connection may carry nothing before it is closed; 0 never
  * @param keys                   accepted cluster keys, decoded, the first proving this side; empty for none
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
+ * @param reverseAckNanos        how long the ACK of a peer's request may wait for a request of ours to that peer to
+ *                              carry it ({@link TcpFrame#REVERSE_ACK}); 0 turns reverse ACKs off, both ways
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -43,7 +45,8 @@ record TcpSettings(
         long frameTimeoutNanos,
         long idleTimeoutNanos,
         List<byte[]> keys,
-        boolean insecure) {
+        boolean insecure,
+        long reverseAckNanos) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -57,6 +60,7 @@ record TcpSettings(
     static final String CLUSTER_KEY = "tcp.clusterKey";
     static final String CLUSTER_KEY_FILE = "tcp.clusterKeyFile";
     static final String INSECURE = "tcp.insecure";
+    static final String REVERSE_ACK = "tcp.reverseAckMicros";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -97,7 +101,8 @@ record TcpSettings(
                 number(config, FRAME_TIMEOUT, 30_000, 1) * MILLIS,
                 number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
                 keys(config),
-                Boolean.parseBoolean(config.option(INSECURE, "false").strip()));
+                Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
+                number(config, REVERSE_ACK, 20, 0) * 1_000L);
     }
 
     /**
