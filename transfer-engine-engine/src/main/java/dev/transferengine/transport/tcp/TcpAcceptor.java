@@ -341,7 +341,7 @@ final class TcpAcceptor implements TcpTargets {
     @Override
     public boolean mayHoldAck(final NetworkAddress peer, final long incarnation) {
         final TcpPeer known = peers.find(peer);
-        if (known == null || io.now() - known.lastUsed() >= TcpAnswers.RECENT_REQUEST_NANOS) {
+        if (known == null || io.now() - known.lastUsed() >= io.recentRequestNanos()) {
             return false;
         }
         final TcpOutbound outbound = known.outbound();

@@ -11,8 +11,8 @@ import java.util.ArrayDeque;
  * An answer whose payload still travels to the device is held back ({@link TcpHeldAnswer}), and every answer after it
  * waits behind it; an ACK for the next page of a WRITEV frame extends the ACK still waiting in the buffer.
  *
- * <p>Where the peer agreed to reverse ACKs and this side posted to it within the last millisecond (traffic goes both
- * ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the peer carries
+ * <p>Where the peer agreed to reverse ACKs and this side posted to it within the last 50 bounds (1 ms by default:
+ * traffic goes both ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the peer carries
  * them as a REVERSE_ACK ({@link TcpIo#carryAcks}) or {@code tcp.reverseAckMicros} passed and they leave here as one
  * ACK ({@link TcpIo#startStep}); any other answer first sends the held ACK here, so answers on this connection stay
  * in order. Worker thread only.
@@ -21,8 +21,11 @@ final class TcpAnswers {
 
     /** Room one answer needs in the connection's write buffer. */
     static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
-    /** ACKs are held for a reverse ride only while this side posted to the peer within this long. */
-    static final long RECENT_REQUEST_NANOS = 1_000_000L;
+    /**
+     * ACKs are held for a reverse ride only while this side posted to the peer within this many times the bound
+     * ({@code tcp.reverseAckMicros}): 1 ms at the default 20 us.
+     */
+    static final int RECENT_REQUEST_BOUNDS = 50;
 
     private final TcpInbound connection;
     private final TcpTargets targets;

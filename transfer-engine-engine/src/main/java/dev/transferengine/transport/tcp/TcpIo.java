@@ -128,6 +128,11 @@ final class TcpIo {
         return reverseAckNanos > 0 ? TcpFrame.FEATURE_REVERSE_ACK : 0;
     }
 
+    /** How recently this side must have posted to a peer for ACKs to wait for a ride to it ({@link TcpAnswers}). */
+    long recentRequestNanos() {
+        return reverseAckNanos * TcpAnswers.RECENT_REQUEST_BOUNDS;
+    }
+
     /** The poll clock at the start of the current poll step. */
     long now() {
         return now;
