@@ -12,8 +12,8 @@ import java.util.ArrayDeque;
  * waits behind it; an ACK for the next page of a WRITEV frame extends the ACK still waiting in the buffer.
  *
  * <p>Where the peer agreed to reverse ACKs and this side posted to it within the last 50 bounds (1 ms by default:
- * traffic goes both ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the peer carries
- * them as a REVERSE_ACK ({@link TcpIo#carryAcks}) or {@code tcp.reverseAckMicros} passed and they leave here as one
+ * traffic goes both ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the
+ * peer carries them as a REVERSE_ACK ({@link TcpIo#carryAcks}) or {@code tcp.reverseAckMicros} passed and they leave here as one
  * ACK ({@link TcpIo#startStep}); any other answer first sends the held ACK here, so answers on this connection stay
  * in order. Worker thread only.
  */

@@ -334,9 +334,12 @@ final class TcpDomain implements Domain, TcpRequests {
         // What reading scheduled (answers, resumed writes) is flushed at the start of the next poll, not here: the
         // engine credits what this poll reported as soon as it returns, so an answer's write syscall stays off the
         // path to the user's counter, a reply the user posted leaves before the answer, and each connection's
-        // answers to this poll's requests leave in one write. Pending output counts as work, and so does an ACK
-        // held for a reverse ride (TcpFrame.REVERSE_ACK): no idling, so it leaves within its bound.
-        work += io.flushPending() || io.acksHeld() ? 1 : 0;
+        // answers to this poll's requests leave in one write. Pending output counts as work: no idling. An ACK held
+        // for a reverse ride (TcpFrame.REVERSE_ACK) does not: a worker that spun for it kept the thread that was to
+        // post the reply off a loaded core (2-core VM: round trips of ms). It leaves within its bound plus the
+        // worker's idle period (BACKOFF spins the first 50 us after work, then parks at most 50 us; SPIN and YIELD
+        // poll).
+        work += io.flushPending() ? 1 : 0;
         io.releaseClosed();
         return work;
     }

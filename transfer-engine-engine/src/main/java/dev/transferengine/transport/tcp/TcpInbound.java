@@ -56,6 +56,10 @@ final class TcpInbound extends TcpConnection {
     private final String remote;
     private final NetworkAddress peerAddress;
     private final TcpHandshake.Connector connector;
+    /** The poll step {@link #mayHoldAck} last asked the NIC in, and its answer: once per step, not once per page. */
+    private long holdCheckedAt = Long.MIN_VALUE;
+
+    private boolean holdAllowed;
     private int state = AT_HEADER;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
@@ -126,7 +130,14 @@ final class TcpInbound extends TcpConnection {
 
     /** True if the ACK of a request may wait for a request of ours to the peer to carry it ({@link TcpAnswers}). */
     boolean mayHoldAck() {
-        return connector.readsReverseAcks() && targets.mayHoldAck(peerAddress, connector.incarnation());
+        if (!connector.readsReverseAcks()) {
+            return false;
+        }
+        if (holdCheckedAt != io.now()) {
+            holdCheckedAt = io.now();
+            holdAllowed = targets.mayHoldAck(peerAddress, connector.incarnation());
+        }
+        return holdAllowed;
     }
 
     /**

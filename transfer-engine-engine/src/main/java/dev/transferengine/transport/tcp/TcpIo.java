@@ -169,11 +169,6 @@ final class TcpIo {
         }
     }
 
-    /** True while an ACK is held: the worker must poll again without idling, so the bound holds. */
-    boolean acksHeld() {
-        return !acksHeld.isEmpty();
-    }
-
     /**
      * Encodes into {@code outbound}'s write buffer, as REVERSE_ACK frames, the ACKs held for requests that its peer
      * sent on its own connection to this NIC, as far as the buffer has room: they leave with the requests encoded
