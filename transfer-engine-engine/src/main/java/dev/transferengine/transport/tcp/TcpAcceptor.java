@@ -281,10 +281,11 @@ final class TcpAcceptor implements TcpTargets {
     public void onAuthenticated(
             final TcpHandshake handshake,
             final SocketChannel channel,
-            final NetworkAddress announced,
-            final long peerIncarnation,
+            final TcpHandshake.Connector connector,
             final ByteBuffer pipelined) {
         handshakes.remove(handshake);
+        final NetworkAddress announced = connector.address();
+        final long peerIncarnation = connector.incarnation();
         final String remote =
                 TcpAddress.describe(TcpAddress.toSocketAddress(announced)) + " (from " + handshake.remote() + ")";
         if (inbound.size() >= settings.maxInboundConnections()) {
@@ -303,7 +304,7 @@ final class TcpAcceptor implements TcpTargets {
                 pipelined.hasRemaining() || (connectionTls != null && connectionTls.pendingInput());
         final TcpInbound connection;
         try {
-            connection = new TcpInbound(io, this, channel, connectionTls, announced, remote, pipelined);
+            connection = new TcpInbound(io, this, channel, connectionTls, connector, remote, pipelined);
         } catch (final IOException e) {
             LOG.warn("{}: dropping the authenticated connection from {}: {}", description, remote, e.toString());
             handshake.close();
@@ -334,6 +335,26 @@ final class TcpAcceptor implements TcpTargets {
             } catch (final IOException e) {
                 connection.lost(e.toString(), e);
             }
+        }
+    }
+
+    @Override
+    public boolean mayHoldAck(final NetworkAddress peer, final long incarnation) {
+        final TcpPeer known = peers.find(peer);
+        if (known == null || io.now() - known.lastUsed() >= io.recentRequestNanos()) {
+            return false;
+        }
+        final TcpOutbound outbound = known.outbound();
+        return outbound != null && outbound.carriesReverseAcks() && outbound.remoteIncarnation() == incarnation;
+    }
+
+    @Override
+    public void onReverseAck(
+            final NetworkAddress peer, final long connectionId, final long first, final int count, final long bytes) {
+        final TcpPeer known = peers.find(peer);
+        final TcpOutbound outbound = known == null ? null : known.outbound();
+        if (outbound != null && outbound.connectionId() == connectionId) {
+            outbound.onReverseAck(first, count, bytes);
         }
     }
 

@@ -22,17 +22,13 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.function.ObjIntConsumer;
-import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -50,8 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The facade and the selector step: the peers this side resolved and its connections to them live in
  * {@link TcpPeers}, the listening socket, handshakes and the connections peers opened in {@link TcpAcceptor}, and
- * what every socket shares (selector, buffers, identity, per-step work lists) in {@link TcpIo}. This class posts
- * requests, ends them ({@link TcpRequests}) and runs the poll step.
+ * what every socket shares (selector, buffers, identity, per-step work lists) in {@link TcpIo}, and which sockets a
+ * poll step reads (select, or the busy connection straight away) in {@link TcpSelection}. This class posts requests,
+ * ends them ({@link TcpRequests}) and runs the poll step.
  *
  * <p>Everything but {@link #peers()}, {@link #events()} and {@link #failure()} runs on the group's worker, and
  * nothing blocks: the selector is only polled with {@code selectNow} from {@link #poll()}, and connects are
@@ -66,18 +63,6 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long ABANDON_TOKEN = -1L;
     /** The token of READ_DATA frames this side streams back to a reader: no engine operation waits for them. */
     private static final long SERVE_TOKEN = -2L;
-    /** At most this many polls in a row read the busy connection without a select. */
-    private static final int SELECT_EVERY = 4;
-    /** A poll this long after the one before selects: what came on any connection while the worker parked is found. */
-    private static final long PAUSE_NANOS = 20_000L;
-    /**
-     * Reads of the busy connection that may find nothing before it is busy no more: a request/reply exchange keeps
-     * it (a round trip is a few dozen polls), a connection that carried one early message and fell silent (the
-     * descriptor a peer sent back) stops costing each poll a read that returns nothing.
-     */
-    private static final int BUSY_PATIENCE = 256;
-    /** The ready set {@link #dispatch} gets for a read of the busy connection that no select reported. */
-    private static final int READ_UNSELECTED = 0;
 
     private final DomainContext context;
     private final DomainListener listener;
@@ -97,23 +82,9 @@ final class TcpDomain implements Domain, TcpRequests {
 
     private final TcpReceives receives = new TcpReceives();
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
-    private final Consumer<SelectionKey> onSelected = this::onSelected;
-    private final Consumer<SelectionKey> onReadAgain = this::onReadAgain;
-    private final ObjIntConsumer<SelectionKey> onPipelined = this::onPipelined;
+    private final TcpSelection selection;
     private volatile List<PeerInfo> peerSnapshot = List.of();
     private volatile @Nullable String failure;
-    private int selectedWork;
-    /**
-     * The plain inbound connection that last brought a request: polls back to back read it straight away and select
-     * only every {@value #SELECT_EVERY}th time, so a request on it costs one syscall (the read) rather than two (the
-     * select that reports it, then the read), and an idle poll one either way. Null until one brought a request.
-     */
-    private @Nullable TcpInbound busy;
-    /** Polls since the last select. */
-    private int unselected;
-    /** Reads of the busy connection in a row that found nothing; at {@value #BUSY_PATIENCE} it is busy no more. */
-    private int idleReads;
-
     private long now;
     private long lastSweep;
     private boolean closed;
@@ -148,7 +119,8 @@ final class TcpDomain implements Domain, TcpRequests {
                 new TcpIo.Identity(new TcpAuthenticator(settings.keys()), address, description),
                 counters,
                 context.config().tls(),
-                settings.tlsEngineRecords());
+                settings.tlsEngineRecords(),
+                settings.reverseAckNanos());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,
@@ -158,6 +130,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 peers,
                 this::publishPeers,
                 description);
+        this.selection = new TcpSelection(io, acceptor, settings, counters, this::fail, description);
     }
 
     /**
@@ -351,29 +324,10 @@ final class TcpDomain implements Domain, TcpRequests {
         }
         final long previous = now;
         now = nanoClock.getAsLong();
-        int work = io.flushScheduled();
-        selectedWork = 0;
-        final TcpInbound direct = busy;
-        if (direct != null && now - previous < PAUSE_NANOS && ++unselected < SELECT_EVERY && direct.readsUnselected()) {
-            dispatch(direct.key, READ_UNSELECTED);
-            if (selectedWork > 0) {
-                idleReads = 0;
-            } else if (++idleReads >= BUSY_PATIENCE) {
-                busy = null;
-                idleReads = 0;
-            }
-        } else {
-            unselected = 0;
-            try {
-                io.selector().selectNow(onSelected);
-            } catch (final IOException e) {
-                fail("selector failed: " + e);
-            }
-        }
-        io.readAgain(onReadAgain);
-        io.pollPipelined(onPipelined);
+        int work = io.startStep(now);
+        work += io.flushScheduled();
+        work += selection.step(now, previous);
         work += staging.poll(this) + acceptor.drainStaged();
-        work += selectedWork;
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
             lastSweep = now;
             work += acceptor.expire(now) + peers.expire(now, settings);
@@ -381,7 +335,11 @@ final class TcpDomain implements Domain, TcpRequests {
         // What reading scheduled (answers, resumed writes) is flushed at the start of the next poll, not here: the
         // engine credits what this poll reported as soon as it returns, so an answer's write syscall stays off the
         // path to the user's counter, a reply the user posted leaves before the answer, and each connection's
-        // answers to this poll's requests leave in one write. Pending output counts as work: no idling.
+        // answers to this poll's requests leave in one write. Pending output counts as work: no idling. An ACK held
+        // for a reverse ride (TcpFrame.REVERSE_ACK) does not: a worker that spun for it kept the thread that was to
+        // post the reply off a loaded core (2-core VM: round trips of ms). It leaves within its bound plus the
+        // worker's idle period (BACKOFF spins the first 50 us after work, then parks at most 50 us; SPIN and YIELD
+        // poll).
         work += io.flushPending() ? 1 : 0;
         io.releaseClosed();
         return work;
@@ -611,69 +569,6 @@ final class TcpDomain implements Domain, TcpRequests {
             }
         }
         outbound.enqueue(op);
-    }
-
-    private void onSelected(final SelectionKey key) {
-        if (key.isValid()) {
-            dispatch(key, key.readyOps());
-        }
-    }
-
-    private void onPipelined(final SelectionKey key, final int readyOps) {
-        if (key.isValid()) {
-            dispatch(key, readyOps);
-        }
-    }
-
-    private void onReadAgain(final SelectionKey key) {
-        dispatch(key, SelectionKey.OP_READ);
-    }
-
-    private void dispatch(final SelectionKey key, final int readyOps) {
-        if (key.attachment() instanceof TcpHandshake handshake) {
-            try {
-                selectedWork += handshake.onReady(readyOps);
-            } catch (final SSLException e) {
-                handshake.fail(TcpCounter.HANDSHAKE_TLS, "TLS failed: " + e.getMessage());
-                selectedWork++;
-            } catch (final IOException e) {
-                handshake.fail(TcpCounter.HANDSHAKE_CLOSED, e.toString());
-                selectedWork++;
-            } catch (final Error e) {
-                // Policy (issue 16, item 2): an Error while serving one socket (an OutOfMemoryError from a flood of
-                // TLS handshakes, a StackOverflowError in a provider) closes that socket, which frees what it held,
-                // and the worker carries on; left to Agrona's AgentRunner, which rethrows Errors, it would end the
-                // worker and every peer's writes with it.
-                handshake.fail(TcpCounter.ERROR_CLOSED, "while handshaking: " + e);
-                selectedWork++;
-            }
-        } else if (key.attachment() instanceof TcpConnection connection) {
-            try {
-                final int work = readyOps == READ_UNSELECTED ? connection.onReadable() : connection.onReady(readyOps);
-                selectedWork += work;
-                if (work > 0 && connection instanceof TcpInbound inbound && inbound.tls == null && busy != inbound) {
-                    busy = inbound;
-                    idleReads = 0;
-                }
-            } catch (final IOException e) {
-                io.lost(connection, e);
-                selectedWork++;
-            } catch (final RuntimeException e) {
-                LOG.warn("{}: closing a connection after an unexpected error", description, e);
-                connection.lost("internal error: " + e, e);
-                selectedWork++;
-            } catch (final Error e) { // the policy above: this connection closes, the worker carries on
-                counters.count(TcpCounter.ERROR_CLOSED, TcpIo.describeRemote(connection.channel), e.toString());
-                connection.lost("internal error: " + e, e);
-                selectedWork++;
-            }
-        } else {
-            try {
-                selectedWork += acceptor.accept(now + settings.handshakeTimeoutNanos());
-            } catch (final IOException e) {
-                fail("listening socket closed: " + e);
-            }
-        }
     }
 
     private void fail(final String why) {

@@ -3,6 +3,7 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.exceptions.RemoteAccessException;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -41,8 +42,8 @@ import java.util.Arrays;
  * <p>The handshake, before any request ({@link TcpAuthenticator} computes the proofs; C connects, A accepts):
  *
  * <pre>
- *  C -> A  HELLO      token = incarnation C; payload = nonce C (32 bytes) | address C
- *  A -> C  CHALLENGE  token = incarnation A; payload = nonce A (32) | proof A (32) | address A
+ *  C -> A  HELLO      token = incarnation C; aux = features C; payload = nonce C (32 bytes) | address C
+ *  A -> C  CHALLENGE  token = incarnation A; aux = features A; payload = nonce A (32) | proof A (32) | address A
  *  C -> A  AUTH       payload = proof C (32); C's requests may follow at once
  *
  *  proof X = HMAC-SHA256(cluster key, "transfer-engine v2 " + role X | nonce C | nonce A | incarnation C
@@ -53,6 +54,11 @@ import java.util.Arrays;
  * and tells nothing but a version mismatch (ERROR) until C's proof checked out. A header with our magic but another
  * version is answered with ERROR (code {@link #ERROR_VERSION}, imm = {@value #VERSION}, payload = a message naming
  * both versions) and the connection closes.
+ *
+ * <p>Features: {@code aux} of HELLO and CHALLENGE holds the optional features its sender speaks
+ * ({@link #FEATURE_REVERSE_ACK}); an engine of an earlier v3 release sends 0 and ignores the field, so a feature is
+ * used only where both sides announced it. The proofs do not cover it: who could strip it could also drop the
+ * connection, and without it the two sides speak plain v3.
  *
  * <p>Requests: WRITE and WRITE_IMM carry data for region {@code rkey} at {@code offset}; IMM is a zero-length
  * write that carries only the imm but still names a valid rkey and offset. SEND carries a two-sided message (rkey
@@ -76,6 +82,16 @@ import java.util.Arrays;
  * {@code offset} = the offset within the read, {@code rkey} = 0, payload = the bytes (several frames for a staged
  * device region; one, possibly empty, otherwise). The reader places READ_DATA only if it names a read the reader has
  * pending from that peer and fits inside it; otherwise it NACKs it ({@code UNKNOWN_KEY}) and discards the bytes.
+ *
+ * <p>Reverse ACKs (feature {@link #FEATURE_REVERSE_ACK}): side B may answer requests that arrived on the connection
+ * A opened to it with REVERSE_ACK frames on the connection B opened to A, in front of a request of its own that leaves
+ * anyway: an imm answered by an imm then costs each side one socket write and one read per round trip instead of two.
+ * REVERSE_ACK: {@code token} = the first request id, {@code aux} = the count of requests (>= 1), all accepted,
+ * {@code length} = their bytes, {@code rkey} = the {@link #connectionId} of the connection whose requests it answers.
+ * B sends one only where both connections announced the feature and A's incarnation is the same on both; NACKs
+ * always go on the requests' own connection. An ACK held for a reverse ride waits at most {@code tcp.reverseAckMicros}
+ * and then leaves on its own connection as usual, so answers of one connection may arrive out of request order:
+ * A applies an answer that arrives before those of earlier requests once they came.
  *
  * <p>Not thread-safe; re-wrap for each header. Allocates nothing.
  */
@@ -102,6 +118,13 @@ final class TcpFrame {
     static final byte READ_DATA = 13;
     static final byte WRITEV = 14;
     static final byte WRITEV_IMM = 15;
+    static final byte REVERSE_ACK = 16;
+
+    /**
+     * Feature bit in the {@code aux} of HELLO and CHALLENGE: this side reads {@link #REVERSE_ACK} frames on the
+     * connections peers opened to it, and may send them on the connections it opened.
+     */
+    static final int FEATURE_REVERSE_ACK = 1;
 
     /** Most bytes of an ABANDON frame's cause text; longer causes are cut at the sender. */
     static final int MAX_ABANDON_CAUSE = 512;
@@ -225,6 +248,16 @@ final class TcpFrame {
         buffer.putInt(base + AUX_OFFSET, aux() + 1).putLong(base + LENGTH_OFFSET, length() + bytes);
     }
 
+    /**
+     * The id a REVERSE_ACK names a connection by: the first 8 bytes of the nonce its connector sent in its HELLO,
+     * random per connection, so an answer for a connection that was since replaced is recognised and dropped.
+     */
+    static long connectionId(final byte[] helloNonce) {
+        return ByteBuffer.wrap(helloNonce, 0, Long.BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getLong();
+    }
+
     /** The NACK {@code aux} code of {@code reason}: its ordinal, as the frame layout above documents. */
     @SuppressWarnings("EnumOrdinal") // the wire code is the ordinal; TcpOutbound decodes it with Reason.values()
     static int nackCode(final RemoteAccessException.Reason reason) {
@@ -255,6 +288,7 @@ final class TcpFrame {
             case READ_DATA -> "READ_DATA";
             case WRITEV -> "WRITEV";
             case WRITEV_IMM -> "WRITEV_IMM";
+            case REVERSE_ACK -> "REVERSE_ACK";
             default -> "type " + (type & 0xFF);
         };
     }

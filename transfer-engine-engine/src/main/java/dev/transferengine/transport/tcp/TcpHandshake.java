@@ -25,6 +25,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpHandshake {
 
+    /**
+     * Who proved itself on a connection: the address and incarnation it announced, whether it reads REVERSE_ACK
+     * frames ({@link TcpFrame#FEATURE_REVERSE_ACK}) and the id they name the connection by.
+     */
+    record Connector(NetworkAddress address, long incarnation, boolean readsReverseAcks, long connectionId) {}
+
     /** The first byte of a TLS handshake record (a ClientHello); never the first byte of our magic. */
     private static final byte TLS_HANDSHAKE_RECORD = 0x16;
     /** A HELLO, then an AUTH, then the first requests the peer pipelined behind it. */
@@ -48,6 +54,7 @@ final class TcpHandshake {
     private final TcpFrame frame = new TcpFrame(in);
     private byte @Nullable [] connectorNonce;
     private long connectorIncarnation;
+    private int connectorFeatures;
     private byte[] connectorAddress = new byte[0];
     private @Nullable NetworkAddress announced;
     private byte[] acceptorNonce = new byte[0];
@@ -173,8 +180,17 @@ final class TcpHandshake {
             in.compact();
             if (done) {
                 in.flip();
+                final byte[] helloNonce = Objects.requireNonNull(connectorNonce, "HELLO was read");
+                final boolean reverseAcks = (io.features() & connectorFeatures & TcpFrame.FEATURE_REVERSE_ACK) != 0;
                 targets.onAuthenticated(
-                        this, channel, Objects.requireNonNull(announced, "HELLO was read"), connectorIncarnation, in);
+                        this,
+                        channel,
+                        new Connector(
+                                Objects.requireNonNull(announced, "HELLO was read"),
+                                connectorIncarnation,
+                                reverseAcks,
+                                TcpFrame.connectionId(helloNonce)),
+                        in);
             }
         }
         return 1;
@@ -195,13 +211,14 @@ final class TcpHandshake {
         }
         connectorNonce = nonce;
         connectorIncarnation = frame.token();
+        connectorFeatures = frame.aux();
         connectorAddress = address;
         acceptorNonce = io.authenticator().newNonce();
         final byte[] self = io.addressBytes();
         final byte[] proof = io.authenticator().prove(true, handshake());
         final int payload = TcpFrame.NONCE_LENGTH + TcpAuthenticator.PROOF_LENGTH + self.length;
         out.clear();
-        new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, 0, io.incarnation(), 0, 0, payload);
+        new TcpFrame(out).encode(TcpFrame.CHALLENGE, 0, io.features(), io.incarnation(), 0, 0, payload);
         out.position(TcpFrame.HEADER_LENGTH)
                 .put(acceptorNonce)
                 .put(proof)

@@ -1,7 +1,6 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
-import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DomainListener;
 
@@ -12,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -28,8 +26,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpInbound extends TcpConnection {
 
-    /** Room one answer needs in {@link #out}. */
-    private static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
     /**
      * After a payload this large another large one is likely, so the read that ends it takes only one more
      * header: the next payload then lands in place instead of in the read buffer.
@@ -41,7 +37,8 @@ final class TcpInbound extends TcpConnection {
     private static final int DISCARDING = 2;
     private static final String PLACING_TARGET = "a payload being placed has its target";
 
-    private final ArrayDeque<TcpHeldAnswer> staged = new ArrayDeque<>();
+    /** The ACK or NACK of each request, in order; held back behind payloads still travelling to the device. */
+    private final TcpAnswers answers;
     /** Where an ABANDON frame's cause text lands; it is reported as soon as it is in. */
     private final TcpMemory abandonCause = new TcpMemory(MemorySegment.ofArray(new byte[TcpFrame.MAX_ABANDON_CAUSE]));
 
@@ -58,6 +55,11 @@ final class TcpInbound extends TcpConnection {
 
     private final String remote;
     private final NetworkAddress peerAddress;
+    private final TcpHandshake.Connector connector;
+    /** The poll step {@link #mayHoldAck} last asked the NIC in, and its answer: once per step, not once per page. */
+    private long holdCheckedAt = Long.MIN_VALUE;
+
+    private boolean holdAllowed;
     private int state = AT_HEADER;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
@@ -96,16 +98,18 @@ final class TcpInbound extends TcpConnection {
             final TcpTargets targets,
             final SocketChannel channel,
             final @Nullable TcpTls tls,
-            final NetworkAddress peerAddress,
+            final TcpHandshake.Connector connector,
             final String remote,
             final ByteBuffer pipelined)
             throws IOException {
         super(io, channel, tls, SelectionKey.OP_READ, TcpBuffers.SMALL, TcpBuffers.LARGE);
-        this.peerAddress = peerAddress;
+        this.peerAddress = connector.address();
+        this.connector = connector;
         this.remote = remote;
         this.targets = targets;
         this.landing = new TcpLanding(targets.staging());
         this.share = targets.receives().join();
+        this.answers = new TcpAnswers(this, targets);
         in.put(pipelined);
     }
 
@@ -114,13 +118,35 @@ final class TcpInbound extends TcpConnection {
         return peerAddress;
     }
 
+    /** The incarnation the peer announced in its handshake. */
+    long peerIncarnation() {
+        return connector.incarnation();
+    }
+
+    /** The id the peer's REVERSE_ACK frames name this connection by. */
+    long reverseAckId() {
+        return connector.connectionId();
+    }
+
+    /** True if the ACK of a request may wait for a request of ours to the peer to carry it ({@link TcpAnswers}). */
+    boolean mayHoldAck() {
+        if (!connector.readsReverseAcks()) {
+            return false;
+        }
+        if (holdCheckedAt != io.now()) {
+            holdCheckedAt = io.now();
+            holdAllowed = targets.mayHoldAck(peerAddress, connector.incarnation());
+        }
+        return holdAllowed;
+    }
+
     /**
      * A frame that stalls half-read for the frame timeout, or a connection that carried nothing for the idle
      * timeout, is closed. Waiting on this side (answers the peer does not read, device copies) is not stalling.
      */
     @Override
     int expire(final long nowNanos, final TcpSettings settings) {
-        if (paused || starved || !staged.isEmpty()) {
+        if (paused || starved || answers.holding()) {
             touch();
         }
         final long quiet = quietNanos(nowNanos);
@@ -188,7 +214,7 @@ final class TcpInbound extends TcpConnection {
 
     @Override
     int afterFlush() throws IOException {
-        if (paused && !closed() && hasAnswerRoom()) {
+        if (paused && !closed() && answers.hasRoom()) {
             paused = false;
             updateInterest();
             return onReadable();
@@ -197,7 +223,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private long readIntoBuffer() throws IOException {
-        compactIn(ANSWER_ROOM);
+        compactIn(TcpAnswers.ANSWER_ROOM);
         if (state != AT_HEADER || !lastPayloadLarge) {
             final int room = in.remaining();
             final int read = read(in);
@@ -250,7 +276,7 @@ final class TcpInbound extends TcpConnection {
                 if (buffered() < (page ? TcpFrame.PAGE_HEADER_LENGTH : TcpFrame.HEADER_LENGTH)) {
                     return frames;
                 }
-                if (!hasAnswerRoom()) {
+                if (!answers.hasRoom()) {
                     paused = true;
                     updateInterest();
                     return frames;
@@ -296,14 +322,6 @@ final class TcpInbound extends TcpConnection {
             frames++;
         }
         return frames;
-    }
-
-    private boolean hasAnswerRoom() {
-        if (out.capacity() - encoded >= ANSWER_ROOM) {
-            return true;
-        }
-        compactOut();
-        return out.capacity() - encoded >= ANSWER_ROOM;
     }
 
     /** Starts on the frame at {@link #inHead}; false if it must wait for more bytes or broke the protocol. */
@@ -369,6 +387,15 @@ final class TcpInbound extends TcpConnection {
                     receiveToken = read.id;
                     place(read.memory, read.at + offset);
                 }
+            }
+            case TcpFrame.REVERSE_ACK -> {
+                final int count = inFrame.aux();
+                if (!connector.readsReverseAcks() || count < 1 || frameLength < 0 || inFrame.flags() != 0) {
+                    return malformed("REVERSE_ACK for " + count + " requests of " + frameLength + " bytes"
+                            + (connector.readsReverseAcks() ? "" : " from a peer that did not agree to them"));
+                }
+                inHead += TcpFrame.HEADER_LENGTH; // an answer: nothing to place, nothing to answer
+                targets.onReverseAck(peerAddress, inFrame.rkey(), inFrame.token(), count, frameLength);
             }
             case TcpFrame.ABANDON -> {
                 if (frameLength < 0 || frameLength > TcpFrame.MAX_ABANDON_CAUSE || inFrame.rkey() < 1) {
@@ -461,10 +488,10 @@ final class TcpInbound extends TcpConnection {
         final TcpMemory memory = addressed(flagged);
         if (memory != null && memory.access().allowsRemoteRead()) {
             targets.serveRead(peerAddress, memory, offset, length, imm);
-            if (staged.isEmpty()) {
-                answer(TcpFrame.ACK, 1, length);
+            if (answers.holding()) {
+                answers.hold(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
             } else {
-                staged.addLast(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
+                answer(TcpFrame.ACK, 1, length);
             }
             return;
         }
@@ -527,10 +554,10 @@ final class TcpInbound extends TcpConnection {
 
     /** NACKs the discarded request, behind the answers still held back: answers go in request order. */
     private void refuseInOrder() {
-        if (staged.isEmpty()) {
-            answer(TcpFrame.NACK, refusal.code(), refusalSize);
+        if (answers.holding()) {
+            answers.hold(held(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
         } else {
-            staged.addLast(held(TcpFrame.NACK, refusal.code(), DomainListener.IMM_REFUSED, refusalSize, null, 0));
+            answer(TcpFrame.NACK, refusal.code(), refusalSize);
         }
     }
 
@@ -559,15 +586,15 @@ final class TcpInbound extends TcpConnection {
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         final long reservation = immReservation;
         immReservation = DomainListener.IMM_REFUSED; // the answer holds it now
-        if (paging && !device && staged.isEmpty()) {
+        if (paging && !device && !answers.holding()) {
             pages.landed(
                     type, reservation, length, targets.listener()); // reported with the run, before the answer leaves
             answer(TcpFrame.ACK, 1, length);
             return;
         }
         pages.reportLanded(targets.listener()); // what landed before is reported first
-        if (device || !staged.isEmpty()) {
-            staged.addLast(held(
+        if (device || answers.holding()) {
+            answers.hold(held(
                     type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
@@ -591,63 +618,11 @@ final class TcpInbound extends TcpConnection {
                 return work + 1;
             }
         }
-        TcpHeldAnswer answer;
-        while (!closed() && (answer = staged.peekFirst()) != null && hasAnswerRoom()) {
-            try {
-                final DeviceCopyStream stream = answer.stream();
-                if (stream != null && !stream.isDone(answer.ticket())) {
-                    break;
-                }
-            } catch (final DeviceUnavailableException e) {
-                lost("copy to the device failed: " + e.getMessage(), e);
-                return work + 1;
-            }
-            staged.pollFirst();
-            if (answer.type() == TcpFrame.NACK) {
-                outFrame.at(encoded)
-                        .encode(
-                                TcpFrame.NACK,
-                                0,
-                                answer.imm(),
-                                answer.id(),
-                                answer.rkey(),
-                                answer.offset(),
-                                answer.length());
-            } else {
-                targets.deliver(answer.type(), answer.reservation(), answer.length(), answer.receiveToken());
-                outFrame.at(encoded)
-                        .encode(TcpFrame.ACK, 0, 1, answer.id(), answer.rkey(), answer.offset(), answer.length());
-            }
-            encoded += TcpFrame.HEADER_LENGTH;
-            markDirty();
-            work++;
-        }
-        return work;
+        return work + answers.release();
     }
 
     private void answer(final byte answerType, final int aux, final long lengthField) {
-        if (answerType != TcpFrame.ACK || !paging || !extendAck()) {
-            outFrame.at(encoded).encode(answerType, 0, aux, id, rkey, offset, lengthField);
-            encoded += TcpFrame.HEADER_LENGTH;
-        }
-        markDirty();
-    }
-
-    /**
-     * Answers the page just placed by extending the ACK encoded last, if it still waits whole in {@link #out} and
-     * ends at the page before: a paged write then costs its sender one answer per run of pages, not one per page.
-     */
-    private boolean extendAck() {
-        final int last = encoded - TcpFrame.HEADER_LENGTH;
-        if (last < out.position()) {
-            return false;
-        }
-        outFrame.at(last);
-        if (outFrame.type() != TcpFrame.ACK || outFrame.token() + outFrame.aux() != id) {
-            return false;
-        }
-        outFrame.ackOneMore(length);
-        return true;
+        answers.answer(answerType, aux, id, rkey, offset, lengthField, paging);
     }
 
     /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
@@ -682,12 +657,7 @@ final class TcpInbound extends TcpConnection {
         targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
-        for (final TcpHeldAnswer answer : staged) { // placed, but never reported or acknowledged
-            if (answer.reservation() != DomainListener.IMM_REFUSED) {
-                targets.listener().releaseImm(answer.reservation());
-            }
-        }
-        staged.clear();
+        answers.abandon(); // placed, but never reported or acknowledged
     }
 
     /** Gives back the reservation of the request being placed, which will not be reported. */

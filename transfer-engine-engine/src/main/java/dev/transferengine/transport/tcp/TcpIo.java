@@ -56,6 +56,13 @@ final class TcpIo {
     /** TLS connections whose socket has its own thread: asked every poll step, as the selector does not see them. */
     private final ArrayList<TcpConnection> pipelined = new ArrayList<>();
 
+    /** Answers of connections peers opened with an ACK held for a reverse ride ({@link TcpFrame#REVERSE_ACK}). */
+    private final ArrayList<TcpAnswers> acksHeld = new ArrayList<>();
+    /** How long such an ACK may wait for a request to the peer; 0: reverse ACKs are off, both ways. */
+    private final long reverseAckNanos;
+    /** The poll clock at the start of the current poll step. */
+    private long now;
+
     /** The parts of this side's identity travel together: they are fixed for the NIC's life. */
     record Identity(TcpAuthenticator authenticator, long incarnation, NetworkAddress address, String description) {
 
@@ -76,8 +83,10 @@ final class TcpIo {
             final Identity identity,
             final TcpCounters counters,
             final @Nullable TransportTls tls,
-            final boolean engineRecords) {
+            final boolean engineRecords,
+            final long reverseAckNanos) {
         this.selector = selector;
+        this.reverseAckNanos = reverseAckNanos;
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
         this.incarnation = identity.incarnation();
@@ -116,6 +125,75 @@ final class TcpIo {
     /** The NIC, for logs and thread names. */
     String description() {
         return description;
+    }
+
+    /** The features this side announces in its HELLO and CHALLENGE ({@link TcpFrame}). */
+    int features() {
+        return reverseAckNanos > 0 ? TcpFrame.FEATURE_REVERSE_ACK : 0;
+    }
+
+    /** How recently this side must have posted to a peer for ACKs to wait for a ride to it ({@link TcpAnswers}). */
+    long recentRequestNanos() {
+        return reverseAckNanos * TcpAnswers.RECENT_REQUEST_BOUNDS;
+    }
+
+    /** The poll clock at the start of the current poll step. */
+    long now() {
+        return now;
+    }
+
+    /**
+     * Starts a poll step at {@code nowNanos}: the ACKs held longer than {@code tcp.reverseAckMicros} leave on their
+     * own connections (flushed by {@link #flushScheduled} next). Returns the ACKs sent so.
+     */
+    int startStep(final long nowNanos) {
+        now = nowNanos;
+        int sent = 0;
+        for (int i = acksHeld.size() - 1; i >= 0; i--) {
+            final TcpAnswers answers = acksHeld.get(i);
+            if (nowNanos - answers.heldSince() >= reverseAckNanos) {
+                removeHeld(i);
+                answers.sendHeldAck();
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    /** {@code answers} began to hold an ACK for a reverse ride. */
+    void holdAck(final TcpAnswers answers) {
+        acksHeld.add(answers);
+    }
+
+    /** {@code answers} no longer holds an ACK: it left, or its connection closed. */
+    void releaseAck(final TcpAnswers answers) {
+        final int at = acksHeld.indexOf(answers);
+        if (at >= 0) {
+            removeHeld(at);
+        }
+    }
+
+    /**
+     * Encodes into {@code outbound}'s write buffer, as REVERSE_ACK frames, the ACKs held for requests that its peer
+     * sent on its own connection to this NIC, as far as the buffer has room: they leave with the requests encoded
+     * after them, in one write.
+     */
+    void carryAcks(final TcpOutbound outbound) {
+        for (int i = acksHeld.size() - 1; i >= 0; i--) {
+            final TcpAnswers answers = acksHeld.get(i);
+            if (answers.ridesOn(outbound)) {
+                if (outbound.out.capacity() - outbound.encoded < TcpFrame.HEADER_LENGTH) {
+                    return;
+                }
+                removeHeld(i);
+                outbound.encoded += answers.encodeReverse(outbound.outFrame.at(outbound.encoded));
+            }
+        }
+    }
+
+    private void removeHeld(final int at) {
+        acksHeld.set(at, acksHeld.getLast());
+        acksHeld.removeLast();
     }
 
     /** {@code connection}'s TLS socket got its own thread: {@link #pollPipelined} reports its readiness. */
@@ -260,6 +338,7 @@ final class TcpIo {
         closedConnections.clear();
         readAgain.clear();
         pipelined.clear();
+        acksHeld.clear();
     }
 
     /** A connection's socket or TLS failed: TLS failures are counted, as they end handshakes mostly. */

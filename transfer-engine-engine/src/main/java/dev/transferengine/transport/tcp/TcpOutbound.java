@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 
 import org.jspecify.annotations.Nullable;
@@ -33,6 +34,16 @@ final class TcpOutbound extends TcpConnection {
     private final ArrayDeque<TcpOp> awaiting = new ArrayDeque<>();
     private final long handshakeDeadlineNanos;
     private final byte[] nonce;
+    /** Names this connection in the REVERSE_ACK frames that answer its requests on the peer's connection to us. */
+    private final long connectionId;
+    /** Both sides announced {@link TcpFrame#FEATURE_REVERSE_ACK}: answers may come on the peer's connection too. */
+    private boolean reverseAcks;
+    /**
+     * Answers that came before those of earlier requests, in request order: a REVERSE_ACK may overtake the answers on
+     * this connection, and they it. Each is applied once the requests before it were answered.
+     */
+    private final ArrayList<Early> early = new ArrayList<>();
+
     private boolean connected;
     private boolean authenticated;
     private long remoteIncarnation;
@@ -68,8 +79,9 @@ final class TcpOutbound extends TcpConnection {
         this.connected = connected;
         this.handshakeDeadlineNanos = handshakeDeadlineNanos;
         this.nonce = io.authenticator().newNonce();
+        this.connectionId = TcpFrame.connectionId(nonce);
         final byte[] self = io.addressBytes();
-        outFrame.at(0).encode(TcpFrame.HELLO, 0, 0, io.incarnation(), 0, 0, nonce.length + self.length);
+        outFrame.at(0).encode(TcpFrame.HELLO, 0, io.features(), io.incarnation(), 0, 0, nonce.length + self.length);
         out.put(TcpFrame.HEADER_LENGTH, nonce).put(TcpFrame.HEADER_LENGTH + nonce.length, self);
         encoded = TcpFrame.HEADER_LENGTH + nonce.length + self.length;
     }
@@ -110,6 +122,16 @@ final class TcpOutbound extends TcpConnection {
     /** The incarnation the peer proved on this connection, or 0 before its CHALLENGE. */
     long remoteIncarnation() {
         return remoteIncarnation;
+    }
+
+    /** The id REVERSE_ACK frames name this connection by ({@link TcpFrame#connectionId}). */
+    long connectionId() {
+        return connectionId;
+    }
+
+    /** True if held ACKs for the peer's requests may ride on this connection: authenticated, open, both agreed. */
+    boolean carriesReverseAcks() {
+        return reverseAcks && !closed();
     }
 
     boolean connecting() {
@@ -251,6 +273,9 @@ final class TcpOutbound extends TcpConnection {
 
     @Override
     void refill() {
+        if (reverseAcks && !queued.isEmpty()) {
+            io.carryAcks(this); // in front of the requests: one write carries both
+        }
         while (authenticated && !queued.isEmpty()) {
             final TcpOp op = queued.peekFirst();
             final long payload = op.payload();
@@ -375,39 +400,13 @@ final class TcpOutbound extends TcpConnection {
                     return frames;
                 }
             } else if (type == TcpFrame.ACK || type == TcpFrame.NACK) {
-                final int answered = type == TcpFrame.ACK ? inFrame.aux() : 1;
-                final TcpOp op = awaiting.peekFirst();
-                if (op == null || op.id != inFrame.token() || answered < 1 || answered > awaiting.size()) {
-                    return frames
-                            + protocolError(TcpFrame.typeName(type) + " for " + answered + " requests from "
-                                    + inFrame.token() + ", expected " + (op == null ? "none" : Long.toString(op.id))
-                                    + " of " + awaiting.size() + " awaiting");
-                }
-                final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(inFrame.aux()) : null;
-                if (type == TcpFrame.NACK && refusal == null) {
-                    return frames + protocolError("NACK with unknown refusal code " + inFrame.aux());
-                }
+                final int aux = inFrame.aux();
                 final long first = inFrame.token();
                 final long size = inFrame.length();
                 inHead += TcpFrame.HEADER_LENGTH;
-                for (int i = 0; i < answered && !closed(); i++) {
-                    final TcpOp answeredOp = awaiting.peekFirst();
-                    if (answeredOp == null || answeredOp.id != first + i) {
-                        completeRun();
-                        return frames
-                                + protocolError("ACK for requests " + first + " to " + (first + answered - 1)
-                                        + " skips request " + (first + i));
-                    }
-                    awaiting.pollFirst();
-                    ended(answeredOp);
-                    if (refusal == null && TcpPages.pageable(answeredOp)) {
-                        joinRun(answeredOp);
-                    } else {
-                        completeRun();
-                        requests.end(answeredOp, refusal == null ? null : refusal(answeredOp, refusal, size));
-                    }
+                if (!answered(type, first, type == TcpFrame.ACK ? aux : 1, size, aux)) {
+                    return frames + 1;
                 }
-                completeRun();
             } else {
                 return frames + protocolError("unexpected " + TcpFrame.typeName(type) + " from the target side");
             }
@@ -415,6 +414,103 @@ final class TcpOutbound extends TcpConnection {
         }
         return frames;
     }
+
+    /**
+     * A REVERSE_ACK for this connection's requests came on the peer's connection to this NIC: {@code count}
+     * requests from id {@code first}, all accepted. Counts as an answer for the frame timeout.
+     */
+    void onReverseAck(final long first, final int count, final long bytes) {
+        if (!reverseAcks) {
+            protocolError("REVERSE_ACK on a connection that did not agree to them");
+            return;
+        }
+        touch();
+        answered(TcpFrame.ACK, first, count, bytes, count);
+    }
+
+    /**
+     * Applies the answer to {@code count} requests from id {@code first}: an ACK (all accepted) or a NACK (one,
+     * refused with code {@code aux}, {@code size} the region's or largest buffer's size). With reverse ACKs agreed,
+     * an answer for later requests than the first awaiting one waits in {@link #early} until those were answered.
+     * Returns false if the answer broke the protocol, which loses the connection.
+     */
+    private boolean answered(final byte type, final long first, final int count, final long size, final int aux) {
+        final TcpOp head = awaiting.peekFirst();
+        final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(aux) : null;
+        final boolean inOrder = head != null && head.id == first;
+        final boolean ahead = reverseAcks && head != null && first > head.id;
+        if ((!inOrder && !ahead) || count < 1 || (head != null && first - head.id + count > awaiting.size())) {
+            protocolError(TcpFrame.typeName(type) + " for " + count + " requests from " + first + ", expected "
+                    + (head == null ? "none" : Long.toString(head.id)) + " of " + awaiting.size() + " awaiting");
+            return false;
+        }
+        if (type == TcpFrame.NACK && refusal == null) {
+            protocolError("NACK with unknown refusal code " + aux);
+            return false;
+        }
+        if (ahead) {
+            return holdEarly(new Early(refusal, first, count, size));
+        }
+        if (!apply(refusal, first, count, size)) {
+            return false;
+        }
+        while (!early.isEmpty() && !closed()) {
+            final TcpOp next = awaiting.peekFirst();
+            final Early answer = early.getFirst();
+            if (next == null || next.id != answer.first()) {
+                break;
+            }
+            early.removeFirst();
+            if (!apply(answer.refusal(), answer.first(), answer.count(), answer.size())) {
+                return false;
+            }
+        }
+        return !closed();
+    }
+
+    /** Keeps an answer that came early, in request order; one that overlaps another broke the protocol. */
+    private boolean holdEarly(final Early answer) {
+        int at = early.size();
+        while (at > 0 && early.get(at - 1).first() > answer.first()) {
+            at--;
+        }
+        final boolean overlapsBefore =
+                at > 0 && early.get(at - 1).first() + early.get(at - 1).count() > answer.first();
+        final boolean overlapsAfter = at < early.size()
+                && answer.first() + answer.count() > early.get(at).first();
+        if (overlapsBefore || overlapsAfter) {
+            protocolError("answers overlap at request " + answer.first());
+            return false;
+        }
+        early.add(at, answer);
+        return true;
+    }
+
+    /** Ends the {@code count} awaiting requests from {@code first}, the first awaiting one; false on a gap. */
+    private boolean apply(final @Nullable TcpRefusal refusal, final long first, final int count, final long size) {
+        for (int i = 0; i < count && !closed(); i++) {
+            final TcpOp answeredOp = awaiting.peekFirst();
+            if (answeredOp == null || answeredOp.id != first + i) {
+                completeRun();
+                protocolError(
+                        "ACK for requests " + first + " to " + (first + count - 1) + " skips request " + (first + i));
+                return false;
+            }
+            awaiting.pollFirst();
+            ended(answeredOp);
+            if (refusal == null && TcpPages.pageable(answeredOp)) {
+                joinRun(answeredOp);
+            } else {
+                completeRun();
+                requests.end(answeredOp, refusal == null ? null : refusal(answeredOp, refusal, size));
+            }
+        }
+        completeRun();
+        return true;
+    }
+
+    /** An answer that came before those of earlier requests; {@code refusal} null for an ACK. */
+    private record Early(@Nullable TcpRefusal refusal, long first, int count, long size) {}
 
     /**
      * An acknowledged page (or small write) joins the run of its token, reported in one go by {@link #completeRun}:
@@ -488,6 +584,7 @@ final class TcpOutbound extends TcpConnection {
         inHead += TcpFrame.HEADER_LENGTH + (int) length;
         authenticated = true;
         remoteIncarnation = incarnation;
+        reverseAcks = (io.features() & inFrame.aux() & TcpFrame.FEATURE_REVERSE_ACK) != 0;
         compactOut();
         outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
         out.put(encoded + TcpFrame.HEADER_LENGTH, io.authenticator().prove(false, handshake));

@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  * @param insecure               whether a NIC may listen on a non-loopback address without a key
  * @param tlsEngineRecords       whether TLS connections offer the engine's record layer ({@link TcpRecords}):
  *                              {@code tcp.tlsRecords=engine} (the default) or {@code jsse} (JSSE's records only)
+ * @param reverseAckNanos        how long the ACK of a peer's request may wait for a request of ours to that peer to
+ *                              carry it ({@link TcpFrame#REVERSE_ACK}); 0 turns reverse ACKs off, both ways
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -46,7 +48,8 @@ record TcpSettings(
         long idleTimeoutNanos,
         List<byte[]> keys,
         boolean insecure,
-        boolean tlsEngineRecords) {
+        boolean tlsEngineRecords,
+        long reverseAckNanos) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -61,6 +64,7 @@ record TcpSettings(
     static final String CLUSTER_KEY_FILE = "tcp.clusterKeyFile";
     static final String INSECURE = "tcp.insecure";
     static final String TLS_RECORDS = "tcp.tlsRecords";
+    static final String REVERSE_ACK = "tcp.reverseAckMicros";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -102,7 +106,8 @@ record TcpSettings(
                 number(config, IDLE_TIMEOUT, 600_000, 0) * MILLIS,
                 keys(config),
                 Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
-                tlsEngineRecords(config));
+                tlsEngineRecords(config),
+                number(config, REVERSE_ACK, 20, 0) * 1_000L);
     }
 
     private static boolean tlsEngineRecords(final EngineConfig config) {

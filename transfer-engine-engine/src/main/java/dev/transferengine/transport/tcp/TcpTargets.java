@@ -63,11 +63,20 @@ interface TcpTargets {
      * holding the bytes that already followed the AUTH.
      */
     void onAuthenticated(
-            TcpHandshake handshake,
-            SocketChannel channel,
-            NetworkAddress announced,
-            long peerIncarnation,
-            ByteBuffer pipelined);
+            TcpHandshake handshake, SocketChannel channel, TcpHandshake.Connector connector, ByteBuffer pipelined);
+
+    /**
+     * True if an ACK for a request of {@code peer} (of incarnation {@code incarnation}) may wait for a request of
+     * this side to carry it back ({@link TcpFrame#REVERSE_ACK}): our connection to it agreed to them and this side
+     * posted to it lately, so one is likely to leave soon.
+     */
+    boolean mayHoldAck(NetworkAddress peer, long incarnation);
+
+    /**
+     * A REVERSE_ACK from {@code peer} answers {@code count} requests from id {@code first} of this side's connection
+     * {@code connectionId} to it; dropped if that connection is gone (its requests were ended with it).
+     */
+    void onReverseAck(NetworkAddress peer, long connectionId, long first, int count, long bytes);
 
     /** The handshake failed or was refused, and its socket is closed next. */
     void onHandshakeEnded(TcpHandshake handshake);

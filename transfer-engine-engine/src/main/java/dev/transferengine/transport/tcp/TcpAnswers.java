@@ -1,0 +1,199 @@
+package dev.transferengine.transport.tcp;
+
+import dev.transferengine.exceptions.DeviceUnavailableException;
+import dev.transferengine.spi.DeviceCopyStream;
+import dev.transferengine.spi.DomainListener;
+
+import java.util.ArrayDeque;
+
+/**
+ * The answers of one {@link TcpInbound}: an ACK or NACK per request, encoded into its write buffer in request order.
+ * An answer whose payload still travels to the device is held back ({@link TcpHeldAnswer}), and every answer after it
+ * waits behind it; an ACK for the next page of a WRITEV frame extends the ACK still waiting in the buffer.
+ *
+ * <p>Where the peer agreed to reverse ACKs and this side posted to it within the last 50 bounds (1 ms by default:
+ * traffic goes both ways), an ACK is held instead, and the ACKs after it join it, until a request of this side to the
+ * peer carries them as a REVERSE_ACK ({@link TcpIo#carryAcks}) or {@code tcp.reverseAckMicros} passed and they leave here as one
+ * ACK ({@link TcpIo#startStep}); any other answer first sends the held ACK here, so answers on this connection stay
+ * in order. Worker thread only.
+ */
+final class TcpAnswers {
+
+    /** Room one answer needs in the connection's write buffer. */
+    static final int ANSWER_ROOM = TcpFrame.HEADER_LENGTH;
+    /**
+     * ACKs are held for a reverse ride only while this side posted to the peer within this many times the bound
+     * ({@code tcp.reverseAckMicros}): 1 ms at the default 20 us.
+     */
+    static final int RECENT_REQUEST_BOUNDS = 50;
+
+    private final TcpInbound connection;
+    private final TcpTargets targets;
+    private final ArrayDeque<TcpHeldAnswer> held = new ArrayDeque<>();
+
+    // the ACK held for a reverse ride: requests heldFirst .. heldFirst + heldCount - 1, all accepted
+    private boolean ackHeld;
+    private long heldFirst;
+    private int heldCount;
+    private long heldBytes;
+    private long heldSince;
+
+    TcpAnswers(final TcpInbound connection, final TcpTargets targets) {
+        this.connection = connection;
+        this.targets = targets;
+    }
+
+    /** True while an answer is held back: every later answer must wait behind it. */
+    boolean holding() {
+        return !held.isEmpty();
+    }
+
+    /** True if one more answer fits in the write buffer, after moving what is unsent to its front if need be. */
+    boolean hasRoom() {
+        final int room = ackHeld ? 2 * ANSWER_ROOM : ANSWER_ROOM; // the held ACK may have to go first
+        if (connection.out.capacity() - connection.encoded >= room) {
+            return true;
+        }
+        connection.compactOut();
+        return connection.out.capacity() - connection.encoded >= room;
+    }
+
+    /**
+     * Encodes the answer to request {@code id}; an ACK for a page ({@code page}) extends the ACK encoded last if that
+     * one ends at the page before.
+     */
+    void answer(
+            final byte type,
+            final int aux,
+            final long id,
+            final long rkey,
+            final long offset,
+            final long length,
+            final boolean page) {
+        if (type == TcpFrame.ACK && ackHeld && id == heldFirst + heldCount) {
+            heldCount++;
+            heldBytes += length;
+            return;
+        }
+        if (type == TcpFrame.ACK && !ackHeld && connection.mayHoldAck()) {
+            ackHeld = true;
+            heldFirst = id;
+            heldCount = 1;
+            heldBytes = length;
+            heldSince = connection.io.now();
+            connection.io.holdAck(this);
+            return;
+        }
+        if (ackHeld) {
+            connection.io.releaseAck(this);
+            sendHeldAck();
+        }
+        if (type != TcpFrame.ACK || !page || !extendAck(id, length)) {
+            connection.outFrame.at(connection.encoded).encode(type, 0, aux, id, rkey, offset, length);
+            connection.encoded += TcpFrame.HEADER_LENGTH;
+        }
+        connection.markDirty();
+    }
+
+    /** Holds {@code answer} back behind those held already, until {@link #release} finds its device copy done. */
+    void hold(final TcpHeldAnswer answer) {
+        held.addLast(answer);
+    }
+
+    /**
+     * Reports and answers, in order, the held answers whose device copies finished, as far as the write buffer has
+     * room; returns the answers written. A failed device copy loses the connection.
+     */
+    int release() {
+        int work = 0;
+        TcpHeldAnswer answer;
+        while (!connection.closed() && (answer = held.peekFirst()) != null && hasRoom()) {
+            try {
+                final DeviceCopyStream stream = answer.stream();
+                if (stream != null && !stream.isDone(answer.ticket())) {
+                    break;
+                }
+            } catch (final DeviceUnavailableException e) {
+                connection.lost("copy to the device failed: " + e.getMessage(), e);
+                return work + 1;
+            }
+            held.pollFirst();
+            if (answer.type() == TcpFrame.NACK) {
+                answer(
+                        TcpFrame.NACK,
+                        answer.imm(),
+                        answer.id(),
+                        answer.rkey(),
+                        answer.offset(),
+                        answer.length(),
+                        false);
+            } else {
+                targets.deliver(answer.type(), answer.reservation(), answer.length(), answer.receiveToken());
+                answer(TcpFrame.ACK, 1, answer.id(), answer.rkey(), answer.offset(), answer.length(), false);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /** When the ACK held for a reverse ride began to wait, on the poll clock. */
+    long heldSince() {
+        return heldSince;
+    }
+
+    /** Sends the ACK held for a reverse ride on this connection after all: no request to the peer came in time. */
+    void sendHeldAck() {
+        ackHeld = false;
+        hasRoom(); // moves unsent bytes to the front if need be: room for it was kept
+        connection.outFrame.at(connection.encoded).encode(TcpFrame.ACK, 0, heldCount, heldFirst, 0, 0, heldBytes);
+        connection.encoded += TcpFrame.HEADER_LENGTH;
+        connection.markDirty();
+    }
+
+    /** True if the ACK held here may ride on {@code outbound}: it goes to this connection's peer, as it is now. */
+    boolean ridesOn(final TcpOutbound outbound) {
+        return ackHeld
+                && !connection.closed()
+                && outbound.carriesReverseAcks()
+                && outbound.remoteIncarnation() == connection.peerIncarnation()
+                && outbound.peer().address().equals(connection.peerAddress());
+    }
+
+    /** Encodes the held ACK as a REVERSE_ACK at {@code frame}, for a request to the peer to carry; returns its size. */
+    int encodeReverse(final TcpFrame frame) {
+        ackHeld = false;
+        frame.encode(TcpFrame.REVERSE_ACK, 0, heldCount, heldFirst, connection.reverseAckId(), 0, heldBytes);
+        return TcpFrame.HEADER_LENGTH;
+    }
+
+    /** The connection closes: gives back the imm reservations of held answers, which were never reported. */
+    void abandon() {
+        if (ackHeld) {
+            ackHeld = false;
+            connection.io.releaseAck(this);
+        }
+        for (final TcpHeldAnswer answer : held) {
+            if (answer.reservation() != DomainListener.IMM_REFUSED) {
+                targets.listener().releaseImm(answer.reservation());
+            }
+        }
+        held.clear();
+    }
+
+    /**
+     * Answers page {@code id} by extending the ACK encoded last, if it still waits whole in the write buffer and ends
+     * at the page before: a paged write then costs its sender one answer per run of pages, not one per page.
+     */
+    private boolean extendAck(final long id, final long length) {
+        final int last = connection.encoded - TcpFrame.HEADER_LENGTH;
+        if (last < connection.out.position()) {
+            return false;
+        }
+        final TcpFrame frame = connection.outFrame.at(last);
+        if (frame.type() != TcpFrame.ACK || frame.token() + frame.aux() != id) {
+            return false;
+        }
+        frame.ackOneMore(length);
+        return true;
+    }
+}
