@@ -380,10 +380,10 @@ final class TcpTls {
         }
         flushNet();
         if (engineRecords && !engine.getUseClientMode()) {
-            // The server switches first: its switch record tells the client that it may send large records now.
+            // The server switches first; its switch record, with its first bytes, tells the client that it may send
+            // large records. Not sent before (a write to a peer that already closed would fail the reads it left).
             outputSwitched = true;
             switchPending = true;
-            writeRecords(NOTHING);
         }
         final Thread thread = threads.newThread(started);
         thread.setName(name);

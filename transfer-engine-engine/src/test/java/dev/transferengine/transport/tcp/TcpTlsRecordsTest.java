@@ -134,13 +134,14 @@ class TcpTlsRecordsTest {
     }
 
     /**
-     * Moves bytes until both directions run on engine records: the client's writes go through JSSE until it read
-     * the server's switch record, its next write carries its own.
+     * Moves bytes until both directions run on engine records: the server's first write carries its switch record;
+     * the client's writes go through JSSE until it read that, its next write carries its own.
      */
     private void switchBoth(final TcpTls dialler, final TcpTls acceptor) throws IOException {
         final long deadline = System.nanoTime() + DEADLINE_NANOS;
         while (!dialler.switched() || !acceptor.switched()) {
             assertThat(System.nanoTime() - deadline).as("switched in time").isNegative();
+            move(acceptor, dialler, bytes(10));
             move(dialler, acceptor, bytes(10));
         }
     }
