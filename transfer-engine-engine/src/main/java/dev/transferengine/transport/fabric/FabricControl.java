@@ -26,10 +26,8 @@ import org.jspecify.annotations.Nullable;
  *       address length (uint16) and bytes;</li>
  *   <li>the sizes: magic {@code "TEPS"}, the sender's address length (uint16) and bytes, a count (uint16) and that
  *       many sizes (int32), per size class in use its smallest and largest, then the sizes' version (int64); sent
- *       as the answer and again to every asker when a pool widens or a closed one narrows a class. The asker asks again until an answer comes, like an abandonment.</li>
- *   <li>a flush question at close ({@link FabricDomain#close}): magic {@code "TEFQ"}, a nonce (int64), the asker's
- *       address length (uint16) and bytes; answered with a receipt for the nonce, which, as the peer reads a
- *       connection in order, says that it read every message sent before the question.</li>
+ *       as the answer and again to every asker when a pool widens or a closed one narrows a class. The asker asks
+ *       again until an answer comes, like an abandonment.</li>
  * </ul>
  * A completed send does not mean the message arrived: a tcp;ofi_rxm target drops its connection when it refuses a
  * write, and whatever the sender queued behind that write (the acknowledgement of that very write, typically) is
@@ -57,7 +55,6 @@ final class FabricControl {
     private static final int RECEIPT_MAGIC = 0x4B414554; // "TEAK", little-endian
     private static final int QUERY_MAGIC = 0x51504554; // "TEPQ", little-endian
     private static final int SIZES_MAGIC = 0x53504554; // "TEPS", little-endian
-    private static final int FLUSH_MAGIC = 0x51464554; // "TEFQ", little-endian
     private static final int HEADER = 4 + 4 + 4 + 8;
     private static final int RECEIPT_BYTES = 4 + 8;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
@@ -253,37 +250,6 @@ final class FabricControl {
     @SuppressWarnings("ArrayRecordComponent") // never compared or kept: equality by content is never asked for
     record PoolSizes(NetworkAddress peer, int[] sizes, long version) implements Received {}
 
-    /**
-     * A peer closing asks whether this domain read everything it sent before ({@link FabricDomain#close}): answered
-     * with a receipt for {@code nonce}.
-     */
-    record FlushQuery(NetworkAddress peer, long nonce) implements Received {}
-
-    /** A flush question from {@code self}: its own buffer, kept until its send completes. */
-    static MemorySegment flushQuery(final NetworkAddress self, final long nonce) {
-        final byte[] address = self.toBytes();
-        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 8 + 2 + address.length, 8);
-        buffer.set(INT, 0, FLUSH_MAGIC);
-        buffer.set(LONG, 4, nonce);
-        buffer.set(SHORT, 12, (short) address.length);
-        MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 14, address.length);
-        return buffer;
-    }
-
-    private static Received decodeFlush(final MemorySegment buffer) {
-        final int addressLength = buffer.byteSize() < 14 ? -1 : Short.toUnsignedInt(buffer.get(SHORT, 12));
-        if (addressLength < 0 || 14L + addressLength > buffer.byteSize()) {
-            return new Malformed("a flush question of " + buffer.byteSize() + " bytes without a whole address");
-        }
-        try {
-            return new FlushQuery(
-                    NetworkAddress.fromBytes(buffer.asSlice(14, addressLength).toArray(ValueLayout.JAVA_BYTE)),
-                    buffer.get(LONG, 4));
-        } catch (final RuntimeException e) {
-            return new Malformed("a flush question with a bad sender address: " + e.getMessage());
-        }
-    }
-
     /** A question for the peer's pool sizes, from {@code self}: its own buffer, kept until its send completes. */
     static MemorySegment poolQuery(final NetworkAddress self) {
         final byte[] address = self.toBytes();
@@ -343,9 +309,6 @@ final class FabricControl {
         final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.clamp(length, 0, MESSAGE_BYTES));
         if (buffer.byteSize() >= RECEIPT_BYTES && buffer.get(INT, 0) == RECEIPT_MAGIC) {
             return new Receipt(buffer.get(LONG, 4));
-        }
-        if (buffer.byteSize() >= 4 && buffer.get(INT, 0) == FLUSH_MAGIC) {
-            return decodeFlush(buffer);
         }
         final Received pools = buffer.byteSize() >= 4 ? decodePools(buffer) : null;
         if (pools != null) {

@@ -19,12 +19,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.LongHashSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,11 +105,6 @@ final class FabricDomain implements Domain {
 
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
-    /**
-     * How long {@link #close} polls for its sends to be read by their receivers ({@link #flushSends}): a message's
-     * data must be out of the receiver's socket before the connection goes.
-     */
-    private static final long CLOSE_FLUSH_NANOS = 5_000_000_000L;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
 
@@ -170,14 +163,6 @@ final class FabricDomain implements Domain {
     private final Long2ObjectHashMap<MemorySegment> poolMessages = new Long2ObjectHashMap<>();
 
     private long nextPoolToken = POOL_TOKENS;
-    /**
-     * Where {@link #close} asks its receivers whether they read its messages ({@link #flushSends}): the peers this
-     * domain sent a message to, and the nonces of the questions not answered yet, by their control token.
-     */
-    private final @Nullable LongHashSet sentTo;
-
-    private final Long2LongHashMap flushQuestions = new Long2LongHashMap(0);
-    private long nextFlushNonce = ThreadLocalRandom.current().nextLong();
     private volatile @Nullable String failure;
 
     /**
@@ -219,9 +204,6 @@ final class FabricDomain implements Domain {
                 + (endpoint.tagged() ? "" : ", untagged sends")
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
         this.control = endpoint.tagged() ? new FabricControl(arena) : null;
-        this.sentTo = control != null && endpoint.provider().equals(FabricProvider.TCP.libfabricName())
-                ? new LongHashSet()
-                : null;
         if (control != null) {
             for (int i = 0; i < FabricControl.RECEIVES; i++) {
                 postControlReceive(control, i);
@@ -324,7 +306,6 @@ final class FabricDomain implements Domain {
         final FabricControl owner = Objects.requireNonNull(control);
         if (token >= POOL_TOKENS) {
             poolMessages.remove(token);
-            flushQuestions.remove(token);
         } else if (token < 0) {
             owner.releaseReceipt((int) (-1L - token));
         } else {
@@ -551,9 +532,6 @@ final class FabricDomain implements Domain {
         }
         ops.prepareSend(slot, message.address(), message.byteSize(), localDesc(slot, message), peer, tag);
         submit(slot, FI_COMPLETION);
-        if (sentTo != null) {
-            sentTo.add(peer);
-        }
     }
 
     /**
@@ -962,12 +940,7 @@ final class FabricDomain implements Domain {
         controlReceives--;
         try {
             switch (owner.decode(index, length)) {
-                case FabricControl.Receipt receipt -> {
-                    if (owner.receipted(receipt.nonce()) < 0) {
-                        flushAnswered(receipt.nonce());
-                    }
-                }
-                case FabricControl.FlushQuery q -> sendReceipt(owner, q.peer(), q.nonce());
+                case FabricControl.Receipt receipt -> owner.receipted(receipt.nonce());
                 case FabricControl.Abandonment a -> {
                     sendReceipt(owner, a.peer(), a.nonce());
                     if (!a.repeated()) {
@@ -1099,9 +1072,6 @@ final class FabricDomain implements Domain {
         final FabricControl owner = Objects.requireNonNull(control);
         if (kind == FabricOps.CONTROL_SEND) {
             LOG.debug("{}: a control message did not leave: {}", description, text);
-            if (flushQuestions.containsKey(token)) { // its peer is gone: nothing to wait for there
-                flushAnswered(flushQuestions.get(token));
-            }
             controlSent(token);
             return;
         }
@@ -1310,59 +1280,6 @@ final class FabricDomain implements Domain {
         return ops.inUse() - controlReceives;
     }
 
-    /**
-     * tcp;ofi_rxm: polls, for at most {@link #CLOSE_FLUSH_NANOS}, until no send is outstanding and every peer this
-     * domain sent a message to said it read them. The provider reports a send done once its bytes are in the kernel's
-     * socket buffer, not once the receiver read them; and closing a socket that holds bytes this domain has not read
-     * (an answer, a receipt, a peer's message) resets the connection, which throws away what the receiver's kernel
-     * still held of this domain's messages: a message reported done was lost (1.17: the receiver's buffer failed
-     * with "Connection reset by peer"), or the receiving process was killed (2.1, in the middle of a segmented
-     * message). So each such peer is asked a flush question ({@link FabricControl#flushQuery}) behind the messages
-     * on its connection; its answer says it read them all. A peer that does not answer in time (stopped, or an
-     * engine before this) may still lose the last messages; a send still outstanding fails at the close, as before.
-     */
-    private void flushSends() {
-        final long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
-        while (failure == null && ops.inUse(FabricOps.SEND) > 0 && System.nanoTime() - deadline < 0) {
-            poll();
-        }
-        if (sentTo == null || sentTo.isEmpty() || failure != null) {
-            return;
-        }
-        final LongHashSet.LongIterator peersSentTo = sentTo.iterator();
-        while (peersSentTo.hasNext()) {
-            final long token = nextPoolToken;
-            flushQuestions.put(token, nextFlushNonce);
-            sendPoolMessage(peersSentTo.nextValue(), FabricControl.flushQuery(address, nextFlushNonce++));
-        }
-        while (failure == null && !flushQuestions.isEmpty() && System.nanoTime() - deadline < 0) {
-            poll();
-        }
-        if (!flushQuestions.isEmpty()) {
-            LOG.warn(
-                    "{}: closing although {} of the {} peers it sent messages to did not say within {} ms that they"
-                            + " read them: those peers may lose the last ones (or, libfabric 2.x, die in the middle"
-                            + " of one)",
-                    description,
-                    flushQuestions.size(),
-                    sentTo.size(),
-                    CLOSE_FLUSH_NANOS / 1_000_000);
-        }
-    }
-
-    /** The flush question with {@code nonce} was answered, or cannot be. */
-    private void flushAnswered(final long nonce) {
-        final Long2LongHashMap.EntryIterator questions =
-                flushQuestions.entrySet().iterator();
-        while (questions.hasNext()) {
-            questions.next();
-            if (questions.getLongValue() == nonce) {
-                questions.remove();
-                return;
-            }
-        }
-    }
-
     private void ensureOpen() {
         if (closed) {
             throw new EngineClosedException(description + " is closed");
@@ -1374,7 +1291,6 @@ final class FabricDomain implements Domain {
         if (closed) {
             return;
         }
-        flushSends();
         closed = true;
         try {
             if (keys != null) {

@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,12 +31,6 @@ final class FabricLibrary {
     private static final Map<String, FabricLibrary> OPENED = new ConcurrentHashMap<>();
     /** RxM's connection-event polling interval, in microseconds, unless the environment sets its own (see load). */
     private static final String RXM_CM_PROGRESS_INTERVAL_US = "1000";
-    /**
-     * The largest message tcp;ofi_rxm sends eagerly (1.x) or in segments (2.x) rather than by rendezvous (see
-     * {@link #keepTcpMessagesOffRendezvous}): the largest receive buffer a pool can ask for. 1.x sends it to its
-     * peers in 32 bits and refuses a connection whose peer's differs.
-     */
-    static final String RXM_EAGER_OR_SAR_LIMIT = Integer.toString(Integer.MAX_VALUE);
 
     private static final String[] EXPORTS = {
         "fi_getinfo", "fi_freeinfo", "fi_dupinfo", "fi_fabric", "fi_version", "fi_strerror"
@@ -52,7 +45,6 @@ final class FabricLibrary {
     private final MemorySegment strerror;
     private final MemorySegment strdup;
     private final int version;
-    private final AtomicBoolean tcpLimitSet = new AtomicBoolean();
 
     private FabricLibrary(
             final String path, final @Nullable String cause, final MemorySegment[] symbols, final int version) {
@@ -103,28 +95,6 @@ final class FabricLibrary {
             symbols[i] = symbol.get();
         }
         return new FabricLibrary(path, null, symbols, FabricCalls.intVoid(symbols[4]));
-    }
-
-    /**
-     * Keeps tcp;ofi_rxm's messages off its rendezvous protocol, unless the environment sets the limit itself. RxM
-     * sends a message above its SAR limit (128 KiB by default on 2.x; on 1.x's tcp, above the 16 KiB eager limit) as
-     * a header only, and the receiver reads the data from the sender when a buffer takes it. A sender that closed
-     * (its engine, or its process) before that leaves a header whose connection is gone, and the receiver's provider
-     * kills the process when a buffer takes it (SIGSEGV, 1.17 and 2.1: {@code FabricLargeMessageTest}). Sent eagerly
-     * (1.x: tcp reads a long message straight into the buffer that takes it, or holds it whole) or in segments (2.x:
-     * 16 KiB bounce buffers), the data travels with the message, and {@link FabricDomain#close} waits until the
-     * receivers read it. RxM reads both variables each time an endpoint opens (checked on 1.17 and 2.1: an endpoint
-     * opened after the {@code setenv} has the new limit, one opened before keeps the old), so setting them here,
-     * before this library's first tcp domain, is in time. On 1.x the eager limit is part of RxM's connection
-     * handshake: a peer whose limit differs is refused ("eager_limit mismatch"), and sends to it wait until their
-     * timeout. Not for verbs, whose RxM needs the eager limit equal to its buffer size.
-     */
-    void keepTcpMessagesOffRendezvous() {
-        if (tcpLimitSet.getAndSet(true)) {
-            return; // once: setenv is not thread-safe
-        }
-        NativeEnvironment.setIfAbsent(
-                major(version) < 2 ? "FI_OFI_RXM_EAGER_LIMIT" : "FI_OFI_RXM_SAR_LIMIT", RXM_EAGER_OR_SAR_LIMIT);
     }
 
     /** Null when usable, otherwise why not. */

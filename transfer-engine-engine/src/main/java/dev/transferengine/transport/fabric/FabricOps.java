@@ -116,17 +116,6 @@ final class FabricOps {
         return inUse;
     }
 
-    /** How many slots of {@code opKind} are in use (a scan: for closing, not the data path). */
-    int inUse(final byte opKind) {
-        int count = 0;
-        for (final byte slotKind : kind) {
-            if (slotKind == opKind) {
-                count++;
-            }
-        }
-        return count;
-    }
-
     int capacity() {
         return maxChunks << CHUNK_SHIFT;
     }

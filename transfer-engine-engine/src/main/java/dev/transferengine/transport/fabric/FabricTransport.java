@@ -280,9 +280,6 @@ public final class FabricTransport implements Transport {
                             + FabricLibrary.versionText(provider.minimumApi()) + " or newer"
                             + provider.tooOldWhy());
         }
-        if (provider == FabricProvider.TCP) {
-            library.keepTcpMessagesOffRendezvous();
-        }
         return new Selection(provider, library, apiVersion, null);
     }
 

@@ -45,18 +45,6 @@ class FabricControlPoolSizesTest {
     }
 
     @Test
-    void aFlushQuestionArrivesWithItsNonceAndAsker() {
-        try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
-            assertThat(arrive(control, FabricControl.flushQuery(SELF, -5)))
-                    .isEqualTo(new FabricControl.FlushQuery(SELF, -5));
-            final MemorySegment whole = FabricControl.flushQuery(SELF, 1);
-            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 1)))
-                    .isInstanceOf(FabricControl.Malformed.class);
-        }
-    }
-
-    @Test
     void anAnswerCutShortIsDroppedAsMalformed() {
         try (Arena arena = Arena.ofConfined()) {
             final FabricControl control = new FabricControl(arena);
