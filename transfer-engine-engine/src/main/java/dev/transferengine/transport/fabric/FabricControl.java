@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>a question for the receive pools' sizes ({@link FabricPoolSizes}): magic {@code "TEPQ"}, the asker's
  *       address length (uint16) and bytes;</li>
  *   <li>the sizes: magic {@code "TEPS"}, the sender's address length (uint16) and bytes, a count (uint16) and that
- *       many sizes (int32), per size class in use its smallest and largest; sent as the answer and again to every
- *       asker when a pool widens a class. The asker asks again until an answer comes, like an abandonment.</li>
+ *       many sizes (int32), per size class in use its smallest and largest, then the sizes' version (int64); sent
+ *       as the answer and again to every asker when a pool widens or a closed one narrows a class. The asker asks
+ *       again until an answer comes, like an abandonment.</li>
  * </ul>
  * A completed send does not mean the message arrived: a tcp;ofi_rxm target drops its connection when it refuses a
  * write, and whatever the sender queued behind that write (the acknowledgement of that very write, typically) is
@@ -242,9 +243,12 @@ final class FabricControl {
     /** A peer asks for the sizes of this domain's receive pools ({@link FabricPoolSizes}). */
     record PoolQuery(NetworkAddress peer) implements Received {}
 
-    /** A peer's receive pools' sizes ({@link FabricPoolSizes#advertised}), read once by the domain and dropped. */
+    /**
+     * A peer's receive pools' sizes ({@link FabricPoolSizes#advertised}) and their version (-1 from an engine that
+     * sends none), read once by the domain and dropped.
+     */
     @SuppressWarnings("ArrayRecordComponent") // never compared or kept: equality by content is never asked for
-    record PoolSizes(NetworkAddress peer, int[] sizes) implements Received {}
+    record PoolSizes(NetworkAddress peer, int[] sizes, long version) implements Received {}
 
     /** A question for the peer's pool sizes, from {@code self}: its own buffer, kept until its send completes. */
     static MemorySegment poolQuery(final NetworkAddress self) {
@@ -257,15 +261,16 @@ final class FabricControl {
     }
 
     /** {@code self}'s pool sizes (at most {@value FabricPoolSizes#CLASSES} pairs): its own buffer, as above. */
-    static MemorySegment poolSizes(final NetworkAddress self, final int[] sizes) {
+    static MemorySegment poolSizes(final NetworkAddress self, final int[] sizes, final long version) {
         final byte[] address = self.toBytes();
-        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 2 + 4L * sizes.length, 8);
+        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 2 + 4L * sizes.length + 8, 8);
         buffer.set(INT, 0, SIZES_MAGIC);
         buffer.set(SHORT, 4, (short) address.length);
         MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 6, address.length);
         final long at = 6L + address.length;
         buffer.set(SHORT, at, (short) sizes.length);
         MemorySegment.copy(sizes, 0, buffer, INT, at + 2, sizes.length);
+        buffer.set(LONG, at + 2 + 4L * sizes.length, version);
         return buffer;
     }
 
@@ -295,7 +300,8 @@ final class FabricControl {
         }
         final int[] sizes = new int[count];
         MemorySegment.copy(buffer, INT, at + 2, sizes, 0, count);
-        return new PoolSizes(from, sizes);
+        final long versionAt = at + 2 + 4L * count;
+        return new PoolSizes(from, sizes, versionAt + 8 > buffer.byteSize() ? -1 : buffer.get(LONG, versionAt));
     }
 
     /** Decodes the {@code length} bytes in receive buffer {@code index}. */

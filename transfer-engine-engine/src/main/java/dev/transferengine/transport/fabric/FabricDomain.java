@@ -627,10 +627,13 @@ final class FabricDomain implements Domain {
      * length): the sends held for them go now.
      */
     private void poolSizesSettled(
-            final long peer, final FabricPoolSizes.@Nullable View known, final int @Nullable [] sizes) {
+            final long peer,
+            final FabricPoolSizes.@Nullable View known,
+            final int @Nullable [] sizes,
+            final long sizesVersion) {
         final FabricPoolSizes.View view;
         if (sizes != null) {
-            view = pools.learn(peer, sizes);
+            view = pools.learn(peer, sizes, sizesVersion);
         } else if (known != null) {
             view = known;
             pools.settle(view, true);
@@ -657,7 +660,7 @@ final class FabricDomain implements Domain {
             final FabricPoolSizes.View view = entry.getValue();
             if (!view.settled && now - view.dueAt >= 0) {
                 if (view.attempts >= FabricControl.ATTEMPTS) {
-                    poolSizesSettled(entry.getKey(), view, null);
+                    poolSizesSettled(entry.getKey(), view, null, -1);
                 } else {
                     askPoolSizes(entry.getKey(), view);
                 }
@@ -689,13 +692,18 @@ final class FabricDomain implements Domain {
         final long bytes = buffer.byteSize();
         ops.prepareReceive(slot, buffer.address(), bytes, localDesc(slot, buffer), FI_ADDR_UNSPEC);
         submit(slot, FI_COMPLETION);
-        if (control != null && pools.posted(bytes) && !pools.subscribers().isEmpty()) {
+        if (control != null && pools.posted(token, bytes)) {
             // the peers that asked hear of the widened class; one that sends meanwhile may be refused (conservative)
-            final int[] sizes = pools.advertised();
-            final var subscribers = pools.subscribers().iterator();
-            while (subscribers.hasNext()) {
-                sendPoolMessage(subscribers.nextValue(), FabricControl.poolSizes(address, sizes));
-            }
+            pushPoolSizes();
+        }
+    }
+
+    /** Tells every peer that asked for this domain's pool sizes what they are now. */
+    private void pushPoolSizes() {
+        final int[] sizes = pools.advertised();
+        final var subscribers = pools.subscribers().iterator();
+        while (subscribers.hasNext()) {
+            sendPoolMessage(subscribers.nextValue(), FabricControl.poolSizes(address, sizes, pools.version()));
         }
     }
 
@@ -705,6 +713,10 @@ final class FabricDomain implements Domain {
      */
     @Override
     public void withdrawReceive(final long token) {
+        if (control != null && pools.withdrawn(token)) {
+            // its pool closed and no buffer of its size is left: the peers that asked stop sending that size here
+            pushPoolSizes();
+        }
         final int slot = (int) receiveSlots.get(token);
         if (slot < 0 || ops.kind[slot] != FabricOps.RECV || ops.token[slot] != token) {
             return;
@@ -1005,13 +1017,13 @@ final class FabricDomain implements Domain {
                     final long asker = resolveQuietly(q.peer());
                     if (asker != -1) {
                         pools.subscribe(asker);
-                        sendPoolMessage(asker, FabricControl.poolSizes(address, pools.advertised()));
+                        sendPoolMessage(asker, FabricControl.poolSizes(address, pools.advertised(), pools.version()));
                     }
                 }
                 case FabricControl.PoolSizes sizes -> {
                     final long from = resolveQuietly(sizes.peer());
                     if (from != -1) {
-                        poolSizesSettled(from, null, sizes.sizes());
+                        poolSizesSettled(from, null, sizes.sizes(), sizes.version());
                     }
                 }
                 case FabricControl.Malformed m -> LOG.warn("{}: {} dropped", description, m.why());
@@ -1317,6 +1329,11 @@ final class FabricDomain implements Domain {
      */
     static boolean resetsConnections(final String provider, final int version) {
         return provider.endsWith(";ofi_rxm") && FabricLibrary.major(version) < 2;
+    }
+
+    /** What this domain knows of {@code peer}'s receive pools; null before its first send there. For tests. */
+    FabricPoolSizes.@Nullable View poolSizesOf(final long peer) {
+        return pools.view(peer);
     }
 
     /** Whether writes are posted in chains (see the class comment). */

@@ -3,8 +3,11 @@ package dev.transferengine.transport.fabric;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
 import org.jspecify.annotations.Nullable;
@@ -17,8 +20,12 @@ import org.jspecify.annotations.Nullable;
  * class up to {@code c}; each receiver tells its peers, per class, the smallest and the largest size asked for
  * ({@link FabricControl}: asked for at a peer's first send, pushed again when a pool widens a class); the sender
  * tags a send of {@code L} bytes with the smallest class whose smallest pool takes {@code L} (every buffer of that
- * class and above then fits it), and refuses at once a send that no pool of the peer takes. Sizes only ever widen
- * (a removed pool's size stays advertised), so what arrives in any order is merged by min and max.
+ * class and above then fits it), and refuses at once a send that no pool of the peer takes. A closed pool's size
+ * stops being advertised once no buffer of that size is left (the pool's buffers were withdrawn): its peers are told
+ * the narrowed sizes, so a send only it took is refused at the sender instead of waiting at the receiver for a
+ * buffer. Each message carries the receiver's version of its sizes, and a sender keeps the newest, so messages that
+ * arrive out of order cannot widen what a later one narrowed (a message without a version, from an engine before
+ * this, is merged by min and max as before).
  *
  * <p>A send to a peer that has no pool yet waits at the sender until the peer advertises one (it is asked again
  * every 512 ms meanwhile, in case its push was lost), then goes or is refused by the sizes that came.
@@ -45,6 +52,12 @@ final class FabricPoolSizes {
 
     private final int[] localMin = new int[CLASSES];
     private final int[] localMax = new int[CLASSES];
+    /** The size of each receive buffer posted here and not withdrawn, by its token. */
+    private final Long2LongHashMap bufferSizes = new Long2LongHashMap(0);
+    /** How many buffers of each size {@link #bufferSizes} holds. */
+    private final Int2IntHashMap buffersOfSize = new Int2IntHashMap(0);
+    /** This domain's sizes' version: one more at each change, so peers keep the newest. */
+    private long version;
     /** Peers that asked for this domain's sizes: they are told when a pool widens a class. */
     private final LongHashSet subscribers = new LongHashSet();
 
@@ -65,6 +78,8 @@ final class FabricPoolSizes {
         boolean byLength;
         /** The peer has no pool yet and sends wait for one: it is asked again until it advertises one. */
         boolean awaitingPool;
+        /** The version of the sizes this view holds; -1 before any came with one. */
+        long version = -1;
 
         int attempts;
         long dueAt;
@@ -76,9 +91,17 @@ final class FabricPoolSizes {
         return bytes <= 1 ? 0 : 64 - Long.numberOfLeadingZeros(bytes - 1);
     }
 
-    /** A receive buffer of {@code bytes} is posted here; answers whether it widened a class (peers are told then). */
-    boolean posted(final long bytes) {
+    /**
+     * Receive buffer {@code token} of {@code bytes} is posted here (again, after a message); answers whether it widened
+     * a class (peers are told then).
+     */
+    boolean posted(final long token, final long bytes) {
         final int size = (int) Math.min(bytes, Integer.MAX_VALUE);
+        if (bufferSizes.containsKey(token)) {
+            return false;
+        }
+        bufferSizes.put(token, size);
+        buffersOfSize.put(size, buffersOfSize.get(size) + 1);
         final int c = sizeClass(size);
         boolean widened = false;
         if (localMin[c] == 0 || size < localMin[c]) {
@@ -89,7 +112,45 @@ final class FabricPoolSizes {
             localMax[c] = size;
             widened = true;
         }
+        if (widened) {
+            version++;
+        }
         return widened;
+    }
+
+    /**
+     * Receive buffer {@code token} was withdrawn (its pool closed); answers whether that narrowed a class: it was the
+     * last buffer of its size (peers are told then).
+     */
+    boolean withdrawn(final long token) {
+        if (!bufferSizes.containsKey(token)) {
+            return false;
+        }
+        final int size = (int) bufferSizes.remove(token);
+        final int left = buffersOfSize.get(size) - 1;
+        if (left > 0) {
+            buffersOfSize.put(size, left);
+            return false;
+        }
+        buffersOfSize.remove(size);
+        final int c = sizeClass(size);
+        localMin[c] = 0;
+        localMax[c] = 0;
+        final Int2IntHashMap.KeyIterator sizes = buffersOfSize.keySet().iterator();
+        while (sizes.hasNext()) {
+            final int other = sizes.nextValue();
+            if (sizeClass(other) == c) {
+                localMin[c] = localMin[c] == 0 ? other : Math.min(localMin[c], other);
+                localMax[c] = Math.max(localMax[c], other);
+            }
+        }
+        version++;
+        return true;
+    }
+
+    /** The version of {@link #advertised}: peers keep the sizes of the highest they got. */
+    long version() {
+        return version;
     }
 
     /** This domain's sizes as sent to peers: per class in use its smallest and its largest. */
@@ -126,11 +187,23 @@ final class FabricPoolSizes {
         return view;
     }
 
-    /** Merges sizes that came from {@code peer}; answers its view, now settled. */
-    View learn(final long peer, final int[] sizes) {
+    /**
+     * Takes sizes that came from {@code peer}, of {@code sizesVersion} (-1 from an engine that sends none: merged by
+     * min and max); answers its view, now settled. Sizes older than those the view holds are ignored.
+     */
+    View learn(final long peer, final int[] sizes, final long sizesVersion) {
         View view = views.get(peer);
         if (view == null) {
             view = ask(peer);
+        }
+        if (sizesVersion >= 0) {
+            if (sizesVersion <= view.version) {
+                settle(view, false);
+                return view;
+            }
+            view.version = sizesVersion;
+            Arrays.fill(view.min, 0);
+            Arrays.fill(view.max, 0);
         }
         for (final int size : sizes) {
             if (size < 1) {

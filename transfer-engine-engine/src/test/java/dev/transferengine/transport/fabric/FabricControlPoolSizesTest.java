@@ -24,10 +24,23 @@ class FabricControlPoolSizesTest {
             final FabricControl control = new FabricControl(arena);
             assertThat(arrive(control, FabricControl.poolQuery(SELF))).isEqualTo(new FabricControl.PoolQuery(SELF));
             final FabricControl.Received sizes =
-                    arrive(control, FabricControl.poolSizes(SELF, new int[] {100, 100, 600, 3000}));
+                    arrive(control, FabricControl.poolSizes(SELF, new int[] {100, 100, 600, 3000}, 7));
             assertThat(sizes).isInstanceOf(FabricControl.PoolSizes.class);
             assertThat(((FabricControl.PoolSizes) sizes).peer()).isEqualTo(SELF);
             assertThat(((FabricControl.PoolSizes) sizes).sizes()).containsExactly(100, 100, 600, 3000);
+            assertThat(((FabricControl.PoolSizes) sizes).version()).isEqualTo(7);
+        }
+    }
+
+    /** An engine before the sizes' version sends none: its sizes arrive with version -1 (merged, never replaced). */
+    @Test
+    void anAnswerWithoutAVersionArrivesWithVersionMinusOne() {
+        try (Arena arena = Arena.ofConfined()) {
+            final FabricControl control = new FabricControl(arena);
+            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 7);
+            final FabricControl.Received sizes = arrive(control, whole.asSlice(0, whole.byteSize() - 8));
+            assertThat(((FabricControl.PoolSizes) sizes).sizes()).containsExactly(100, 3000);
+            assertThat(((FabricControl.PoolSizes) sizes).version()).isEqualTo(-1);
         }
     }
 
@@ -35,8 +48,8 @@ class FabricControlPoolSizesTest {
     void anAnswerCutShortIsDroppedAsMalformed() {
         try (Arena arena = Arena.ofConfined()) {
             final FabricControl control = new FabricControl(arena);
-            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000});
-            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 2)))
+            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 1);
+            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 10)))
                     .isInstanceOf(FabricControl.Malformed.class);
             assertThat(arrive(control, whole.asSlice(0, 5))).isInstanceOf(FabricControl.Malformed.class);
         }

@@ -16,7 +16,7 @@ class FabricOpsTagTest {
 
     private static FabricPoolSizes.View peerWith(final int... sizes) {
         final FabricPoolSizes pools = new FabricPoolSizes();
-        return pools.learn(1, sizes);
+        return pools.learn(1, sizes, -1);
     }
 
     @Test
@@ -83,8 +83,8 @@ class FabricOpsTagTest {
     @Test
     void sizesThatCameInAnyOrderMergeAPeerWithoutPoolsWaitsAndASilentPeerIsSentToByLength() {
         final FabricPoolSizes pools = new FabricPoolSizes();
-        pools.learn(1, new int[] {3000});
-        final FabricPoolSizes.View view = pools.learn(1, new int[] {100});
+        pools.learn(1, new int[] {3000}, -1);
+        final FabricPoolSizes.View view = pools.learn(1, new int[] {100}, -1);
         assertThat(FabricPoolSizes.tag(view, 101)).isEqualTo(FabricOps.sizeTag(4096));
         assertThat(FabricPoolSizes.tag(peerWith(), 5000)).isEqualTo(FabricPoolSizes.NO_POOL_YET);
         final FabricPoolSizes.View silent = pools.ask(2);
@@ -95,12 +95,42 @@ class FabricOpsTagTest {
     @Test
     void aPoolWideningItsClassIsAdvertisedOnceAsItsClassesSmallestAndLargest() {
         final FabricPoolSizes pools = new FabricPoolSizes();
-        assertThat(pools.posted(1000)).isTrue();
-        assertThat(pools.posted(1000)).isFalse();
-        assertThat(pools.posted(600)).isTrue();
-        assertThat(pools.posted(800)).isFalse();
-        assertThat(pools.posted(100)).isTrue();
+        assertThat(pools.posted(1, 1000)).isTrue();
+        assertThat(pools.posted(2, 1000)).isFalse();
+        assertThat(pools.posted(3, 600)).isTrue();
+        assertThat(pools.posted(4, 800)).isFalse();
+        assertThat(pools.posted(5, 100)).isTrue();
+        assertThat(pools.posted(5, 100)).as("the same buffer posted again").isFalse();
         assertThat(pools.advertised()).containsExactly(100, 100, 600, 1000);
+    }
+
+    @Test
+    void aSizeStopsBeingAdvertisedOnceItsLastBufferIsWithdrawn() {
+        final FabricPoolSizes pools = new FabricPoolSizes();
+        pools.posted(1, 100);
+        pools.posted(2, 3000);
+        pools.posted(3, 3000);
+        pools.posted(4, 2500);
+        final long before = pools.version();
+        assertThat(pools.withdrawn(2)).as("a 3000-byte buffer is left").isFalse();
+        assertThat(pools.withdrawn(7)).as("a token never posted").isFalse();
+        assertThat(pools.withdrawn(3)).isTrue();
+        assertThat(pools.advertised()).containsExactly(100, 100, 2500, 2500);
+        assertThat(pools.withdrawn(4)).isTrue();
+        assertThat(pools.advertised()).containsExactly(100, 100);
+        assertThat(pools.version()).isEqualTo(before + 2);
+        assertThat(pools.withdrawn(4)).as("withdrawn twice").isFalse();
+    }
+
+    @Test
+    void aSenderKeepsTheNewestSizesSoALateOlderMessageCannotWidenWhatANewerNarrowed() {
+        final FabricPoolSizes pools = new FabricPoolSizes();
+        pools.learn(1, new int[] {100, 100, 3000, 3000}, 2);
+        final FabricPoolSizes.View narrowed = pools.learn(1, new int[] {100, 100}, 3);
+        assertThat(FabricPoolSizes.tag(narrowed, 2000)).isEqualTo(FabricPoolSizes.REFUSED);
+        final FabricPoolSizes.View late = pools.learn(1, new int[] {100, 100, 3000, 3000}, 2);
+        assertThat(FabricPoolSizes.tag(late, 2000)).isEqualTo(FabricPoolSizes.REFUSED);
+        assertThat(FabricPoolSizes.tag(late, 100)).isEqualTo(FabricOps.sizeTag(128));
     }
 
     /** shm before 1.19 matches held tagged messages with a stale ignore mask: it stays untagged (FabricEndpoint). */

@@ -7,12 +7,8 @@ import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -31,12 +27,12 @@ class FabricPeerFailureTest {
 
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
-    private @Nullable Process peer;
+    private @Nullable ChildJvm peer;
 
     @AfterEach
     void close() {
         if (peer != null) {
-            peer.destroyForcibly();
+            peer.close();
         }
         fixture.close();
         arena.close();
@@ -45,26 +41,10 @@ class FabricPeerFailureTest {
     @Test
     void writesInFlightToAKilledPeerFailAndTheDomainKeepsServingOthers() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final String java =
-                Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        peer = new ProcessBuilder(
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FabricPeerProcess.class.getName(),
-                        "tcp",
-                        Long.toString(REGION))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        final BufferedReader out =
-                new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
-        String line;
-        do {
-            line = out.readLine();
-        } while (line != null && !line.startsWith("READY "));
-        assertThat(line).as("the peer process reports its address").isNotNull();
-        final String[] ready = line.split(" ", -1);
+        final ChildJvm child =
+                ChildJvm.start(FabricFixture.childJvm(FabricPeerProcess.class, "tcp", Long.toString(REGION)));
+        peer = child;
+        final String[] ready = child.awaitLine("READY ").split(" ", -1);
         final NetworkAddress remote = NetworkAddress.parse(ready[1]);
         final long remoteBase = Long.parseLong(ready[2]);
         final long rkey = Long.parseLong(ready[3]);
@@ -83,8 +63,8 @@ class FabricPeerFailureTest {
                     .imm(true, i));
         }
         fixture.pollUntil(() -> !events.completed.isEmpty() || !events.failed.isEmpty());
-        peer.destroyForcibly();
-        assertThat(peer.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        child.process().destroyForcibly();
+        assertThat(child.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
 
         fixture.pollUntil(() -> events.completed.size() + events.failed.size() == WRITES);
 

@@ -1,10 +1,12 @@
 package dev.transferengine.transport.fabric;
 
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -107,6 +109,41 @@ class FabricPoolSizesTest {
         assertThat(receiverEvents.receives).containsEntry(2L, 500).hasSize(2);
         assertThat(MemorySegment.mismatch(small, 0, 500, fits, 0, 500)).isEqualTo(-1);
         fixture.pollUntil(() -> senderEvents.completed.containsKey(12L));
+    }
+
+    /**
+     * A receive pool closed (its buffers withdrawn) stops being advertised once no buffer of its size is left: the
+     * receiver pushes its narrowed sizes, and a send only that pool took is refused at the sender at once, naming
+     * the largest pool left, instead of waiting at the receiver for a buffer of its size.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void aClosedPoolStopsBeingAdvertisedAndASendOnlyItTookIsRefusedAtOnce(final String provider) {
+        FabricFixture.assumeAvailable(provider);
+        final RecordingDomainListener senderEvents = new RecordingDomainListener();
+        final RecordingDomainListener receiverEvents = new RecordingDomainListener();
+        final FabricDomain sender = (FabricDomain) fixture.open(provider, 0, senderEvents);
+        final Domain receiver = fixture.open(provider, 0, receiverEvents);
+        final long peer = sender.resolve(receiver.address());
+        receiver.postReceive(1, arena.allocate(100, 64));
+        receiver.postReceive(2, arena.allocate(3000, 64));
+        sender.send(10, peer, filled(2000, 1));
+        fixture.pollUntil(() -> receiverEvents.receives.containsKey(2L) && senderEvents.completed.containsKey(10L));
+
+        receiver.withdrawReceive(2); // the 3000-byte pool closes (its one buffer is with the application)
+        fixture.pollUntil(() ->
+                FabricPoolSizes.tag(Objects.requireNonNull(sender.poolSizesOf(peer)), 2000) == FabricPoolSizes.REFUSED);
+        sender.send(11, peer, filled(2000, 2));
+
+        assertThat(senderEvents.failed.get(11L))
+                .as("refused within the send, before any poll")
+                .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                        .isEqualTo(RemoteAccessException.Reason.NO_RECEIVE_BUFFER))
+                .hasMessageContaining("a send of 2000 bytes")
+                .hasMessageContaining("the largest was asked for 100 bytes");
+        sender.send(12, peer, filled(100, 3));
+        fixture.pollUntil(() -> receiverEvents.receives.containsKey(1L) && senderEvents.completed.containsKey(12L));
+        assertThat(receiverEvents.receives).containsEntry(1L, 100).hasSize(2);
     }
 
     private MemorySegment filled(final int bytes, final int seed) {

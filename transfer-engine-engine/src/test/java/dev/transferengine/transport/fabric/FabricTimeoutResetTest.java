@@ -7,14 +7,9 @@ import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -40,13 +35,13 @@ class FabricTimeoutResetTest {
 
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
-    private @Nullable Process peer;
+    private @Nullable ChildJvm peer;
 
     @AfterEach
     void close() throws IOException, InterruptedException {
         if (peer != null) {
-            signal(peer, "CONT");
-            peer.destroyForcibly();
+            signal(peer.process(), "CONT");
+            peer.close();
         }
         fixture.close();
         arena.close();
@@ -55,11 +50,11 @@ class FabricTimeoutResetTest {
     @Test
     void cancelledWritesToAStoppedPeerAreDroppedWithItsConnectionAndNeverLand() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final Process process = startPeer();
-        final BufferedReader out =
-                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        final PrintWriter in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        final String[] ready = readLine(out, "READY ").split(" ", -1);
+        final ChildJvm child =
+                ChildJvm.start(FabricFixture.childJvm(FabricPeerProcess.class, "tcp", Long.toString(WRITE)));
+        peer = child;
+        final Process process = child.process();
+        final String[] ready = child.awaitLine("READY ").split(" ", -1);
         final NetworkAddress remote = NetworkAddress.parse(ready[1]);
         final long remoteBase = Long.parseLong(ready[2]);
         final long rkey = Long.parseLong(ready[3]);
@@ -102,8 +97,8 @@ class FabricTimeoutResetTest {
         write(domain, -2, handle, srcKey, src, remoteBase, rkey, FENCE_IMM);
         fixture.pollUntil(() -> events.ended(-2));
         assertThat(events.completed).as("a new connection serves the peer").containsKey(-2L);
-        in.println("IMMS " + STALLED_IMM + " " + FENCE_IMM);
-        final long landed = Long.parseLong(readLine(out, "IMMS ").split(" ", -1)[1]);
+        child.println("IMMS " + STALLED_IMM + " " + FENCE_IMM);
+        final long landed = Long.parseLong(child.awaitLine("IMMS ").split(" ", -1)[1]);
         // only what the sockets' buffers held may land: most of the 64 MiB was still queued in the provider
         assertThat(landed).as("stalled writes that landed at the peer").isLessThan(WRITES);
     }
@@ -122,22 +117,6 @@ class FabricTimeoutResetTest {
                 .source(src, 0, srcKey, WRITE)
                 .target(handle, remoteBase, 0, rkey)
                 .imm(true, imm));
-    }
-
-    private Process startPeer() throws IOException {
-        final Process process = FabricFixture.childJvm(FabricPeerProcess.class, "tcp", Long.toString(WRITE))
-                .start();
-        peer = process;
-        return process;
-    }
-
-    private static String readLine(final BufferedReader out, final String prefix) throws IOException {
-        String line;
-        do {
-            line = out.readLine();
-        } while (line != null && !line.startsWith(prefix));
-        assertThat(line).as("the peer process answers %s", prefix).isNotNull();
-        return Objects.requireNonNull(line);
     }
 
     private static void signal(final Process process, final String name) throws IOException, InterruptedException {

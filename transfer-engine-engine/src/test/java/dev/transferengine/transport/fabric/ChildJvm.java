@@ -1,0 +1,122 @@
+package dev.transferengine.transport.fabric;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.assertj.core.api.Assertions;
+
+/**
+ * A peer JVM of a fabric test ({@link FabricFixture#childJvm}), whose standard output a thread of its own reads line
+ * by line: the test waits for a line with a deadline ({@link #awaitLine}), so a child that hangs or dies fails the
+ * test, naming what it printed and its exit status, instead of blocking it. {@link #close} kills the child.
+ */
+final class ChildJvm implements AutoCloseable {
+
+    /** How long a test waits for one line: generous, as a loaded 2-core CI machine starts a JVM slowly. */
+    static final Duration LINE_WAIT = Duration.ofSeconds(60);
+
+    private static final int LINES_KEPT = 20;
+
+    private final Process process;
+    private final PrintWriter in;
+    /** The child's lines as they come; empty once its output ended. */
+    private final BlockingQueue<Optional<String>> lines = new LinkedBlockingQueue<>();
+    /** The last lines taken, for a failure's message. */
+    private final Deque<String> seen = new ArrayDeque<>();
+
+    private boolean ended;
+
+    private ChildJvm(final Process process) {
+        this.process = process;
+        this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        Thread.ofPlatform().daemon().name("child-jvm-" + process.pid() + "-out").start(this::pump);
+    }
+
+    /** Starts {@code builder}'s command (its standard error as the builder says). */
+    static ChildJvm start(final ProcessBuilder builder) throws IOException {
+        return new ChildJvm(builder.start());
+    }
+
+    Process process() {
+        return process;
+    }
+
+    /** Writes {@code line} to the child's standard input. */
+    void println(final String line) {
+        in.println(line);
+    }
+
+    /**
+     * The next line that starts with {@code prefix}, skipping the others (the child logs to the same stream); fails
+     * if none comes within {@link #LINE_WAIT} or the child's output ends first.
+     */
+    String awaitLine(final String prefix) throws InterruptedException {
+        final long deadline = System.nanoTime() + LINE_WAIT.toNanos();
+        while (!ended) {
+            final Optional<String> next = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (next == null) {
+                break;
+            }
+            if (next.isEmpty()) {
+                ended = true;
+                break;
+            }
+            final String line = next.get();
+            remember(line);
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+        return Assertions.fail(
+                "the child JVM printed no line starting with '%s' %s (exit status %s); its last lines: %s",
+                prefix, ended ? "before its output ended" : "within " + LINE_WAIT, exitStatus(), seen);
+    }
+
+    private void remember(final String line) {
+        if (seen.size() == LINES_KEPT) {
+            seen.removeFirst();
+        }
+        seen.addLast(line);
+    }
+
+    /** The child's exit status, waiting up to 10 s for it to end (its output ended), or what stands instead. */
+    String exitStatus() throws InterruptedException {
+        return process.waitFor(ended ? 10 : 0, TimeUnit.SECONDS)
+                ? Integer.toString(process.exitValue())
+                : "none: still running";
+    }
+
+    private void pump() {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                lines.add(Optional.of(line));
+            }
+        } catch (final IOException e) {
+            // the stream closed under the reader: close() killed the child; its output ended all the same
+        } finally {
+            lines.add(Optional.empty());
+        }
+    }
+
+    /** Kills the child and waits up to 10 s for it to end. */
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
