@@ -1,5 +1,6 @@
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
+import dev.transferengine.GroupSpec;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
@@ -95,6 +96,10 @@ public final class Member {
             if (name.startsWith("opt.")) {
                 builder.option(name.substring(4), System.getProperty(name));
             }
+        }
+        final String device = System.getProperty("device", "host");
+        if (device.startsWith("cuda:")) { // GPU memory registers only with a group that serves its device
+            builder.group(GroupSpec.of(1).withCudaDevice(Integer.parseInt(device.substring("cuda:".length()))));
         }
         if (System.getProperty("tls") != null) {
             builder.tls(new TransportTls(sslContext(Path.of(System.getProperty("tls"))), true, List.of(), List.of()));
