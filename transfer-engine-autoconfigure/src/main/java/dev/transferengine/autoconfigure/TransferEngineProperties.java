@@ -466,6 +466,14 @@ public class TransferEngineProperties {
          */
         private @Nullable String bundle;
 
+        /**
+         * Who makes the TLS records once a connection is authenticated: 'engine' (the transport's default: records of
+         * the engine's own, keyed from the TLS session, where both ends offer them and TLS 1.3 was negotiated) or
+         * 'jsse' (JSSE's records for the whole connection, as either end may ask). Unset keeps the transport's
+         * default, or what transfer-engine.options sets for tcp.tlsRecords.
+         */
+        private @Nullable String records;
+
         /** No bundle: plain connections. */
         public Ssl() {
             // the defaults are the field initializers
@@ -487,6 +495,24 @@ public class TransferEngineProperties {
          */
         public void setBundle(final @Nullable String bundle) {
             this.bundle = bundle;
+        }
+
+        /**
+         * Who makes the TLS records after the handshake ({@code transfer-engine.tcp.ssl.records}).
+         *
+         * @return 'engine' or 'jsse'; null for the transport's default (engine records)
+         */
+        public @Nullable String getRecords() {
+            return records;
+        }
+
+        /**
+         * Sets who makes the TLS records after the handshake ({@code transfer-engine.tcp.ssl.records}).
+         *
+         * @param records 'engine' or 'jsse'; null for the transport's default (engine records)
+         */
+        public void setRecords(final @Nullable String records) {
+            this.records = records;
         }
     }
 

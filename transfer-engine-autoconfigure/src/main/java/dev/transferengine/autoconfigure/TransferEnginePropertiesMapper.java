@@ -37,6 +37,8 @@ final class TransferEnginePropertiesMapper {
 
     /** The transports a service can ask for. */
     static final List<String> TRANSPORTS = List.of("auto", "tcp", "fabric");
+    /** Who may make the TLS records of the tcp transport ({@code tcp.tlsRecords}). */
+    static final List<String> TLS_RECORDS = List.of("engine", "jsse");
 
     private static final String PREFIX = "transfer-engine.";
     /**
@@ -123,6 +125,10 @@ final class TransferEnginePropertiesMapper {
         }
         if (tcp.isInsecure()) {
             builder.option("tcp.insecure", "true");
+        }
+        final String records = tcp.getSsl().getRecords();
+        if (records != null) {
+            builder.option("tcp.tlsRecords", tlsRecords(records));
         }
         try {
             builder.config();
@@ -244,6 +250,20 @@ final class TransferEnginePropertiesMapper {
                     "Set transfer-engine.transport to one of " + String.join(", ", TRANSPORTS) + ".");
         }
         return transport;
+    }
+
+    /** The transport would refuse a bad value too, but naming its option tcp.tlsRecords instead of the property. */
+    private static String tlsRecords(final String records) {
+        final String value = records.strip().toLowerCase(Locale.ROOT);
+        if (!TLS_RECORDS.contains(value)) {
+            throw new InvalidTransferEnginePropertyException(
+                    PREFIX + "tcp.ssl.records",
+                    records,
+                    "not a known maker of TLS records",
+                    "Set transfer-engine.tcp.ssl.records to one of " + String.join(", ", TLS_RECORDS)
+                            + ", or unset it for engine records.");
+        }
+        return value;
     }
 
     /** A wildcard bind cannot be advertised: peers would be told an address they cannot reach. */

@@ -82,6 +82,31 @@ class TransferEngineAutoConfigurationTests {
     }
 
     @Test
+    void runPassesTheTlsRecordsChoiceToTheTransportAndRefusesAnUnknownOne() {
+        final AtomicReference<String> records = new AtomicReference<>();
+        final ApplicationContextRunner seeing = runner.withBean(
+                TransferEngineBuilderCustomizer.class,
+                () -> builder -> records.set(builder.config().option("tcp.tlsRecords", "the transport's default")));
+
+        seeing.run(context -> assertThat(context).hasNotFailed());
+        assertThat(records.get()).isEqualTo("the transport's default");
+        seeing.withPropertyValues("transfer-engine.tcp.ssl.records=JSSE")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(records.get()).isEqualTo("jsse");
+        seeing.withPropertyValues("transfer-engine.tcp.ssl.records=engine")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(records.get()).isEqualTo("engine");
+
+        runner.withPropertyValues("transfer-engine.tcp.ssl.records=openssl").run(context -> assertThat(context)
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .isInstanceOf(InvalidTransferEnginePropertyException.class)
+                .hasMessageContaining("transfer-engine.tcp.ssl.records")
+                .hasMessageContaining("openssl"));
+    }
+
+    @Test
     void runAppliesBuilderCustomizersAfterTheProperties() {
         runner.withBean(TransferEngineBuilderCustomizer.class, () -> builder -> builder.group(2))
                 .run(context -> {

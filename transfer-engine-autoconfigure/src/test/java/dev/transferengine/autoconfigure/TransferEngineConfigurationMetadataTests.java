@@ -38,6 +38,7 @@ class TransferEngineConfigurationMetadataTests {
                         "transfer-engine.tcp.cluster-key",
                         "transfer-engine.tcp.cluster-key-file",
                         "transfer-engine.tcp.insecure",
+                        "transfer-engine.tcp.ssl.records",
                         "transfer-engine.worker.idle-strategy",
                         "transfer-engine.worker.submit-queue-capacity",
                         "transfer-engine.worker.max-in-flight",
@@ -58,6 +59,9 @@ class TransferEngineConfigurationMetadataTests {
                         "management.health.transferengine.enabled");
         assertThat(metadata.get("hints").valueStream().map(hint -> hint.get("name")
                         .asString()))
-                .contains("transfer-engine.transport", "transfer-engine.discovery.type");
+                .contains(
+                        "transfer-engine.transport",
+                        "transfer-engine.discovery.type",
+                        "transfer-engine.tcp.ssl.records");
     }
 }

@@ -7,7 +7,9 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.Assertions;
 
 /**
- * A peer JVM of a fabric test ({@link FabricFixture#childJvm}), whose standard output a thread of its own reads line
- * by line: the test waits for a line with a deadline ({@link #awaitLine}), so a child that hangs or dies fails the
- * test, naming what it printed and its exit status, instead of blocking it. {@link #close} kills the child.
+ * A child process of a fabric test, a peer JVM ({@link FabricFixture#childJvm}) or a C program ({@link CPrograms}),
+ * whose standard output a thread of its own reads line by line: the test waits for a line ({@link #awaitLine}) or for
+ * the output to end ({@link #awaitOutput}) with a deadline, so a child that hangs or dies fails the test, naming what
+ * it printed and its exit status, instead of blocking it. {@link #close} kills the child.
  */
 final class ChildJvm implements AutoCloseable {
 
@@ -80,6 +83,36 @@ final class ChildJvm implements AutoCloseable {
         return Assertions.fail(
                 "the child JVM printed no line starting with '%s' %s (exit status %s); its last lines: %s",
                 prefix, ended ? "before its output ended" : "within " + LINE_WAIT, exitStatus(), seen);
+    }
+
+    /**
+     * Every line the child prints until its output ends (it exited, or closed the stream); fails if that takes longer
+     * than {@code within} or the child prints more than {@code maxLines} lines, so a child that hangs or floods cannot
+     * hold the test.
+     */
+    List<String> awaitOutput(final Duration within, final int maxLines) throws InterruptedException {
+        final List<String> output = new ArrayList<>();
+        final long deadline = System.nanoTime() + within.toNanos();
+        while (!ended && output.size() <= maxLines) {
+            final Optional<String> next = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (next == null) {
+                break;
+            }
+            if (next.isEmpty()) {
+                ended = true;
+            } else {
+                remember(next.get());
+                output.add(next.get());
+            }
+        }
+        if (!ended) {
+            Assertions.fail(
+                    "the child's output did not end %s (exit status %s); its last lines: %s",
+                    output.size() > maxLines ? "within " + maxLines + " lines" : "within " + within,
+                    exitStatus(),
+                    seen);
+        }
+        return output;
     }
 
     private void remember(final String line) {

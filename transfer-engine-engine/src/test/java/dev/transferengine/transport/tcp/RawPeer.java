@@ -69,9 +69,15 @@ final class RawPeer implements AutoCloseable {
         return hello(nonce, ADDRESS, INCARNATION);
     }
 
-    /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}. */
+    /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}, no features. */
     static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation) {
-        final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
+        return hello(nonce, address, incarnation, 0);
+    }
+
+    /** A well-formed HELLO with {@code nonce}, announcing {@code address}, {@code incarnation} and {@code features}. */
+    static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation, final int features) {
+        final ByteBuffer header = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        new TcpFrame(header).encode(TcpFrame.HELLO, 0, features, incarnation, 0, 0, nonce.length + address.length);
         return ByteBuffer.allocate(header.capacity() + nonce.length + address.length)
                 .put(header)
                 .put(nonce)
@@ -94,9 +100,29 @@ final class RawPeer implements AutoCloseable {
 
     /** The handshake with a NIC that {@code poll} drives (a no-op for an engine's NIC, which its worker drives). */
     RawPeer authenticate(final NetworkAddress target, final List<byte[]> keys, final Runnable poll) throws IOException {
+        return authenticate(target, keys, poll, ADDRESS, INCARNATION, 0);
+    }
+
+    /**
+     * The handshake with the public key, announcing {@code address}, {@code incarnation} and {@code features}: e.g.
+     * as the peer that {@code target} dialled at that address, opening the connection back to it.
+     */
+    RawPeer authenticateAs(final TcpDomain target, final byte[] address, final long incarnation, final int features)
+            throws IOException {
+        return authenticate(target.address(), List.of(), target::poll, address, incarnation, features);
+    }
+
+    private RawPeer authenticate(
+            final NetworkAddress target,
+            final List<byte[]> keys,
+            final Runnable poll,
+            final byte[] address,
+            final long incarnation,
+            final int features)
+            throws IOException {
         final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
         final byte[] nonce = authenticator.newNonce();
-        send(hello(nonce));
+        send(hello(nonce, address, incarnation, features));
         final int challengeLength = TcpFrame.HEADER_LENGTH
                 + TcpFrame.NONCE_LENGTH
                 + TcpAuthenticator.PROOF_LENGTH
@@ -117,7 +143,7 @@ final class RawPeer implements AutoCloseable {
         final byte[] proof = authenticator.prove(
                 false,
                 new TcpAuthenticator.Handshake(
-                        nonce, INCARNATION, ADDRESS, peerNonce, challenge.token(), target.toBytes()));
+                        nonce, incarnation, address, peerNonce, challenge.token(), target.toBytes()));
         received.flip().position(challengeLength);
         received.compact();
         return send(ByteBuffer.allocate(TcpFrame.HEADER_LENGTH + proof.length)

@@ -1,22 +1,11 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.test.TlsFixture;
-
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.AEADBadTagException;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -36,36 +25,23 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class TcpTlsRecordsTest {
 
-    private static final SSLContext CONTEXT = TlsFixture.trusted().context();
-    private static final byte UNTOUCHED = 0x5A;
     private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Random random = new Random(3);
-    private @Nullable TlsRelay relay;
-    private @Nullable TcpTls client;
-    private @Nullable TcpTls server;
-    private final List<SocketChannel> sockets = new ArrayList<>();
+    private @Nullable TlsPair pair;
 
     @AfterEach
     void close() throws IOException {
-        for (final TcpTls end : new TcpTls[] {client, server}) {
-            if (end != null) {
-                end.close();
-            }
-        }
-        for (final SocketChannel socket : sockets) {
-            socket.close();
-        }
-        if (relay != null) {
-            relay.close();
+        if (pair != null) {
+            pair.close();
         }
     }
 
     @Test
     void bothDirectionsSwitchAfterTheirJsseBytesAndWritesOfManySizesLandByteExact() throws Exception {
-        connect(true, true);
-        final TcpTls dialler = end(client);
-        final TcpTls acceptor = end(server);
+        final TlsPair connected = connect(true, true);
+        final TcpTls dialler = connected.client;
+        final TcpTls acceptor = connected.server;
 
         for (final int size :
                 new int[] {1, 100, 16_383, 16_384, TcpRecords.MAX_PLAINTEXT, TcpRecords.BUFFER, 1 << 20, (3 << 20) + 7
@@ -87,9 +63,9 @@ class TcpTlsRecordsTest {
     @CsvSource({"true, false", "false, true", "false, false"})
     void withoutBothOffersTheConnectionKeepsJsseRecordsAndStillMovesByteExact(
             final boolean clientOffers, final boolean serverOffers) throws Exception {
-        connect(clientOffers, serverOffers);
-        final TcpTls dialler = end(client);
-        final TcpTls acceptor = end(server);
+        final TlsPair connected = connect(clientOffers, serverOffers);
+        final TcpTls dialler = connected.client;
+        final TcpTls acceptor = connected.server;
 
         final byte[] up = bytes(1 << 20);
         final byte[] down = bytes(100_000);
@@ -101,15 +77,15 @@ class TcpTlsRecordsTest {
 
     @Test
     void aTamperedEngineRecordLandsNothingOfItselfAndFailsTheRead() throws Exception {
-        connect(true, true);
-        final TcpTls dialler = end(client);
-        final TcpTls acceptor = end(server);
+        final TlsPair connected = connect(true, true);
+        final TcpTls dialler = connected.client;
+        final TcpTls acceptor = connected.server;
         switchBoth(dialler, acceptor);
         final byte[] payload = bytes(8 * TcpRecords.MAX_PLAINTEXT);
-        final ByteBuffer region = region(payload.length);
+        final ByteBuffer region = TlsPair.region(payload.length);
         final int badRecord = 3;
         // Each write's records fill a buffer of the socket's thread: header, MAX_PLAINTEXT bytes, tag.
-        Objects.requireNonNull(relay).flipFromNow(badRecord * (long) TcpRecords.BUFFER + 1000);
+        connected.relay.flipFromNow(badRecord * (long) TcpRecords.BUFFER + 1000);
 
         final Throwable failure = transfer(dialler, acceptor, payload, region);
 
@@ -119,13 +95,13 @@ class TcpTlsRecordsTest {
 
     @Test
     void aStreamCutInsideAnEngineRecordLandsOnlyTheWholeRecordsBefore() throws Exception {
-        connect(true, true);
-        final TcpTls dialler = end(client);
-        final TcpTls acceptor = end(server);
+        final TlsPair connected = connect(true, true);
+        final TcpTls dialler = connected.client;
+        final TcpTls acceptor = connected.server;
         switchBoth(dialler, acceptor);
         final byte[] payload = bytes(5 * TcpRecords.MAX_PLAINTEXT);
-        final ByteBuffer region = region(payload.length);
-        Objects.requireNonNull(relay).cutFromNow(2 * (long) TcpRecords.BUFFER + 70_000);
+        final ByteBuffer region = TlsPair.region(payload.length);
+        connected.relay.cutFromNow(2 * (long) TcpRecords.BUFFER + 70_000);
 
         final Throwable failure = transfer(dialler, acceptor, payload, region);
 
@@ -152,13 +128,13 @@ class TcpTlsRecordsTest {
         region.get(0, all);
         assertThat(Arrays.copyOf(all, landed)).isEqualTo(Arrays.copyOf(payload, landed));
         final byte[] untouched = new byte[payload.length - landed];
-        Arrays.fill(untouched, UNTOUCHED);
+        Arrays.fill(untouched, TlsPair.UNTOUCHED);
         assertThat(Arrays.copyOfRange(all, landed, payload.length)).isEqualTo(untouched);
     }
 
     /** Moves {@code payload} from {@code writer} to {@code reader}; what arrived. */
     private static byte[] move(final TcpTls writer, final TcpTls reader, final byte[] payload) throws IOException {
-        final ByteBuffer region = region(payload.length);
+        final ByteBuffer region = TlsPair.region(payload.length);
         final Throwable failure = transfer(writer, reader, payload, region);
         if (failure != null) {
             throw new AssertionError("the transfer failed", failure);
@@ -201,71 +177,24 @@ class TcpTlsRecordsTest {
 
     /**
      * Connects a client and a server through the relay, runs the TLS handshake, sends some bytes each way through
-     * JSSE (the switch records must count them), then pipelines both as the connections do: the client first.
+     * JSSE (the switch records must count them), then pipelines both as the connections do.
      */
-    private void connect(final boolean clientOffers, final boolean serverOffers) throws IOException {
-        final ServerSocketChannel acceptor =
-                ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        final TlsRelay started = new TlsRelay(acceptor.getLocalAddress());
-        relay = started;
-        final SocketChannel dialled = SocketChannel.open(started.address());
-        final SocketChannel accepted = acceptor.accept();
-        acceptor.close();
-        sockets.add(dialled);
-        sockets.add(accepted);
-        dialled.configureBlocking(false);
-        accepted.configureBlocking(false);
-        final TcpTls dialler = new TcpTls(dialled, engine(true, clientOffers));
-        final TcpTls acceptorSide = new TcpTls(accepted, engine(false, serverOffers));
-        client = dialler;
-        server = acceptorSide;
-        final ByteBuffer nothing = ByteBuffer.allocate(0);
-        final long deadline = System.nanoTime() + DEADLINE_NANOS;
-        while (dialler.handshaking() || acceptorSide.handshaking()) {
-            assertThat(System.nanoTime() - deadline).as("handshake in time").isNegative();
-            dialler.flush();
-            acceptorSide.flush();
-            dialler.read(nothing);
-            acceptorSide.read(nothing);
-            Thread.onSpinWait();
-        }
+    private TlsPair connect(final boolean clientOffers, final boolean serverOffers) throws IOException {
+        final TlsPair connected = new TlsPair(clientOffers, serverOffers);
+        pair = connected;
+        connected.handshake(DEADLINE_NANOS);
         final byte[] hello = bytes(333);
         final byte[] challenge = bytes(40_000);
-        assertThat(move(dialler, acceptorSide, hello)).isEqualTo(hello);
-        assertThat(move(acceptorSide, dialler, challenge)).isEqualTo(challenge);
-        dialler.pipeline(TcpThreads.FACTORY, "te-tls-io test client");
-        acceptorSide.pipeline(TcpThreads.FACTORY, "te-tls-io test server");
+        assertThat(move(connected.client, connected.server, hello)).isEqualTo(hello);
+        assertThat(move(connected.server, connected.client, challenge)).isEqualTo(challenge);
+        connected.pipeline();
+        return connected;
     }
 
     private byte[] bytes(final int length) {
         final byte[] bytes = new byte[length];
         random.nextBytes(bytes);
         return bytes;
-    }
-
-    private static SSLEngine engine(final boolean clientMode, final boolean offers) {
-        final SSLEngine engine = CONTEXT.createSSLEngine();
-        engine.setUseClientMode(clientMode);
-        engine.setNeedClientAuth(!clientMode);
-        engine.setEnabledProtocols(new String[] {"TLSv1.3"});
-        TcpTlsEngines.enableCipherSuites(engine, List.of());
-        if (offers) {
-            TcpRecords.offer(engine);
-        }
-        return engine;
-    }
-
-    /** A destination like a registered region: off the heap, every byte {@link #UNTOUCHED} until written. */
-    private static ByteBuffer region(final int length) {
-        final ByteBuffer region = ByteBuffer.allocateDirect(length);
-        while (region.hasRemaining()) {
-            region.put(UNTOUCHED);
-        }
-        return region.clear();
-    }
-
-    private static TcpTls end(final @Nullable TcpTls end) {
-        return Objects.requireNonNull(end);
     }
 
     /** The reader's stream ended. */
