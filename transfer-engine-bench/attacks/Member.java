@@ -366,6 +366,9 @@ public final class Member {
         };
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemoryRegion source = engine.register(pattern(arena, size), Device.host());
+            engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+            System.out.println("{\"victim\":\"connected\"}");
+            System.out.flush();
             long submitted = 0;
             while (!Files.exists(stop)) {
                 while (submitted - tally.completed() >= 16) {

@@ -235,7 +235,9 @@ case $scenario in
       -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Xmx256m "${opts[@]}" "${members[@]}" victim "$desc" "$work/stop" \
       >"$work/victim.out" 2>"$work/victim.err" &
     victim=$!
-    sleep "${SECONDS_UNDER_ATTACK:-15}"
+    for _ in $(seq 600); do grep -q connected "$work/victim.out" 2>/dev/null && break; sleep 0.1; done
+    grep -q connected "$work/victim.out" || { echo "the member did not connect in 60 s:" >&2; tail -5 "$work/victim.err" >&2; }
+    sleep "${SECONDS_UNDER_ATTACK:-10}"
     echo "{\"target_during\":$(report)}"
     touch "$work/stop"; wait "$victim" || true; tail -1 "$work/victim.out"
     grep -m3 -i 'warn\|error' "$work/victim.err" | cut -c1-400 || true
