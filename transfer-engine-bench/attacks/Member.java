@@ -423,8 +423,9 @@ public final class Member {
                 out.put(name + " paged outside page inner", outcome(() -> engine.submit(new PagedWrite(
                         source, 0, page, new int[] {0, 1, 2}, to, 0, page, new int[] {last - 1, last + 8, last},
                         page, java.util.OptionalInt.empty())).get(60, TimeUnit.SECONDS)));
-                out.put(name + " paged across the end", outcome(() -> engine.submit(PagedWrite.of(
-                        source, to, page, IntStream.range(last - 7, last + 9).toArray()).withImm(6))
+                out.put(name + " paged across the end", outcome(() -> engine.submit(new PagedWrite(
+                        source, 0, page, IntStream.range(0, 16).toArray(), to, 0, page,
+                        IntStream.range(last - 7, last + 9).toArray(), page, java.util.OptionalInt.of(6)))
                         .get(60, TimeUnit.SECONDS)));
                 out.put(name + " read past the end", outcome(() -> engine.submit(
                         SingleRead.of(to, length, page, sink, 0)).get(60, TimeUnit.SECONDS)));
