@@ -32,7 +32,8 @@ target did with them. Nothing here imports the engine: it is the attacker's view
       cluster-key handshake inside TLS (HELLO, CHALLENGE, AUTH: a member). Then instead of records it sends, in turn:
       a forged engine record (random bytes under a valid header), a TLS application-data record of random bytes, an
       engine record header announcing 2 GiB, 4 KiB of random bytes, half of an engine record and then the end of the
-      stream. Reports for each kind how many connections the target closed within 2 s.
+      stream. Reports for each kind how many connections the target closed within 2 s. --hold S sends nothing and
+      holds all N connections open for S seconds instead (what idle authenticated connections cost the target).
 """
 import argparse
 import base64
@@ -496,6 +497,7 @@ def tls_garbage(args):
               "first_handshake_error": None, "engine_records_from_target": 0}
     for name in names:
         result[name] = {"sent": 0, "closed_by_target_within_2s": 0}
+    held = []
     for i in range(args.count):
         name = names[i % len(names)]
         try:
@@ -511,6 +513,9 @@ def tls_garbage(args):
         except (OSError, ConnectionError, ssl.SSLError) as e:
             result["handshake_failed"] += 1
             result["first_handshake_error"] = result["first_handshake_error"] or repr(e)
+            continue
+        if args.hold:
+            held.append(client.sock)
             continue
         sock = client.sock
         try:
@@ -528,7 +533,22 @@ def tls_garbage(args):
             result[name]["closed_by_target_within_2s"] += 1
         finally:
             sock.close()
+    if args.hold:
+        # connections that completed everything and then sit there: what each costs the target, all at once
+        print(json.dumps({"mode": "tls-garbage", "held": len(held), "hold_s": args.hold}), flush=True)
+        time.sleep(args.hold)
+        result = {"mode": "tls-held", "member": key is not None, "count": args.count, "held": len(held),
+                  "handshake_failed": result["handshake_failed"],
+                  "first_handshake_error": result["first_handshake_error"],
+                  "closed_by_target_while_held": sum(1 for sock in held if peer_closed_blocking(sock))}
+        for sock in held:
+            sock.close()
     print(json.dumps(result))
+
+
+def peer_closed_blocking(sock):
+    sock.setblocking(False)
+    return peer_closed(sock)
 
 
 TLS_HELLO = b""
@@ -566,6 +586,7 @@ if __name__ == "__main__":
     p.add_argument("--pem", required=True)
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--cluster-key")
+    p.add_argument("--hold", type=float, default=0, help="send nothing; hold every connection this long")
     p.add_argument("--seed", type=int, default=16)
     p = modes.add_parser("forge")
     p.add_argument("host"); p.add_argument("port", type=int)

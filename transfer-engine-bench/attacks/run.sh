@@ -82,7 +82,7 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider overrun overrun-fabric-tcp overrun-fabric-shm tls-mitm-flip tls-mitm-replay tls-mitm-truncate tls-garbage}
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider overrun overrun-fabric-tcp overrun-fabric-shm tls-mitm-flip tls-mitm-replay tls-mitm-truncate tls-garbage tls-members-held}
 # TLS_RECORDS=jsse runs the TLS scenarios with tcp.tlsRecords=jsse on every engine (engine records are the default)
 tls_records=()
 [ -n "${TLS_RECORDS:-}" ] && tls_records=(-Dopt.tcp.tlsRecords="$TLS_RECORDS")
@@ -260,6 +260,25 @@ case $scenario in
     python3 "$here/outsider.py" tls-garbage 127.0.0.1 "$port" --pem "$work/node.pem" --count "${COUNT:-100}" \
       --cluster-key "$key"
     echo "{\"target_during\":$(report)}"
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_after\":$(report)}"
+    grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
+    ;;
+  tls-members-held)
+    # COUNT (40) members (python: TLS handshake, then the cluster-key handshake) connect one after another and hold
+    # their authenticated connections, each with engine records' buffers at the target; a writer writes beside them
+    opts=(-Dkey="$key" -Dtls="$(tls_store)" "${tls_records[@]}")
+    start_target "${opts[@]}"
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    openssl pkcs12 -in "$work/node.p12" -passin pass:changeit -nodes -out "$work/node.pem" 2>/dev/null
+    python3 "$here/outsider.py" tls-garbage 127.0.0.1 "$port" --pem "$work/node.pem" --count "${COUNT:-40}" \
+      --cluster-key "$key" --hold 15 >"$work/held.out" &
+    held=$!
+    for _ in $(seq 1200); do grep -q '"held"' "$work/held.out" 2>/dev/null && break; sleep 0.1; done
+    echo "{\"target_while_held\":$(report)}"
+    wait "$held"; tail -1 "$work/held.out"
     touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
     echo "{\"target_after\":$(report)}"
     grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
