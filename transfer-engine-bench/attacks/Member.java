@@ -4,8 +4,10 @@ import dev.transferengine.GroupSpec;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.PagedWrite;
 import dev.transferengine.ReceivePool;
 import dev.transferengine.RegionDescriptor;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferEngine;
@@ -13,6 +15,7 @@ import dev.transferengine.TransferEngineBuilder;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.TransportTls;
+import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.TransferEngineException;
 
 import java.io.BufferedReader;
@@ -37,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -51,7 +55,8 @@ import javax.net.ssl.TrustManagerFactory;
  *
  * <pre>
  * target SIZE          registers SIZE bytes, prints "te-target &lt;descriptor text&gt;", then answers stdin lines:
- *                      report (JSON: healthy, heap after GC, imms, receives, peers, events, non-zero bytes),
+ *                      report (JSON: healthy, heap after GC, imms, receives, peers, events, non-zero bytes, bytes
+ *                      no member wrote, changed bytes of the 1 MiB guards around the region),
  *                      free (frees the region's memory without deregistering: closes its arena, or cuMemFree and
  *                      a zeroed allocation of the same size, whose non-zero bytes the next report counts), quit
  * writer DESC FILE     writes 64 KiB to DESC with 16 in flight until FILE exists, then times a fresh engine's way in
@@ -59,6 +64,11 @@ import javax.net.ssl.TrustManagerFactory;
  * imms DESC FIRST N W  N zero-byte imms FIRST.. (W in flight), prints how many landed and how many were refused
  * sends ADDR N W       N 1 KiB sends to ADDR, W in flight; prints delivered and refused
  * hammer DESC FILE     writes 4 KiB to DESC until FILE exists and for 2 s more; counts writes ACKed after FILE
+ *                      ({@code -Dpages=N}: paged writes of N 4 KiB pages instead)
+ * victim DESC FILE     writes 64 KiB to DESC with 16 in flight until FILE exists (through a man in the middle);
+ *                      prints writes done and failed, the first failure and how long until a write landed after it
+ * overrun DESC         single and paged writes (with an imm) and reads past the end of DESC's region, with the true
+ *                      descriptor and with forged ones (twice the length, Long.MAX_VALUE); prints each outcome
  * api                  issue 16 item 9: a null listener, maxInFlight(-1), postedReceivePool(1 &lt;&lt; 30, 4)
  * </pre>
  */
@@ -73,6 +83,8 @@ public final class Member {
                     Integer.parseInt(args[4]));
             case "sends" -> sends(NetworkAddress.parse(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             case "hammer" -> hammer(RegionDescriptor.parse(args[1]), Path.of(args[2]));
+            case "victim" -> victim(RegionDescriptor.parse(args[1]), Path.of(args[2]));
+            case "overrun" -> overrun(RegionDescriptor.parse(args[1]));
             case "api" -> api();
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
@@ -141,7 +153,7 @@ public final class Member {
             for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
                 System.out.println(line.equals("free")
                         ? "{" + memory.free() + "}"
-                        : report(engine, imms.get(), receives.get(), memory.nonZeroBytes()));
+                        : report(engine, imms.get(), receives.get(), memory));
                 System.out.flush();
             }
             pool.close();
@@ -159,7 +171,10 @@ public final class Member {
         return provider.startsWith("tcp") ? ((payload[name + 2] & 0xFF) << 8) | (payload[name + 3] & 0xFF) : -1;
     }
 
-    static String report(final TransferEngine engine, final long imms, final long receives, final long nonZero) {
+    static String report(final TransferEngine engine, final long imms, final long receives, final TargetMemory memory) {
+        final long nonZero = memory.nonZeroBytes();
+        final long foreign = memory.foreignBytes();
+        final long guardChanged = memory.guardBytesChanged();
         System.gc();
         final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         final Map<String, Object> out = new LinkedHashMap<>();
@@ -174,6 +189,8 @@ public final class Member {
         out.put("worker_restarts", engine.metrics().counter(EngineCounter.WORKER_RESTARTS));
         out.put("peers", engine.peers().size());
         out.put("non_zero_bytes", nonZero);
+        out.put("foreign_bytes", foreign);
+        out.put("guard_bytes_changed", guardChanged);
         final StringBuilder events = new StringBuilder();
         for (final TransportEvent event : engine.transportEvents()) {
             events.append(events.isEmpty() ? "" : ",").append('"').append(event.category()).append('/')
@@ -285,10 +302,14 @@ public final class Member {
     }
 
     static void hammer(final RegionDescriptor target, final Path freed) throws Exception {
-        final int size = 4096;
+        final int pages = Integer.getInteger("pages", 0);
+        final int size = 4096 * Math.max(1, pages);
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemoryRegion source = engine.register(pattern(arena, size), Device.host());
-            engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+            final WriteRequest write = pages == 0
+                    ? SingleWrite.of(source, 0, size, target, 0)
+                    : PagedWrite.of(source, target, 4096, IntStream.range(0, pages).toArray());
+            engine.submit(write).get(60, TimeUnit.SECONDS);
             System.out.println("{\"hammer\":\"connected\"}");
             System.out.flush();
             long before = 0;
@@ -299,7 +320,7 @@ public final class Member {
             while (freedAt == 0 || System.nanoTime() - freedAt < TimeUnit.SECONDS.toNanos(2)) {
                 final boolean known = freedAt != 0;
                 try {
-                    engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+                    engine.submit(write).get(60, TimeUnit.SECONDS);
                     if (known) {
                         after++;
                     } else {
@@ -320,6 +341,105 @@ public final class Member {
             out.put("first_refusal", firstRefusal);
             System.out.println(json(out));
         }
+    }
+
+    static void victim(final RegionDescriptor target, final Path stop) throws Exception {
+        final int size = 64 * 1024;
+        final long slots = target.length() / size;
+        final long started = System.nanoTime();
+        final AtomicLong firstFailure = new AtomicLong();
+        final AtomicLong landedAfterFailure = new AtomicLong();
+        final Tally tally = new Tally() {
+            @Override
+            public void onDone() {
+                if (firstFailure.get() != 0) {
+                    landedAfterFailure.compareAndSet(0, System.nanoTime());
+                }
+                super.onDone();
+            }
+
+            @Override
+            public void onError(final TransferEngineException error) {
+                firstFailure.compareAndSet(0, System.nanoTime());
+                super.onError(error);
+            }
+        };
+        try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
+            final MemoryRegion source = engine.register(pattern(arena, size), Device.host());
+            engine.submit(SingleWrite.of(source, 0, size, target, 0)).get(60, TimeUnit.SECONDS);
+            System.out.println("{\"victim\":\"connected\"}");
+            System.out.flush();
+            long submitted = 0;
+            while (!Files.exists(stop)) {
+                while (submitted - tally.completed() >= 16) {
+                    Thread.onSpinWait();
+                }
+                engine.submit(SingleWrite.of(source, 0, size, target, (submitted % slots) * size), tally);
+                submitted++;
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (tally.completed() < submitted && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            final Map<String, Object> out = new LinkedHashMap<>();
+            out.put("victim_writes", submitted);
+            out.put("landed", tally.done.get());
+            out.put("failed", tally.failed.get());
+            out.put("first_failure", tally.firstError.get());
+            out.put("first_failure_after_ms", firstFailure.get() == 0
+                    ? -1 : TimeUnit.NANOSECONDS.toMillis(firstFailure.get() - started));
+            out.put("landed_again_after_ms", landedAfterFailure.get() == 0
+                    ? -1 : TimeUnit.NANOSECONDS.toMillis(landedAfterFailure.get() - firstFailure.get()));
+            out.put("events", events(engine));
+            System.out.println(json(out));
+        }
+    }
+
+    static void overrun(final RegionDescriptor genuine) throws Exception {
+        final int page = 4096;
+        final long length = genuine.length();
+        final int last = (int) (length / page) - 1; // the region's last page
+        final Map<String, Object> out = new LinkedHashMap<>();
+        try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
+            final MemoryRegion source = engine.register(pattern(arena, 64 * page), Device.host());
+            final MemoryRegion sink = engine.register(arena.allocate(64 * page, page), Device.host());
+            final Map<String, RegionDescriptor> descriptors = new LinkedHashMap<>();
+            descriptors.put("true", genuine);
+            descriptors.put("2x", withLength(genuine, 2 * length));
+            descriptors.put("max", withLength(genuine, Long.MAX_VALUE));
+            descriptors.forEach((name, to) -> {
+                out.put(name + " write past the end", outcome(() -> engine.submit(
+                        SingleWrite.of(source, 0, page, to, length)).get(60, TimeUnit.SECONDS)));
+                out.put(name + " write straddling the end", outcome(() -> engine.submit(
+                        SingleWrite.of(source, 0, 2 * page, to, length - page)).get(60, TimeUnit.SECONDS)));
+                out.put(name + " imm write 1 MiB past", outcome(() -> engine.submit(
+                        SingleWrite.of(source, 0, page, to, length + (1 << 20) - page).withImm(5))
+                        .get(60, TimeUnit.SECONDS)));
+                // paged: an outside page first (an inner, injected page on fabric/shm), the last page inside; an
+                // outside page between two inside; 16 contiguous pages across the end, with an imm
+                out.put(name + " paged outside page first", outcome(() -> engine.submit(new PagedWrite(
+                        source, 0, page, new int[] {0, 1}, to, 0, page, new int[] {last + 1, last}, page,
+                        java.util.OptionalInt.empty())).get(60, TimeUnit.SECONDS)));
+                out.put(name + " paged outside page inner", outcome(() -> engine.submit(new PagedWrite(
+                        source, 0, page, new int[] {0, 1, 2}, to, 0, page, new int[] {last - 1, last + 8, last},
+                        page, java.util.OptionalInt.empty())).get(60, TimeUnit.SECONDS)));
+                out.put(name + " paged across the end", outcome(() -> engine.submit(new PagedWrite(
+                        source, 0, page, IntStream.range(0, 16).toArray(), to, 0, page,
+                        IntStream.range(last - 7, last + 9).toArray(), page, java.util.OptionalInt.of(6)))
+                        .get(60, TimeUnit.SECONDS)));
+                out.put(name + " read past the end", outcome(() -> engine.submit(
+                        SingleRead.of(to, length, page, sink, 0)).get(60, TimeUnit.SECONDS)));
+            });
+            out.put("sink_non_zero_bytes", TargetMemory.count(sink.segment()));
+            out.put("still_writes", outcome(() -> engine.submit(
+                    SingleWrite.of(source, 0, page, genuine, 0)).get(60, TimeUnit.SECONDS)));
+            out.put("events", events(engine));
+        }
+        System.out.println(json(out));
+    }
+
+    static RegionDescriptor withLength(final RegionDescriptor genuine, final long length) {
+        return new RegionDescriptor(genuine.address(), length, genuine.nics(), genuine.access());
     }
 
     static void api() throws Exception {
@@ -356,7 +476,7 @@ public final class Member {
     }
 
     /** Done and failed operations, and the first failure. */
-    static final class Tally implements TransferListener {
+    static class Tally implements TransferListener {
         final AtomicLong done = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
         final AtomicReference<String> firstError = new AtomicReference<>();

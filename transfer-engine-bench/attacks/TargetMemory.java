@@ -40,12 +40,30 @@ abstract sealed class TargetMemory {
     /** Non-zero bytes in the memory now at the region's place (-1 for freed host memory, which cannot be read). */
     abstract long nonZeroBytes();
 
+    /**
+     * Bytes of the region that are neither 0 nor what a member writes there ({@link #written}): bytes nobody sent, such
+     * as a tampered TLS record's; -1 where the memory cannot be read (freed, or on a GPU).
+     */
+    abstract long foreignBytes();
+
+    /** Bytes of the 1 MiB guards before and after the region that are no longer 0xA5; -1 where not guarded. */
+    abstract long guardBytesChanged();
+
+    /** Guard bytes on each side of a host region. */
+    static final long GUARD = 1 << 20;
+
+    static final byte GUARD_BYTE = (byte) 0xA5;
+
+    /** The region between two guards of 0xA5 in one allocation (out-of-bounds writes would land in a guard). */
     static final class Host extends TargetMemory {
         private final Arena arena = Arena.ofShared();
+        private final MemorySegment guarded;
         private final MemorySegment memory;
 
         Host(final long size) {
-            memory = arena.allocate(size, 4096);
+            guarded = arena.allocate(size + 2 * GUARD, 4096);
+            guarded.fill(GUARD_BYTE);
+            memory = guarded.asSlice(GUARD, size).fill((byte) 0);
         }
 
         @Override
@@ -67,6 +85,35 @@ abstract sealed class TargetMemory {
         @Override
         long nonZeroBytes() {
             return arena.scope().isAlive() ? count(memory) : -1;
+        }
+
+        @Override
+        long foreignBytes() {
+            if (!arena.scope().isAlive()) {
+                return -1;
+            }
+            long foreign = 0;
+            for (long i = 0; i < memory.byteSize(); i++) {
+                final byte value = memory.get(ValueLayout.JAVA_BYTE, i);
+                if (value != 0 && value != written(i)) {
+                    foreign++;
+                }
+            }
+            return foreign;
+        }
+
+        @Override
+        long guardBytesChanged() {
+            if (!arena.scope().isAlive()) {
+                return -1;
+            }
+            long changed = 0;
+            for (final long start : new long[] {0, GUARD + memory.byteSize()}) {
+                for (long i = start; i < start + GUARD; i++) {
+                    changed += guarded.get(ValueLayout.JAVA_BYTE, i) == GUARD_BYTE ? 0 : 1;
+                }
+            }
+            return changed;
         }
     }
 
@@ -117,6 +164,16 @@ abstract sealed class TargetMemory {
             }
         }
 
+        @Override
+        long foreignBytes() {
+            return -1;
+        }
+
+        @Override
+        long guardBytesChanged() {
+            return -1;
+        }
+
         private static Address zeroed(final long size) {
             final Address allocated = new Address();
             JCudaDriver.cuMemAlloc(allocated, size);
@@ -130,6 +187,14 @@ abstract sealed class TargetMemory {
                 return getNativePointer() + getByteOffset();
             }
         }
+    }
+
+    /**
+     * What a member writes at byte {@code offset} of the region: Member.pattern's byte, as every write starts at a
+     * multiple of 256 bytes in both regions.
+     */
+    static byte written(final long offset) {
+        return (byte) (offset * 13 + 1);
     }
 
     static long count(final MemorySegment memory) {

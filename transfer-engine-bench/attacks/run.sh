@@ -28,8 +28,10 @@ member() {
 fabric=(-Dtransport=fabric)
 [ -n "${TE_FABRIC_LIBRARY:-}" ] && fabric+=(-Dopt.fabric.library="$TE_FABRIC_LIBRARY")
 pids=()
+nat_rule=()  # the iptables rule of a man-in-the-middle scenario, removed on exit
 cleanup() {
   exec 3>&- 2>/dev/null || true
+  [ ${#nat_rule[@]} -gt 0 ] && iptables -t nat -D OUTPUT "${nat_rule[@]}" || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -80,7 +82,10 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider}
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider overrun overrun-fabric-tcp overrun-fabric-shm tls-mitm-flip tls-mitm-replay tls-mitm-truncate tls-garbage tls-members-held}
+# TLS_RECORDS=jsse runs the TLS scenarios with tcp.tlsRecords=jsse on every engine (engine records are the default)
+tls_records=()
+[ -n "${TLS_RECORDS:-}" ] && tls_records=(-Dopt.tcp.tlsRecords="$TLS_RECORDS")
 case $scenario in
   flood-tls) flood_case tls-hello tls ;;
   flood-idle) flood_case none plain ;;
@@ -169,11 +174,11 @@ case $scenario in
     ;;
   freed-tcp | freed-fabric-tcp | freed-fabric-shm)
     # the target's application frees its region's memory (host: closes the arena; GPU: cuMemFree, then a new
-    # allocation of the same size) while a member hammers 4 KiB writes at it
+    # allocation of the same size) while a member hammers 4 KiB writes at it (PAGES=N: paged writes of N 4 KiB pages)
     opts=(-Dkey="$key")
     [ "$scenario" != freed-tcp ] && opts=("${fabric[@]}" -Dprovider="${scenario#freed-fabric-}")
     start_target "${opts[@]}"
-    member "${opts[@]}" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
+    member "${opts[@]}" -Dpages="${PAGES:-0}" hammer "$desc" "$work/freed" >"$work/hammer.out" 2>"$work/hammer.err" &
     hammer=$!
     for _ in $(seq 600); do grep -q connected "$work/hammer.out" 2>/dev/null && break; sleep 0.1; done
     sleep 2
@@ -196,6 +201,87 @@ case $scenario in
     wait "$flood"; mv "$work/closed.tmp" "$work/closed"; cat "$work/flood.out"
     wait "$writer" || true; tail -1 "$work/writer.out"
     echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    ;;
+  overrun | overrun-fabric-tcp | overrun-fabric-shm)
+    # a member writes (single, paged with an outside page first, inner or across the end, with imms) and reads past
+    # the end of the target's region, whose 1 MiB guards of 0xA5 lie in the same allocation
+    opts=(-Dkey="$key")
+    [ "$scenario" != overrun ] && opts=("${fabric[@]}" -Dprovider="${scenario#overrun-fabric-}")
+    start_target "${opts[@]}"
+    member "${opts[@]}" overrun "$desc"
+    echo "{\"target\":$(report)}"
+    ;;
+  tls-mitm-flip | tls-mitm-replay | tls-mitm-truncate)
+    # a man in the middle of one member's mutual-TLS connection (its packets to the target's port redirected to a
+    # python relay by an iptables rule matching the member's user, tevictim) tampers with one record of the member's
+    # direction after the switch to engine records; a writer connected directly writes beside it. The target binds
+    # 0.0.0.0 (it announces 127.0.0.1, the address both members dial), so the member's handshake checks out.
+    opts=(-Dkey="$key" -Dtls="$(tls_store)" "${tls_records[@]}")
+    chmod 755 "$work"; chmod 644 "$work/node.p12"
+    start_target "${opts[@]}" -Dbind=0.0.0.0
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    relay_port=$((20000 + RANDOM % 20000))
+    record_type=0xE1; record=${RECORD:-4}  # the switch record is the first engine record
+    [ "${TLS_RECORDS:-engine}" = jsse ] && record_type=0x17 && record=${RECORD:-20}
+    python3 "$here/outsider.py" mitm "$relay_port" 127.0.0.1 "$port" --action "${scenario#tls-mitm-}" \
+      --record "$record" --record-type "$record_type" --seconds 60 >"$work/mitm.out" &
+    pids+=($!); mitm=$!
+    nat_rule=(-p tcp -d 127.0.0.1 --dport "$port" -m owner --uid-owner tevictim -j REDIRECT --to-ports "$relay_port")
+    iptables -t nat -I OUTPUT 1 "${nat_rule[@]}"
+    sleep 1
+    runuser -u tevictim -- "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+      -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Xmx256m "${opts[@]}" "${members[@]}" victim "$desc" "$work/stop" \
+      >"$work/victim.out" 2>"$work/victim.err" &
+    victim=$!
+    for _ in $(seq 600); do grep -q connected "$work/victim.out" 2>/dev/null && break; sleep 0.1; done
+    grep -q connected "$work/victim.out" || { echo "the member did not connect in 60 s:" >&2; tail -5 "$work/victim.err" >&2; }
+    sleep "${SECONDS_UNDER_ATTACK:-10}"
+    echo "{\"target_during\":$(report)}"
+    touch "$work/stop"; wait "$victim" || true; tail -1 "$work/victim.out"
+    grep -m3 -i 'warn\|error' "$work/victim.err" | cut -c1-400 || true
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    kill "$mitm"; wait "$mitm" || true; tail -1 "$work/mitm.out"
+    echo "{\"target_after\":$(report)}"
+    grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
+    ;;
+  tls-garbage)
+    # TLS handshakes that complete (with a certificate the target trusts, offering engine records), then garbage
+    # instead of records: first from a non-member, then from a member that completed the cluster-key handshake too;
+    # a writer connected before writes beside them
+    opts=(-Dkey="$key" -Dtls="$(tls_store)" "${tls_records[@]}")
+    start_target "${opts[@]}"
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    openssl pkcs12 -in "$work/node.p12" -passin pass:changeit -nodes -out "$work/node.pem" 2>/dev/null
+    python3 "$here/outsider.py" tls-garbage 127.0.0.1 "$port" --pem "$work/node.pem" --count "${COUNT:-100}"
+    python3 "$here/outsider.py" tls-garbage 127.0.0.1 "$port" --pem "$work/node.pem" --count "${COUNT:-100}" \
+      --cluster-key "$key"
+    echo "{\"target_during\":$(report)}"
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_after\":$(report)}"
+    grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
+    ;;
+  tls-members-held)
+    # COUNT (40) members (python: TLS handshake, then the cluster-key handshake) connect one after another and hold
+    # their authenticated connections, each with engine records' buffers at the target; a writer writes beside them
+    opts=(-Dkey="$key" -Dtls="$(tls_store)" "${tls_records[@]}")
+    start_target "${opts[@]}"
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    openssl pkcs12 -in "$work/node.p12" -passin pass:changeit -nodes -out "$work/node.pem" 2>/dev/null
+    python3 "$here/outsider.py" tls-garbage 127.0.0.1 "$port" --pem "$work/node.pem" --count "${COUNT:-40}" \
+      --cluster-key "$key" --hold 15 >"$work/held.out" &
+    held=$!
+    for _ in $(seq 1200); do grep -q '"held"' "$work/held.out" 2>/dev/null && break; sleep 0.1; done
+    echo "{\"target_while_held\":$(report)}"
+    wait "$held"; tail -1 "$work/held.out"
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_after\":$(report)}"
+    grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
     ;;
   *) echo "unknown scenario $scenario" >&2; exit 2 ;;
 esac

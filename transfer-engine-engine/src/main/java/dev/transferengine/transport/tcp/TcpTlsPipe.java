@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Engine records ({@link TcpRecords}): on a connection that agreed on them, this thread also seals the engine
  * records the worker queued (in place, before writing them) and opens those it reads, each into a buffer of the ring
  * the worker takes plaintext from, so the worker only copies plaintext while AES-GCM runs here. A record that does
- * not open (tampered, replayed, reordered) ends the reading like the end of the stream: the worker gets every record
- * before it, then the failure ({@link #endedAndDrained}, {@link #endCause}), never a byte of it.
+ * not open (tampered, replayed, reordered), or the end of the stream inside a record (cut), ends the reading like the
+ * end of the stream: the worker gets every record before it, then the failure ({@link #endedAndDrained},
+ * {@link #endCause}), never a byte of it.
  */
 final class TcpTlsPipe implements Runnable {
 
@@ -259,6 +260,7 @@ final class TcpTlsPipe implements Runnable {
     }
 
     /** Reads into the buffer being filled, then hands over or opens its whole records; true if bytes moved. */
+    @SuppressWarnings("ReferenceEquality") // whether this very buffer is still the one being filled (not handed over)
     private boolean read() throws IOException {
         if (ended) {
             return false;
@@ -285,9 +287,16 @@ final class TcpTlsPipe implements Runnable {
         }
         if (endOfStream && !starved) {
             // Every whole record went to the worker; what follows the last can never complete.
+            final int cut = filling == current ? current.position() - at : 0;
             if (whole > 0) {
                 fromSocket.add(current.limit(whole).position(0));
                 filling = null;
+            }
+            if (cut > 0) {
+                // Ended inside a record: cut on the way (a man in the middle can do it), or the peer stopped
+                // mid-write. A failure, so that it is counted and logged; the end between records is a close.
+                endCause = new SSLException("the stream ended inside a record (" + cut + " bytes of it arrived): "
+                        + "cut on the way, or the peer stopped mid-write");
             }
             ended = true;
             return true;
