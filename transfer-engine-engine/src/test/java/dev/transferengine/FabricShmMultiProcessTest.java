@@ -1,5 +1,7 @@
 package dev.transferengine;
 
+import dev.transferengine.transport.fabric.FabricTestAccess;
+
 import org.jspecify.annotations.Nullable;
 
 /** Two JVM processes on libfabric's shm provider: regions of another process, a killed peer's region left behind. */
@@ -20,22 +22,22 @@ class FabricShmMultiProcessTest extends FabricMultiProcessTest {
     }
 
     /**
-     * libfabric shm does not survive a peer process that is killed. 1.17 guards each region with a process-shared
-     * spinlock in the region itself: a peer killed while holding it (its worker polls all the time) leaves it held,
-     * and the next post or progress call that touches the region spins forever inside libfabric (the worker was
-     * seen in pthread_spin_lock, the JVM unable to reach a safepoint). 2.1 completes an endpoint's delivery-complete
-     * and CMA operations in posting order from one response queue for all its peers (smr_progress_resp stops at the
-     * first unanswered entry): the writes queued to the dead peer are never answered, so no later write to any peer
-     * completes, and only closing the endpoint (which gives it a new address) clears that. The engine fails that NIC
-     * at once when it sees it (FabricDomain.failIfBehindAGonePeer), so the survivor is refused rather than served;
-     * neither is the engine's to repair.
+     * libfabric 2.1's shm completes an endpoint's delivery-complete and CMA operations in posting order from one
+     * response queue for all its peers, so the writes queued to a killed peer stall every later one; the engine
+     * replaces that endpoint under the same address when it sees it (FabricDomain, "A gone shm peer") and serves
+     * the survivors. 1.17 is not survived: it guards each region with a process-shared spinlock in the region
+     * itself, and a peer killed while holding it (its worker polls all the time) leaves it held, so the next post or
+     * progress call that touches the region spins forever inside libfabric (the worker was seen in
+     * pthread_spin_lock, the JVM unable to reach a safepoint), before any timeout could act.
      */
     @Override
     protected @Nullable String killedPeerLimitation() {
-        return "known defect 'a killed shm peer hangs or stalls' (docs/delivery-contract.md, known defects; issue 21"
-                + " item 4): 1.17 deadlocks on the dead peer's region spinlock; 2.1 times the writes out but then"
-                + " completes nothing more (its in-order response queue waits for the dead peer's answers), so the engine"
-                + " fails that NIC, naming the cause, and serves no new peer";
+        final String version = FabricTestAccess.libraryVersion();
+        return version.startsWith("1.")
+                ? "known defect 'a killed shm peer hangs' on libfabric " + version + " (docs/delivery-contract.md,"
+                        + " known defects; issue 21 item 4): 1.17 deadlocks on the dead peer's region spinlock inside"
+                        + " libfabric; use libfabric 2.1 or later"
+                : null;
     }
 
     /** shm moves bytes through shared memory and the peer's address space, never through a network. */
