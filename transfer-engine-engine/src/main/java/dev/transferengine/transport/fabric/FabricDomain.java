@@ -97,6 +97,25 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a page pays none here. The chain's
  * delivery-complete writes still carry their completions, and the request still ends only with them.
  *
+ * <p><b>A gone shm peer.</b> libfabric 2.1's shm completes an endpoint's SAR, CMA and delivery-complete operations
+ * in posting order from one response queue for all peers, which lives in the endpoint's own shared-memory region
+ * and which its peers answer into. A peer killed (or closed) with operations of ours queued to it never answers
+ * them, so nothing posted after them completes, to any peer, and no provider call clears that (fi_cancel cancels
+ * only receives; fi_av_remove and a new insert of the dead peer leave the queue as it is). When an operation with
+ * a piece posted to such a peer is cancelled (the engine's timeout), its pieces fail with
+ * {@link PeerUnreachableException} and the endpoint is replaced ({@link FabricEndpoint#replace}): a new endpoint
+ * and CQ under the same name (fi_setname), on the same domain and AV. So the address in every descriptor handed
+ * out stays valid, and so do the registrations and their keys (they belong to the domain); the SPI sees no change.
+ * Before closing the old endpoint the domain counts the replacement in its published keys
+ * ({@link FabricShmKeys#replacing}) and takes what peers had queued to it; afterwards every write, read and send
+ * the old endpoint held fails (its completion went with it; its bytes may still land) and every receive buffer is
+ * posted again on the new one, so each still comes back once. Peers that had mapped the old endpoint reach the new
+ * one two ways: one that posts to us sees the count and inserts us again first, once nothing it posted to the old
+ * endpoint is outstanding ({@link FabricPeers#renew}); one that only receives maps the new endpoint when it
+ * announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A piece still posted
+ * to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that another endpoint of
+ * this process holds in its AV reaches it through its memory, so it is not replaced: that NIC fails as before.
+ *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.
  */
@@ -912,8 +931,8 @@ final class FabricDomain implements Domain {
 
     @Override
     public int poll() {
-        if (closed) {
-            return 0;
+        if (closed || endpointLost) {
+            return 0; // endpointLost: its endpoint is closed, and the domain failed (refusal() says so)
         }
         int work = chain.size();
         flushChain();
