@@ -82,7 +82,9 @@ class FabricShmKeysTest {
         assertThat(published.replacing()).isTrue();
 
         assertThat(peer.replacements()).isEqualTo(2);
-        assertThat(peer.refusal(KEY, 4096, 4096, true)).as("same domain, same keys").isNull();
+        assertThat(peer.refusal(KEY, 4096, 4096, true))
+                .as("same domain, same keys")
+                .isNull();
         assertThat(peer.ownerGone()).isFalse();
     }
 

@@ -61,6 +61,8 @@ class FabricShmRegionTest {
     }
 
     private int pid() throws IOException {
-        return ByteBuffer.wrap(Files.readAllBytes(path)).order(ByteOrder.nativeOrder()).getInt(4);
+        return ByteBuffer.wrap(Files.readAllBytes(path))
+                .order(ByteOrder.nativeOrder())
+                .getInt(4);
     }
 }
