@@ -71,6 +71,7 @@ int main(void) {
     OFF(fi_ops_cq, read); OFF(fi_ops_cq, readfrom); OFF(fi_ops_cq, readerr); OFF(fi_ops_cq, strerror);
     OFF(fi_ops_ep, cancel);
     OFF(fi_ops_ep, setopt);
+    OFF(fi_ops_cm, setname);
     OFF(fi_ops_cm, getname);
     OFF(fi_ops_msg, recvmsg); OFF(fi_ops_msg, sendmsg);
     OFF(fi_ops_tagged, recvmsg); OFF(fi_ops_tagged, sendmsg);

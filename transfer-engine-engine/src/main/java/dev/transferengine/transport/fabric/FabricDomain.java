@@ -97,6 +97,25 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a page pays none here. The chain's
  * delivery-complete writes still carry their completions, and the request still ends only with them.
  *
+ * <p><b>A gone shm peer.</b> libfabric 2.1's shm completes an endpoint's SAR, CMA and delivery-complete operations
+ * in posting order from one response queue for all peers, which lives in the endpoint's own shared-memory region
+ * and which its peers answer into. A peer killed (or closed) with operations of ours queued to it never answers
+ * them, so nothing posted after them completes, to any peer, and no provider call clears that (fi_cancel cancels
+ * only receives; fi_av_remove and a new insert of the dead peer leave the queue as it is). When an operation with
+ * a piece posted to such a peer is cancelled (the engine's timeout), its pieces fail with
+ * {@link PeerUnreachableException} and the endpoint is replaced ({@link FabricEndpoint#replace}): a new endpoint
+ * and CQ under the same name (fi_setname), on the same domain and AV. So the address in every descriptor handed
+ * out stays valid, and so do the registrations and their keys (they belong to the domain); the SPI sees no change.
+ * Before closing the old endpoint the domain counts the replacement in its published keys
+ * ({@link FabricShmKeys#replacing}) and takes what peers had queued to it; afterwards every write, read and send
+ * the old endpoint held fails (its completion went with it; its bytes may still land) and every receive buffer is
+ * posted again on the new one, so each still comes back once. Peers that had mapped the old endpoint reach the new
+ * one two ways: one that posts to us sees the count and inserts us again first, once nothing it posted to the old
+ * endpoint is outstanding ({@link FabricPeers#renew}); one that only receives maps the new endpoint when it
+ * announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A piece still posted
+ * to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that another endpoint of
+ * this process holds in its AV reaches it through its memory, so it is not replaced: that NIC fails as before.
+ *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.
  */
@@ -116,6 +135,8 @@ final class FabricDomain implements Domain {
 
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
+    /** At most how many {@link #readCompletions} calls take what peers queued before an endpoint is replaced. */
+    private static final int DRAIN_ROUNDS = 8;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
 
@@ -183,6 +204,8 @@ final class FabricDomain implements Domain {
     private long landedBytes;
 
     private volatile @Nullable String failure;
+    /** Set when replacing the shm endpoint failed half-way: its CQ is closed, so nothing may read it any more. */
+    private boolean endpointLost;
 
     /**
      * The transport's settings for a domain: posts tried per poll, the operation table's size, whether writes ask for
@@ -800,9 +823,20 @@ final class FabricDomain implements Domain {
      * chain's pass), or null.
      */
     private long post(final int slot, final FabricShmKeys.@Nullable View entered) {
+        final long rc = postNow(slot, entered);
+        if (rc < 0) {
+            ops.epoch[slot] = FabricOps.NOT_POSTED;
+        }
+        return rc;
+    }
+
+    private long postNow(final int slot, final FabricShmKeys.@Nullable View entered) {
         final byte kind = ops.kind[slot];
         if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV) {
             final long peer = ops.peer[slot];
+            if (peers.replacedSinceInsert(peer) && !renew(peer)) {
+                return -FabricFailures.FI_EAGAIN; // posted again once what went to its old endpoint completed
+            }
             ops.epoch[slot] = peers.epoch(peer);
             if (peers.isClosedHere(peer)) {
                 return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
@@ -821,6 +855,26 @@ final class FabricDomain implements Domain {
             case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
             default -> endpoint.recvMsg(msg, ops.flags[slot]);
         };
+    }
+
+    /**
+     * Inserts {@code peer}, which replaced its endpoint, into the AV again once nothing posted to it is outstanding
+     * (the provider still reaches the old endpoint's memory for those); false while something is. A post that
+     * meets a renewal that fails fails as unreachable. Scans the slots (once per replacement).
+     */
+    private boolean renew(final long peer) {
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            if (ops.peer[slot] == peer
+                    && ops.epoch[slot] != FabricOps.NOT_POSTED
+                    && kind != FabricOps.RECV
+                    && kind != FabricOps.CONTROL_RECV
+                    && kind != 0) {
+                return false;
+            }
+        }
+        peers.renew(peer);
+        return true;
     }
 
     /**
@@ -877,8 +931,8 @@ final class FabricDomain implements Domain {
 
     @Override
     public int poll() {
-        if (closed) {
-            return 0;
+        if (closed || endpointLost) {
+            return 0; // endpointLost: its endpoint is closed, and the domain failed (refusal() says so)
         }
         int work = chain.size();
         flushChain();
@@ -888,6 +942,17 @@ final class FabricDomain implements Domain {
             work += askOverduePoolSizes();
         }
         work += drainPending();
+        work += readCompletions();
+        peers.releaseClosed();
+        return work;
+    }
+
+    /** Reads and handles up to {@link #CQ_BATCHES_PER_POLL} batches of completions; returns how many. */
+    private int readCompletions() {
+        if (endpointLost) {
+            return 0;
+        }
+        int work = 0;
         for (int batch = 0; batch < CQ_BATCHES_PER_POLL; batch++) {
             final long n;
             if (endpoint.reportsSources()) {
@@ -916,7 +981,6 @@ final class FabricDomain implements Domain {
                 break;
             }
         }
-        peers.releaseClosed();
         return work;
     }
 
@@ -1231,10 +1295,10 @@ final class FabricDomain implements Domain {
      * shm answers the operations queued to a peer only while the peer's endpoint runs, and (2.1) completes an
      * endpoint's SAR, CMA and delivery-complete operations in posting order from one response queue for all peers
      * ({@code smr_progress_resp} stops at the first unanswered entry). So a piece of {@code token} still posted to a
-     * peer whose endpoint is gone (closed, or its process killed) is never answered, and nothing posted after it
-     * completes, to any peer; no provider call clears that short of closing the endpoint. The domain then fails at
-     * once, naming the cause, instead of letting every later operation wait out its timeout: the gone peer's pieces
-     * with {@link PeerUnreachableException}, everything else with the reason (issue 21, item 4). Scans the slots.
+     * peer whose endpoint is gone (closed, its process killed, or replaced since the piece was posted) is never
+     * answered, and nothing posted after it completes, to any peer; no provider call clears that short of closing
+     * the endpoint. The gone peer's pieces then fail with {@link PeerUnreachableException} and the endpoint is
+     * replaced ({@link #replaceEndpoint}; issue 21, item 4). Scans the slots.
      */
     private void failIfBehindAGonePeer(final long token) {
         for (int slot = 0; slot < ops.kind.length; slot++) {
@@ -1244,18 +1308,37 @@ final class FabricDomain implements Domain {
                             && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
                     ? peers.keys(peer)
                     : null;
-            if (published != null && published.ownerGone()) {
-                failBehindGonePeer(peer, published.pid());
+            if (published == null) {
+                continue;
+            }
+            if (published.ownerGone()) {
+                failBehindGonePeer(
+                        peer,
+                        "its shm endpoint (pid " + published.pid() + ") is gone with operations queued to it, which"
+                                + " libfabric's shm never answers",
+                        true);
+                return;
+            }
+            if (ops.epoch[slot] != FabricOps.NOT_POSTED && peers.replacedSinceInsert(peer)) {
+                failBehindGonePeer(
+                        peer,
+                        "its shm endpoint (pid " + published.pid() + ") was replaced with operations queued to the"
+                                + " old one, which nobody answers",
+                        false);
                 return;
             }
         }
     }
 
-    private void failBehindGonePeer(final long peer, final long pid) {
+    /**
+     * Fails the pieces posted to {@code peer}, whose endpoint is gone ({@code unreachable}: for good, else replaced
+     * by a new one under the same address), and replaces this endpoint.
+     */
+    private void failBehindGonePeer(final long peer, final String reason, final boolean unreachable) {
         final NetworkAddress gone = Objects.requireNonNull(peers.address(peer));
-        final String reason = "its shm endpoint (pid " + pid + ") is gone with operations queued to it, which"
-                + " libfabric's shm never answers";
-        peers.markUnreachable(peer, reason);
+        if (unreachable) {
+            peers.markUnreachable(peer, reason);
+        }
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             if (ops.peer[slot] == peer
@@ -1265,10 +1348,88 @@ final class FabricDomain implements Domain {
                 listener.onFailed(token, new PeerUnreachableException(gone, reason));
             }
         }
-        fail("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting order from"
-                + " one response queue for all peers, so none posted after them can complete (libfabric 2.1 shm,"
-                + " issue 21 item 4). Every operation on this NIC fails from now on: close the engine and build a new"
-                + " one");
+        replaceEndpoint("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting"
+                + " order from one response queue for all peers, so none posted after them could complete (libfabric"
+                + " 2.1 shm, issue 21 item 4)");
+    }
+
+    /**
+     * Replaces this NIC's stalled shm endpoint by a new one under the same address (see the class comment, "A gone
+     * shm peer"): what the old one held fails, except receive buffers, which are posted again. Where an endpoint
+     * of this process holds this one, or the replacement fails, the NIC fails for good instead.
+     */
+    private void replaceEndpoint(final String stall) {
+        final FabricShmKeys published = Objects.requireNonNull(keys);
+        if (FabricLocalEndpoints.heldHere(endpoint)) {
+            fail(stall + "; an endpoint of this process holds this one in its AV, so it cannot be replaced. Every"
+                    + " operation on this NIC fails from now on: close the engine and build a new one");
+            return;
+        }
+        if (!published.replacing()) {
+            LOG.debug("{}: a peer stayed counted in at the published keys (killed while posting?)", description);
+        }
+        // the commands peers queued here before they saw the count rise are taken, so that their operations end
+        for (int round = 0; round < DRAIN_ROUNDS && readCompletions() > 0; round++) {
+            // each round handles a batch; stop at the first without any
+        }
+        final boolean replaced;
+        try {
+            replaced = FabricLocalEndpoints.replaceUnlessHeld(endpoint, () -> {
+                FabricShmRegion.forgetOwner(endpoint.name());
+                endpoint.replace();
+            });
+        } catch (final RuntimeException e) {
+            endpointLost = true;
+            fail(stall + "; replacing the endpoint failed (" + e.getMessage() + "). Every operation on this NIC"
+                    + " fails from now on: close the engine and build a new one");
+            return;
+        }
+        if (!replaced) {
+            fail(stall + "; an endpoint of this process holds this one in its AV, so it cannot be replaced. Every"
+                    + " operation on this NIC fails from now on: close the engine and build a new one");
+            return;
+        }
+        LOG.warn(
+                "{}: {}; replaced the endpoint under the same address: what it held failed, its receive buffers are"
+                        + " posted again",
+                description,
+                stall);
+        restartOnNewEndpoint(new TransferEngineException(description + ": " + stall + "; the endpoint was replaced"
+                + " by a new one under the same address and this operation's completion went with the old one (its"
+                + " bytes may still land)"));
+    }
+
+    /**
+     * After {@link FabricEndpoint#replace}: fails every write, read and send the old endpoint held or that waited
+     * for it with {@code lost}, lets control sends be posted again when overdue, and posts every receive buffer
+     * (the application's and the control ones) on the new endpoint.
+     */
+    private void restartOnNewEndpoint(final TransferEngineException lost) {
+        pending.clear();
+        chain.clear();
+        while (!postingChains.isEmpty()) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            sealed.clear();
+            spareChains.offerLast(sealed);
+        }
+        for (final FabricPoolSizes.View view : pools.views().values()) {
+            while (!view.held.isEmpty()) {
+                listener.onFailed(view.held.pollFirst().token(), lost);
+            }
+        }
+        for (int slot = 0; slot < ops.kind.length; slot++) {
+            final byte kind = ops.kind[slot];
+            final long token = ops.token[slot];
+            if (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND) {
+                release(slot);
+                listener.onFailed(token, lost);
+            } else if (kind == FabricOps.CONTROL_SEND) {
+                release(slot);
+                controlSent(token);
+            } else if (kind == FabricOps.RECV || kind == FabricOps.CONTROL_RECV) {
+                submit(slot, ops.flags[slot]);
+            }
+        }
     }
 
     /** Resets each peer that holds a piece of {@code token} posted on its current connection. Scans the slots. */

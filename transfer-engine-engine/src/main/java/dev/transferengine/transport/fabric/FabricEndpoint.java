@@ -6,6 +6,7 @@ import dev.transferengine.nativeaccess.NativeCallException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -68,25 +69,30 @@ final class FabricEndpoint implements AutoCloseable {
     private final boolean tagged;
 
     private final MemorySegment domain;
-    private final MemorySegment cq;
+    /** The completion queue and endpoint: shm replaces both after a gone peer stalled them ({@link #replace}). */
+    private MemorySegment cq;
+
     private final MemorySegment av;
-    private final MemorySegment ep;
+    private MemorySegment ep;
     private final byte[] name;
+    private final boolean efa;
 
     private final MemorySegment regattrFn;
     private final MemorySegment avInsertFn;
     private final MemorySegment avRemoveFn;
-    private final MemorySegment cqReadFn;
-    private final MemorySegment cqReadFromFn;
+    private MemorySegment cqReadFn;
+    private MemorySegment cqReadFromFn;
     /** Whether completions carry the source's fi_addr_t (the FI_SOURCE capability): see {@link #cqReadFrom}. */
     private final boolean sources;
 
-    private final MemorySegment cqReadErrFn;
-    private final MemorySegment cqStrerrorFn;
-    private final MemorySegment sendMsgFn;
-    private final MemorySegment recvMsgFn;
-    private final MemorySegment writeMsgFn;
-    private final MemorySegment readMsgFn;
+    private MemorySegment cqReadErrFn;
+    private MemorySegment cqStrerrorFn;
+    private MemorySegment sendMsgFn;
+    private MemorySegment recvMsgFn;
+    private MemorySegment writeMsgFn;
+    private MemorySegment readMsgFn;
+    /** How often {@link #replace} opened a new endpoint. */
+    private int replacements;
 
     /**
      * Opens everything for {@code entry} (an fi_info of a list the caller still owns and frees; it is duplicated).
@@ -97,6 +103,7 @@ final class FabricEndpoint implements AutoCloseable {
      */
     FabricEndpoint(final FabricLibrary library, final long entry, final boolean efa) {
         this.library = library;
+        this.efa = efa;
         this.info = library.dupInfo(MemorySegment.ofAddress(entry));
         if (info.address() == 0) {
             arena.close();
@@ -122,43 +129,13 @@ final class FabricEndpoint implements AutoCloseable {
             final MemorySegment fabric = track(out.get(ADDRESS, 0));
             this.domain = open("fi_domain", fabric, FABRIC_OPS_DOMAIN, "fi_ops_fabric.domain", info, out);
 
-            final MemorySegment cqAttr = arena.allocate(FI_CQ_ATTR);
-            cqAttr.set(JAVA_INT, FI_CQ_ATTR.byteOffset(groupElement("format")), FI_CQ_FORMAT_DATA);
-            this.cq = open("fi_cq_open", domain, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open", cqAttr, out);
+            this.cq = openCq(out);
 
             final MemorySegment avAttr = arena.allocate(FI_AV_ATTR);
             avAttr.set(JAVA_INT, FI_AV_ATTR.byteOffset(groupElement("type")), FabricDiscovery.FI_AV_TABLE);
             this.av = open("fi_av_open", domain, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open", avAttr, out);
 
-            // shm's first endpoint replaces the JVM's SIGSEGV handler with one that unlinks its regions: see
-            // FabricSignals
-            this.ep = FabricSignals.keepingJvmHandlers(
-                    () -> open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out));
-
-            final MemorySegment bind = slot(ep, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
-            if (isShm()) {
-                // transmit completions only where asked for: FabricDomain posts the inner writes of a write chain
-                // as injects without one (every other operation asks); receive completions are unchanged
-                check(
-                        "fi_ep_bind(cq, transmit)",
-                        FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_SELECTIVE_COMPLETION));
-                check("fi_ep_bind(cq, receive)", FabricCalls.intPPL(bind, errno, ep, cq, FI_RECV));
-            } else {
-                check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, ep, cq, FI_TRANSMIT | FI_RECV));
-            }
-            check("fi_ep_bind(av)", FabricCalls.intPPL(bind, errno, ep, av, 0));
-            if (efa) {
-                disallow(FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
-                disallow(FI_OPT_CUDA_API_PERMITTED, "FI_OPT_CUDA_API_PERMITTED");
-            }
-            check(
-                    "fi_enable",
-                    FabricCalls.intPIP(
-                            slot(ep, FID_OPS, FI_OPS_CONTROL, "fi_ops.control"),
-                            errno,
-                            ep,
-                            FI_ENABLE,
-                            MemorySegment.NULL));
+            this.ep = openEndpoint(cq, out, null);
             this.name = readName();
 
             this.regattrFn = slot(domain, DOMAIN_MR_OPS, MR_OPS_REGATTR, "fi_ops_mr.regattr");
@@ -183,6 +160,105 @@ final class FabricEndpoint implements AutoCloseable {
             closeQuietly(e);
             throw e;
         }
+    }
+
+    private MemorySegment openCq(final MemorySegment out) {
+        final MemorySegment cqAttr = arena.allocate(FI_CQ_ATTR);
+        cqAttr.set(JAVA_INT, FI_CQ_ATTR.byteOffset(groupElement("format")), FI_CQ_FORMAT_DATA);
+        return open("fi_cq_open", domain, DOMAIN_OPS_CQ_OPEN, "fi_ops_domain.cq_open", cqAttr, out);
+    }
+
+    /**
+     * Opens an endpoint bound to {@code completions} and the AV and enables it; under {@code setName} (fi_setname
+     * before fi_enable) where given, else under the provider's name for it.
+     */
+    private MemorySegment openEndpoint(
+            final MemorySegment completions, final MemorySegment out, final byte @Nullable [] setName) {
+        // shm's first endpoint replaces the JVM's SIGSEGV handler with one that unlinks its regions: see
+        // FabricSignals
+        final MemorySegment endpoint = FabricSignals.keepingJvmHandlers(
+                () -> open("fi_endpoint", domain, DOMAIN_OPS_ENDPOINT, "fi_ops_domain.endpoint", info, out));
+        if (setName != null) {
+            final MemorySegment bytes = arena.allocate(setName.length);
+            MemorySegment.copy(setName, 0, bytes, JAVA_BYTE, 0, setName.length);
+            check(
+                    "fi_setname",
+                    FabricCalls.intPPL(
+                            slot(endpoint, EP_CM_OPS, CM_OPS_SETNAME, "fi_ops_cm.setname"),
+                            errno,
+                            endpoint,
+                            bytes,
+                            setName.length));
+        }
+        final MemorySegment bind = slot(endpoint, FID_OPS, FI_OPS_BIND, "fi_ops.bind");
+        if (isShm()) {
+            // transmit completions only where asked for: FabricDomain posts the inner writes of a write chain
+            // as injects without one (every other operation asks); receive completions are unchanged
+            check(
+                    "fi_ep_bind(cq, transmit)",
+                    FabricCalls.intPPL(bind, errno, endpoint, completions, FI_TRANSMIT | FI_SELECTIVE_COMPLETION));
+            check("fi_ep_bind(cq, receive)", FabricCalls.intPPL(bind, errno, endpoint, completions, FI_RECV));
+        } else {
+            check("fi_ep_bind(cq)", FabricCalls.intPPL(bind, errno, endpoint, completions, FI_TRANSMIT | FI_RECV));
+        }
+        check("fi_ep_bind(av)", FabricCalls.intPPL(bind, errno, endpoint, av, 0));
+        if (efa) {
+            disallow(endpoint, FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
+            disallow(endpoint, FI_OPT_CUDA_API_PERMITTED, "FI_OPT_CUDA_API_PERMITTED");
+        }
+        check(
+                "fi_enable",
+                FabricCalls.intPIP(
+                        slot(endpoint, FID_OPS, FI_OPS_CONTROL, "fi_ops.control"),
+                        errno,
+                        endpoint,
+                        FI_ENABLE,
+                        MemorySegment.NULL));
+        return endpoint;
+    }
+
+    /**
+     * shm only: closes the endpoint and its completion queue, with whatever they still held, and opens new ones
+     * under the same name, bound to the same AV on the same domain. Peers and registrations (and their keys) stay;
+     * nothing posted on the old endpoint completes any more. Why and what the peers must do: {@link
+     * FabricDomain}'s class comment, "A gone shm peer". The endpoint's memory is unmapped here, so no endpoint of
+     * this process may hold it in its AV ({@link FabricLocalEndpoints#heldHere}). Control path, on the driving
+     * thread.
+     *
+     * @throws NativeCallException when opening the new ones fails; the endpoint is then unusable (close it)
+     */
+    void replace() {
+        for (final MemorySegment old : List.of(ep, cq)) {
+            opened.removeIf(o -> o.address() == old.address());
+            final int rc = closeObject(old);
+            if (rc < 0) {
+                LOG.warn("fi_close on {} failed: {}", provider, library.describe(rc));
+            }
+        }
+        final MemorySegment out = arena.allocate(ADDRESS);
+        cq = openCq(out);
+        ep = openEndpoint(cq, out, name);
+        cqReadFn = slot(cq, OBJ_OPS, CQ_OPS_READ, "fi_ops_cq.read");
+        cqReadFromFn = slot(cq, OBJ_OPS, CQ_OPS_READFROM, "fi_ops_cq.readfrom");
+        cqReadErrFn = slot(cq, OBJ_OPS, CQ_OPS_READERR, "fi_ops_cq.readerr");
+        cqStrerrorFn = slot(cq, OBJ_OPS, CQ_OPS_STRERROR, "fi_ops_cq.strerror");
+        sendMsgFn = tagged
+                ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_SENDMSG, "fi_ops_tagged.sendmsg")
+                : slot(ep, EP_MSG_OPS, MSG_OPS_SENDMSG, "fi_ops_msg.sendmsg");
+        recvMsgFn = tagged
+                ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_RECVMSG, "fi_ops_tagged.recvmsg")
+                : slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
+        writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
+        readMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_READMSG, "fi_ops_rma.readmsg");
+        replacements++;
+        if (!Arrays.equals(name, readName())) {
+            throw new NativeCallException("fi_setname", -FI_EINVAL, "the new endpoint took another name", 0);
+        }
+    }
+
+    /** How often {@link #replace} opened a new endpoint. */
+    int replacements() {
+        return replacements;
     }
 
     /** Calls the open function at {@code fn} of {@code parent}'s ops table and tracks what it opened. */
@@ -229,10 +305,16 @@ final class FabricEndpoint implements AutoCloseable {
         return MemorySegment.ofAddress(fn);
     }
 
-    private void disallow(final int option, final String optionName) {
+    private void disallow(final MemorySegment endpoint, final int option, final String optionName) {
         final MemorySegment off = arena.allocate(JAVA_BYTE);
         final int rc = FabricCalls.intPIIPL(
-                slot(ep, OBJ_OPS, EP_OPS_SETOPT, "fi_ops_ep.setopt"), errno, ep, FI_OPT_ENDPOINT, option, off, 1);
+                slot(endpoint, OBJ_OPS, EP_OPS_SETOPT, "fi_ops_ep.setopt"),
+                errno,
+                endpoint,
+                FI_OPT_ENDPOINT,
+                option,
+                off,
+                1);
         if (rc == -FI_ENOPROTOOPT || rc == -FI_EOPNOTSUPP || rc == -FI_EINVAL) {
             // Older libraries lack the option; without CUDA the provider refuses the CUDA one. Both are harmless.
             LOG.debug("fi_setopt({}=false) on {}: {}", optionName, provider, library.describe(rc));

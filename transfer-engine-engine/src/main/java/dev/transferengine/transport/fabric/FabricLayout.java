@@ -228,6 +228,7 @@ final class FabricLayout {
     static final long CQ_OPS_STRERROR = 56;
     static final long EP_OPS_CANCEL = 8;
     static final long EP_OPS_SETOPT = 24;
+    static final long CM_OPS_SETNAME = 8;
     static final long CM_OPS_GETNAME = 16;
     static final long MSG_OPS_RECVMSG = 24;
     static final long MSG_OPS_SENDMSG = 48;
@@ -365,6 +366,7 @@ final class FabricLayout {
         out.put("fi_ops_cq.strerror", CQ_OPS_STRERROR);
         out.put("fi_ops_ep.cancel", EP_OPS_CANCEL);
         out.put("fi_ops_ep.setopt", EP_OPS_SETOPT);
+        out.put("fi_ops_cm.setname", CM_OPS_SETNAME);
         out.put("fi_ops_cm.getname", CM_OPS_GETNAME);
         out.put("fi_ops_msg.recvmsg", MSG_OPS_RECVMSG);
         out.put("fi_ops_msg.sendmsg", MSG_OPS_SENDMSG);

@@ -145,6 +145,32 @@ final class FabricLocalEndpoints {
         }
     }
 
+    /** Whether an AV of this process holds {@code endpoint} (see {@link #replaceUnlessHeld}). */
+    static boolean heldHere(final FabricEndpoint endpoint) {
+        synchronized (OPEN) {
+            final Entry entry = OPEN.get(key(endpoint.name()));
+            return entry != null && entry.holders > 0;
+        }
+    }
+
+    /**
+     * Runs {@code replace} for {@code endpoint} unless an AV of this process holds it (such a holder reaches it
+     * through the endpoint's own mapping, which the replacement unmaps), under the lock, so that no holder comes in
+     * between.
+     *
+     * @return whether it ran
+     */
+    static boolean replaceUnlessHeld(final FabricEndpoint endpoint, final Runnable replace) {
+        synchronized (OPEN) {
+            final Entry entry = OPEN.get(key(endpoint.name()));
+            if (entry != null && entry.holders > 0) {
+                return false;
+            }
+            replace.run();
+            return true;
+        }
+    }
+
     private static String key(final byte[] name) {
         return HexFormat.of().formatHex(name);
     }

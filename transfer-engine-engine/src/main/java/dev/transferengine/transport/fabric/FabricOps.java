@@ -72,8 +72,14 @@ final class FabricOps {
     long[] flags = new long[0];
     /** For operations that needed a temporary local registration (FI_MR_LOCAL): its rkey, else 0. */
     long[] localKey = new long[0];
-    /** The {@linkplain FabricPeers#epoch epoch} of the peer when the slot was posted to it. */
+    /**
+     * The {@linkplain FabricPeers#epoch epoch} of the peer when the slot was posted to it; {@link #NOT_POSTED} while
+     * the provider does not hold it.
+     */
     int[] epoch = new int[0];
+
+    /** The {@link #epoch} of a slot the provider does not hold (not posted yet, or turned away). */
+    static final int NOT_POSTED = -1;
 
     /**
      * @param tagged whether sends and receives are tagged messages (fi_msg_tagged, matched by size class) rather than
@@ -102,6 +108,7 @@ final class FabricOps {
         length[slot] = opLength;
         peer[slot] = opPeer;
         localKey[slot] = 0;
+        epoch[slot] = NOT_POSTED;
         inUse++;
         return slot;
     }

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
 import org.agrona.collections.Object2LongHashMap;
@@ -52,6 +53,11 @@ final class FabricPeers {
     private final Long2ObjectHashMap<FabricLocalEndpoints.Entry> localPeers = new Long2ObjectHashMap<>();
     /** The keys each shm peer publishes ({@link FabricShmKeys}), by handle; peers that publish none are absent. */
     private final Long2ObjectHashMap<FabricShmKeys.View> keys = new Long2ObjectHashMap<>();
+    /**
+     * The {@linkplain FabricShmKeys.View#replacements replacement count} each shm peer's table showed when it was
+     * inserted into the AV (or last inserted again): a higher count means the peer replaced its endpoint since.
+     */
+    private final Long2LongHashMap replacementsSeen = new Long2LongHashMap(-1);
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
 
@@ -113,6 +119,7 @@ final class FabricPeers {
             final FabricShmKeys.View published = FabricShmKeys.open(name, peer, arena);
             if (published != null) {
                 keys.put(handle, published);
+                replacementsSeen.put(handle, published.replacements());
             }
         }
         publish();
@@ -122,6 +129,33 @@ final class FabricPeers {
     /** The keys the shm peer {@code handle} publishes, or null (not shm, or it publishes none). Does not allocate. */
     FabricShmKeys.@Nullable View keys(final long handle) {
         return keys.isEmpty() ? null : keys.get(handle);
+    }
+
+    /**
+     * Whether the shm peer {@code handle} replaced its endpoint under the same name since this AV inserted it
+     * ({@link FabricShmKeys#replacing}): posts must wait for {@link #renew}. Does not allocate.
+     */
+    boolean replacedSinceInsert(final long handle) {
+        if (keys.isEmpty()) {
+            return false;
+        }
+        final FabricShmKeys.View published = keys.get(handle);
+        return published != null && published.replacements() != replacementsSeen.get(handle);
+    }
+
+    /**
+     * Inserts the shm peer {@code handle}, which replaced its endpoint, into the AV again ({@link #reset}), so that
+     * the next post maps its new endpoint; call only while nothing posted to it is outstanding (the provider still
+     * reaches the old endpoint's memory for those). Control path.
+     *
+     * @return whether it is in the AV again
+     */
+    boolean renew(final long handle) {
+        final FabricShmKeys.View published = keys.get(handle);
+        if (published != null) {
+            replacementsSeen.put(handle, published.replacements());
+        }
+        return reset(handle);
     }
 
     /**

@@ -77,6 +77,11 @@ final class FabricShmKeys implements AutoCloseable {
     private static final long STARTED_AT = 48;
     /** Set when the owner closed its endpoint: peers that still map the table fail every access as unreachable. */
     private static final long CLOSED_AT = 40;
+    /**
+     * How often the owner replaced its endpoint under the same name (see {@link FabricDomain}, "A gone shm peer"):
+     * a peer that reached the endpoint before inserts it into its AV again, which maps the new one.
+     */
+    private static final long REPLACED_AT = 56;
 
     private static final long HEADER = 64;
 
@@ -285,6 +290,11 @@ final class FabricShmKeys implements AutoCloseable {
         if ((long) LONG.getVolatile(table, at + KEY) == key) {
             LONG.setVolatile(table, at + KEY, EMPTY);
         }
+        return quiesce();
+    }
+
+    /** Waits (at most {@link #QUIESCE_NANOS}) until no peer is between its check and its post; false if it ran out. */
+    private boolean quiesce() {
         final long deadline = System.nanoTime() + QUIESCE_NANOS;
         while ((long) LONG.getVolatile(table, POSTING_AT) > 0) {
             if (System.nanoTime() - deadline > 0) {
@@ -293,6 +303,18 @@ final class FabricShmKeys implements AutoCloseable {
             Thread.onSpinWait();
         }
         return true;
+    }
+
+    /**
+     * The owner is about to replace its endpoint: counts the replacement, so that peers that check the table before
+     * posting insert the endpoint again first, and waits (bounded, as {@link #revoke}) until no peer is between its
+     * check and its post, so that every command posted to the old endpoint is in its queue.
+     *
+     * @return false if the wait ran out
+     */
+    boolean replacing() {
+        LONG.getAndAdd(table, REPLACED_AT, 1L);
+        return quiesce();
     }
 
     /**
@@ -350,6 +372,11 @@ final class FabricShmKeys implements AutoCloseable {
             return ProcessHandle.of(pid)
                     .map(p -> !p.isAlive() || (started != 0 && startedAt(p) != 0 && startedAt(p) != started))
                     .orElse(true);
+        }
+
+        /** How often the owner replaced its endpoint under the same name (see {@link FabricShmKeys#replacing}). */
+        long replacements() {
+            return (long) LONG.getVolatile(table, REPLACED_AT);
         }
 
         /** Counts a post in: call before {@link #refusal}, and {@link #exit} once the post returned. */

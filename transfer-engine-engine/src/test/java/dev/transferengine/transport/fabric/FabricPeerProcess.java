@@ -1,8 +1,11 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
+import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,12 +14,20 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A second process for fault tests: opens one fabric domain with the provider named in {@code args[0]}, registers
  * {@code args[1]} bytes, prints {@code READY <address> <base> <rkey>} and then drives the domain until killed. On
- * stdin it answers {@code IMMS <imm> <after>}: once imm {@code after} arrived, it prints {@code IMMS <count>}, how
- * many imms {@code imm} arrived before it.
+ * stdin it answers:
+ *
+ * <ul>
+ *   <li>{@code IMMS <imm> <after>}: once imm {@code after} arrived, {@code IMMS <count>}, how many imms {@code imm}
+ *       arrived before it;
+ *   <li>{@code WRITE <token> <address> <base> <rkey> <length> <imm>}: writes the first {@code length} bytes of its
+ *       region there with that imm, and once it ended {@code ENDED <token> ok} or {@code ENDED <token> <exception>};
+ *   <li>{@code SEND <token> <address> <length>}: sends {@code length} bytes of its region, answered the same way.
+ * </ul>
  */
 public final class FabricPeerProcess {
 
@@ -24,6 +35,7 @@ public final class FabricPeerProcess {
 
     public static void main(final String[] args) {
         final RecordingDomainListener events = new RecordingDomainListener();
+        final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
         try (FabricFixture fixture = new FabricFixture();
                 Arena arena = Arena.ofShared()) {
             final Domain domain = fixture.open(args[0], 0, events);
@@ -31,28 +43,61 @@ public final class FabricPeerProcess {
             final long rkey = domain.register(region, Device.host());
             System.out.println("READY " + domain.address() + " " + region.address() + " " + rkey);
             System.out.flush();
-            Thread.ofPlatform().daemon().start(() -> answer(events));
+            final Posting posting = new Posting(domain, region, rkey);
+            Thread.ofPlatform().daemon().start(() -> answer(events, tasks, posting));
             while (true) {
+                for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+                    task.run();
+                }
                 domain.poll();
             }
         }
     }
 
-    /** Answers the test's questions about the imms the domain reported (another thread polls it). */
-    private static void answer(final RecordingDomainListener events) {
+    /** What a command posts from: the domain (its polling thread only) and the registered region. */
+    private record Posting(Domain domain, MemorySegment region, long rkey) {}
+
+    /** Answers the test's commands (another thread polls the domain and runs what they post). */
+    private static void answer(
+            final RecordingDomainListener events, final ConcurrentLinkedQueue<Runnable> tasks, final Posting posting) {
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 final String[] command = line.split(" ", -1);
-                final int imm = Integer.parseInt(command[1]);
-                final int after = Integer.parseInt(command[2]);
-                while (!events.imms.contains(after)) {
-                    Thread.sleep(1);
+                switch (command[0]) {
+                    case "WRITE" -> {
+                        final long token = Long.parseLong(command[1]);
+                        tasks.add(() -> posting.domain.write(new WriteDescriptor()
+                                .token(token)
+                                .source(posting.region, 0, posting.rkey, Long.parseLong(command[5]))
+                                .target(
+                                        posting.domain.resolve(NetworkAddress.parse(command[2])),
+                                        Long.parseLong(command[3]),
+                                        0,
+                                        Long.parseLong(command[4]))
+                                .imm(true, Integer.parseInt(command[6]))));
+                        awaitEnd(events, token);
+                    }
+                    case "SEND" -> {
+                        final long token = Long.parseLong(command[1]);
+                        tasks.add(() -> posting.domain.send(
+                                token,
+                                posting.domain.resolve(NetworkAddress.parse(command[2])),
+                                posting.region.asSlice(0, Long.parseLong(command[3]))));
+                        awaitEnd(events, token);
+                    }
+                    default -> {
+                        final int imm = Integer.parseInt(command[1]);
+                        final int after = Integer.parseInt(command[2]);
+                        while (!events.imms.contains(after)) {
+                            Thread.sleep(1);
+                        }
+                        final long count = events.imms.subList(0, events.imms.indexOf(after)).stream()
+                                .filter(i -> i == imm)
+                                .count();
+                        System.out.println("IMMS " + count);
+                    }
                 }
-                final long count = events.imms.subList(0, events.imms.indexOf(after)).stream()
-                        .filter(i -> i == imm)
-                        .count();
-                System.out.println("IMMS " + count);
                 System.out.flush();
             }
         } catch (final IOException e) {
@@ -60,5 +105,14 @@ public final class FabricPeerProcess {
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static void awaitEnd(final RecordingDomainListener events, final long token) throws InterruptedException {
+        while (!events.ended(token)) {
+            Thread.sleep(1);
+        }
+        final TransferEngineException error = events.failed.get(token);
+        System.out.println("ENDED " + token + " "
+                + (error == null ? "ok" : error.toString().replace('\n', ' ')));
     }
 }

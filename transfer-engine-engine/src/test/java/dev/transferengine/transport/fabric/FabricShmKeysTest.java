@@ -76,6 +76,19 @@ class FabricShmKeysTest {
     }
 
     @Test
+    void aPeerSeesEachReplacementOfTheEndpointAndTheKeysStayValid() {
+        assertThat(peer.replacements()).isZero();
+        assertThat(published.replacing()).as("no post was in progress").isTrue();
+        assertThat(published.replacing()).isTrue();
+
+        assertThat(peer.replacements()).isEqualTo(2);
+        assertThat(peer.refusal(KEY, 4096, 4096, true))
+                .as("same domain, same keys")
+                .isNull();
+        assertThat(peer.ownerGone()).isFalse();
+    }
+
+    @Test
     void aRevocationWaitsForAPostInProgressAndGivesUpWhenItNeverEnds() {
         peer.enter();
 

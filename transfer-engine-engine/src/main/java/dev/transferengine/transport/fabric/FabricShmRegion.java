@@ -1,0 +1,82 @@
+package dev.transferengine.transport.fabric;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The header of an shm endpoint's own shared-memory region ({@code /dev/shm/<name>}), as libfabric 2.x's shm lays
+ * it out ({@code struct smr_region}: {@code uint8_t version}, two reserved/flag fields, {@code int pid} at byte 4).
+ *
+ * <p>Why the engine touches it: a peer process that mapped an endpoint keeps that mapping while the endpoint's
+ * name stays the same. When the endpoint is replaced under its name ({@link FabricEndpoint#replace}), the new one
+ * announces itself to each peer with a connection request naming its pid, and 2.1's peer maps the name anew only if
+ * the pid in the region it mapped differs ({@code smr_progress_connreq}); the same pid makes it answer into the old,
+ * closed region, and the new endpoint's posts to that peer are turned away (-FI_EAGAIN) for good. Clearing the old
+ * region's pid before it is closed makes every such peer map the new one. Measured with a C reproducer (a killed
+ * peer stalls the endpoint; the replacement under the same name reaches a peer that mapped the old one only with the
+ * pid cleared). libfabric 1.17's peer crashed on the same connection request (SIGSEGV in its progress), so it is
+ * done only for the 2.x layout (version byte {@value #SMR_VERSION_2_1}) and only where the header names this
+ * process.
+ */
+final class FabricShmRegion {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FabricShmRegion.class);
+
+    /** {@code SMR_VERSION} of libfabric 2.1's shm. */
+    static final int SMR_VERSION_2_1 = 8;
+
+    private static final long VERSION_AT = 0;
+    private static final long PID_AT = 4;
+
+    private FabricShmRegion() {}
+
+    /**
+     * Clears the pid in the region of this process's shm endpoint {@code name} (the address bytes fi_getname gave,
+     * {@code fi_shm://...} and a NUL), where it is a 2.1 region of this process.
+     *
+     * @return whether it was cleared; false (logged at debug) where the region is missing or not as expected
+     */
+    static boolean forgetOwner(final byte[] name) {
+        final Path path = path(name);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                Arena arena = Arena.ofConfined()) {
+            if (channel.size() < PID_AT + 4) {
+                return false;
+            }
+            final MemorySegment header = channel.map(FileChannel.MapMode.READ_WRITE, 0, PID_AT + 4, arena);
+            final int version = header.get(JAVA_BYTE, VERSION_AT) & 0xff;
+            final int pid = header.get(JAVA_INT, PID_AT);
+            if (version != SMR_VERSION_2_1 || pid != ProcessHandle.current().pid()) {
+                LOG.debug("shm: region {} is version {} of pid {}: left as it is", path, version, pid);
+                return false;
+            }
+            header.set(JAVA_INT, PID_AT, 0);
+            return true;
+        } catch (final IOException | RuntimeException e) {
+            LOG.debug("shm: could not clear the pid of {}: {}", path, e.toString());
+            return false;
+        }
+    }
+
+    /** {@code /dev/shm/} and the name without its {@code fi_shm://} prefix and NUL. */
+    static Path path(final byte[] name) {
+        int length = 0;
+        while (length < name.length && name[length] != 0) {
+            length++;
+        }
+        final String text = new String(name, 0, length, StandardCharsets.US_ASCII);
+        final int prefix = text.indexOf("://");
+        return Path.of("/dev/shm", prefix < 0 ? text : text.substring(prefix + 3));
+    }
+}
