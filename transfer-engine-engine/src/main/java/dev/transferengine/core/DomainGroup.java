@@ -80,6 +80,7 @@ final class DomainGroup implements Agent {
     private final InFlightTable inFlight;
     /** Engine-allocated memory of deregistered regions, freed once nothing touches it. */
     private final AllocationDrains drains = new AllocationDrains();
+
     private final WritePlanner planner;
     /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();

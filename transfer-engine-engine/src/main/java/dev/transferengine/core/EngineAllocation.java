@@ -32,7 +32,9 @@ final class EngineAllocation {
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     private EngineAllocation(
-            final MemorySegment segment, final @Nullable Arena arena, final @Nullable DeviceMemory provider,
+            final MemorySegment segment,
+            final @Nullable Arena arena,
+            final @Nullable DeviceMemory provider,
             final int device) {
         this.segment = segment;
         this.arena = arena;

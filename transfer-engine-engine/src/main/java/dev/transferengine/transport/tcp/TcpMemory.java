@@ -42,9 +42,8 @@ final class TcpMemory {
         this.segment = segment;
         this.device = device;
         this.provider = provider;
-        this.allocationId = provider == null
-                ? DeviceMemory.UNKNOWN_ALLOCATION
-                : provider.allocationId(device, segment.address());
+        this.allocationId =
+                provider == null ? DeviceMemory.UNKNOWN_ALLOCATION : provider.allocationId(device, segment.address());
         final long size = segment.byteSize();
         // Device memory is never touched from the host: payloads go through staging chunks, so it gets no views.
         this.views = new ByteBuffer[device >= 0 ? 0 : (int) ((size + VIEW_SIZE - 1) >>> VIEW_SHIFT)];

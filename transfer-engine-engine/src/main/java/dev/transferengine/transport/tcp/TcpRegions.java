@@ -22,6 +22,7 @@ final class TcpRegions {
     private final SecureRandom random = new SecureRandom();
     /** Deregistered host memory that served reads' READ_DATA still read from, until they end. */
     private final ArrayList<TcpMemory> stillServing = new ArrayList<>();
+
     private final TcpStaging staging;
 
     TcpRegions(final TcpStaging staging) {

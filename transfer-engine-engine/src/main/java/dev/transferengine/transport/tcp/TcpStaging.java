@@ -330,7 +330,8 @@ final class TcpStaging {
     }
 
     private static InvalidRequestException sourceLost(final StagedWrite write) {
-        return new InvalidRequestException("source region at 0x" + Long.toHexString(write.source.segment().address())
+        return new InvalidRequestException("source region at 0x"
+                + Long.toHexString(write.source.segment().address())
                 + " on device " + write.device + " was deregistered: its memory was freed (or its region deregistered)"
                 + " while the write was being sent; nothing more of it was copied");
     }
