@@ -62,6 +62,11 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
         LOSS.set(new Loss(address, new AtomicInteger(copies), id));
     }
 
+    /** Drops a {@link #loseAfterCopies} that no copy reached. */
+    public static void forgetLoss() {
+        LOSS.set(null);
+    }
+
     /** Called as each copy is enqueued: applies a pending {@link #loseAfterCopies} once its count ran out. */
     private static void copyEnqueued() {
         final Loss loss = LOSS.get();
