@@ -51,14 +51,16 @@ import javax.net.ssl.TrustManagerFactory;
  * {@code -Dkey=<cluster key>}, {@code -Dtls=<PKCS12 key store, password changeit>}, {@code -Dtransport=tcp|fabric},
  * {@code -Dprovider=tcp|shm}, {@code -Dbind=<address>}, {@code -DmaxUnexpectedImms=<n>}, {@code -Dopt.<engine option>=<value>}; the target's
  * {@code -Dclaim=false} leaves every imm unexpected (no listener claims it), its {@code -Ddevice=cuda:0} puts its region
- * in GPU memory ({@link TargetMemory}).
+ * in GPU memory ({@link TargetMemory}), its {@code -Dmemory=engine} has the engine allocate it
+ * ({@code TransferEngine.allocate}; the default {@code raw}: the application allocates and registers it).
  *
  * <pre>
  * target SIZE          registers SIZE bytes, prints "te-target &lt;descriptor text&gt;", then answers stdin lines:
  *                      report (JSON: healthy, heap after GC, imms, receives, peers, events, non-zero bytes, bytes
  *                      no member wrote, changed bytes of the 1 MiB guards around the region),
  *                      free (frees the region's memory without deregistering: closes its arena, or cuMemFree and
- *                      a zeroed allocation of the same size, whose non-zero bytes the next report counts), quit
+ *                      a zeroed allocation of the same size, whose non-zero bytes the next report counts; with
+ *                      -Dmemory=engine: deregister, and a new engine allocation of the same size), quit
  * writer DESC FILE     writes 64 KiB to DESC with 16 in flight until FILE exists, then times a fresh engine's way in
  * relayed DESC PORT    writes and sends to DESC's region through 127.0.0.1:PORT (a relay), then to DESC itself
  * imms DESC FIRST N W  N zero-byte imms FIRST.. (W in flight), prints how many landed and how many were refused
@@ -137,11 +139,12 @@ public final class Member {
     // ---------------------------------------------------------------------------------------------- the target
 
     static void target(final long size) throws Exception {
-        final TargetMemory memory = TargetMemory.allocate(System.getProperty("device", "host"), size);
         final AtomicLong imms = new AtomicLong();
         final AtomicLong receives = new AtomicLong();
         try (TransferEngine engine = open()) {
-            final MemoryRegion region = engine.register(memory.segment(), memory.device());
+            final TargetMemory memory = TargetMemory.allocate(
+                    System.getProperty("memory", "raw"), System.getProperty("device", "host"), size, engine);
+            final MemoryRegion region = memory.region();
             if (Boolean.parseBoolean(System.getProperty("claim", "true"))) {
                 engine.onImm(imm -> imms.incrementAndGet()); // else imms stay unexpected: nobody claims them
             }

@@ -1,4 +1,6 @@
 import dev.transferengine.Device;
+import dev.transferengine.MemoryRegion;
+import dev.transferengine.TransferEngine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,20 +17,37 @@ import jcuda.driver.JCudaDriver;
  * {@code cuMemAlloc} wrapped in a segment of the global scope, as a user's CUDA library hands it over. {@link #free()}
  * is what a careless application does: closes the arena, or calls {@code cuMemFree} and allocates the same size again
  * (the allocation that, before the driver check, received a peer's writes); {@link #nonZeroBytes()} then counts what
- * landed in that next allocation.
+ * landed in that next allocation. With {@code -Dmemory=engine} the engine allocates the memory instead
+ * ({@link Owned}, {@code TransferEngine.allocate}) and free is what the application does then: deregister, which
+ * frees it once nothing touches it, and allocate the same size again through the engine.
  */
 abstract sealed class TargetMemory {
 
-    /** {@code size} zeroed bytes on {@code device}: {@code host} or {@code cuda:N}. */
-    static TargetMemory allocate(final String device, final long size) {
+    /**
+     * {@code size} zeroed bytes on {@code device} ({@code host} or {@code cuda:N}), registered with {@code engine}:
+     * allocated by the application ({@code memory} {@code raw}) or by the engine ({@code engine}).
+     */
+    static TargetMemory allocate(final String memory, final String device, final long size, final TransferEngine engine) {
+        final Device where = parse(device);
+        return switch (memory) {
+            case "raw" -> where instanceof Device.Cuda cuda ? new Gpu(cuda, size, engine) : new Host(size, engine);
+            case "engine" -> new Owned(where, size, engine);
+            default -> throw new IllegalArgumentException("-Dmemory must be raw or engine, not '" + memory + "'");
+        };
+    }
+
+    private static Device parse(final String device) {
         if (device.equals("host")) {
-            return new Host(size);
+            return Device.host();
         }
         if (device.matches("cuda:\\d+")) {
-            return new Gpu(new Device.Cuda(Integer.parseInt(device.substring(5))), size);
+            return new Device.Cuda(Integer.parseInt(device.substring(5)));
         }
         throw new IllegalArgumentException("-Ddevice must be host or cuda:N, not '" + device + "'");
     }
+
+    /** The region peers attack. */
+    abstract MemoryRegion region();
 
     abstract MemorySegment segment();
 
@@ -59,11 +78,18 @@ abstract sealed class TargetMemory {
         private final Arena arena = Arena.ofShared();
         private final MemorySegment guarded;
         private final MemorySegment memory;
+        private final MemoryRegion region;
 
-        Host(final long size) {
+        Host(final long size, final TransferEngine engine) {
             guarded = arena.allocate(size + 2 * GUARD, 4096);
             guarded.fill(GUARD_BYTE);
             memory = guarded.asSlice(GUARD, size).fill((byte) 0);
+            region = engine.register(memory, Device.host());
+        }
+
+        @Override
+        MemoryRegion region() {
+            return region;
         }
 
         @Override
@@ -120,20 +146,45 @@ abstract sealed class TargetMemory {
     static final class Gpu extends TargetMemory {
         private final Device.Cuda device;
         private final long size;
+        private final MemoryRegion region;
         private Address pointer;
 
-        Gpu(final Device.Cuda device, final long size) {
+        Gpu(final Device.Cuda device, final long size, final TransferEngine engine) {
             this.device = device;
             this.size = size;
+            makeCurrent(device);
+            pointer = zeroed(size);
+            region = engine.register(segment(), device);
+        }
+
+        /** Makes {@code device}'s primary context, which the engine uses too, current; held for the process's life. */
+        static void makeCurrent(final Device.Cuda device) {
             JCudaDriver.setExceptionsEnabled(true);
             JCudaDriver.cuInit(0);
             final CUdevice gpu = new CUdevice();
             JCudaDriver.cuDeviceGet(gpu, device.ordinal());
             final CUcontext context = new CUcontext();
-            // the primary context, which the engine uses too; held for the life of the process
             JCudaDriver.cuDevicePrimaryCtxRetain(context, gpu);
             JCudaDriver.cuCtxSetCurrent(context);
-            pointer = zeroed(size);
+        }
+
+        /** Non-zero bytes of the {@code size} bytes of device memory at {@code address}. */
+        static long nonZeroBytes(final long address, final long size) {
+            try (Arena arena = Arena.ofConfined()) {
+                final MemorySegment copy = arena.allocate(size);
+                JCudaDriver.cuMemcpyDtoH(Pointer.to(copy.asByteBuffer()), at(address), size);
+                return count(copy);
+            }
+        }
+
+        /** A device pointer for a plain address: JCuda passes native pointer + offset, so an offset from null. */
+        static CUdeviceptr at(final long address) {
+            return new CUdeviceptr().withByteOffset(address);
+        }
+
+        @Override
+        MemoryRegion region() {
+            return region;
         }
 
         @Override
@@ -157,11 +208,7 @@ abstract sealed class TargetMemory {
 
         @Override
         long nonZeroBytes() {
-            try (Arena arena = Arena.ofConfined()) {
-                final MemorySegment copy = arena.allocate(size);
-                JCudaDriver.cuMemcpyDtoH(Pointer.to(copy.asByteBuffer()), pointer, size);
-                return count(copy);
-            }
+            return nonZeroBytes(pointer.address(), size);
         }
 
         @Override
@@ -186,6 +233,73 @@ abstract sealed class TargetMemory {
             long address() {
                 return getNativePointer() + getByteOffset();
             }
+        }
+    }
+
+    /** Memory the engine allocated ({@code -Dmemory=engine}); free deregisters it and allocates again. */
+    static final class Owned extends TargetMemory {
+        private final Device device;
+        private final long size;
+        private final TransferEngine engine;
+        private MemoryRegion region;
+
+        Owned(final Device device, final long size, final TransferEngine engine) {
+            this.device = device;
+            this.size = size;
+            this.engine = engine;
+            if (device instanceof Device.Cuda cuda) {
+                Gpu.makeCurrent(cuda); // for zeroing and counting on this thread
+            }
+            region = zeroed();
+        }
+
+        @Override
+        MemoryRegion region() {
+            return region;
+        }
+
+        @Override
+        MemorySegment segment() {
+            return region.segment();
+        }
+
+        @Override
+        Device device() {
+            return device;
+        }
+
+        @Override
+        String free() {
+            final long freed = region.segment().address();
+            engine.deregister(region); // the engine frees it once nothing it queued touches it
+            region = zeroed(); // registered under new keys that no peer knows
+            return "\"freed\":true,\"memory\":\"engine\",\"next_allocation_at_same_address\":"
+                    + (region.segment().address() == freed);
+        }
+
+        @Override
+        long nonZeroBytes() {
+            return device instanceof Device.Cuda
+                    ? Gpu.nonZeroBytes(region.segment().address(), size)
+                    : count(region.segment());
+        }
+
+        @Override
+        long foreignBytes() {
+            return -1;
+        }
+
+        @Override
+        long guardBytesChanged() {
+            return -1;
+        }
+
+        private MemoryRegion zeroed() {
+            final MemoryRegion allocated = engine.allocate(device, size);
+            if (device instanceof Device.Cuda) { // cuMemAlloc leaves the memory as it was; host arenas are zeroed
+                JCudaDriver.cuMemsetD8(Gpu.at(allocated.segment().address()), (byte) 0, size);
+            }
+            return allocated;
         }
     }
 

@@ -2,9 +2,11 @@
 # Issue 16's attacks from outside the engine's process, against the built te-bench.jar (./mvnw -B -o -DskipTests
 # package -pl transfer-engine-bench -am). Every party is a process of its own: the target engine (Member.java target,
 # a JVM at -Xmx64m -XX:MaxDirectMemorySize=64m), the members (Member.java, JVMs), the outsider (outsider.py, python3).
-# Usage: [TARGET_DEVICE=cuda:0] transfer-engine-bench/attacks/run.sh SCENARIO   (scenarios: see the case below; each
+# Usage: [TARGET_DEVICE=cuda:0] [TARGET_MEMORY=engine] transfer-engine-bench/attacks/run.sh SCENARIO   (scenarios: see the case below; each
 # prints JSON lines). TARGET_DEVICE puts the target's region in GPU memory (TargetMemory.java): every scenario then
 # attacks the GPU path (tcp staging; fabric/shm FI_HMEM with a libfabric built --with-cuda), and free is cuMemFree.
+# TARGET_MEMORY=engine has the target's engine allocate its region (TransferEngine.allocate) instead of the
+# application (raw, the default): free is then deregister (the engine frees after draining) and a new allocation.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -46,7 +48,8 @@ tls_store() {
 # start_target JAVA_OPTIONS...: the engine under attack; sets desc, port; its stdin is fd 3, its stdout $work/target.out
 start_target() {
   mkfifo "$work/target.in"
-  java -Xmx64m -XX:MaxDirectMemorySize=64m -Ddevice="${TARGET_DEVICE:-host}" "$@" "${members[@]}" target 16777216 \
+  java -Xmx64m -XX:MaxDirectMemorySize=64m -Ddevice="${TARGET_DEVICE:-host}" -Dmemory="${TARGET_MEMORY:-raw}" "$@" \
+    "${members[@]}" target 16777216 \
     <"$work/target.in" >"$work/target.out" 2>"$work/target.err" &
   pids+=($!)
   target_pid=$!
@@ -174,7 +177,8 @@ case $scenario in
     ;;
   freed-tcp | freed-fabric-tcp | freed-fabric-shm)
     # the target's application frees its region's memory (host: closes the arena; GPU: cuMemFree, then a new
-    # allocation of the same size) while a member hammers 4 KiB writes at it (PAGES=N: paged writes of N 4 KiB pages)
+    # allocation of the same size; TARGET_MEMORY=engine: deregister, then a new engine allocation) while a member
+    # hammers 4 KiB writes at it (PAGES=N: paged writes of N 4 KiB pages)
     opts=(-Dkey="$key")
     [ "$scenario" != freed-tcp ] && opts=("${fabric[@]}" -Dprovider="${scenario#freed-fabric-}")
     start_target "${opts[@]}"

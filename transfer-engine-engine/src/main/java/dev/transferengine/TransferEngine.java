@@ -176,11 +176,54 @@ public interface TransferEngine extends AutoCloseable {
     MemoryRegion register(MemorySegment segment, Device device, int group, RegionAccess access);
 
     /**
+     * Allocates {@code bytes} of memory on {@code device} and registers it as {@link #register(MemorySegment,
+     * Device)} does, on the group of that device, {@link RegionAccess#READ_WRITE}. The engine owns the memory: reach
+     * it through {@link MemoryRegion#segment()} (host memory to read and write; for a GPU, a segment whose address is
+     * the device pointer, for kernels and copies), never free it yourself, and {@link #deregister(MemoryRegion)} it
+     * when done. Deregistering waits until nothing the engine queued still touches the memory (operations in flight
+     * end, staged copies finish), then frees it; {@link #close()} frees what is still allocated. So no remote write
+     * can land in it after it was freed, and no read can return another allocation's bytes, which memory the
+     * application frees itself cannot promise (docs/security.md, "Freed memory"). Host memory comes from a shared
+     * arena of its own, page-aligned; device memory from the device memory provider ({@code cuMemAlloc}). Blocks
+     * for the allocation and the registration.
+     *
+     * @param device where the memory lives
+     * @param bytes how much, more than 0
+     * @return the registered region
+     * @throws InvalidRequestException if {@code bytes} is not positive or that much host memory cannot be had
+     * @throws DeviceUnavailableException if no group serves that GPU, or the device memory provider cannot allocate
+     *     it
+     * @throws TransferTimeoutException if registering outlasts the operation timeout (the memory is then freed at
+     *     close)
+     * @throws EngineClosedException if the engine is closed
+     */
+    MemoryRegion allocate(Device device, long bytes);
+
+    /**
+     * Allocates as {@link #allocate(Device, long)} does, registered on a chosen group with what peers may do with
+     * it.
+     *
+     * @param device where the memory lives
+     * @param bytes how much, more than 0
+     * @param group the group's index, 0 to {@link #groupCount()} - 1
+     * @param access what peers may do with the region
+     * @return the registered region
+     * @throws InvalidRequestException if the group does not exist, or {@code bytes} is not positive or too large
+     * @throws DeviceUnavailableException if the device memory provider cannot serve the device or allocate
+     * @throws TransferTimeoutException if registering outlasts the operation timeout
+     * @throws EngineClosedException if the engine is closed
+     */
+    MemoryRegion allocate(Device device, long bytes, int group, RegionAccess access);
+
+    /**
      * Deregisters on every NIC that registered it; later writes with its keys are refused by this engine. Blocks until
-     * every NIC dropped it; a second call returns at once.
+     * every NIC dropped it; a second call returns at once. For memory from {@link #allocate(Device, long)}, also
+     * waits until nothing the engine queued touches the memory, then frees it; the segment must not be used after.
      *
      * @param region a region this engine registered
      * @throws InvalidRequestException if another engine registered the region
+     * @throws TransferTimeoutException if an allocated region's memory is still in use after twice the operation
+     *     timeout (it is then freed at close)
      * @throws EngineClosedException if the engine is closed
      */
     void deregister(MemoryRegion region);

@@ -78,6 +78,9 @@ final class DomainGroup implements Agent {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Domain[] domains;
     private final InFlightTable inFlight;
+    /** Engine-allocated memory of deregistered regions, freed once nothing touches it. */
+    private final AllocationDrains drains = new AllocationDrains();
+
     private final WritePlanner planner;
     /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();
@@ -162,6 +165,11 @@ final class DomainGroup implements Agent {
     /** The commands other threads send this worker, one method each. Any thread. */
     GroupProxy proxy() {
         return proxy;
+    }
+
+    /** Worker thread: the region of {@code owned} was deregistered; its memory drains before it is freed. */
+    void drainBeforeFree(final EngineAllocation owned) {
+        drains.add(owned, inFlight);
     }
 
     /** Its regions, peer groups and receive pools: what a restart re-creates. Worker thread only. */
@@ -265,6 +273,9 @@ final class DomainGroup implements Agent {
             work += domain.poll();
             work += drainCompletions();
         }
+        if (!drains.isEmpty()) {
+            work += drains.serve(domains, inFlight);
+        }
         if (inFlight.active() > 0 && now - nextTimeoutScan >= 0) {
             nextTimeoutScan = now + timeoutScanNanos;
             work += outcomes.expire(now);
@@ -296,6 +307,7 @@ final class DomainGroup implements Agent {
             flushControl();
         }
         closeNics(); // receive buffers are freed by the engine once every worker stopped
+        drains.completeAll(); // closed NICs touch nothing; the engine frees what it allocated
     }
 
     /** Fails submissions still queued; also called by the engine after the worker stopped, for late arrivals. */

@@ -33,6 +33,7 @@ import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.NicCountMismatchException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
+import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.Transport;
 import dev.transferengine.spi.UvmWatcherProvider;
@@ -43,13 +44,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -59,6 +56,9 @@ import org.agrona.concurrent.AgentTerminationException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static dev.transferengine.core.ApiCalls.await;
+import static dev.transferengine.core.ApiCalls.given;
 
 /**
  * The engine behind {@link TransferEngine}: checks each call on the caller's thread, hands it to the right group's
@@ -87,6 +87,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final AgentRunner[] workers;
     private final AgentRunner callbackRunner;
     private final ConcurrentHashMap<Region, Boolean> regions = new ConcurrentHashMap<>();
+    private final EngineAllocations allocations;
     private final List<Receives> receivePools = new ArrayList<>();
     private final AtomicInteger nextPoolId = new AtomicInteger();
     private final EngineGate gate = new EngineGate();
@@ -100,6 +101,7 @@ final class Engine implements TransferEngine, Region.Owner {
             final LongSupplier clock) {
         this.config = config;
         this.transport = transport;
+        this.allocations = new EngineAllocations(config.option(DeviceMemory.OPTION, DeviceMemory.DEFAULT));
         this.counters =
                 new Counters(config.groups().stream().map(GroupSpec::nics).toList(), transferCounters);
         this.callbacks = new CallbackDispatcher(counters, config.idleStrategy());
@@ -259,35 +261,59 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     @Override
+    public MemoryRegion allocate(final Device device, final long bytes) {
+        return allocate(device, bytes, groupFor(given(device, "device")), RegionAccess.READ_WRITE);
+    }
+
+    @Override
+    public MemoryRegion allocate(final Device device, final long bytes, final int group, final RegionAccess access) {
+        given(device, "device");
+        given(access, "access");
+        enter();
+        try {
+            nicCount(group);
+            final EngineAllocation memory = allocations.allocate(device, bytes);
+            try {
+                return register(memory.segment(), device, group, access, memory);
+            } catch (final RuntimeException e) {
+                if (!(e instanceof TransferTimeoutException)) { // a registration still under way would use it
+                    allocations.free(memory);
+                }
+                throw e;
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
     public MemoryRegion register(
             final MemorySegment segment, final Device device, final int group, final RegionAccess access) {
         given(access, "access");
         enter();
         try {
-            nicCount(group);
-            if (device instanceof Device.Host && !segment.isNative()) {
-                throw new InvalidRequestException(
-                        "only native segments can be registered (allocate with an Arena), got " + segment);
-            }
-            if (segment.isReadOnly() && access.allowsRemoteWrite()) {
-                throw new InvalidRequestException("a read-only segment can only be registered READ_ONLY: peers could"
-                        + " write into it as " + access + ", got " + segment);
-            }
-            final DomainGroup target = groups[group];
-            if (!segment.isAccessibleBy(target.worker())) {
-                throw new InvalidRequestException("segment " + segment + " is confined to one thread, but the engine's "
-                        + "worker and peers' writes use it too; allocate it from a shared arena (Arena.ofShared(), "
-                        + "Arena.ofAuto() or Arena.global())");
-            }
-            final Region region = await(
-                    target.proxy().register(this, segment, device, access),
-                    config.operationTimeout(),
-                    "registering " + segment.byteSize() + " bytes");
-            regions.put(region, Boolean.TRUE);
-            return region;
+            return register(segment, device, group, access, null);
         } finally {
             exit();
         }
+    }
+
+    /** Checks and registers; {@code owned}: the engine allocated the memory. The caller entered. */
+    private Region register(
+            final MemorySegment segment,
+            final Device device,
+            final int group,
+            final RegionAccess access,
+            final @Nullable EngineAllocation owned) {
+        nicCount(group);
+        final DomainGroup target = groups[group];
+        ApiCalls.registrable(segment, device, access, target.worker());
+        final Region region = await(
+                target.proxy().register(this, segment, device, access, owned),
+                config.operationTimeout(),
+                "registering " + segment.byteSize() + " bytes");
+        regions.put(region, Boolean.TRUE);
+        return region;
     }
 
     @Override
@@ -331,6 +357,11 @@ final class Engine implements TransferEngine, Region.Owner {
             }
             regions.remove(r);
             await(groups[r.group()].proxy().deregister(r), config.operationTimeout(), "deregistering " + region);
+            final EngineAllocation owned = r.owned();
+            if (owned != null) { // operations in flight end within their timeout, and then nothing touches it
+                await(owned.drained(), config.operationTimeout().multipliedBy(2), "draining " + region);
+                allocations.free(owned);
+            }
         } finally {
             exit();
         }
@@ -641,6 +672,7 @@ final class Engine implements TransferEngine, Region.Owner {
             receivePools.forEach(Receives::release);
         }
         sendBuffers.close();
+        allocations.freeAll();
     }
 
     private void enter() {
@@ -661,36 +693,6 @@ final class Engine implements TransferEngine, Region.Owner {
     private void checkOpen() {
         if (gate.isClosed()) {
             throw closedError;
-        }
-    }
-
-    /**
-     * {@code value}, refused with a typed error if null: callers without NullAway (Kotlin, reflection, a stray null)
-     * must fail at the call, not later on the callback thread.
-     */
-    @SuppressWarnings("NullAway") // the check is for callers outside NullAway's reach
-    private static <T> T given(final @Nullable T value, final String what) {
-        if (value == null) {
-            throw new InvalidRequestException(what + " must not be null");
-        }
-        return value;
-    }
-
-    private static <T extends @Nullable Object> T await(
-            final CompletableFuture<T> future, final Duration timeout, final String what) {
-        try {
-            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (final ExecutionException e) {
-            final Throwable cause = Objects.requireNonNullElse(e.getCause(), e);
-            if (cause instanceof TransferEngineException engineError) {
-                throw engineError;
-            }
-            throw new TransferEngineException(what + " failed: " + cause, cause);
-        } catch (final TimeoutException e) {
-            throw new TransferTimeoutException(what + " did not finish within " + timeout);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TransferEngineException("interrupted while " + what, e);
         }
     }
 }

@@ -10,6 +10,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The commands other threads send a group's worker, one method each, as Aeron's {@code DriverProxy} does: each
  * queues a typed command on the group's control queue and returns at once; a result comes back through the command,
@@ -48,18 +50,24 @@ final class GroupProxy {
         private final MemorySegment segment;
         private final Device device;
         private final RegionAccess access;
+        private final @Nullable EngineAllocation owned;
 
         Register(
-                final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
+                final Region.Owner owner,
+                final MemorySegment segment,
+                final Device device,
+                final RegionAccess access,
+                final @Nullable EngineAllocation owned) {
             this.owner = owner;
             this.segment = segment;
             this.device = device;
             this.access = access;
+            this.owned = owned;
         }
 
         @Override
         Region execute(final DomainGroup group) {
-            return group.resources().register(owner, segment, device, access);
+            return group.resources().register(owner, segment, device, access, owned);
         }
     }
 
@@ -86,6 +94,10 @@ final class GroupProxy {
         @Override
         Boolean execute(final DomainGroup group) {
             group.resources().deregister(region);
+            final EngineAllocation owned = region.owned();
+            if (owned != null) {
+                group.drainBeforeFree(owned);
+            }
             return Boolean.TRUE;
         }
     }
@@ -142,10 +154,14 @@ final class GroupProxy {
         return command;
     }
 
-    /** Registers {@code segment} on every NIC of the group. */
+    /** Registers {@code segment} on every NIC of the group; {@code owned}: the engine allocated it (or null). */
     CompletableFuture<Region> register(
-            final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
-        return send(new Register(owner, segment, device, access));
+            final Region.Owner owner,
+            final MemorySegment segment,
+            final Device device,
+            final RegionAccess access,
+            final @Nullable EngineAllocation owned) {
+        return send(new Register(owner, segment, device, access, owned));
     }
 
     /** Registers the region's memory under fresh keys and drops the old ones. */
@@ -153,7 +169,10 @@ final class GroupProxy {
         return send(new Rekey(region));
     }
 
-    /** Forgets the region on every NIC; the future completes with true once it did. */
+    /**
+     * Forgets the region on every NIC; the future completes with true once it did. Memory the engine allocated for
+     * it then drains ({@link EngineAllocation#drained()}).
+     */
     CompletableFuture<Boolean> deregister(final Region region) {
         return send(new Deregister(region));
     }

@@ -58,15 +58,20 @@ final class GroupResources {
 
     /**
      * Registers {@code segment} on every NIC, allowing peers {@code access}; a restart registers it again. Device
-     * memory is first asked for its allocation, which the scope sweep watches.
+     * memory is first asked for its allocation, which the scope sweep watches. {@code owned} is the engine's
+     * allocation of the memory, freed after deregistration, or null for the caller's memory.
      *
      * @throws InvalidRequestException if the device memory provider knows no allocation at the segment's address
      */
     Region register(
-            final Region.Owner owner, final MemorySegment segment, final Device device, final RegionAccess access) {
+            final Region.Owner owner,
+            final MemorySegment segment,
+            final Device device,
+            final RegionAccess access,
+            final @Nullable EngineAllocation owned) {
         final DeviceAllocation allocation = DeviceAllocation.of(deviceMemory, segment, device);
         final Region region =
-                new Region(owner, segment, device, index, registerKeys(segment, device, access), allocation);
+                new Region(owner, segment, device, index, registerKeys(segment, device, access), allocation, owned);
         regions.add(region);
         return region;
     }

@@ -101,6 +101,19 @@ final class InFlightTable {
         return null;
     }
 
+    /** The tokens of the live operations, for a drain that waits until they ended; allocates (rare). */
+    long[] liveTokens() {
+        final long[] tokens = new long[active];
+        int n = 0;
+        for (int slot = 0; slot < highWater && n < tokens.length; slot++) {
+            final Submission s = slots[slot];
+            if (s != null) {
+                tokens[n++] = s.token;
+            }
+        }
+        return tokens;
+    }
+
     /** Any live operation at or after {@code fromSlot}, or null: for failing everything at close or restart. */
     @Nullable Submission nextLive(final int fromSlot) {
         for (int slot = fromSlot; slot < highWater; slot++) {

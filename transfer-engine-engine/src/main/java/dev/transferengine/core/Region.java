@@ -50,6 +50,8 @@ final class Region implements MemoryRegion {
     private final int group;
     /** The device allocation the scope sweep watches; null for host memory or where the provider cannot tell. */
     private final @Nullable DeviceAllocation allocation;
+    /** The memory, where the engine allocated it and frees it after deregistration; null for the caller's memory. */
+    private final @Nullable EngineAllocation owned;
 
     private final AtomicBoolean registered = new AtomicBoolean(true);
     private volatile Keys keys;
@@ -60,13 +62,15 @@ final class Region implements MemoryRegion {
             final Device device,
             final int group,
             final Keys keys,
-            final @Nullable DeviceAllocation allocation) {
+            final @Nullable DeviceAllocation allocation,
+            final @Nullable EngineAllocation owned) {
         this.owner = owner;
         this.segment = segment;
         this.device = device;
         this.group = group;
         this.keys = keys;
         this.allocation = allocation;
+        this.owned = owned;
     }
 
     @SuppressWarnings("ReferenceEquality") // identity on purpose: the very engine that registered it
@@ -81,6 +85,10 @@ final class Region implements MemoryRegion {
 
     @Nullable DeviceAllocation allocation() {
         return allocation;
+    }
+
+    @Nullable EngineAllocation owned() {
+        return owned;
     }
 
     Keys keys() {

@@ -5,6 +5,8 @@ import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.StagingBuffer;
 
+import java.lang.foreign.MemorySegment;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +45,18 @@ public final class CudaDeviceMemory implements DeviceMemory {
     @Override
     public DeviceCopyStream openCopyStream(final int device) {
         return new CudaCopyStream(CudaDevice.get(device), STREAM_CAPACITY);
+    }
+
+    /** {@code cuMemAlloc}, with the device's context current. */
+    @Override
+    public MemorySegment allocate(final int device, final long bytes) {
+        return DeviceBuffer.allocate(CudaDevice.get(device), bytes).segment();
+    }
+
+    /** {@code cuMemFree}, with the device's context current. */
+    @Override
+    public void free(final int device, final long address) {
+        DeviceBuffer.free(CudaDevice.get(device), address);
     }
 
     /** {@code cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_BUFFER_ID)}: one driver call, with the context current. */

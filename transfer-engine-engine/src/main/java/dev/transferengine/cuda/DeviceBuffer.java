@@ -86,6 +86,12 @@ final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Frees memory {@link #allocate} returned, by its device pointer alone. Blocks for the driver call. */
+    static void free(final CudaDevice device, final long address) {
+        device.makeCurrent();
+        CudaCalls.check(cuMemFree(RawDevicePointer.at(address)), "cuMemFree(0x" + Long.toHexString(address) + ")");
+    }
+
     private void checkFits(final long bytes) {
         if (closed.get()) {
             throw new IllegalStateException("device buffer " + this + " is closed");

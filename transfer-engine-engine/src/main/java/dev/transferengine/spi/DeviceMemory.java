@@ -2,6 +2,7 @@ package dev.transferengine.spi;
 
 import dev.transferengine.exceptions.DeviceUnavailableException;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceConfigurationError;
@@ -88,6 +89,35 @@ public interface DeviceMemory {
      */
     default long allocationId(final int device, final long address) {
         return UNKNOWN_ALLOCATION;
+    }
+
+    /**
+     * Allocates {@code bytes} of device memory for the engine ({@code TransferEngine.allocate}), which frees it with
+     * {@link #free} once nothing it queued touches it any more. Blocks for the driver call (cuda: {@code
+     * cuMemAlloc}).
+     *
+     * @param device the device ordinal, 0 to {@link #deviceCount()} - 1
+     * @param bytes how much to allocate, more than 0
+     * @return a segment of {@code bytes} whose address is the device pointer; not host-accessible
+     *
+     * @throws DeviceUnavailableException if the allocation failed, or this provider cannot allocate (the default)
+     */
+    default MemorySegment allocate(final int device, final long bytes) {
+        throw new DeviceUnavailableException("device memory '" + name() + "' cannot allocate device memory for the"
+                + " engine; allocate it yourself and register it");
+    }
+
+    /**
+     * Frees memory {@link #allocate} returned. Blocks for the driver call (cuda: {@code cuMemFree}).
+     *
+     * @param device the device ordinal it was allocated on
+     * @param address the address of the segment {@link #allocate} returned
+     *
+     * @throws DeviceUnavailableException if the driver refused, or this provider cannot allocate (the default)
+     */
+    default void free(final int device, final long address) {
+        throw new DeviceUnavailableException("device memory '" + name() + "' allocates no device memory, so it cannot"
+                + " free 0x" + Long.toHexString(address));
     }
 
     /**

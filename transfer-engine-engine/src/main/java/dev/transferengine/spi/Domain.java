@@ -195,6 +195,22 @@ public interface Domain extends AutoCloseable {
     }
 
     /**
+     * Whether work this NIC started still touches {@code segment}'s memory after the region was deregistered: a
+     * copy queued into or out of it (tcp staging of device memory), or a write waiting to be copied from it. The
+     * engine frees memory it allocated ({@code TransferEngine.allocate}) only once no NIC of its group says true, so
+     * nothing it queued can land in, or read from, memory handed to someone else. Worker thread; must not block.
+     *
+     * <p>The default says false: a transport whose {@link #deregister} already stops every access (an RDMA NIC whose
+     * memory registration is closed) has nothing left touching it.
+     *
+     * @param segment the memory of a region this NIC deregistered
+     * @return true while something this NIC queued still reads or writes it
+     */
+    default boolean touches(final MemorySegment segment) {
+        return false;
+    }
+
+    /**
      * This NIC's counts of failed handshakes, refused connections and requests, closed connections and evicted peers
      * (see {@link dev.transferengine.TransportEvent}), always the same categories and reasons in the same order.
      * Any thread; allocates the list.

@@ -5,11 +5,13 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.RegionDescriptor;
+import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.DeviceMemory;
 
 import java.lang.foreign.Arena;
@@ -35,14 +37,110 @@ class DeviceRegionSweepTest {
     private static final Duration WAIT = Duration.ofMinutes(1);
     private static final int SIZE = 64 << 10;
     private static final long REGISTERED_ID = 41;
+    private static final int CHUNK = 4096;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment target = arena.allocate(SIZE, 4096);
 
     @AfterEach
     void close() {
+        HostBackedDeviceMemory.forgetLoss();
         HostBackedDeviceMemory.ALLOCATIONS.remove(target.address());
         arena.close();
+    }
+
+    /**
+     * The tcp staging checks the allocation right before each chunk's copy: a write landing when the memory is
+     * freed stops at the next chunk, is refused as for a deregistered region and counted like the sweep's.
+     */
+    @Test
+    void aWriteLandingWhileItsAllocationIsLostStopsBeforeTheNextChunk() throws Exception {
+        HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), REGISTERED_ID);
+        try (TransferEngine sender = engine();
+                TransferEngine receiver = stagingInSmallChunks()) {
+            final MemorySegment bytes = arena.allocate(SIZE).fill((byte) 7);
+            final MemoryRegion source = sender.register(bytes, Device.host());
+            final MemoryRegion region = receiver.register(target, Device.cuda(0));
+            // the application frees the memory just after the third chunk's copy was enqueued
+            HostBackedDeviceMemory.loseAfterCopies(target.address(), 3, REGISTERED_ID + 1);
+
+            assertThatThrownBy(() -> sender.submit(SingleWrite.of(source, 0, SIZE, region.descriptor(), 0))
+                            .get(1, TimeUnit.MINUTES))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(RemoteAccessException.class, refused -> assertThat(refused.reason())
+                            .isEqualTo(RemoteAccessException.Reason.REGION_DEREGISTERED));
+            final long landed = 3L * CHUNK;
+            assertThat(target.asSlice(0, landed).mismatch(bytes.asSlice(0, landed)))
+                    .as("the chunks copied while allocated landed")
+                    .isEqualTo(-1);
+            assertThat(target.asSlice(landed).mismatch(arena.allocate(SIZE - landed)))
+                    .as("no chunk was copied after the loss")
+                    .isEqualTo(-1);
+            await().atMost(WAIT).until(() -> !region.isRegistered());
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+            assertThat(receiver.isHealthy()).isTrue();
+        }
+    }
+
+    /** A served read stops before the chunk it would copy out of memory lost meanwhile: no other allocation leaks. */
+    @Test
+    void aReadServedWhileItsAllocationIsLostSendsNothingCopiedAfter() {
+        HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), REGISTERED_ID);
+        target.fill((byte) 0x3C);
+        try (TransferEngine reader = TransferEngine.builder()
+                        .operationTimeout(Duration.ofSeconds(3))
+                        .build();
+                TransferEngine owner = stagingInSmallChunks()) {
+            final MemorySegment into = arena.allocate(SIZE);
+            final MemoryRegion local = reader.register(into, Device.host());
+            final MemoryRegion region = owner.register(target, Device.cuda(0));
+            HostBackedDeviceMemory.loseAfterCopies(target.address(), 2, DeviceMemory.NO_ALLOCATION);
+
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(region.descriptor(), 0, SIZE, local, 0))
+                            .get(1, TimeUnit.MINUTES))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(TransferTimeoutException.class); // its bytes stopped coming, so it timed out
+            final long sent = 2L * CHUNK;
+            assertThat(into.asSlice(sent).mismatch(arena.allocate(SIZE - sent)))
+                    .as("nothing copied after the loss reached the reader")
+                    .isEqualTo(-1);
+            await().atMost(WAIT).until(() -> !region.isRegistered());
+            assertThat(owner.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+    }
+
+    /** Engine-allocated device memory comes from the provider and goes back to it once deregistered and drained. */
+    @Test
+    void allocatedDeviceMemoryIsFreedThroughTheProviderOnDeregister() throws Exception {
+        try (TransferEngine sender = engine();
+                TransferEngine receiver = stagingInSmallChunks()) {
+            final MemorySegment bytes = arena.allocate(SIZE).fill((byte) 7);
+            final MemoryRegion source = sender.register(bytes, Device.host());
+            final MemoryRegion region = receiver.allocate(Device.cuda(0), SIZE);
+            final long address = region.segment().address();
+            assertThat(HostBackedDeviceMemory.ALLOCATED).containsKey(address);
+
+            sender.submit(SingleWrite.of(source, 0, SIZE, region.descriptor(), 0))
+                    .get(1, TimeUnit.MINUTES);
+            receiver.deregister(region);
+
+            assertThat(HostBackedDeviceMemory.ALLOCATED).doesNotContainKey(address);
+            assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED))
+                    .as("freed by the engine, not while registered")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void allocatedDeviceMemoryStillRegisteredIsFreedWhenTheEngineCloses() {
+        final long address;
+        try (TransferEngine engine = engine()) {
+            address = engine.allocate(Device.cuda(0), SIZE).segment().address();
+            assertThat(HostBackedDeviceMemory.ALLOCATED).containsKey(address);
+        }
+        assertThat(HostBackedDeviceMemory.ALLOCATED).doesNotContainKey(address);
     }
 
     @Test
@@ -104,6 +202,16 @@ class DeviceRegionSweepTest {
             assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
             assertThat(receiver.isHealthy()).isTrue();
         }
+    }
+
+    /** An engine whose tcp staging copies in chunks of {@value #CHUNK} bytes, so a write takes several. */
+    private static TransferEngine stagingInSmallChunks() {
+        return TransferEngine.builder()
+                .group(GroupSpec.of(1).withCudaDevice(0))
+                .option(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME)
+                .option("tcp.stagingChunkBytes", "" + CHUNK)
+                .option("tcp.stagingChunks", "2")
+                .build();
     }
 
     private static TransferEngine engine() {

@@ -83,7 +83,7 @@ class DomainGroupTest {
         }
 
         Region register(final MemorySegment segment) {
-            return group.resources().register(NO_REKEY, segment, Device.host(), RegionAccess.READ_WRITE);
+            return group.resources().register(NO_REKEY, segment, Device.host(), RegionAccess.READ_WRITE, null);
         }
 
         void submit(final WriteRequest request, final TransferCounters done) {

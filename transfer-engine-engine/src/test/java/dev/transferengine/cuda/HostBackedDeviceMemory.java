@@ -10,7 +10,9 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * Copies really are deferred: each runs when {@link DeviceCopyStream#isDone} first reports it, and not at all
  * while {@link #HOLD} is set, so tests see the asynchronous path. Streams take {@value #CAPACITY} copies at once.
  * Select it with the engine option {@code device.memory=host-test}. Its {@link #allocationId} answers from
- * {@link #ALLOCATIONS}, which tests set to play the driver's answer for their own addresses.
+ * {@link #ALLOCATIONS}, which tests set to play the driver's answer for their own addresses, also in the middle of a
+ * transfer ({@link #loseAfterCopies}). Its {@link #allocate} hands out host memory from shared arenas, each with a
+ * fresh allocation id, and {@link #free} closes them.
  */
 public final class HostBackedDeviceMemory implements DeviceMemory {
 
@@ -39,6 +43,38 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
      */
     public static final Map<Long, Long> ALLOCATIONS = new ConcurrentHashMap<>();
 
+    /** Memory {@link #allocate} handed out and {@link #free} did not free yet, by address. */
+    public static final Map<Long, Arena> ALLOCATED = new ConcurrentHashMap<>();
+
+    private static final AtomicLong NEXT_ID = new AtomicLong(1_000);
+
+    /** A loss {@link #loseAfterCopies} set up: at which address, after how many more copies, and the id after it. */
+    private record Loss(long address, AtomicInteger copies, long id) {}
+
+    private static final AtomicReference<@Nullable Loss> LOSS = new AtomicReference<>();
+
+    /**
+     * Plays an application that frees memory while a transfer touches it: once {@code copies} more copies (either
+     * way) were enqueued, {@link #ALLOCATIONS} answers {@code id} for {@code address}: {@link #NO_ALLOCATION}, or
+     * another allocation's id. Both the copy that engine checks next and its scope sweep then see the loss.
+     */
+    public static void loseAfterCopies(final long address, final int copies, final long id) {
+        LOSS.set(new Loss(address, new AtomicInteger(copies), id));
+    }
+
+    /** Drops a {@link #loseAfterCopies} that no copy reached. */
+    public static void forgetLoss() {
+        LOSS.set(null);
+    }
+
+    /** Called as each copy is enqueued: applies a pending {@link #loseAfterCopies} once its count ran out. */
+    private static void copyEnqueued() {
+        final Loss loss = LOSS.get();
+        if (loss != null && loss.copies().decrementAndGet() <= 0 && LOSS.compareAndSet(loss, null)) {
+            ALLOCATIONS.put(loss.address(), loss.id());
+        }
+    }
+
     @Override
     public String name() {
         return NAME;
@@ -57,6 +93,26 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     @Override
     public long allocationId(final int device, final long address) {
         return ALLOCATIONS.getOrDefault(address, UNKNOWN_ALLOCATION);
+    }
+
+    @Override
+    @SuppressWarnings("MustBeClosedChecker") // closed by free
+    public MemorySegment allocate(final int device, final long bytes) {
+        final Arena arena = Arena.ofShared();
+        final MemorySegment segment = arena.allocate(bytes, 4096);
+        ALLOCATED.put(segment.address(), arena);
+        ALLOCATIONS.put(segment.address(), NEXT_ID.incrementAndGet());
+        return segment;
+    }
+
+    @Override
+    public void free(final int device, final long address) {
+        final Arena arena = ALLOCATED.remove(address);
+        if (arena == null) {
+            throw new IllegalStateException("0x" + Long.toHexString(address) + " was not allocated, or freed twice");
+        }
+        ALLOCATIONS.remove(address); // the address may be another test's next: unknown again, not watched
+        arena.close();
     }
 
     @Override
@@ -130,6 +186,7 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
                 return BUSY;
             }
             pending.addLast(copy);
+            copyEnqueued();
             return ++issued;
         }
 

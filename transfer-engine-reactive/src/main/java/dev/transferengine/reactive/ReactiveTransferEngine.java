@@ -374,7 +374,20 @@ public final class ReactiveTransferEngine {
     }
 
     /**
-     * Deregisters on subscribe, on a bounded-elastic thread, since deregistration blocks.
+     * Allocates and registers engine-owned memory on subscribe, on a bounded-elastic thread, since it blocks; see
+     * {@link TransferEngine#allocate(Device, long)}. {@link #deregister} frees it once nothing touches it.
+     *
+     * @param device where the memory lives
+     * @param bytes how much, more than 0
+     * @return a cold {@code Mono} of the region; each subscription allocates again
+     */
+    public Mono<MemoryRegion> allocate(final Device device, final long bytes) {
+        return Mono.fromCallable(() -> engine.allocate(device, bytes)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /**
+     * Deregisters on subscribe, on a bounded-elastic thread, since deregistration blocks (and, for allocated memory,
+     * waits until nothing touches it, then frees it).
      *
      * @param region a region the engine registered
      * @return a cold {@code Mono} that completes empty once every NIC dropped the region

@@ -1216,6 +1216,105 @@ public abstract class TransportContract {
         }
     }
 
+    /** Memory the engine allocates, registers and frees itself ({@code TransferEngine.allocate}). */
+    @Nested
+    class EngineAllocatedMemory {
+        @Test
+        void allocatedMemoryTakesWritesAndReadsAndIsFreedOnDeregister() {
+            final TransferEngine sender = manualClockEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment bytes = filled(8192, 31);
+            final MemoryRegion src = sender.register(bytes, Device.host());
+            final MemoryRegion region = receiver.allocate(Device.host(), 8192);
+            assertThat(region.segment().byteSize()).isEqualTo(8192);
+            assertThat(receiver.regions()).contains(region);
+
+            done(sender.submit(SingleWrite.of(src, 0, 8192, region.descriptor(), 0)));
+            assertSame(region.segment(), 0, bytes, 0, 8192);
+            final MemorySegment back = zeroed(8192);
+            final MemoryRegion backRegion = sender.register(back, Device.host());
+            done(sender.submit(SingleRead.of(region.descriptor(), 0, 8192, backRegion, 0)));
+            assertSame(back, 0, bytes, 0, 8192);
+
+            final RegionDescriptor stale = region.descriptor();
+            receiver.deregister(region);
+            assertThat(region.isRegistered()).isFalse();
+            assertThat(receiver.regions()).doesNotContain(region);
+            assertThat(region.segment().scope().isAlive())
+                    .as("the engine freed it")
+                    .isFalse();
+            assertThatThrownBy(() -> region.segment().get(ValueLayout.JAVA_BYTE, 0))
+                    .as("the freed memory cannot be reached")
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(failure(ending(remoteRefusal(), sender.submit(SingleWrite.of(src, 0, 8192, stale, 0)))))
+                    .isInstanceOf(remoteRefusal());
+            assertThatThrownBy(() -> receiver.submit(SingleWrite.of(region, 0, 16, backRegion.descriptor(), 0)))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("was deregistered");
+            receiver.deregister(region); // a second call returns at once
+        }
+
+        @Test
+        void deregisteringAllocatedMemoryWaitsForTheOperationThatReadsIt() {
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment dst = zeroed(4096);
+            final MemoryRegion dstRegion = receiver.register(dst, Device.host());
+            final MemoryRegion src = sender.allocate(Device.host(), 4096);
+            src.segment().fill((byte) 0x5A);
+            final HoldingDomain nic = nic(sender, 0);
+            nic.hold(true);
+            final CompletableFuture<Void> write =
+                    sender.submit(SingleWrite.of(src, 0, 4096, dstRegion.descriptor(), 0));
+            await().atMost(WAIT).until(() -> nic.writes() == 1);
+
+            final CompletableFuture<Void> deregistering = CompletableFuture.runAsync(() -> sender.deregister(src));
+            await().atMost(WAIT).until(() -> !src.isRegistered());
+            assertThat(src.segment().scope().isAlive())
+                    .as("not freed while a write from it is in flight")
+                    .isTrue();
+            assertThat(deregistering).isNotDone();
+
+            nic.hold(false);
+            await().atMost(WAIT).until(write::isDone);
+            done(deregistering);
+            assertThat(src.segment().scope().isAlive()).isFalse();
+        }
+
+        @Test
+        void memoryStillAllocatedIsFreedWhenTheEngineCloses() {
+            final TransferEngine engine = engine(1);
+            final MemoryRegion first = engine.allocate(Device.host(), 4096);
+            final MemoryRegion second = engine.allocate(Device.host(), 1 << 20, 0, RegionAccess.READ_ONLY);
+            assertThat(second.descriptor().access()).isEqualTo(RegionAccess.READ_ONLY);
+            engine.close();
+            assertThat(first.segment().scope().isAlive()).isFalse();
+            assertThat(second.segment().scope().isAlive()).isFalse();
+            assertThatThrownBy(() -> engine.allocate(Device.host(), 4096)).isInstanceOf(EngineClosedException.class);
+        }
+
+        @Test
+        void badAllocationsAreRefusedWithTypedErrors() {
+            final TransferEngine engine = engine(1);
+            assertThatThrownBy(() -> engine.allocate(Device.host(), 0))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("positive size, got 0");
+            assertThatThrownBy(() -> engine.allocate(Device.host(), -4096))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("-4096");
+            assertThatThrownBy(() -> engine.allocate(Device.host(), Long.MAX_VALUE))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("cannot allocate " + Long.MAX_VALUE);
+            assertThatThrownBy(() -> engine.allocate(Device.cuda(7), 4096))
+                    .isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("cuda:7");
+            assertThatThrownBy(() -> engine.allocate(Device.host(), 4096, 3, RegionAccess.READ_WRITE))
+                    .isInstanceOf(InvalidRequestException.class)
+                    .hasMessageContaining("group 3 does not exist");
+            assertThat(engine.regions()).isEmpty();
+        }
+    }
+
     /** Bad input, refused locally before anything moves or by the receiver with its memory untouched. */
     @Nested
     class BadInput {

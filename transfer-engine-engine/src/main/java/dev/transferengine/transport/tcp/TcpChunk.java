@@ -26,6 +26,8 @@ final class TcpChunk {
     TcpStaging.@Nullable StagedWrite owner;
 
     @Nullable TcpOp op;
+    /** Receiving side: the device memory the chunk is being copied into. */
+    @Nullable TcpMemory memory;
 
     TcpChunk(final StagingBuffer buffer) {
         this.buffer = buffer;
@@ -51,5 +53,6 @@ final class TcpChunk {
         stream = null;
         owner = null;
         op = null;
+        memory = null;
     }
 }

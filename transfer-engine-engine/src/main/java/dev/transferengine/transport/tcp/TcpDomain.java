@@ -190,6 +190,12 @@ final class TcpDomain implements Domain, TcpRequests {
         regions.deregister(rkey);
     }
 
+    /** Worker thread: staged copies into or out of it, or served reads' READ_DATA sent from it. */
+    @Override
+    public boolean touches(final MemorySegment segment) {
+        return regions.touches(segment);
+    }
+
     /**
      * Worker thread; does not block or connect. Allocates only for a new peer. Beyond {@code tcp.maxPeers} the
      * least recently used peer without a connection is forgotten; its handle then fails its posts as unknown.
@@ -426,7 +432,10 @@ final class TcpDomain implements Domain, TcpRequests {
             if (memory.device() >= 0 && length > 0) {
                 staging.stageOut(this, target, TcpFrame.READ_DATA, memory, serving);
             } else {
-                post(target, acquire().write(TcpFrame.READ_DATA, serving));
+                final TcpOp op = acquire().write(TcpFrame.READ_DATA, serving);
+                op.served = memory;
+                memory.serveStarted();
+                post(target, op);
             }
         } finally {
             serving.clear();
@@ -458,7 +467,11 @@ final class TcpDomain implements Domain, TcpRequests {
         final long bytes = op.length;
         final byte type = op.type;
         final int readId = op.imm;
+        final TcpMemory served = op.served;
         release(op);
+        if (served != null) {
+            served.serveEnded();
+        }
         if (type == TcpFrame.ABANDON || type == TcpFrame.READ_DATA) {
             return; // a negative acknowledgement or a served read's bytes: best effort, nobody here waits for it
         }

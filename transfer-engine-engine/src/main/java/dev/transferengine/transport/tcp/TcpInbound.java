@@ -301,6 +301,9 @@ final class TcpInbound extends TcpConnection {
                 final int taken = available == 0 ? 0 : placeBuffered(memory, available);
                 inHead += taken;
                 position += taken;
+                if (!memory.live()) {
+                    continue; // its memory was lost before a staged copy: refused above, never acknowledged
+                }
                 if (position < end) {
                     if (taken < available) {
                         starve();
@@ -486,6 +489,12 @@ final class TcpInbound extends TcpConnection {
      */
     private void serve(final boolean flagged) {
         final TcpMemory memory = addressed(flagged);
+        if (memory != null && memory.device() >= 0 && !TcpStaging.holds(memory)) {
+            // freed while registered: its bytes may be another allocation's now
+            refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
+            discard = 0;
+            return;
+        }
         if (memory != null && memory.access().allowsRemoteRead()) {
             targets.serveRead(peerAddress, memory, offset, length, imm);
             if (answers.holding()) {

@@ -18,6 +18,7 @@ final class TcpLanding {
 
     private final TcpStaging staging;
     private @Nullable TcpChunk chunk;
+    private @Nullable TcpMemory memory;
     private int device;
     /** Device address the current chunk's first byte goes to. */
     private long address;
@@ -32,9 +33,10 @@ final class TcpLanding {
     }
 
     /** A payload of {@code length > 0} bytes for {@code memory} at {@code at} begins. */
-    void start(final TcpMemory memory, final long at, final long length) {
-        device = memory.device();
-        address = memory.segment().address() + at;
+    void start(final TcpMemory target, final long at, final long length) {
+        memory = target;
+        device = target.device();
+        address = target.segment().address() + at;
         remaining = length;
         fill = 0;
         ticket = 0;
@@ -51,13 +53,23 @@ final class TcpLanding {
         return view;
     }
 
-    /** {@code bytes} arrived in the window. */
+    /**
+     * {@code bytes} arrived in the window. A full chunk is copied to the device only if the memory still holds its
+     * allocation ({@link TcpStaging#holds}); otherwise the chunk is dropped and the memory retired, which the
+     * connection sees and refuses the request ({@code REGION_DEREGISTERED}).
+     */
     void advance(final int bytes) {
+        final TcpChunk current = Objects.requireNonNull(chunk);
         fill += bytes;
         remaining -= bytes;
-        if (fill == Objects.requireNonNull(chunk).segment.byteSize() || remaining == 0) {
-            ticket = staging.copyIn(chunk, device, address, fill);
-            address += fill;
+        if (fill == current.segment.byteSize() || remaining == 0) {
+            final TcpMemory target = Objects.requireNonNull(memory);
+            if (TcpStaging.holds(target)) {
+                ticket = staging.copyIn(current, target, address, fill);
+                address += fill;
+            } else {
+                staging.giveBackIn(current);
+            }
             fill = 0;
             chunk = null;
         }
@@ -92,6 +104,7 @@ final class TcpLanding {
             chunk = null;
         }
         remaining = 0;
+        memory = null;
     }
 
     private @Nullable TcpChunk current() {

@@ -1,9 +1,12 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.RegionAccess;
+import dev.transferengine.spi.DeviceMemory;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Local memory that incoming payloads are placed into: a registered region or a posted receive buffer. This is
@@ -21,17 +24,26 @@ final class TcpMemory {
     private final MemorySegment segment;
     private final ByteBuffer[] views;
     private final int device;
+    /** Device memory: the provider that names its allocation, and the allocation's id at registration. */
+    private final @Nullable DeviceMemory provider;
+
+    private final long allocationId;
     private boolean live = true;
+    /** Served reads' READ_DATA sent from this host memory and not yet ended: the connection reads it to send them. */
+    private int served;
     /** What peers may do with it; a receive buffer is only ever written, by SENDs. */
     private RegionAccess access = RegionAccess.READ_WRITE;
 
     TcpMemory(final MemorySegment segment) {
-        this(segment, -1);
+        this(segment, -1, null);
     }
 
-    private TcpMemory(final MemorySegment segment, final int device) {
+    private TcpMemory(final MemorySegment segment, final int device, final @Nullable DeviceMemory provider) {
         this.segment = segment;
         this.device = device;
+        this.provider = provider;
+        this.allocationId =
+                provider == null ? DeviceMemory.UNKNOWN_ALLOCATION : provider.allocationId(device, segment.address());
         final long size = segment.byteSize();
         // Device memory is never touched from the host: payloads go through staging chunks, so it gets no views.
         this.views = new ByteBuffer[device >= 0 ? 0 : (int) ((size + VIEW_SIZE - 1) >>> VIEW_SHIFT)];
@@ -41,9 +53,12 @@ final class TcpMemory {
         }
     }
 
-    /** Memory of device {@code ordinal}, placed into and sent from through {@link TcpStaging}'s chunks. */
-    static TcpMemory device(final MemorySegment segment, final int ordinal) {
-        return new TcpMemory(segment, ordinal);
+    /**
+     * Memory of device {@code ordinal}, placed into and sent from through {@link TcpStaging}'s chunks; {@code
+     * provider} names the allocation holding it now, which {@link #loss()} compares against before each copy.
+     */
+    static TcpMemory device(final MemorySegment segment, final int ordinal, final DeviceMemory provider) {
+        return new TcpMemory(segment, ordinal, provider);
     }
 
     /** The device ordinal, or -1 for host memory. */
@@ -78,6 +93,42 @@ final class TcpMemory {
 
     void retire() {
         live = false;
+    }
+
+    /**
+     * Null while the memory is still what was registered: its segment's scope is alive and, for device memory, the
+     * provider still places its address in the allocation it had at registration (or cannot tell); otherwise how
+     * it was lost. Asked right before each staged copy into or out of device memory, so that a copy never goes to an
+     * address the application freed and the driver may have handed to a new allocation (docs/security.md, "Freed
+     * memory"). One provider call (cuda: one {@code cuPointerGetAttribute}); worker thread.
+     */
+    @Nullable String loss() {
+        if (!segment.scope().isAlive()) {
+            return "its arena was closed while registered";
+        }
+        if (provider == null || allocationId == DeviceMemory.UNKNOWN_ALLOCATION) {
+            return null;
+        }
+        final long now = provider.allocationId(device, segment.address());
+        return now == allocationId || now == DeviceMemory.UNKNOWN_ALLOCATION
+                ? null
+                : "its device memory was freed while registered (the provider answers allocation " + now + ", was "
+                        + allocationId + ")";
+    }
+
+    /** A served read's READ_DATA from this memory was queued. */
+    void serveStarted() {
+        served++;
+    }
+
+    /** A served read's READ_DATA from this memory ended (answered, or its connection lost). */
+    void serveEnded() {
+        served--;
+    }
+
+    /** Whether READ_DATA queued from this memory may still read it. */
+    boolean serving() {
+        return served > 0;
     }
 
     /** True if {@code [offset, offset + length)} lies inside this memory; safe against overflow. */

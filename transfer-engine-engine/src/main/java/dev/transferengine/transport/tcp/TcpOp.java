@@ -27,6 +27,8 @@ final class TcpOp {
     int imm;
     /** For a piece of a staged device write: the staging chunk it is sent from. */
     @Nullable TcpChunk chunk;
+    /** For a served read's READ_DATA from host memory: that memory, told when the op ends. */
+    @Nullable TcpMemory served;
 
     boolean isSend() {
         return type == TcpFrame.SEND;
@@ -94,5 +96,6 @@ final class TcpOp {
     void clear() {
         source = MemorySegment.NULL;
         chunk = null;
+        served = null;
     }
 }

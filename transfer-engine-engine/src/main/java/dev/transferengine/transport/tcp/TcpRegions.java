@@ -7,6 +7,7 @@ import dev.transferengine.exceptions.InvalidRequestException;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 
 import org.agrona.collections.Long2ObjectHashMap;
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,9 @@ final class TcpRegions {
 
     private final Long2ObjectHashMap<TcpMemory> byKey = new Long2ObjectHashMap<>();
     private final SecureRandom random = new SecureRandom();
+    /** Deregistered host memory that served reads' READ_DATA still read from, until they end. */
+    private final ArrayList<TcpMemory> stillServing = new ArrayList<>();
+
     private final TcpStaging staging;
 
     TcpRegions(final TcpStaging staging) {
@@ -54,7 +58,24 @@ final class TcpRegions {
             if (memory.device() >= 0) {
                 staging.deregistered();
             }
+            if (memory.serving()) {
+                stillServing.add(memory);
+            }
         }
+    }
+
+    /** Whether a deregistered region's memory is still read: staged copies, or READ_DATA queued from it. */
+    boolean touches(final MemorySegment segment) {
+        boolean touched = staging.touches(segment);
+        for (int i = stillServing.size() - 1; i >= 0; i--) {
+            final TcpMemory memory = stillServing.get(i);
+            if (!memory.serving()) {
+                stillServing.remove(i);
+            } else if (memory.segment().equals(segment)) {
+                touched = true;
+            }
+        }
+        return touched;
     }
 
     @Nullable TcpMemory lookup(final long rkey) {

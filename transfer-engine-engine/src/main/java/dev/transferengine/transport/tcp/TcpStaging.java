@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.EngineConfig;
 import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
@@ -49,6 +50,8 @@ final class TcpStaging {
         final byte type;
         /** The write, copied: the engine reuses its descriptor. */
         final WriteDescriptor write;
+        /** The device memory the pieces are copied from, checked before each copy. */
+        final TcpMemory source;
 
         final int device;
         final long deviceAddress;
@@ -62,6 +65,7 @@ final class TcpStaging {
             this.peer = peer;
             this.type = type;
             this.write = write.copy();
+            this.source = source;
             this.device = source.device();
             this.deviceAddress = source.segment().address() + write.srcOffset();
             this.token = write.token();
@@ -131,7 +135,44 @@ final class TcpStaging {
             allocate(memory, device.ordinal());
         }
         deviceRegions++;
-        return TcpMemory.device(segment, device.ordinal());
+        return TcpMemory.device(segment, device.ordinal(), memory);
+    }
+
+    /**
+     * Whether a staged copy may touch {@code memory} now: it is registered and still holds its allocation
+     * ({@link TcpMemory#loss()}). Memory found lost is retired at once, so that its key refuses every later request
+     * ({@code REGION_DEREGISTERED}, and {@code UNKNOWN_KEY} once the engine's scope sweep, within a millisecond,
+     * deregistered, counted and logged it). Worker thread; one provider call.
+     */
+    static boolean holds(final TcpMemory memory) {
+        if (!memory.live()) {
+            return false;
+        }
+        if (memory.loss() == null) {
+            return true;
+        }
+        memory.retire();
+        return false;
+    }
+
+    /** Whether a staging chunk is still copying into or out of {@code segment}'s memory, or a write from it waits. */
+    boolean touches(final MemorySegment segment) {
+        for (final TcpChunk chunk : copyingIn) {
+            if (chunk.memory != null && chunk.memory.segment().equals(segment)) {
+                return true;
+            }
+        }
+        for (final TcpChunk chunk : copyingOut) {
+            if (chunk.owner != null && chunk.owner.source.segment().equals(segment)) {
+                return true;
+            }
+        }
+        for (final StagedWrite write : writes) {
+            if (write.source.segment().equals(segment)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A device region was deregistered: frees the pool and streams once nothing uses them. */
@@ -219,10 +260,14 @@ final class TcpStaging {
         }
     }
 
-    /** Enqueues the copy of the chunk's first {@code length} bytes to the device; the chunk frees itself after. */
-    long copyIn(final TcpChunk chunk, final int device, final long deviceAddress, final long length) {
-        final DeviceCopyStream stream = toDevice.get(device);
+    /**
+     * Enqueues the copy of the chunk's first {@code length} bytes to {@code target}'s device at {@code
+     * deviceAddress}; the chunk frees itself after. The caller checked {@link #holds} right before.
+     */
+    long copyIn(final TcpChunk chunk, final TcpMemory target, final long deviceAddress, final long length) {
+        final DeviceCopyStream stream = toDevice.get(target.device());
         chunk.copying(stream, stream.copyToDevice(chunk.segment, deviceAddress, length));
+        chunk.memory = target;
         copyingIn.add(chunk);
         return chunk.ticket;
     }
@@ -252,6 +297,11 @@ final class TcpStaging {
         while ((write = writes.peekFirst()) != null && !freeOut.isEmpty()) {
             final TcpChunk chunk = freeOut.pollFirst();
             final long piece = Math.min(chunkBytes, write.length - write.issued);
+            if (!holds(write.source)) { // freed while registered: copying would send another allocation's bytes
+                freeOut.addFirst(chunk);
+                fail(domain, write, sourceLost(write));
+                continue;
+            }
             try {
                 chunk.copying(
                         toHost.get(write.device),
@@ -277,6 +327,13 @@ final class TcpStaging {
             issued++;
         }
         return issued;
+    }
+
+    private static InvalidRequestException sourceLost(final StagedWrite write) {
+        return new InvalidRequestException("source region at 0x"
+                + Long.toHexString(write.source.segment().address())
+                + " on device " + write.device + " was deregistered: its memory was freed (or its region deregistered)"
+                + " while the write was being sent; nothing more of it was copied");
     }
 
     /** Whether the chunk's copy off the device finished; a failed copy fails its write (and counts as finished). */
