@@ -120,7 +120,8 @@ final class TcpDomain implements Domain, TcpRequests {
                 counters,
                 context.config().tls(),
                 settings.tlsEngineRecords(),
-                settings.reverseAckNanos());
+                settings.reverseAckNanos(),
+                settings.pageTables());
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,
