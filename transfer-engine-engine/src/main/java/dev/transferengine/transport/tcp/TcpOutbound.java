@@ -291,11 +291,13 @@ final class TcpOutbound extends TcpConnection {
             queued.pollFirst();
             awaiting.addLast(op);
             final TcpOp next = queued.peekFirst();
+            // pages with one imm as a PAGES frame where the peer reads them, else (or with an imm each) as WRITEV
+            final boolean table = next != null && pageTables && TcpPageFrames.joinsTable(op, next, 1);
             if (next != null
                     && TcpPages.pageable(op)
-                    && (pageTables ? TcpPageFrames.joinsTable(op, next, 1) : TcpPages.joins(op, next, 1))
-                    && out.capacity() - encoded >= TcpPageFrames.twoPages(op, next, pageTables)) {
-                encoded = pageTables
+                    && (table || TcpPages.joins(op, next, 1))
+                    && out.capacity() - encoded >= TcpPageFrames.twoPages(op, next, table)) {
+                encoded = table
                         ? pageFrames.encodeTable(op, queued, awaiting, out, outMemory, outFrame, encoded)
                         : TcpPageFrames.encodeInterleaved(op, queued, awaiting, out, outMemory, outFrame, encoded);
                 continue;

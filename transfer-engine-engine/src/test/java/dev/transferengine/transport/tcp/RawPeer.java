@@ -19,6 +19,8 @@ final class RawPeer implements AutoCloseable {
     private final SocketChannel channel;
     private final ByteBuffer received = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
     private boolean closedByPeer;
+    /** The features its HELLO announces ({@link TcpFrame}); none unless set. */
+    private int features;
 
     RawPeer(final TcpDomain target) throws IOException {
         this(target, 0);
@@ -71,7 +73,13 @@ final class RawPeer implements AutoCloseable {
 
     /** A well-formed HELLO with {@code nonce}, announcing {@code address} and {@code incarnation}. */
     static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation) {
+        return hello(nonce, address, incarnation, 0);
+    }
+
+    /** A well-formed HELLO like {@link #hello(byte[], byte[], long)}, announcing {@code features} too. */
+    static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation, final int features) {
         final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
+        new TcpFrame(header).encode(TcpFrame.HELLO, 0, features, incarnation, 0, 0, nonce.length + address.length);
         return ByteBuffer.allocate(header.capacity() + nonce.length + address.length)
                 .put(header)
                 .put(nonce)
@@ -96,7 +104,7 @@ final class RawPeer implements AutoCloseable {
     RawPeer authenticate(final NetworkAddress target, final List<byte[]> keys, final Runnable poll) throws IOException {
         final TcpAuthenticator authenticator = new TcpAuthenticator(keys);
         final byte[] nonce = authenticator.newNonce();
-        send(hello(nonce));
+        send(hello(nonce, ADDRESS, INCARNATION, features));
         final int challengeLength = TcpFrame.HEADER_LENGTH
                 + TcpFrame.NONCE_LENGTH
                 + TcpAuthenticator.PROOF_LENGTH
@@ -124,6 +132,12 @@ final class RawPeer implements AutoCloseable {
                 .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length))
                 .put(proof)
                 .flip());
+    }
+
+    /** Makes the HELLO of the next {@link #authenticate} announce {@code announced} ({@link TcpFrame} feature bits). */
+    RawPeer features(final int announced) {
+        this.features = announced;
+        return this;
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {
