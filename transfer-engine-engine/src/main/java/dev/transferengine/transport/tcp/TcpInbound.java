@@ -245,7 +245,7 @@ final class TcpInbound extends TcpConnection {
         in.clear();
         inHead = 0;
         // after a large payload only the next header, however little is left: what followed would be copied again
-        in.limit(largePayload() ? TcpFrame.HEADER_LENGTH : in.capacity());
+        in.limit(!table.active() && length >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
@@ -316,7 +316,7 @@ final class TcpInbound extends TcpConnection {
                 refuseInOrder();
             }
             state = AT_HEADER;
-            lastPayloadLarge = largePayload();
+            lastPayloadLarge = !table.active() && length >= LARGE_PAYLOAD; // a PAGES frame's pages are small
             table.clear();
             frames++;
         }
@@ -348,19 +348,7 @@ final class TcpInbound extends TcpConnection {
                 inHead += TcpFrame.HEADER_LENGTH; // its pages follow, each with its page header
             }
             case TcpFrame.PAGES, TcpFrame.PAGES_IMM -> {
-                final int head = TcpPageTable.headLength(inFrame, connector.sendsPageTables());
-                if (head > buffered()) {
-                    compactIn(head - buffered()); // the whole table is read before a page is placed
-                    return false;
-                }
-                final String problem = head < 0 ? TcpPageTable.problem(inFrame) : table.take(inFrame, in, inHead);
-                if (problem != null) {
-                    return malformed(problem);
-                }
-                final boolean flagged = takeHeader();
-                inHead += head - TcpFrame.HEADER_LENGTH;
-                length = table.bytes();
-                admitWrite(frameType, flagged);
+                return beginPages(frameType);
             }
             case TcpFrame.SEND -> {
                 if (frameLength < 0 || frameLength > Integer.MAX_VALUE) {
@@ -424,6 +412,24 @@ final class TcpInbound extends TcpConnection {
                 return malformed("unexpected " + TcpFrame.typeName(frameType) + " from the initiator side");
             }
         }
+        return true;
+    }
+
+    /** Starts on a PAGES frame once its whole table is in; false if it must wait for more bytes or broke the protocol. */
+    private boolean beginPages(final byte frameType) {
+        final int head = TcpPageTable.headLength(inFrame, connector.sendsPageTables());
+        if (head > buffered()) {
+            compactIn(head - buffered()); // the whole table is read before a page is placed
+            return false;
+        }
+        final String problem = head < 0 ? TcpPageTable.problem(inFrame) : table.take(inFrame, in, inHead);
+        if (problem != null) {
+            return malformed(problem);
+        }
+        final boolean flagged = takeHeader();
+        inHead += head - TcpFrame.HEADER_LENGTH;
+        length = table.bytes();
+        admitWrite(frameType, flagged);
         return true;
     }
 
@@ -504,11 +510,6 @@ final class TcpInbound extends TcpConnection {
     /** The requests the frame being read stands for: the pages of a PAGES frame, else 1. */
     private int requests() {
         return table.active() ? table.count() : 1;
-    }
-
-    /** After a large payload another is likely; the pages of a PAGES frame are small, whatever their sum. */
-    private boolean largePayload() {
-        return !table.active() && length >= LARGE_PAYLOAD;
     }
 
     /**

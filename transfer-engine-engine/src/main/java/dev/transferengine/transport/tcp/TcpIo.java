@@ -85,12 +85,10 @@ final class TcpIo {
             final Identity identity,
             final TcpCounters counters,
             final @Nullable TransportTls tls,
-            final boolean engineRecords,
-            final long reverseAckNanos,
-            final boolean pageTables) {
+            final TcpSettings settings) {
         this.selector = selector;
-        this.reverseAckNanos = reverseAckNanos;
-        this.pageTables = pageTables;
+        this.reverseAckNanos = settings.reverseAckNanos();
+        this.pageTables = settings.pageTables();
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
         this.incarnation = identity.incarnation();
@@ -98,7 +96,7 @@ final class TcpIo {
         this.description = identity.description();
         this.counters = counters;
         this.tls = tls;
-        this.engineRecords = engineRecords;
+        this.engineRecords = settings.tlsEngineRecords();
     }
 
     /** The selector every socket of the NIC registers with. */
