@@ -53,6 +53,9 @@ final class ImmCountTable {
 
     private static final long IMM_BITS = 0xFFFF_FFFFL;
 
+    /** A reservation's mark: it stands for several imms of one frame and holds one place for them all. */
+    private static final long BATCH = 1L << 62;
+
     /** How often the time to live is checked, as a fraction of it: credits expire at most 1/8 of it late. */
     private static final int SWEEPS_PER_TTL = 8;
 
@@ -158,6 +161,18 @@ final class ImmCountTable {
      *     {@link DomainListener#IMM_REFUSED}, counted
      */
     long reserve(final @Nullable NetworkAddress peer, final int imm) {
+        return reserve(peer, imm, 1);
+    }
+
+    /**
+     * Worker thread: reserves the credits of {@code count} incoming imms {@code imm} of one frame from {@code peer},
+     * see {@link DomainListener#reserveImms}: one lock and at most one place for all of them, as the credits-only
+     * entry they may make holds one place; more than one imm is marked {@link #BATCH}, so that consuming or releasing
+     * it gives that one place back, not {@code count}.
+     *
+     * @return the reservation; or {@link DomainListener#IMM_REFUSED}, counted {@code count} times
+     */
+    long reserve(final @Nullable NetworkAddress peer, final int imm, final int count) {
         final long reservation = imm & IMM_BITS;
         if (immListener != null) {
             return reservation;
@@ -169,25 +184,32 @@ final class ImmCountTable {
             }
             final int share = shares.take(peer);
             if (share != ImmShares.REFUSED) {
-                return reservation | ((share + 1L) << SHARE_SHIFT);
+                return reservation | ((share + 1L) << SHARE_SHIFT) | (count > 1 ? BATCH : 0);
             }
         }
-        counters.increment(EngineCounter.IMMS_REFUSED);
+        counters.add(EngineCounter.IMMS_REFUSED, count);
         return DomainListener.IMM_REFUSED;
+    }
+
+    /** How many places {@code reservation}, standing for {@code count} equal ones, holds beside the first. */
+    private static int morePlaces(final long reservation, final int count) {
+        return (reservation & BATCH) != 0 ? 0 : count - 1;
     }
 
     /** The share holding the place of {@code reservation}, or {@link ImmShares#REFUSED} for none. */
     private static int shareOf(final long reservation) {
-        return (int) (reservation >>> SHARE_SHIFT) - 1;
+        return (int) ((reservation & ~BATCH) >>> SHARE_SHIFT) - 1;
     }
 
     /**
-     * Worker thread: the writes of {@code count} equal reservations landed; their imms are credited, past the bound if
-     * need be. Each reservation held its own place (if any), so each gives one back, but one credits-only entry.
+     * Worker thread: the writes of {@code count} equal reservations (or of one {@link #BATCH} reservation for
+     * {@code count}) landed; their imms are credited, past the bound if need be. Each held place is given back, but
+     * one credits-only entry takes one for all of them.
      */
     void consume(final long reservation, final int count) {
         final int imm = (int) reservation;
         final int share = shareOf(reservation);
+        final int places = 1 + morePlaces(reservation, count);
         counters.add(EngineCounter.IMM_EVENTS, count);
         final Stripe stripe = stripe(imm);
         synchronized (stripe) {
@@ -195,21 +217,17 @@ final class ImmCountTable {
             if (entry == null) {
                 final ImmListener listener = immListener;
                 if (listener != null) {
+                    giveBack(share, places);
                     for (int i = 0; i < count; i++) {
-                        giveBack(share);
                         callbacks.dispatchImm(listener, imm);
                     }
                 } else {
                     credit(stripe, imm, count, share); // a place reserved, or none: past the bound
-                    for (int i = 1; i < count; i++) {
-                        giveBack(share); // the entry holds one place for all of them
-                    }
+                    giveBack(share, places - 1); // the entry holds one place for all of them
                 }
                 return;
             }
-            for (int i = 0; i < count; i++) {
-                giveBack(share); // the value has an entry now, which needs no place
-            }
+            giveBack(share, places); // the value has an entry now, which needs no place
             if (entry.polled != null) {
                 entry.polled.credit(count);
             } else {
@@ -222,6 +240,11 @@ final class ImmCountTable {
     /** Worker thread: the write of {@code reservation} will never land; its place is free again. */
     void release(final long reservation) {
         giveBack(shareOf(reservation));
+    }
+
+    /** Worker thread: the writes of {@code count} equal reservations (or of one batch) will never land. */
+    void release(final long reservation, final int count) {
+        giveBack(shareOf(reservation), 1 + morePlaces(reservation, count));
     }
 
     @Nullable ImmCountState expect(final int imm, final int count, final ImmCountListener listener) {
@@ -359,6 +382,12 @@ final class ImmCountTable {
     private void giveBack(final int share) {
         if (share != ImmShares.REFUSED) {
             shares.give(share);
+        }
+    }
+
+    private void giveBack(final int share, final int places) {
+        for (int i = 0; i < places; i++) {
+            giveBack(share);
         }
     }
 

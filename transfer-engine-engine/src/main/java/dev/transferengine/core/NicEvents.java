@@ -65,6 +65,16 @@ final class NicEvents implements DomainListener {
     }
 
     @Override
+    public long reserveImms(final @Nullable NetworkAddress peer, final int imm, final int count) {
+        return imms.reserve(peer, imm, count);
+    }
+
+    @Override
+    public void releaseImms(final long reservation, final int count) {
+        imms.release(reservation, count);
+    }
+
+    @Override
     public void onImm(final long reservation) {
         completions.add(CompletionQueue.IMM, nic, 0, reservation, null);
     }

@@ -90,6 +90,49 @@ public interface DomainListener {
     long reserveImm(@Nullable NetworkAddress peer, int imm);
 
     /**
+     * Reserves the credits of {@code count} incoming imms {@code imm} from {@code peer} that one frame carries (tcp's
+     * PAGES_IMM): all of them or none, before a byte of the frame is placed. The reservation stands for
+     * {@code count} equal reservations of {@link #reserveImm}: {@link #onImms}{@code (reservation, count)} consumes it
+     * once all landed, {@link #releaseImms}{@code (reservation, count)} gives it back. The default reserves one at a
+     * time and refuses all if one is refused or they differ; the engine takes one lock and one place for them all.
+     *
+     * @param peer as for {@link #reserveImm}
+     * @param imm the imm every one of the writes carries
+     * @param count how many, at least 1
+     * @return the reservation, 0 or more; or {@link #IMM_REFUSED} when the frame must be refused (memory untouched)
+     */
+    default long reserveImms(final @Nullable NetworkAddress peer, final int imm, final int count) {
+        final long first = reserveImm(peer, imm);
+        if (first == IMM_REFUSED) {
+            return IMM_REFUSED;
+        }
+        for (int i = 1; i < count; i++) {
+            final long next = reserveImm(peer, imm);
+            if (next != first) {
+                if (next != IMM_REFUSED) {
+                    releaseImm(next);
+                }
+                releaseImms(first, i);
+                return IMM_REFUSED;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Gives back what {@link #reserveImms}{@code (peer, imm, count)} (or {@code count} equal {@link #reserveImm}
+     * calls) reserved, for writes that will never land. The default calls {@link #releaseImm} that often.
+     *
+     * @param reservation what was reserved, never {@link #IMM_REFUSED}; consumed by this call
+     * @param count how many imms it stands for, at least 1
+     */
+    default void releaseImms(final long reservation, final int count) {
+        for (int i = 0; i < count; i++) {
+            releaseImm(reservation);
+        }
+    }
+
+    /**
      * The write of a reservation landed in local memory: its imm is credited.
      *
      * @param reservation what {@link #reserveImm} returned, never {@link #IMM_REFUSED}; consumed by this call
@@ -101,7 +144,8 @@ public interface DomainListener {
      * {@link #onImm}, in one report (tcp's WRITEV pages of one paged write). The default calls {@link #onImm} that
      * often.
      *
-     * @param reservation what {@link #reserveImm} returned, {@code count} times, for writes that all landed
+     * @param reservation what {@link #reserveImm} returned, {@code count} times, or {@link #reserveImms} once for
+     *     {@code count}, for writes that all landed
      * @param count how many, at least 1
      */
     default void onImms(final long reservation, final int count) {

@@ -199,6 +199,29 @@ class ImmCountTableTest {
     }
 
     @Test
+    void oneReservationForTheImmsOfAFrameHoldsOnePlaceConsumedOrReleasedWhole() {
+        // a PAGES_IMM frame of 256 pages: one lock, one place, 256 imm events
+        final long batch = table.reserve(PEER, 9, 256);
+        assertThat(batch).isNotEqualTo(DomainListener.IMM_REFUSED);
+        assertThat(table.placesHeld()).isEqualTo(1);
+
+        table.consume(batch, 256);
+
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMM_EVENTS))
+                .isEqualTo(256);
+        assertThat(table.placesHeld()).as("9's credits keep the one place").isEqualTo(1);
+        assertThat(table.remove(9)).isEqualTo(new ImmCountState(256, 0));
+        assertThat(table.placesHeld()).isZero();
+
+        table.release(table.reserve(PEER, 10, 64), 64);
+        assertThat(table.placesHeld())
+                .as("a refused frame's reservation gives its one place back")
+                .isZero();
+        assertThat(counters.counter(dev.transferengine.EngineCounter.IMM_EVENTS))
+                .isEqualTo(256);
+    }
+
+    @Test
     void aReleasedReservationFreesItsPlaceAndCreditsNothing() {
         imms(1, 1);
         imms(2, 1);

@@ -59,26 +59,21 @@ final class TcpAnswers {
     }
 
     /**
-     * Encodes the answer to request {@code id}; an ACK for a page ({@code page}) extends the ACK encoded last if that
-     * one ends at the page before.
+     * Encodes the answer to the {@code count} requests from {@code id}: an ACK of them all ({@code aux} = {@code
+     * count}), or a NACK refusing them all with code {@code aux} (the count in its imm when above 1, which only a peer
+     * that announced {@link TcpFrame#FEATURE_PAGE_TABLE} is sent). An ACK for a page ({@code page}) or for the pages
+     * of a PAGES frame extends the ACK encoded last if that one ends at the request before.
      */
-    void answer(
-            final byte type,
-            final int aux,
-            final long id,
-            final long rkey,
-            final long offset,
-            final long length,
-            final boolean page) {
+    void answer(final byte type, final int aux, final int count, final long id, final long length, final boolean page) {
         if (type == TcpFrame.ACK && ackHeld && id == heldFirst + heldCount) {
-            heldCount++;
+            heldCount += count;
             heldBytes += length;
             return;
         }
         if (type == TcpFrame.ACK && !ackHeld && connection.mayHoldAck()) {
             ackHeld = true;
             heldFirst = id;
-            heldCount = 1;
+            heldCount = count;
             heldBytes = length;
             heldSince = connection.io.now();
             connection.io.holdAck(this);
@@ -88,8 +83,12 @@ final class TcpAnswers {
             connection.io.releaseAck(this);
             sendHeldAck();
         }
-        if (type != TcpFrame.ACK || !page || !extendAck(id, length)) {
-            connection.outFrame.at(connection.encoded).encode(type, 0, aux, id, rkey, offset, length);
+        if (type != TcpFrame.ACK || !page || !extendAck(id, count, length)) {
+            // rkey and offset stay 0: the initiator matches answers by id alone
+            connection
+                    .outFrame
+                    .at(connection.encoded)
+                    .encode(type, type == TcpFrame.NACK && count > 1 ? count : 0, aux, id, 0, 0, length);
             connection.encoded += TcpFrame.HEADER_LENGTH;
         }
         connection.markDirty();
@@ -119,17 +118,11 @@ final class TcpAnswers {
             }
             held.pollFirst();
             if (answer.type() == TcpFrame.NACK) {
-                answer(
-                        TcpFrame.NACK,
-                        answer.imm(),
-                        answer.id(),
-                        answer.rkey(),
-                        answer.offset(),
-                        answer.length(),
-                        false);
+                answer(TcpFrame.NACK, answer.imm(), answer.count(), answer.id(), answer.length(), false);
             } else {
-                targets.deliver(answer.type(), answer.reservation(), answer.length(), answer.receiveToken());
-                answer(TcpFrame.ACK, 1, answer.id(), answer.rkey(), answer.offset(), answer.length(), false);
+                targets.deliver(
+                        answer.type(), answer.reservation(), answer.length(), answer.receiveToken(), answer.count());
+                answer(TcpFrame.ACK, answer.count(), answer.count(), answer.id(), answer.length(), false);
             }
             work++;
         }
@@ -174,17 +167,17 @@ final class TcpAnswers {
         }
         for (final TcpHeldAnswer answer : held) {
             if (answer.reservation() != DomainListener.IMM_REFUSED) {
-                targets.listener().releaseImm(answer.reservation());
+                targets.listener().releaseImms(answer.reservation(), answer.count());
             }
         }
         held.clear();
     }
 
     /**
-     * Answers page {@code id} by extending the ACK encoded last, if it still waits whole in the write buffer and ends
-     * at the page before: a paged write then costs its sender one answer per run of pages, not one per page.
+     * Answers the {@code count} pages from {@code id} by extending the ACK encoded last, if it still waits whole in the
+     * write buffer and ends at the page before: a paged write then costs its sender one answer per run of pages.
      */
-    private boolean extendAck(final long id, final long length) {
+    private boolean extendAck(final long id, final int count, final long length) {
         final int last = connection.encoded - TcpFrame.HEADER_LENGTH;
         if (last < connection.out.position()) {
             return false;
@@ -193,7 +186,7 @@ final class TcpAnswers {
         if (frame.type() != TcpFrame.ACK || frame.token() + frame.aux() != id) {
             return false;
         }
-        frame.ackOneMore(length);
+        frame.ackMore(count, length);
         return true;
     }
 }

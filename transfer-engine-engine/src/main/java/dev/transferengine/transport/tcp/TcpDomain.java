@@ -119,8 +119,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 new TcpIo.Identity(new TcpAuthenticator(settings.keys()), address, description),
                 counters,
                 context.config().tls(),
-                settings.tlsEngineRecords(),
-                settings.reverseAckNanos());
+                settings);
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
         this.acceptor = new TcpAcceptor(
                 io,

@@ -10,7 +10,8 @@ import java.util.Arrays;
 /**
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
- * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, WRITEV, WRITEV_IMM, SEND, ABANDON, READ_DATA; a READ's
+ * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, WRITEV, WRITEV_IMM, PAGES, PAGES_IMM, SEND, ABANDON,
+ * READ_DATA; a READ's
  * length is the length it asks for, and it carries no payload):
  *
  * <pre>
@@ -24,7 +25,7 @@ import java.util.Arrays;
  *  |          imm (int32); ERROR: the version the sender speaks    |  8
  *  +---------------------------------------------------------------+
  *  |  aux (int32): NACK refusal code (TcpRefusal), ERROR code,     | 12
- *  |  ACK, WRITEV, WRITEV_IMM: a count of requests (>= 1), else 0  |
+ *  |  ACK, WRITEV(_IMM), PAGES(_IMM): a count of requests (>= 1)   |
  *  +---------------------------------------------------------------+
  *  |  token (int64): request id; HELLO, CHALLENGE: incarnation id  | 16
  *  +---------------------------------------------------------------+
@@ -75,6 +76,19 @@ import java.util.Arrays;
  * imm event per page of a WRITEV_IMM, and answers each page in order. An ACK answers {@code aux} requests at once:
  * ids {@code token} to {@code token + aux - 1}, all accepted ({@code length}: their bytes); a NACK answers one.
  *
+ * <p>Page tables (feature {@link #FEATURE_PAGE_TABLE}): PAGES carries {@code aux} requests of one paged write to
+ * region {@code rkey} as one frame, request ids {@code token} to {@code token + aux - 1}, at most
+ * {@value TcpPageTable#MAX_PAGES}; PAGES_IMM likewise, every page carrying the header's {@code imm}. Its
+ * {@code length} counts every byte after the header: first the page table, {@code aux} entries of
+ * {@value #PAGE_ENTRY_LENGTH} bytes (offset int64, length int32), then the pages' bytes in table order. The receiver
+ * reads the whole table before it places a byte and admits the frame whole or not at all: key, access, every page's
+ * bounds and, for PAGES_IMM, the imm admission (one reservation for the {@code aux} imm events) are checked as for
+ * each page alone; if one check fails, no page is placed and one NACK answers all {@code aux} requests with the
+ * refusal of the first failing check ({@code imm} = the count of requests it refuses when above 1, a refusal code
+ * that names no page). A region deregistered while the frame is placed refuses it whole the same way: pages already
+ * copied are never reported. Admitted, the frame's pages report {@code aux} imm events (PAGES_IMM) and are answered
+ * by one ACK of {@code aux} requests. A peer that did not announce the feature is sent WRITEV frames instead.
+ *
  * <p>Reads (pull): READ asks the owner of region {@code rkey} for {@code length} bytes at {@code offset}; {@code imm}
  * holds the reader's read id. The owner checks key, bounds and access ({@code NOT_READABLE} for a write-only region)
  * and answers ACK or NACK in order as for any request; after an ACK it streams the bytes back on its own connection
@@ -119,12 +133,24 @@ final class TcpFrame {
     static final byte WRITEV = 14;
     static final byte WRITEV_IMM = 15;
     static final byte REVERSE_ACK = 16;
+    static final byte PAGES = 17;
+    static final byte PAGES_IMM = 18;
 
     /**
      * Feature bit in the {@code aux} of HELLO and CHALLENGE: this side reads {@link #REVERSE_ACK} frames on the
      * connections peers opened to it, and may send them on the connections it opened.
      */
     static final int FEATURE_REVERSE_ACK = 1;
+
+    /**
+     * Feature bit in the {@code aux} of HELLO and CHALLENGE: this side reads {@link #PAGES} and {@link #PAGES_IMM}
+     * frames and NACKs that refuse several requests at once, on the connections peers opened to it, and sends them on
+     * the connections it opened.
+     */
+    static final int FEATURE_PAGE_TABLE = 2;
+
+    /** Bytes of one page table entry of a PAGES or PAGES_IMM frame: offset int64, length int32. */
+    static final int PAGE_ENTRY_LENGTH = 12;
 
     /** Most bytes of an ABANDON frame's cause text; longer causes are cut at the sender. */
     static final int MAX_ABANDON_CAUSE = 512;
@@ -243,9 +269,9 @@ final class TcpFrame {
                 .putLong(base + LENGTH_OFFSET, length);
     }
 
-    /** Makes the ACK at the wrapped position answer one more request of {@code bytes} bytes, the one after its last. */
-    void ackOneMore(final long bytes) {
-        buffer.putInt(base + AUX_OFFSET, aux() + 1).putLong(base + LENGTH_OFFSET, length() + bytes);
+    /** Makes the ACK at the wrapped position answer {@code count} more requests of {@code bytes} bytes after its last. */
+    void ackMore(final int count, final long bytes) {
+        buffer.putInt(base + AUX_OFFSET, aux() + count).putLong(base + LENGTH_OFFSET, length() + bytes);
     }
 
     /**
@@ -289,6 +315,8 @@ final class TcpFrame {
             case WRITEV -> "WRITEV";
             case WRITEV_IMM -> "WRITEV_IMM";
             case REVERSE_ACK -> "REVERSE_ACK";
+            case PAGES -> "PAGES";
+            case PAGES_IMM -> "PAGES_IMM";
             default -> "type " + (type & 0xFF);
         };
     }

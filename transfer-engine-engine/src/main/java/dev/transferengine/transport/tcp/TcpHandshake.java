@@ -27,9 +27,15 @@ final class TcpHandshake {
 
     /**
      * Who proved itself on a connection: the address and incarnation it announced, whether it reads REVERSE_ACK
-     * frames ({@link TcpFrame#FEATURE_REVERSE_ACK}) and the id they name the connection by.
+     * frames ({@link TcpFrame#FEATURE_REVERSE_ACK}) and the id they name the connection by, whether it may send
+     * PAGES frames ({@link TcpFrame#FEATURE_PAGE_TABLE}).
      */
-    record Connector(NetworkAddress address, long incarnation, boolean readsReverseAcks, long connectionId) {}
+    record Connector(
+            NetworkAddress address,
+            long incarnation,
+            boolean readsReverseAcks,
+            long connectionId,
+            boolean sendsPageTables) {}
 
     /** The first byte of a TLS handshake record (a ClientHello); never the first byte of our magic. */
     private static final byte TLS_HANDSHAKE_RECORD = 0x16;
@@ -189,7 +195,8 @@ final class TcpHandshake {
                                 Objects.requireNonNull(announced, "HELLO was read"),
                                 connectorIncarnation,
                                 reverseAcks,
-                                TcpFrame.connectionId(helloNonce)),
+                                TcpFrame.connectionId(helloNonce),
+                                (io.features() & connectorFeatures & TcpFrame.FEATURE_PAGE_TABLE) != 0),
                         in);
             }
         }

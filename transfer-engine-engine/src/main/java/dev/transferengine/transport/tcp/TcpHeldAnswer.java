@@ -12,15 +12,15 @@ import org.jspecify.annotations.Nullable;
  * @param reservation the imm's reservation, consumed when the answer is reported; {@code IMM_REFUSED} for none
  * @param stream      the stream of the payload's last copy to the device; null for a host target
  * @param ticket      that copy's ticket on {@code stream}
+ * @param count       the requests it answers: the pages of a PAGES frame, else 1
  */
 record TcpHeldAnswer(
         byte type,
         long id,
         int imm,
         long reservation,
-        long rkey,
-        long offset,
         long length,
         long receiveToken,
         @Nullable DeviceCopyStream stream,
-        long ticket) {}
+        long ticket,
+        int count) {}

@@ -6,11 +6,9 @@ import dev.transferengine.spi.DomainListener;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -45,8 +43,8 @@ final class TcpInbound extends TcpConnection {
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     /** The pages of the WRITEV or WRITEV_IMM frame being read. */
     private final TcpPages pages = new TcpPages();
-    /** The region of that frame's rkey, once its first page looked it up; null before. */
-    private @Nullable TcpMemory pageRegion;
+    /** The page table of the PAGES or PAGES_IMM frame being read. */
+    private final TcpPageTable table = new TcpPageTable();
 
     private final TcpTargets targets;
     private final TcpLanding landing;
@@ -224,14 +222,10 @@ final class TcpInbound extends TcpConnection {
 
     private long readIntoBuffer() throws IOException {
         compactIn(TcpAnswers.ANSWER_ROOM);
-        if (state != AT_HEADER || !lastPayloadLarge) {
-            final int room = in.remaining();
-            final int read = read(in);
-            drained = tls == null && read < room;
-            return read;
+        if (state == AT_HEADER && lastPayloadLarge && buffered() < TcpFrame.HEADER_LENGTH) {
+            // Read just the next header: if another large payload follows, it then lands in place, not in here.
+            in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
         }
-        // Read just the next header: if another large payload follows, it then lands in place, not in here.
-        in.limit(in.position() + TcpFrame.HEADER_LENGTH - buffered());
         final int room = in.remaining();
         final int read = read(in);
         in.limit(in.capacity());
@@ -251,7 +245,7 @@ final class TcpInbound extends TcpConnection {
         in.clear();
         inHead = 0;
         // after a large payload only the next header, however little is left: what followed would be copied again
-        in.limit(length >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
+        in.limit(!table.active() && length >= LARGE_PAYLOAD ? TcpFrame.HEADER_LENGTH : in.capacity());
         final int before = window.position();
         scatter[0] = window;
         scatter[1] = in;
@@ -294,7 +288,7 @@ final class TcpInbound extends TcpConnection {
                 if (!memory.live()) {
                     landing.abandon();
                     refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
-                    discard = end - position;
+                    discard = end - position + (table.active() ? table.bytesAfter() : 0); // the frame's pages, whole
                     continue;
                 }
                 final int available = (int) Math.min(buffered(), end - position);
@@ -310,6 +304,10 @@ final class TcpInbound extends TcpConnection {
                     }
                     return frames;
                 }
+                if (table.active() && table.advance()) {
+                    placePage(memory);
+                    continue;
+                }
                 placed();
             } else {
                 final int skipped = (int) Math.min(buffered(), discard);
@@ -321,7 +319,8 @@ final class TcpInbound extends TcpConnection {
                 refuseInOrder();
             }
             state = AT_HEADER;
-            lastPayloadLarge = length >= LARGE_PAYLOAD;
+            lastPayloadLarge = !table.active() && length >= LARGE_PAYLOAD; // a PAGES frame's pages are small
+            table.clear();
             frames++;
         }
         return frames;
@@ -350,7 +349,9 @@ final class TcpInbound extends TcpConnection {
                     return malformed(problem);
                 }
                 inHead += TcpFrame.HEADER_LENGTH; // its pages follow, each with its page header
-                pageRegion = null;
+            }
+            case TcpFrame.PAGES, TcpFrame.PAGES_IMM -> {
+                return beginPages(frameType);
             }
             case TcpFrame.SEND -> {
                 if (frameLength < 0 || frameLength > Integer.MAX_VALUE) {
@@ -417,6 +418,24 @@ final class TcpInbound extends TcpConnection {
         return true;
     }
 
+    /** Starts on a PAGES frame once its whole table is in; false if it must wait for more bytes or broke the protocol. */
+    private boolean beginPages(final byte frameType) {
+        final int head = TcpPageTable.headLength(inFrame, connector.sendsPageTables());
+        if (head > buffered()) {
+            compactIn(head - buffered()); // the whole table is read before a page is placed
+            return false;
+        }
+        final String problem = head < 0 ? TcpPageTable.problem(inFrame) : table.take(inFrame, in, inHead);
+        if (problem != null) {
+            return malformed(problem);
+        }
+        final boolean flagged = takeHeader();
+        inHead += head - TcpFrame.HEADER_LENGTH;
+        length = table.bytes();
+        admitWrite(frameType, flagged);
+        return true;
+    }
+
     /** Starts on the next page of a WRITEV frame as on a WRITE of its own; false if it broke the protocol. */
     private boolean beginPage() {
         final String problem = pages.take(in, inHead);
@@ -440,12 +459,12 @@ final class TcpInbound extends TcpConnection {
      * out of bounds (the checks both share, in this order).
      */
     private @Nullable TcpMemory addressed(final boolean flagged) {
-        final TcpMemory memory = flagged ? null : paging ? pageRegion() : targets.region(rkey);
+        final TcpMemory memory = flagged ? null : paging ? pages.region(targets) : targets.region(rkey);
         if (flagged) {
             refuse(TcpRefusal.MALFORMED, -1);
         } else if (memory == null) {
             refuse(TcpRefusal.UNKNOWN_KEY, -1);
-        } else if (!memory.contains(offset, length)) {
+        } else if (!(table.active() ? table.fits(memory) : memory.contains(offset, length))) {
             refuse(TcpRefusal.OUT_OF_BOUNDS, memory.size());
         } else {
             return memory;
@@ -453,7 +472,10 @@ final class TcpInbound extends TcpConnection {
         return null;
     }
 
-    /** Checks a write's key, bounds, access and imm admission, then places its payload or refuses it. */
+    /**
+     * Checks a write's key, bounds, access and imm admission, then places its payload or refuses it. A PAGES frame is
+     * checked whole, every page's bounds and one imm admission for all its pages: it is placed or refused whole.
+     */
     private void admitWrite(final byte frameType, final boolean flagged) {
         final TcpMemory memory = addressed(flagged);
         if (memory == null) {
@@ -462,25 +484,35 @@ final class TcpInbound extends TcpConnection {
         if (!memory.access().allowsRemoteWrite()) {
             refuse(TcpRefusal.NOT_WRITABLE, -1);
         } else if (frameType != TcpFrame.WRITE
-                && (immReservation = targets.listener().reserveImm(peerAddress, imm)) == DomainListener.IMM_REFUSED) {
+                && frameType != TcpFrame.PAGES
+                && (immReservation = table.active()
+                                ? targets.listener().reserveImms(peerAddress, imm, table.count())
+                                : targets.listener().reserveImm(peerAddress, imm))
+                        == DomainListener.IMM_REFUSED) {
             // Before a byte is placed: a refused write leaves memory untouched and loses nothing silently.
             refuse(TcpRefusal.IMM_NOT_ADMITTED, -1);
+        } else if (table.active()) {
+            placePage(memory);
         } else {
             place(memory, offset);
         }
     }
 
-    /**
-     * The region under the rkey of the WRITEV frame being read, looked up once per frame: its pages all name that
-     * key, and a region deregistered meanwhile is retired, so a live one found before is still the one registered.
-     */
-    private @Nullable TcpMemory pageRegion() {
-        TcpMemory memory = pageRegion;
-        if (memory == null || !memory.live()) {
-            memory = targets.region(rkey);
-            pageRegion = memory;
+    /** Places the current page of the PAGES frame, as {@link #place} a payload of its own. */
+    private void placePage(final TcpMemory memory) {
+        final long at = table.offset();
+        if (memory.device() >= 0 && table.length() > 0) {
+            landing.start(memory, at, table.length());
         }
-        return memory;
+        target = memory;
+        position = at;
+        end = at + table.length();
+        state = PLACING;
+    }
+
+    /** The requests the frame being read stands for: the pages of a PAGES frame, else 1. */
+    private int requests() {
+        return table.active() ? table.count() : 1;
     }
 
     /**
@@ -584,13 +616,7 @@ final class TcpInbound extends TcpConnection {
         target = null;
         if (type == TcpFrame.ABANDON) {
             // told at once, before data still held back for the device: the sender gave up on it anyway
-            final byte[] text = abandonCause.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
-            targets.listener()
-                    .onImmAbandoned(
-                            peerAddress,
-                            imm,
-                            (int) Math.min(Integer.MAX_VALUE, rkey),
-                            new String(text, StandardCharsets.UTF_8));
+            targets.abandoned(peerAddress, imm, rkey, abandonCause.segment().asSlice(0, length));
         }
         final boolean device = memory != null && length > 0 && memory.device() >= 0;
         final long reservation = immReservation;
@@ -607,8 +633,8 @@ final class TcpInbound extends TcpConnection {
                     type, imm, reservation, length, device ? landing.stream() : null, device ? landing.ticket() : 0));
             return;
         }
-        targets.deliver(type, reservation, length, receiveToken);
-        answer(TcpFrame.ACK, 1, length);
+        targets.deliver(type, reservation, length, receiveToken, requests());
+        answer(TcpFrame.ACK, requests(), length);
     }
 
     /**
@@ -631,7 +657,7 @@ final class TcpInbound extends TcpConnection {
     }
 
     private void answer(final byte answerType, final int aux, final long lengthField) {
-        answers.answer(answerType, aux, id, rkey, offset, lengthField, paging);
+        answers.answer(answerType, aux, requests(), id, lengthField, paging || table.active());
     }
 
     /** Holds back the answer to the request just read: its id, rkey, offset and receive buffer. */
@@ -643,7 +669,7 @@ final class TcpInbound extends TcpConnection {
             final @Nullable DeviceCopyStream stream,
             final long ticket) {
         return new TcpHeldAnswer(
-                answerType, id, answerImm, reservation, rkey, offset, answerLength, receiveToken, stream, ticket);
+                answerType, id, answerImm, reservation, answerLength, receiveToken, stream, ticket, requests());
     }
 
     private boolean malformed(final String what) {
@@ -666,13 +692,14 @@ final class TcpInbound extends TcpConnection {
         targets.receives().leave(share);
         landing.abandon();
         releaseReservation();
+        table.clear();
         answers.abandon(); // placed, but never reported or acknowledged
     }
 
     /** Gives back the reservation of the request being placed, which will not be reported. */
     private void releaseReservation() {
         if (immReservation != DomainListener.IMM_REFUSED) {
-            targets.listener().releaseImm(immReservation);
+            targets.listener().releaseImms(immReservation, requests());
             immReservation = DomainListener.IMM_REFUSED;
         }
     }

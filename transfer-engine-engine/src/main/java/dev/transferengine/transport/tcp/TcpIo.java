@@ -60,6 +60,8 @@ final class TcpIo {
     private final ArrayList<TcpAnswers> acksHeld = new ArrayList<>();
     /** How long such an ACK may wait for a request to the peer; 0: reverse ACKs are off, both ways. */
     private final long reverseAckNanos;
+    /** Whether this side announces {@link TcpFrame#FEATURE_PAGE_TABLE}. */
+    private final boolean pageTables;
     /** The poll clock at the start of the current poll step. */
     private long now;
 
@@ -83,10 +85,10 @@ final class TcpIo {
             final Identity identity,
             final TcpCounters counters,
             final @Nullable TransportTls tls,
-            final boolean engineRecords,
-            final long reverseAckNanos) {
+            final TcpSettings settings) {
         this.selector = selector;
-        this.reverseAckNanos = reverseAckNanos;
+        this.reverseAckNanos = settings.reverseAckNanos();
+        this.pageTables = settings.pageTables();
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
         this.incarnation = identity.incarnation();
@@ -94,7 +96,7 @@ final class TcpIo {
         this.description = identity.description();
         this.counters = counters;
         this.tls = tls;
-        this.engineRecords = engineRecords;
+        this.engineRecords = settings.tlsEngineRecords();
     }
 
     /** The selector every socket of the NIC registers with. */
@@ -129,7 +131,8 @@ final class TcpIo {
 
     /** The features this side announces in its HELLO and CHALLENGE ({@link TcpFrame}). */
     int features() {
-        return reverseAckNanos > 0 ? TcpFrame.FEATURE_REVERSE_ACK : 0;
+        return (reverseAckNanos > 0 ? TcpFrame.FEATURE_REVERSE_ACK : 0)
+                | (pageTables ? TcpFrame.FEATURE_PAGE_TABLE : 0);
     }
 
     /** How recently this side must have posted to a peer for ACKs to wait for a ride to it ({@link TcpAnswers}). */

@@ -38,6 +38,10 @@ final class TcpOutbound extends TcpConnection {
     private final long connectionId;
     /** Both sides announced {@link TcpFrame#FEATURE_REVERSE_ACK}: answers may come on the peer's connection too. */
     private boolean reverseAcks;
+    /** Both sides announced {@link TcpFrame#FEATURE_PAGE_TABLE}: pages go as PAGES frames, a NACK may refuse several. */
+    private boolean pageTables;
+
+    private final TcpPageFrames pageFrames = new TcpPageFrames();
     /**
      * Answers that came before those of earlier requests, in request order: a REVERSE_ACK may overtake the answers on
      * this connection, and they it. Each is applied once the requests before it were answered.
@@ -287,12 +291,15 @@ final class TcpOutbound extends TcpConnection {
             queued.pollFirst();
             awaiting.addLast(op);
             final TcpOp next = queued.peekFirst();
+            // pages with one imm as a PAGES frame where the peer reads them, else (or with an imm each) as WRITEV
+            final boolean table = next != null && pageTables && TcpPageFrames.joinsTable(op, next, 1);
             if (next != null
                     && TcpPages.pageable(op)
-                    && TcpPages.joins(op, next, 1)
-                    && out.capacity() - encoded
-                            >= TcpFrame.HEADER_LENGTH + 2 * TcpFrame.PAGE_HEADER_LENGTH + op.length + next.length) {
-                encodePages(op);
+                    && (table || TcpPages.joins(op, next, 1))
+                    && out.capacity() - encoded >= TcpPageFrames.twoPages(op, next, table)) {
+                encoded = table
+                        ? pageFrames.encodeTable(op, queued, awaiting, out, outMemory, outFrame, encoded)
+                        : TcpPageFrames.encodeInterleaved(op, queued, awaiting, out, outMemory, outFrame, encoded);
                 continue;
             }
             outFrame.at(encoded).encode(op.type, op.imm, 0, op.id, op.rkey, op.remoteOffset, op.length);
@@ -306,43 +313,6 @@ final class TcpOutbound extends TcpConnection {
                 encoded += (int) payload;
             }
         }
-    }
-
-    /**
-     * Encodes {@code first} (already awaiting its answer) and the queued pages that join it, as many as {@link #out}
-     * holds, as one WRITEV or WRITEV_IMM frame.
-     */
-    private void encodePages(final TcpOp first) {
-        final int header = encoded;
-        encoded += TcpFrame.HEADER_LENGTH;
-        int pages = 0;
-        TcpOp page = first;
-        while (true) {
-            out.putLong(encoded, page.remoteOffset)
-                    .putInt(encoded + Long.BYTES, (int) page.length)
-                    .putInt(encoded + Long.BYTES + Integer.BYTES, page.imm);
-            encoded += TcpFrame.PAGE_HEADER_LENGTH;
-            MemorySegment.copy(page.source, page.sourceOffset, outMemory, encoded, page.length);
-            encoded += (int) page.length;
-            pages++;
-            page = queued.peekFirst();
-            if (page == null
-                    || !TcpPages.joins(first, page, pages)
-                    || out.capacity() - encoded < TcpFrame.PAGE_HEADER_LENGTH + page.length) {
-                break;
-            }
-            queued.pollFirst();
-            awaiting.addLast(page);
-        }
-        outFrame.at(header)
-                .encode(
-                        TcpPages.frameType(first),
-                        0,
-                        pages,
-                        first.id,
-                        first.rkey,
-                        0,
-                        encoded - header - TcpFrame.HEADER_LENGTH);
     }
 
     @Override
@@ -403,8 +373,10 @@ final class TcpOutbound extends TcpConnection {
                 final int aux = inFrame.aux();
                 final long first = inFrame.token();
                 final long size = inFrame.length();
+                // a NACK refuses the pages of a PAGES frame at once: their count in its imm (0 or 1: one)
+                final int count = type == TcpFrame.ACK ? aux : pageTables ? Math.max(1, inFrame.imm()) : 1;
                 inHead += TcpFrame.HEADER_LENGTH;
-                if (!answered(type, first, type == TcpFrame.ACK ? aux : 1, size, aux)) {
+                if (!answered(type, first, count, size, aux)) {
                     return frames + 1;
                 }
             } else {
@@ -585,6 +557,7 @@ final class TcpOutbound extends TcpConnection {
         authenticated = true;
         remoteIncarnation = incarnation;
         reverseAcks = (io.features() & inFrame.aux() & TcpFrame.FEATURE_REVERSE_ACK) != 0;
+        pageTables = (io.features() & inFrame.aux() & TcpFrame.FEATURE_PAGE_TABLE) != 0;
         compactOut();
         outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
         out.put(encoded + TcpFrame.HEADER_LENGTH, io.authenticator().prove(false, handshake));

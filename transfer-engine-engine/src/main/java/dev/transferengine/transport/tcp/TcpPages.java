@@ -30,6 +30,8 @@ final class TcpPages {
     private long nextId;
     /** The frame set flags this version lacks: each of its pages is refused as malformed. */
     private boolean flagged;
+    /** The region of the frame's rkey, once its first page looked it up; null before. */
+    private @Nullable TcpMemory region;
 
     // pages placed and not yet reported: a run of equal reservations, and their bytes
     private long landedReservation = DomainListener.IMM_REFUSED;
@@ -80,7 +82,21 @@ final class TcpPages {
         rkey = frame.rkey();
         nextId = frame.token();
         flagged = frame.flags() != 0;
+        region = null;
         return null;
+    }
+
+    /**
+     * The region under the frame's rkey in {@code targets}, looked up once per frame: its pages all name that key,
+     * and a region deregistered meanwhile is retired, so a live one found before is still the one registered.
+     */
+    @Nullable TcpMemory region(final TcpTargets targets) {
+        TcpMemory memory = region;
+        if (memory == null || !memory.live()) {
+            memory = targets.region(rkey);
+            region = memory;
+        }
+        return memory;
     }
 
     /** True while pages of a frame are still to come: the next bytes are a page header. */
@@ -168,5 +184,6 @@ final class TcpPages {
     /** The connection closes: no page follows. */
     void clear() {
         left = 0;
+        region = null;
     }
 }

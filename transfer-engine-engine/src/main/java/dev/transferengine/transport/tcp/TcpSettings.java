@@ -35,6 +35,9 @@ import org.jspecify.annotations.Nullable;
  *                              {@code tcp.tlsRecords=engine} (the default) or {@code jsse} (JSSE's records only)
  * @param reverseAckNanos        how long the ACK of a peer's request may wait for a request of ours to that peer to
  *                              carry it ({@link TcpFrame#REVERSE_ACK}); 0 turns reverse ACKs off, both ways
+ * @param pageTables             whether this side announces {@link TcpFrame#FEATURE_PAGE_TABLE}
+ *                              ({@code tcp.pageTables}, default true): a paged write's pages then travel as PAGES
+ *                              frames, admitted whole; false makes it speak as an engine without them (WRITEV)
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -49,7 +52,8 @@ record TcpSettings(
         List<byte[]> keys,
         boolean insecure,
         boolean tlsEngineRecords,
-        long reverseAckNanos) {
+        long reverseAckNanos,
+        boolean pageTables) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -65,6 +69,7 @@ record TcpSettings(
     static final String INSECURE = "tcp.insecure";
     static final String TLS_RECORDS = "tcp.tlsRecords";
     static final String REVERSE_ACK = "tcp.reverseAckMicros";
+    static final String PAGE_TABLES = "tcp.pageTables";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -107,7 +112,17 @@ record TcpSettings(
                 keys(config),
                 Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
                 tlsEngineRecords(config),
-                number(config, REVERSE_ACK, 20, 0) * 1_000L);
+                number(config, REVERSE_ACK, 20, 0) * 1_000L,
+                flag(config, PAGE_TABLES, true));
+    }
+
+    private static boolean flag(final EngineConfig config, final String option, final boolean fallback) {
+        final String value = config.option(option, Boolean.toString(fallback)).strip();
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(option + " must be 'true' or 'false': '" + value + "'");
+        };
     }
 
     private static boolean tlsEngineRecords(final EngineConfig config) {

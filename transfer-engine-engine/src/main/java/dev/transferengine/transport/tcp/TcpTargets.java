@@ -3,8 +3,11 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.spi.DomainListener;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,9 +32,11 @@ interface TcpTargets {
 
     /**
      * Reports a request whose payload is in place: a SEND as a receive, a WRITE's bytes, a WRITE_IMM's imm (by its
-     * {@code reservation}) and bytes, a READ_DATA to the read waiting for it. ABANDON and READ report nothing here.
+     * {@code reservation}) and bytes, a READ_DATA to the read waiting for it; a PAGES frame's bytes, a PAGES_IMM
+     * frame's {@code count} imm events and bytes. ABANDON and READ report nothing here.
      */
-    default void deliver(final byte frameType, final long reservation, final long length, final long token) {
+    default void deliver(
+            final byte frameType, final long reservation, final long length, final long token, final int count) {
         if (frameType == TcpFrame.ABANDON || frameType == TcpFrame.READ) {
             return; // reported when placed; a served READ reports nothing here
         }
@@ -40,13 +45,28 @@ interface TcpTargets {
         } else if (frameType == TcpFrame.SEND) {
             listener().onReceive(token, (int) length);
         } else {
-            if (frameType != TcpFrame.WRITE) {
+            if (frameType == TcpFrame.PAGES_IMM) {
+                listener().onImms(reservation, count);
+            } else if (frameType != TcpFrame.WRITE && frameType != TcpFrame.PAGES) {
                 listener().onImm(reservation);
             }
             if (length > 0) {
                 listener().onBytesReceived(length);
             }
         }
+    }
+
+    /**
+     * Reports an ABANDON from {@code peer}: its operation carrying {@code imm} failed, {@code missing} imm events
+     * will not come, for the reason {@code cause} holds as UTF-8 text.
+     */
+    default void abandoned(final NetworkAddress peer, final int imm, final long missing, final MemorySegment cause) {
+        listener()
+                .onImmAbandoned(
+                        peer,
+                        imm,
+                        (int) Math.min(Integer.MAX_VALUE, missing),
+                        new String(cause.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
     }
 
     /** The reads this side asked peers for, whose READ_DATA lands through the connections peers opened. */

@@ -19,6 +19,8 @@ final class RawPeer implements AutoCloseable {
     private final SocketChannel channel;
     private final ByteBuffer received = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
     private boolean closedByPeer;
+    /** The features its HELLO announces ({@link TcpFrame}); none unless set. */
+    private int features;
 
     RawPeer(final TcpDomain target) throws IOException {
         this(target, 0);
@@ -74,9 +76,9 @@ final class RawPeer implements AutoCloseable {
         return hello(nonce, address, incarnation, 0);
     }
 
-    /** A well-formed HELLO with {@code nonce}, announcing {@code address}, {@code incarnation} and {@code features}. */
+    /** A well-formed HELLO like {@link #hello(byte[], byte[], long)}, announcing {@code features} too. */
     static ByteBuffer hello(final byte[] nonce, final byte[] address, final long incarnation, final int features) {
-        final ByteBuffer header = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer header = header(TcpFrame.HELLO, 0, incarnation, 0, 0, nonce.length + address.length);
         new TcpFrame(header).encode(TcpFrame.HELLO, 0, features, incarnation, 0, 0, nonce.length + address.length);
         return ByteBuffer.allocate(header.capacity() + nonce.length + address.length)
                 .put(header)
@@ -150,6 +152,12 @@ final class RawPeer implements AutoCloseable {
                 .put(header(TcpFrame.AUTH, 0, 0, 0, 0, proof.length))
                 .put(proof)
                 .flip());
+    }
+
+    /** Makes the HELLO of the next {@link #authenticate} announce {@code announced} ({@link TcpFrame} feature bits). */
+    RawPeer features(final int announced) {
+        this.features = announced;
+        return this;
     }
 
     RawPeer send(final ByteBuffer bytes) throws IOException {
