@@ -515,19 +515,12 @@ final class TcpInbound extends TcpConnection {
         return table.active() ? table.count() : 1;
     }
 
-    /**
-     * A READ: checks key, bounds and access, then has the domain stream the bytes back and answers ACK, in order; a
-     * refused READ is NACKed in order. A READ carries no payload, so nothing is discarded.
-     */
+    /** A READ: checked as a WRITE is, then streamed back and ACKed, or NACKed, in order; it has no payload. */
     private void serve(final boolean flagged) {
         final TcpMemory memory = addressed(flagged);
         if (memory != null && memory.device() >= 0 && !TcpStaging.holds(memory)) {
-            // freed while registered: its bytes may be another allocation's now
-            refuse(TcpRefusal.REGION_DEREGISTERED, memory.size());
-            discard = 0;
-            return;
-        }
-        if (memory != null && memory.access().allowsRemoteRead()) {
+            refuse(TcpRefusal.REGION_DEREGISTERED, memory.size()); // freed while registered: maybe reused already
+        } else if (memory != null && memory.access().allowsRemoteRead()) {
             targets.serveRead(peerAddress, memory, offset, length, imm);
             if (answers.holding()) {
                 answers.hold(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
@@ -535,8 +528,7 @@ final class TcpInbound extends TcpConnection {
                 answer(TcpFrame.ACK, 1, length);
             }
             return;
-        }
-        if (memory != null) {
+        } else if (memory != null) {
             refuse(TcpRefusal.NOT_READABLE, -1);
         }
         discard = 0;

@@ -102,7 +102,7 @@ final class RawPeer implements AutoCloseable {
 
     /** The handshake with a NIC that {@code poll} drives (a no-op for an engine's NIC, which its worker drives). */
     RawPeer authenticate(final NetworkAddress target, final List<byte[]> keys, final Runnable poll) throws IOException {
-        return authenticate(target, keys, poll, ADDRESS, INCARNATION, 0);
+        return authenticate(target, keys, poll, ADDRESS, INCARNATION, features);
     }
 
     /**
