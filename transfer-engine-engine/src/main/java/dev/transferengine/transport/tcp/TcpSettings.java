@@ -82,6 +82,10 @@ record TcpSettings(
     private static final long MILLIS = 1_000_000L;
     /** Heap a TLS handshake holds before it authenticates, with margin. */
     private static final long TLS_HANDSHAKE_BYTES = 96 * 1024;
+    /** Heap an authenticated TLS connection with engine records holds at its busiest, with margin. */
+    private static final long TLS_CONNECTION_BYTES = 2560 * 1024;
+    /** Heap an authenticated TLS connection with JSSE's records holds at its busiest, with margin. */
+    private static final long JSSE_CONNECTION_BYTES = 1280 * 1024;
     /** Heap a plain handshake holds before it authenticates, with margin. */
     private static final long PLAIN_HANDSHAKE_BYTES = 4 * 1024;
 
@@ -101,7 +105,11 @@ record TcpSettings(
                 1);
         return new TcpSettings(
                 (int) number(config, SOCKET_BUFFER, 0, 0),
-                (int) number(config, MAX_INBOUND_CONNECTIONS, 1024, 1),
+                (int) number(
+                        config,
+                        MAX_INBOUND_CONNECTIONS,
+                        defaultInboundConnections(Runtime.getRuntime().maxMemory(), config),
+                        1),
                 (int) pending,
                 (int) number(config, MAX_HANDSHAKES_PER_SOURCE, Math.max(4, pending / 4), 1),
                 (int) number(config, MAX_PEERS, 4096, 1),
@@ -142,6 +150,22 @@ record TcpSettings(
     static long defaultPendingHandshakes(final long maxHeapBytes, final EngineConfig config) {
         final long each = config.tls() == null ? PLAIN_HANDSHAKE_BYTES : TLS_HANDSHAKE_BYTES;
         return Math.clamp(maxHeapBytes / 8 / each, 16, 1024);
+    }
+
+    /**
+     * Authenticated connections may hold a quarter of the heap at their worst: a TLS one with engine records holds up
+     * to {@link TcpTlsPipe#BUFFERS} buffers of {@value TcpRecords#BUFFER} bytes per direction once busy, 2 MiB, with
+     * its {@code SSLEngine} and frame buffers about {@value #TLS_CONNECTION_BYTES} bytes (issue 16 items 2 and 6:
+     * about 20 of them, members' connections held open, ran a 64 MiB heap out of memory while 1024 were allowed).
+     * With JSSE's records the buffers are of eight TLS records, about {@value #JSSE_CONNECTION_BYTES} bytes in all
+     * (40 of them held 55 MB of a 64 MiB heap); plain connections hold little: 1024 for them, as before. 4 to 1024.
+     */
+    static long defaultInboundConnections(final long maxHeapBytes, final EngineConfig config) {
+        if (config.tls() == null) {
+            return 1024;
+        }
+        final long each = tlsEngineRecords(config) ? TLS_CONNECTION_BYTES : JSSE_CONNECTION_BYTES;
+        return Math.clamp(maxHeapBytes / 4 / each, 4, 1024);
     }
 
     private static long number(final EngineConfig config, final String option, final long fallback, final long min) {

@@ -352,7 +352,8 @@ final class TcpTls {
     /**
      * Starts the socket's own thread (made by {@code threads}, named {@code name}): from now on the worker only
      * encrypts and decrypts, the thread reads and writes (see {@link TcpTlsPipe}). Called once the connection is
-     * authenticated, so that only members hold the thread and its ~1 MiB of buffers.
+     * authenticated, so that only members hold the thread and its buffers (one per direction while idle, up to
+     * {@link TcpTlsPipe#BUFFERS} when busy).
      *
      * @throws IOException if the thread's selector cannot be had
      */

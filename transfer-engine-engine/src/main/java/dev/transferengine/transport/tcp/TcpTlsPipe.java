@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Threads: the worker calls {@link #send}, {@link #takeOut}, {@link #takeIn}, {@link #giveBack},
  * {@link #hasIn}, {@link #hasOut}, {@link #failure} and {@link #close}; the pipe's own thread runs {@link #run}. A
  * failure on the thread (the socket, a record longer than a buffer, anything thrown) ends it and is kept for
- * {@link #failure}, which fails the connection on the worker; closing stops the thread. Allocation-free once started
- * (but for the JCE's per-record parameter objects).
+ * {@link #failure}, which fails the connection on the worker; closing stops the thread. Allocation-free once its
+ * buffers are allocated (but for the JCE's per-record parameter objects).
  *
  * <p>Engine records ({@link TcpRecords}): on a connection that agreed on them, this thread also seals the engine
  * records the worker queued (in place, before writing them) and opens those it reads, each into a buffer of the ring
@@ -35,13 +35,23 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpTlsPipe implements Runnable {
 
-    /** Buffers per direction: one the worker holds, one the thread fills or drains, the rest queued between them. */
+    /**
+     * Buffers per direction at most: one the worker holds, one the thread fills or drains, the rest queued between
+     * them. Allocated when first needed, so an idle connection holds one per direction (issue 16 items 2 and 6: idle
+     * members' connections held all eight, 2 MiB with engine records, and ~20 of them ran a 64 MiB heap out).
+     */
     static final int BUFFERS = 4;
 
     /** Longest sleep of the thread without a wake-up: a safety net, every hand-over wakes it. */
     private static final long SLEEP_MILLIS = 10;
 
     private final SocketChannel channel;
+    private final int capacity;
+    /** Buffers of the worker's direction allocated so far (worker only): up to {@link #BUFFERS}. */
+    private int outAllocated;
+    /** Buffers of the thread's direction allocated so far (the thread only): up to {@link #BUFFERS}. */
+    private int inAllocated;
+
     private final Selector selector;
     private final SelectionKey key;
     /** Encrypted records from the worker, to write in order. */
@@ -100,6 +110,7 @@ final class TcpTlsPipe implements Runnable {
             final @Nullable TcpRecordCipher opener)
             throws IOException {
         this.channel = channel;
+        this.capacity = capacity;
         this.sealer = sealer;
         this.opener = opener;
         this.selector = Selector.open();
@@ -109,16 +120,12 @@ final class TcpTlsPipe implements Runnable {
             TcpAcceptor.closeQuietly(selector);
             throw e;
         }
-        for (int i = 0; i < BUFFERS; i++) {
-            outFree.add(ByteBuffer.allocate(capacity));
-            inFree.add(ByteBuffer.allocate(capacity));
-        }
-        final ByteBuffer first = inFree.remove();
         if (unread.remaining() > capacity) {
             throw new IOException("a TLS record larger than " + capacity + " bytes");
         }
         // The records the worker left are taken, like any read, by the thread's first pass.
-        filling = first.put(unread);
+        inAllocated = 1;
+        filling = ByteBuffer.allocate(capacity).put(unread);
     }
 
     /** Worker: queues encrypted records ({@code [position, limit)}) for the socket; the buffer comes back later. */
@@ -129,12 +136,32 @@ final class TcpTlsPipe implements Runnable {
 
     /** Worker: an empty buffer to encrypt into, or null while every one is queued or being written. */
     @Nullable ByteBuffer takeOut() {
-        return outFree.poll();
+        final ByteBuffer free = outFree.poll();
+        if (free != null || outAllocated == BUFFERS) {
+            return free;
+        }
+        outAllocated++;
+        return ByteBuffer.allocate(capacity);
     }
 
     /** Worker: whether {@link #takeOut} would give a buffer. */
     boolean hasOut() {
-        return !outFree.isEmpty();
+        return !outFree.isEmpty() || outAllocated < BUFFERS;
+    }
+
+    /** Thread: a free buffer to read or open into, allocated while fewer than {@link #BUFFERS} are; null if none. */
+    private @Nullable ByteBuffer freeIn() {
+        final ByteBuffer free = inFree.poll();
+        if (free != null || inAllocated == BUFFERS) {
+            return free;
+        }
+        inAllocated++;
+        return ByteBuffer.allocate(capacity);
+    }
+
+    /** Thread: whether {@link #freeIn} would give a buffer. */
+    private boolean hasFreeIn() {
+        return !inFree.isEmpty() || inAllocated < BUFFERS;
     }
 
     /** Worker: the next buffer of whole records, or null if none was read yet. */
@@ -267,7 +294,7 @@ final class TcpTlsPipe implements Runnable {
         }
         ByteBuffer current = filling;
         if (current == null) {
-            current = inFree.poll();
+            current = freeIn();
             if (current == null) {
                 return false;
             }
@@ -349,7 +376,7 @@ final class TcpTlsPipe implements Runnable {
                 moved = true;
             }
             if (into == null) {
-                into = inFree.poll();
+                into = freeIn();
                 if (into == null) {
                     starved = true; // the worker holds the others: giving one back wakes this thread
                     break;
@@ -412,7 +439,7 @@ final class TcpTlsPipe implements Runnable {
         final int end = current.position();
         ByteBuffer next = null;
         if (end > whole) {
-            next = inFree.poll();
+            next = freeIn();
             if (next == null) {
                 return false; // the worker holds the others: giving one back wakes this thread
             }
@@ -429,14 +456,13 @@ final class TcpTlsPipe implements Runnable {
     /** Waits for the socket or the worker; the worker's hand-overs wake it ({@link #wake}). */
     private void sleep() throws IOException {
         final ByteBuffer current = filling;
-        final boolean room = current != null ? current.hasRemaining() : !inFree.isEmpty();
+        final boolean room = current != null ? current.hasRemaining() : hasFreeIn();
         key.interestOps(
                 (writing != null ? SelectionKey.OP_WRITE : 0) | (room && !endOfStream ? SelectionKey.OP_READ : 0));
         sleeping = true;
         // Announce, then look again: a hand-over queued before the announcement is seen here, one queued after it
         // sees the announcement and wakes the selector.
-        if (!stopped
-                && ((writing == null && !toSocket.isEmpty()) || ((current == null || starved) && !inFree.isEmpty()))) {
+        if (!stopped && ((writing == null && !toSocket.isEmpty()) || ((current == null || starved) && hasFreeIn()))) {
             sleeping = false;
             return;
         }
