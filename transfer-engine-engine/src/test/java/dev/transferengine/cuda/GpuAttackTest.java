@@ -277,39 +277,6 @@ class GpuAttackTest {
         assertContextWorks();
     }
 
-    /**
-     * The same with memory the application frees itself ({@code cuMemFree} of a global segment while registered):
-     * the sweep deregisters it and the staging checks the allocation before each chunk, but the window between that
-     * check and the queued copy remains, so what lands in the next allocation is printed, not asserted.
-     */
-    @Test
-    @Order(Integer.MAX_VALUE - 1)
-    void rawCuMemFreeUnderHammeringWritesIsDeregisteredAndTheNextAllocationsNonZeroBytesArePrinted() throws Exception {
-        final TransferEngine sender = track(stagingEngine(CHUNK));
-        final TransferEngine receiver = track(stagingEngine(CHUNK));
-        final MemoryRegion source = sender.register(pattern(HAMMER_WRITE, 11), Device.host());
-        final DeviceBuffer raw = device.allocate(SIZE);
-        final long address = raw.devicePointer();
-        final MemoryRegion region = receiver.register(raw.segment(), Device.cuda(0));
-        final Hammer hammer = new Hammer(sender, source, region.descriptor());
-
-        await().atMost(WAIT).until(() -> hammer.acked.get() >= 100);
-        raw.close(); // cuMemFree while registered
-        final DeviceBuffer next = gpuFilled(SIZE, (byte) 0);
-        hammer.deregistered.set(true);
-        await().atMost(WAIT).until(() -> !region.isRegistered());
-        await().atMost(WAIT).until(() -> hammer.refusedAfter.get() >= 100);
-        hammer.stop();
-
-        System.out.printf(
-                "GpuAttackTest raw cuMemFree under 4 KiB writes: next allocation at %s address, %d non-zero bytes"
-                        + " (not asserted: the check-to-copy window), %d writes ACKed after the free%n",
-                next.devicePointer() == address ? "the same" : "another", nonZeroBytes(next), hammer.ackedAfter.get());
-        assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
-        assertThat(receiver.isHealthy()).isTrue();
-        assertContextWorks();
-    }
-
     @Test
     void aStaleKeyOfAReRegisteredOrReKeyedGpuRegionIsRefusedAndLeavesItUntouched() throws Exception {
         final TransferEngine sender = track(stagingEngine(CHUNK));

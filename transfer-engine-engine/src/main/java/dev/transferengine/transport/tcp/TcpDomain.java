@@ -7,6 +7,7 @@ import dev.transferengine.PeerState;
 import dev.transferengine.RegionAccess;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.PeerUnreachableException;
@@ -581,6 +582,11 @@ final class TcpDomain implements Domain, TcpRequests {
             }
         }
         outbound.enqueue(op);
+    }
+
+    /** Staged copies into a device failed: the NIC fails, as its writes into that device can no longer land. */
+    void deviceLost(final DeviceUnavailableException cause) {
+        fail("a staged copy into the device failed, so no write to its memory can land: " + cause.getMessage());
     }
 
     private void fail(final String why) {

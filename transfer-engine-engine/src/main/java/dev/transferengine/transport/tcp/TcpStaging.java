@@ -227,14 +227,22 @@ final class TcpStaging {
             }
             work++;
         }
-        for (int i = copyingIn.size() - 1; i >= 0; i--) {
-            final TcpChunk landed = copyingIn.get(i);
-            if (landed.copied()) {
-                copyingIn.remove(i);
-                landed.idle();
-                freeIn.addLast(landed);
-                work++;
+        try {
+            for (int i = copyingIn.size() - 1; i >= 0; i--) {
+                final TcpChunk landed = copyingIn.get(i);
+                if (landed.copied()) {
+                    copyingIn.remove(i);
+                    landed.idle();
+                    freeIn.addLast(landed);
+                    work++;
+                }
             }
+        } catch (final DeviceUnavailableException e) {
+            // A copy into the device failed: its context is lost (e.g. memory freed under a queued copy), so nothing
+            // lands through it any more; asking again would fail the same way on every poll.
+            copyingIn.clear();
+            domain.deviceLost(e);
+            work++;
         }
         work += issueOut(domain);
         if (deviceRegions == 0 && !all.isEmpty()) {
