@@ -45,6 +45,7 @@ class DeviceRegionSweepTest {
     @AfterEach
     void close() {
         HostBackedDeviceMemory.forgetLoss();
+        HostBackedDeviceMemory.FAIL_COPIES.set(false);
         HostBackedDeviceMemory.ALLOCATIONS.remove(target.address());
         arena.close();
     }
@@ -201,6 +202,27 @@ class DeviceRegionSweepTest {
             receiver.deregister(region); // the application's late deregister changes nothing
             assertThat(receiver.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
             assertThat(receiver.isHealthy()).isTrue();
+        }
+    }
+
+    /**
+     * A staged copy into the device that fails (the driver lost the context: seen on the H200 when memory was freed
+     * under a queued copy) fails the receiving NIC once, naming it, and the write into that device ends.
+     */
+    @Test
+    void aFailedCopyIntoTheDeviceFailsTheNicOnceAndTheWriteEnds() throws Exception {
+        try (TransferEngine sender = engine();
+                TransferEngine receiver = stagingInSmallChunks()) {
+            final MemoryRegion source = sender.register(arena.allocate(SIZE).fill((byte) 7), Device.host());
+            final MemoryRegion region = receiver.register(target, Device.cuda(0));
+            HostBackedDeviceMemory.FAIL_COPIES.set(true);
+
+            assertThatThrownBy(() -> sender.submit(SingleWrite.of(source, 0, SIZE, region.descriptor(), 0))
+                            .get(2, TimeUnit.MINUTES))
+                    .isInstanceOf(ExecutionException.class);
+            await().atMost(WAIT).until(() -> !receiver.isHealthy());
+            assertThat(receiver.nics())
+                    .anySatisfy(nic -> assertThat(nic.failure()).contains("a staged copy into the device failed"));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.transferengine.cuda;
 
+import dev.transferengine.exceptions.DeviceUnavailableException;
 import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.StagingBuffer;
@@ -31,6 +32,8 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
     public static final int CAPACITY = 4;
     /** While true, no copy completes. */
     public static final AtomicBoolean HOLD = new AtomicBoolean();
+    /** While true, asking whether a copy finished fails, as the driver does once it lost the device's context. */
+    public static final AtomicBoolean FAIL_COPIES = new AtomicBoolean();
 
     public static final AtomicLong COPIES_TO_HOST = new AtomicLong();
     public static final AtomicLong COPIES_TO_DEVICE = new AtomicLong();
@@ -167,6 +170,10 @@ public final class HostBackedDeviceMemory implements DeviceMemory {
 
         @Override
         public boolean isDone(final long ticket) {
+            if (FAIL_COPIES.get()) {
+                throw new DeviceUnavailableException(
+                        "copy " + (completed + 1) + " failed: CUDA_ERROR_LAUNCH_FAILED" + " (played by " + NAME + ")");
+            }
             while (completed < ticket && !HOLD.get()) {
                 final Copy copy = pending.pollFirst();
                 MemorySegment.copy(copy.from(), 0, copy.to(), 0, copy.from().byteSize());
