@@ -23,6 +23,7 @@ import java.util.Objects;
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,6 +156,9 @@ final class FabricDomain implements Domain {
     private final Long2LongHashMap receiveSlots = new Long2LongHashMap(-1);
 
     private final IntArrayQueue pending = new IntArrayQueue(IntArrayQueue.DEFAULT_NULL_VALUE);
+    /** The peers whose process {@link #failIfBehindAGonePeer} looked up this cancel (a lookup reads /proc). */
+    private final LongHashSet checkedPeers = new LongHashSet();
+
     private final MemorySegment entries = arena.allocate(CQE_SIZE * CQ_BATCH, 8);
     /** The source of each entry of {@link #entries} (fi_cq_readfrom), where the provider reports sources. */
     private final MemorySegment sources = arena.allocate(JAVA_LONG, CQ_BATCH);
@@ -1287,31 +1291,34 @@ final class FabricDomain implements Domain {
         if (resetsConnections) {
             resetPeersOf(token);
         } else if (keys != null) {
-            failIfBehindAGonePeer(token);
+            failIfBehindAGonePeer();
         }
     }
 
     /**
      * shm answers the operations queued to a peer only while the peer's endpoint runs, and (2.1) completes an
      * endpoint's SAR, CMA and delivery-complete operations in posting order from one response queue for all peers
-     * ({@code smr_progress_resp} stops at the first unanswered entry). So a piece of {@code token} still posted to a
-     * peer whose endpoint is gone (closed, its process killed, or replaced since the piece was posted) is never
-     * answered, and nothing posted after it completes, to any peer; no provider call clears that short of closing
-     * the endpoint. The gone peer's pieces then fail with {@link PeerUnreachableException} and the endpoint is
-     * replaced ({@link #replaceEndpoint}; issue 21, item 4). Scans the slots.
+     * ({@code smr_progress_resp} stops at the first unanswered entry). So a piece still posted to a peer whose
+     * endpoint is gone (closed, its process killed, or replaced since the piece was posted) is never answered, and
+     * nothing posted after it completes, to any peer; no provider call clears that short of closing the endpoint.
+     * A cancel (the engine's deadline) is when that shows, but the cancelled operation need not be the one behind
+     * the gone peer: it may have completed, been withdrawn unposted, or wait behind another peer's pieces. So every
+     * write, read and send is checked, each peer once: the first gone peer's pieces fail with {@link
+     * PeerUnreachableException} and the endpoint is replaced ({@link #replaceEndpoint}; issue 21, item 4).
      */
-    private void failIfBehindAGonePeer(final long token) {
+    private void failIfBehindAGonePeer() {
+        checkedPeers.clear();
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             final long peer = ops.peer[slot];
-            final FabricShmKeys.View published = ops.token[slot] == token
-                            && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
-                    ? peers.keys(peer)
-                    : null;
+            final FabricShmKeys.View published =
+                    kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND
+                            ? peers.keys(peer)
+                            : null;
             if (published == null) {
                 continue;
             }
-            if (published.ownerGone()) {
+            if (checkedPeers.add(peer) && published.ownerGone()) {
                 failBehindGonePeer(
                         peer,
                         "its shm endpoint (pid " + published.pid() + ") is gone with operations queued to it, which"

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
  * A killed shm peer stalls the endpoint that had writes queued to it (libfabric 2.1 answers an endpoint's
@@ -36,11 +37,14 @@ class FabricShmEndpointReplacementTest {
     private static final int DOOMED_WRITES = 32;
     private static final long FIRST_DOOMED = 1000;
     private static final int BUFFER = 4096;
+    private static final long BYSTANDER = 2000;
 
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
     private final List<ChildJvm> children = new ArrayList<>();
     private final CountingListener events = new CountingListener();
+    /** The write that {@link #killPeerWithWritesQueuedAndCancel} cancelled. */
+    private long cancelled;
 
     @AfterEach
     void close() {
@@ -100,7 +104,7 @@ class FabricShmEndpointReplacementTest {
                                 + BUFFER + " 41"))
                 .isEqualTo("ENDED 1 ok");
 
-        killPeerWithWritesQueuedAndCancelOne(local);
+        killPeerWithWritesQueuedAndCancel(local, null);
 
         assertThat(ask(
                         survivor,
@@ -137,9 +141,27 @@ class FabricShmEndpointReplacementTest {
         final Local local = open();
         write(local, survivor, 1, 1);
 
-        killPeerWithWritesQueuedAndCancelOne(local);
+        killPeerWithWritesQueuedAndCancel(local, null);
 
         write(local, survivor, 2, 2);
+        assertThat(events.ends).allSatisfy((token, count) -> assertThat(count).isEqualTo(1));
+        assertThat(local.domain().failure()).isNull();
+    }
+
+    /**
+     * The write cancelled is another peer's, stuck behind the killed peer's writes in the endpoint's one response
+     * queue: its cancel still finds the gone peer, and the other peer is written to again.
+     */
+    @Test
+    void aCancelOfAWriteStuckBehindAKilledPeerReplacesTheEndpoint() throws Exception {
+        FabricFixture.assumeAvailable("shm");
+        final Peer bystander = startPeer();
+        final Local local = open();
+        write(local, bystander, 1, 1);
+
+        killPeerWithWritesQueuedAndCancel(local, bystander);
+
+        write(local, bystander, 2, 2);
         assertThat(events.ends).allSatisfy((token, count) -> assertThat(count).isEqualTo(1));
         assertThat(local.domain().failure()).isNull();
     }
@@ -152,11 +174,12 @@ class FabricShmEndpointReplacementTest {
     }
 
     /**
-     * Starts a peer, stops it, queues writes to it, kills it and cancels the first (as the engine does when it
-     * times out): the domain replaces its endpoint. Every write to it ended once, those that did not complete with
-     * {@link PeerUnreachableException}.
+     * Starts a peer, stops it, queues writes to it (then one to {@code bystander}, if any), kills it and cancels one
+     * write (as the engine does when it times out): the first doomed one, or the bystander's, stuck behind them. The
+     * domain replaces its endpoint. Every doomed write but the cancelled one (which the engine reports; the domain
+     * may or may not) ended once, those that did not complete with {@link PeerUnreachableException}.
      */
-    private void killPeerWithWritesQueuedAndCancelOne(final Local local) throws Exception {
+    private void killPeerWithWritesQueuedAndCancel(final Local local, final @Nullable Peer bystander) throws Exception {
         final Peer doomed = startPeer();
         write(local, doomed, FIRST_DOOMED - 1, 0); // connected and working
         signal("-STOP", doomed.jvm().process());
@@ -168,20 +191,26 @@ class FabricShmEndpointReplacementTest {
                             .target(local.domain().resolve(doomed.address()), doomed.base(), 0, doomed.rkey())
                             .imm(true, i));
         }
+        cancelled = FIRST_DOOMED;
+        if (bystander != null) {
+            cancelled = BYSTANDER;
+            local.domain()
+                    .write(new WriteDescriptor()
+                            .token(BYSTANDER)
+                            .source(local.src(), 0, local.srcKey(), WRITE)
+                            .target(local.domain().resolve(bystander.address()), bystander.base(), 0, bystander.rkey())
+                            .imm(true, 0));
+        }
         for (int i = 0; i < 100; i++) {
             fixture.pollAll();
         }
         doomed.jvm().process().destroyForcibly();
         assertThat(doomed.jvm().process().waitFor(30, TimeUnit.SECONDS)).isTrue();
-        local.domain().cancel(FIRST_DOOMED);
-        fixture.pollUntil(() -> {
-            for (int i = 0; i < DOOMED_WRITES; i++) {
-                if (!events.ended(FIRST_DOOMED + i)) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        local.domain().cancel(cancelled);
+        assertThatCode(() -> fixture.pollUntil(() -> notEnded().isEmpty()))
+                .as(() ->
+                        "writes queued to the killed peer that never ended: " + notEnded() + ", ended: " + events.ends)
+                .doesNotThrowAnyException();
         final List<TransferEngineException> failures = new ArrayList<>();
         for (int i = 0; i < DOOMED_WRITES; i++) {
             final @Nullable TransferEngineException failure = events.failed.get(FIRST_DOOMED + i);
@@ -191,6 +220,17 @@ class FabricShmEndpointReplacementTest {
         }
         assertThat(failures).isNotEmpty().allSatisfy(e -> assertThat(e).isInstanceOf(PeerUnreachableException.class));
         assertThat(local.domain().failure()).as("the NIC lives on").isNull();
+    }
+
+    /** The doomed writes but the cancelled one that have not ended yet. */
+    private List<Long> notEnded() {
+        final List<Long> open = new ArrayList<>();
+        for (int i = 0; i < DOOMED_WRITES; i++) {
+            if (FIRST_DOOMED + i != cancelled && !events.ended(FIRST_DOOMED + i)) {
+                open.add(FIRST_DOOMED + i);
+            }
+        }
+        return open;
     }
 
     private void write(final Local local, final Peer peer, final long token, final int imm) {
