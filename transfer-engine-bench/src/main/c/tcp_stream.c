@@ -104,14 +104,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: tcp_stream REGION_MIB HUGE SECONDS PORT\n");
         return 2;
     }
-    region = (size_t) atol(argv[1]) << 20;
+    long mib = atol(argv[1]);
     huge = atoi(argv[2]);
     double seconds = atof(argv[3]);
     int port = atoi(argv[4]);
-    if (region < SLOT || seconds <= 0) {
+    if (mib < 1 || seconds <= 0) {
         fprintf(stderr, "REGION_MIB must be at least 1 and SECONDS positive\n");
         return 2;
     }
+    region = (size_t) mib << 20;
     int one = 1;
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     if (listener < 0 || setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) die("socket");
