@@ -4,7 +4,8 @@
 #   jre/           jlink'd Java 25 with jdk.jfr (JFR profiles), stripped
 #   te-bench.jar   this tree's bench jar (built here unless TE_BENCH_JAR names one); it also holds the GPU JMH suites
 #                  with JCuda's driver binding: DEST/jre/bin/java -jar DEST/te-bench.jar jmh UvmWatcherLatencyBenchmark
-#   bin/, lib/     iperf3 (Debian 12's, with its libraries) and the C tcp_pingpong anchor
+#   bin/, lib/     iperf3 (Debian 12's, with its libraries), the C tcp_pingpong anchor and tcp_stream (iperf3 with
+#                  te-bench's memory footprint)
 #   lf/            libfabric 2.1 with fabtests (fi_rma_bw, fi_rma_pingpong, fi_info), from .ci/libfabric-2.1.sh
 #   node.p12       a keytool-made PKCS12 store (password changeit) for the TLS rows
 #   report.sh, benchmarks-template.md, commit.txt   the script, the page it fills, the commit it was built from
@@ -36,6 +37,7 @@ git log -1 --format='%h %cs' >"$dest/commit.txt"
 strip --strip-unneeded "$dest/jre/lib/server/libjvm.so"
 
 gcc -O2 -Wall -o "$dest/bin/tcp_pingpong" transfer-engine-bench/src/main/c/tcp_pingpong.c
+gcc -O2 -Wall -pthread -o "$dest/bin/tcp_stream" transfer-engine-bench/src/main/c/tcp_stream.c
 command -v iperf3 >/dev/null || { echo "needs iperf3 (apt-get install iperf3)" >&2; exit 1; }
 cp "$(command -v iperf3)" "$dest/bin/"
 for so in libiperf.so.0 libsctp.so.1; do cp -L "$(ldconfig -p | awk -v n="$so" '$1 == n {print $NF; exit}')" "$dest/lib/"; done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tcp bulk-path A/B of issue 22 item 3 (docs/benchmarks.md, "tcp bandwidth"): the three bandwidth cases, each
-# beside its iperf3 anchor (--compare), jars A and B interleaved for 3 rounds; then one-round variants of the 1-NIC case
-# (region size, THP through glibc, socket buffers, spin) and a perf (cpu-clock, all CPUs) + JFR profile of it.
+# beside its iperf3 anchor (--compare), jars A and B interleaved for 3 rounds, each round also running bin/tcp_stream
+# (the C stream with te-bench's 64 MiB footprint, plain and with huge pages, and with a 1 MiB one); then one-round
+# variants of the 1-NIC case (region size, socket buffers, spin) and a perf (cpu-clock, all CPUs) + JFR profile of it.
 # Runs from a folder holding jre/ (jlink'd, with jdk.jfr), te-bench-main.jar (A), te-bench.jar (B; absent: A again,
 # with BOPT), bin/iperf3 + lib/ (as bundle-h200.sh gathers them) and bin/perf + perflib/ (Debian 12's perf with its
 # libraries, less libc). About 120 s on the 16-core H200 host. Everything but run.log, the perf reports and two
@@ -29,6 +30,12 @@ run() {
   say "[$SECONDS] $name $line"
 }
 
+# stream NAME REGION_MIB HUGE: the C anchor with te-bench's footprint (bin/tcp_stream, bundle-h200.sh builds it)
+stream() {
+  if ((SECONDS >= LIMIT)) || [[ ! -x $here/bin/tcp_stream ]]; then say "$1 skipped"; return; fi
+  say "[$SECONDS] $1 $(timeout 10 "$here/bin/tcp_stream" "$2" "$3" 1.5 5298 2>&1 | tail -1)"
+}
+
 say "# $(nproc) cpus; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); kernel $(uname -r)"
 lscpu 2>/dev/null | grep -E 'Thread|Core|Socket|L1d|L2|L3|NUMA node0' | tee -a "$log"
 for f in /proc/sys/net/core/rmem_max /proc/sys/net/core/wmem_max /proc/sys/net/ipv4/tcp_rmem /proc/sys/net/ipv4/tcp_wmem \
@@ -45,6 +52,9 @@ for round in 1 2 3; do
   say "# round $round"
   run r$round-1nic-A "$A" "${d[@]}" --nics 1 --size 1MiB --compare
   run r$round-1nic-B "$B" "${d[@]}" --nics 1 --size 1MiB --compare ${BOPT:-}
+  stream r$round-stream64 64 0
+  stream r$round-stream64-huge 64 1
+  stream r$round-stream1 1 0
   run r$round-4nic-A "$A" "${d[@]}" --nics 4 --size 1MiB --routing pinned --compare
   run r$round-4nic-B "$B" "${d[@]}" --nics 4 --size 1MiB --routing pinned --compare ${BOPT:-}
   run r$round-read-A "$A" "${d[@]}" --op read --size 1MiB --compare
@@ -54,8 +64,8 @@ done
 say "# variants, 1 NIC, jar A, one round"
 run v-region16M "$A" "${d[@]}" --nics 1 --size 1MiB --region 16MiB
 run v-region1M "$A" "${d[@]}" --nics 1 --size 1MiB --region 1MiB
-(sleep 2.5; grep -i AnonHugePages /proc/meminfo >>"$log") &
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 run v-thp "$A" "${d[@]}" --nics 1 --size 1MiB --compare
+# (no GLIBC_TUNABLES=glibc.malloc.hugetlb=1 variant: it gives te-bench's regions no huge page, AnonHugePages 0 kB in
+# both JVMs on the 2-core VM; tcp_stream's HUGE 1 is the huge-page variant of the same footprint)
 run v-sbb1M "$A" "${d[@]}" --nics 1 --size 1MiB --option tcp.socketBufferBytes=1048576
 run v-spin "$A" "${d[@]}" --nics 1 --size 1MiB --idle spin --compare
 
