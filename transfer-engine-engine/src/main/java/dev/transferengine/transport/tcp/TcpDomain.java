@@ -250,6 +250,9 @@ final class TcpDomain implements Domain, TcpRequests {
     public void writePages(final PageBatch pages) {
         final long token = pages.token();
         final long length = pages.pageLength();
+        if (pages.count() == 0) {
+            return;
+        }
         final TcpMemory source = length == 0 ? null : regions.lookup(pages.srcKey());
         if (length < 0 || length > TcpPages.MAX_PAGE || (source != null && source.device() >= 0)) {
             Domain.super.writePages(pages);
