@@ -28,7 +28,7 @@ final class CompletionQueue {
     private long[] tokens;
     private long[] values;
     private @Nullable TransferEngineException[] errors;
-    /** How many pieces completed, or imms landed, in one event: a run of pages reported at once. */
+    /** How many pieces completed or failed, or imms landed, in one event: a run of pages reported at once. */
     private int[] counts;
 
     private int head;
@@ -52,7 +52,7 @@ final class CompletionQueue {
         add(kind, nic, token, value, error, 1);
     }
 
-    /** Queues an event that stands for {@code count} completed pieces or landed imms (COMPLETE and IMM only). */
+    /** Queues an event that stands for {@code count} completed or failed pieces, or landed imms (not receives). */
     void add(
             final byte kind,
             final int nic,

@@ -5,6 +5,7 @@ import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicCounter;
+import dev.transferengine.PagedWrite;
 import dev.transferengine.ReadRequest;
 import dev.transferengine.StageProbe;
 import dev.transferengine.TransferListener;
@@ -17,6 +18,7 @@ import dev.transferengine.exceptions.WorkerFailedException;
 import dev.transferengine.nativeaccess.CpuAffinity;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
+import dev.transferengine.spi.PageBatch;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.util.Objects;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One DomainGroup's worker, the agent of its duty cycle: takes the {@link GroupProxy}'s commands and submissions, has
- * the {@link WritePlanner} cut requests into per-NIC pieces ({@code plan}, then {@code next}) and posts them, polls the
+ * the {@link WritePlanner} cut requests into per-NIC pieces ({@code plan}, then {@code next}; a paged write's pages in
+ * batches per NIC, {@code nextPages}) and posts them, polls the
  * NICs and then handles what they reported from the {@link CompletionQueue}, and expires operations past their
  * timeout. How operations end is {@link Outcomes}' job (every request ends exactly once; a failed one with an imm is
  * told to its receivers by {@link ImmAbandonments}); the NICs' life, including the reopen after an {@link Error}
@@ -48,6 +51,12 @@ final class DomainGroup implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(DomainGroup.class);
     private static final int CONTROL_DRAIN_LIMIT = 8;
     private static final int SUBMISSION_DRAIN_LIMIT = 64;
+    /**
+     * The most pages of a paged write handed to a NIC in one {@link Domain#writePages} call: enough that the per-call
+     * cost vanishes beside the pages' and that a transport cutting a batch into frames (tcp: 252 pages of 1 KiB) is
+     * rarely left with a short last one, small enough that the batch's offsets (64 KiB) stay in cache.
+     */
+    private static final int PAGE_BATCH = 4096;
     /**
      * How long closing polls the NICs after it posted negative acknowledgements, so that they leave; closing without
      * any waits for nothing.
@@ -84,6 +93,8 @@ final class DomainGroup implements Agent {
     private final WritePlanner planner;
     /** What the planner fills and {@link #post} hands its domain; reused for every piece. */
     private final WriteDescriptor posted = new WriteDescriptor();
+    /** What the planner fills with the pages of a paged write and {@link #postPages} hands their domain at once. */
+    private final PageBatch pages = new PageBatch(PAGE_BATCH);
     /**
      * The peer address {@link #post} resolved last, on NIC {@link #resolvedNic}, and its handle: the pieces of one
      * request (the pages of a paged write) mostly share their destination, resolved once instead of once a piece.
@@ -391,12 +402,19 @@ final class DomainGroup implements Agent {
         }
         posted.token(s.token);
         try {
-            for (int nic = planner.next(posted); nic >= 0 && post(s, nic); nic = planner.next(posted)) {
-                // every piece is posted in order, until one is abandoned
+            if (request instanceof PagedWrite w) {
+                for (int nic = planner.nextPages(w, pages); nic >= 0 && postPages(s, nic); ) {
+                    nic = planner.nextPages(w, pages);
+                }
+            } else {
+                for (int nic = planner.next(posted); nic >= 0 && post(s, nic); nic = planner.next(posted)) {
+                    // every piece is posted in order, until one is abandoned
+                }
             }
         } finally {
             planner.clear();
             posted.clear();
+            pages.clear();
             resolvedAddress = null;
         }
     }
@@ -412,23 +430,12 @@ final class DomainGroup implements Agent {
         }
     }
 
-    /**
-     * Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. The address is
-     * compared by identity: the pieces of a request hand out their descriptor's own object, and a cheap miss only
-     * resolves again.
-     */
-    @SuppressWarnings("ReferenceEquality")
+    /** Posts the piece the planner filled into {@link #posted} on NIC {@code nic}; false once abandoned. */
     private boolean post(final Submission s, final int nic) {
         try {
             final Domain domain = domains[nic];
             if (posted.peer() < 0) {
-                final NetworkAddress address = planner.destination(nic);
-                if (address != resolvedAddress || nic != resolvedNic) {
-                    resolvedHandle = domain.resolve(address);
-                    resolvedAddress = address;
-                    resolvedNic = nic;
-                }
-                posted.target(resolvedHandle, posted.remoteBase(), posted.remoteOffset(), posted.rkey());
+                posted.target(peerHandle(domain, nic), posted.remoteBase(), posted.remoteOffset(), posted.rkey());
             }
             inFlight.posted(s.token, nic);
             if (s.takenNanos != 0) {
@@ -444,6 +451,42 @@ final class DomainGroup implements Agent {
             outcomes.abandon(s, planner.unposted(), e);
             return false;
         }
+    }
+
+    /**
+     * Posts the pages the planner filled into {@link #pages} on NIC {@code nic} in one call; false once abandoned (the
+     * batch's pages count as unposted, since a domain that threw reported none of them).
+     */
+    private boolean postPages(final Submission s, final int nic) {
+        try {
+            final Domain domain = domains[nic];
+            pages.token(s.token).target(peerHandle(domain, nic), pages.remoteBase(), pages.rkey());
+            inFlight.posted(s.token, nic);
+            if (s.takenNanos != 0) {
+                s.postedNanos = System.nanoTime(); // before the post: a transport may report the completion inside it
+            }
+            domain.writePages(pages);
+            return true;
+        } catch (final TransferEngineException e) {
+            outcomes.abandon(s, planner.unposted(), e);
+            return false;
+        }
+    }
+
+    /**
+     * The handle of the destination of the piece the planner handed out last, on NIC {@code nic}; resolved once for
+     * the pieces of a request that share it. The address is compared by identity: the pieces of a request hand out
+     * their descriptor's own object, and a cheap miss only resolves again.
+     */
+    @SuppressWarnings("ReferenceEquality")
+    private long peerHandle(final Domain domain, final int nic) {
+        final NetworkAddress address = planner.destination(nic);
+        if (address != resolvedAddress || nic != resolvedNic) {
+            resolvedHandle = domain.resolve(address);
+            resolvedAddress = address;
+            resolvedNic = nic;
+        }
+        return resolvedHandle;
     }
 
     // ---- worker thread: completions -----------------------------------------------------------------------------
@@ -472,10 +515,11 @@ final class DomainGroup implements Agent {
             }
             case CompletionQueue.FAILED -> {
                 final long token = completions.token(i);
+                final int pieces = completions.count(i);
                 if (!InFlightTable.isSend(token)) {
-                    counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, 1);
+                    counters.add(index, nic, isRead(token) ? NicCounter.READ_ERRORS : NicCounter.WRITE_ERRORS, pieces);
                 }
-                outcomes.ack(token, 1, completions.takeError(i));
+                outcomes.ack(token, pieces, completions.takeError(i));
             }
             case CompletionQueue.RECEIVE -> {
                 counters.add(index, nic, NicCounter.RECEIVES, 1);

@@ -50,6 +50,11 @@ final class NicEvents implements DomainListener {
     }
 
     @Override
+    public void onFailed(final long token, final TransferEngineException error, final int pieces) {
+        completions.add(CompletionQueue.FAILED, nic, token, 0, error, pieces);
+    }
+
+    @Override
     public void onReceive(final long token, final int length) {
         completions.add(CompletionQueue.RECEIVE, nic, token, length, null);
     }

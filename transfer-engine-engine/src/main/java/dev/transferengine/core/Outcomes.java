@@ -47,8 +47,8 @@ final class Outcomes {
     }
 
     /**
-     * {@code pieces} pieces of operation {@code token} ended, reported at once (a run of pages answered together), or
-     * one piece failed with {@code error}; a stale token (the operation ended already) is ignored.
+     * {@code pieces} pieces of operation {@code token} ended, reported at once (a run of pages answered together),
+     * failed with {@code error} if it is not null; a stale token (the operation ended already) is ignored.
      */
     void ack(final long token, final int pieces, final @Nullable TransferEngineException error) {
         final Submission s = inFlight.get(token);

@@ -16,6 +16,7 @@ import dev.transferengine.ScatterWrite;
 import dev.transferengine.SingleRead;
 import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferRequest;
+import dev.transferengine.spi.PageBatch;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a request into per-NIC pieces, pulled one at a time: {@link #plan} starts a request and says how many pieces
- * it has, {@link #next} fills the group's reused {@link WriteDescriptor} with the next one. Shards single writes,
+ * it has, {@link #next} fills the group's reused {@link WriteDescriptor} with the next one ({@link #nextPages} a
+ * {@link PageBatch} with the next pages of a paged write that share a NIC). Shards single writes,
  * spreads pages, barrier destinations and scatter targets over the NICs in contiguous ranges, and rotates the first
  * NIC from request to request so load spreads. Reads are cut by the same rules as the writes of the same shape; their
  * descriptor's source fields name the local region the bytes land in, its target the peer's region they come from. Knows nothing of domains or completion; the caller stops pulling when
@@ -40,6 +42,8 @@ final class WritePlanner {
     private int pieces;
     /** The next piece's index, 0 to {@link #pieces}. */
     private int cursor;
+    /** How many pieces {@link #next} or {@link #nextPages} handed out last. */
+    private int handedOut;
     /** The NIC of piece 0, and how many consecutive pieces share a NIC. */
     private int first;
 
@@ -123,6 +127,7 @@ final class WritePlanner {
             return -1;
         }
         final int p = cursor++;
+        handedOut = 1;
         return switch (current) {
             case SingleWrite w -> {
                 final int nic = (first + p) % nics;
@@ -185,6 +190,35 @@ final class WritePlanner {
         };
     }
 
+    /**
+     * Fills {@code out} (emptied first) with the next pages of the current request, a {@link PagedWrite}: as many as
+     * it holds of the pages that go through one NIC; the peer handle is -1, for the caller to resolve
+     * {@link #destination}, and the token is the caller's.
+     *
+     * @return the NIC the pages go through, or -1 once every page was handed out
+     */
+    int nextPages(final PagedWrite w, final PageBatch out) {
+        out.clear();
+        if (cursor == pieces) {
+            return -1;
+        }
+        final int nic = (first + cursor / rangeSize) % nics;
+        final int rangeEnd = Math.min(pieces, (cursor / rangeSize + 1) * rangeSize);
+        final int end = Math.min(rangeEnd, cursor + out.capacity());
+        final Region src = (Region) w.src();
+        final RegionDescriptor to = w.dst();
+        out.source(src.segment(), src.key(nic), w.pageLength())
+                .target(-1, to.address(), to.nic(nic).rkey())
+                .imm(w.imm().isPresent(), w.imm().orElse(0));
+        for (int p = cursor; p < end; p++) {
+            out.add(w.srcOffset() + w.srcStride() * w.srcPage(p), w.dstOffset() + w.dstStride() * w.dstPage(p));
+        }
+        handedOut = end - cursor;
+        cursor = end;
+        dst = to;
+        return nic;
+    }
+
     /** A piece of a scatter read: the local side is the destination region, the remote side source {@code p}. */
     private int gather(final ScatterRead r, final int p, final WriteDescriptor out) {
         final Region dstRegion = (Region) r.dst();
@@ -220,9 +254,9 @@ final class WritePlanner {
         return target(out, nic, t.dst(), t.dstOffset(), peerHandle(w.group(), p, nic), hasImm, imm);
     }
 
-    /** How many pieces were not handed out yet, counting the one {@link #next} filled last. */
+    /** How many pieces were not handed out yet, counting those {@link #next} or {@link #nextPages} handed out last. */
     int unposted() {
-        return pieces - cursor + 1;
+        return pieces - cursor + handedOut;
     }
 
     /** The address, on NIC {@code nic}, of the destination of the piece {@link #next} filled last. */

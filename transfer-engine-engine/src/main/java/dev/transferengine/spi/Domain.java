@@ -88,6 +88,26 @@ public interface Domain extends AutoCloseable {
     void write(WriteDescriptor write);
 
     /**
+     * Posts the pages of one paged write that go to one peer NIC, {@code pages} being reused after the call: a domain
+     * copies what it keeps. Each page is a write of its own to the receiver (its own bounds, key and access checks,
+     * one imm event if the batch carries an imm), and each page's outcome is reported exactly once, through
+     * {@link DomainListener#onComplete} or {@link DomainListener#onFailed} (or their forms that report a run of pages
+     * at once); a domain need not refuse or complete the pages together. Like {@link #write}, never fails by exception
+     * for transfer problems. Worker thread; must not block; should not allocate on the steady path.
+     *
+     * <p>The default posts the pages one at a time through {@link #write}, each as {@link PageBatch#page}; a transport
+     * that carries many pages in one frame or one doorbell (tcp's PAGES frames) overrides it to save the per-page cost
+     * on the sender.
+     *
+     * @param pages the pages, valid only during the call; at least one
+     */
+    default void writePages(final PageBatch pages) {
+        for (int i = 0; i < pages.count(); i++) {
+            write(pages.page(i));
+        }
+    }
+
+    /**
      * Posts a one-sided read, the write's mirror: {@code read.length()} bytes of the peer's region
      * {@code read.rkey()} at {@code read.remoteBase() + read.remoteOffset()} are copied into the local memory
      * {@code read.src()} at {@code read.srcOffset()} (registered here as {@code read.srcKey()}). A read carries no

@@ -54,6 +54,21 @@ public interface DomainListener {
     void onFailed(long token, TransferEngineException error);
 
     /**
+     * {@code pieces} posted writes with one token failed with one error, in one report: what a transport that refuses
+     * a run of pages at once (a batch of {@link Domain#writePages} refused whole) reports instead of {@code pieces}
+     * calls of {@link #onFailed(long, TransferEngineException)}. The default makes those calls.
+     *
+     * @param token the token the writes were posted with
+     * @param error the typed failure, shared by the writes
+     * @param pieces how many writes failed, at least 1
+     */
+    default void onFailed(final long token, final TransferEngineException error, final int pieces) {
+        for (int i = 0; i < pieces; i++) {
+            onFailed(token, error);
+        }
+    }
+
+    /**
      * The receive buffer posted with {@code token} now holds a message of {@code length} bytes.
      *
      * @param token the token the buffer was posted with

@@ -45,6 +45,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -587,6 +588,35 @@ public abstract class TransportContract {
 
             awaitBalance(counter, pages);
             assertThat(dst.mismatch(expected)).as("every page in its place").isEqualTo(-1);
+        }
+
+        /**
+         * The engine hands a paged write's pages to a NIC in batches ({@code Domain.writePages}); a domain that does
+         * not take batches (here the holding decorator) gets each page as a write of its own from the SPI's default.
+         */
+        @Test
+        void aDomainWithoutPageBatchesGetsEachPageAsAWriteOfItsOwn() {
+            final int pages = 300;
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final MemorySegment src = filled(pages * 1024L, 41);
+            final MemorySegment dst = zeroed(pages * 1024L);
+            final MemoryRegion srcRegion = sender.register(src, Device.host());
+            final RegionDescriptor dstDesc =
+                    receiver.register(dst, Device.host()).descriptor();
+            final ImmCounter counter = receiver.immCounter(8);
+            final int[] all = new int[pages];
+            Arrays.setAll(all, p -> p);
+
+            nic(sender, 0).hold(true);
+            final CompletableFuture<Void> write =
+                    sender.submit(PagedWrite.of(srcRegion, dstDesc, 1024, all).withImm(8));
+            await().atMost(WAIT).until(() -> nic(sender, 0).writes() == pages);
+            nic(sender, 0).hold(false);
+
+            done(write);
+            awaitBalance(counter, pages);
+            assertSame(src, 0, dst, 0, pages * 1024);
         }
     }
 

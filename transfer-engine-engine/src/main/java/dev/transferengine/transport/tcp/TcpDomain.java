@@ -17,6 +17,7 @@ import dev.transferengine.exceptions.TransportUnavailableException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.DomainContext;
 import dev.transferengine.spi.DomainListener;
+import dev.transferengine.spi.PageBatch;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
@@ -226,10 +227,7 @@ final class TcpDomain implements Domain, TcpRequests {
             return;
         }
         if (length < 0 || srcOffset < 0 || srcOffset > src.byteSize() - length) {
-            listener.onFailed(
-                    token,
-                    new RegionBoundsException(description + ": write of " + length + " bytes at offset " + srcOffset
-                            + " falls outside the source of " + src.byteSize() + " bytes"));
+            listener.onFailed(token, outsideSource(length, srcOffset, src));
             return;
         }
         final byte type = !write.hasImm() ? TcpFrame.WRITE : length == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
@@ -239,6 +237,58 @@ final class TcpDomain implements Domain, TcpRequests {
             return;
         }
         post(target, acquire().write(type, write));
+    }
+
+    /**
+     * Worker thread; does not block; allocates nothing once the op pool is warm. Host pages of up to
+     * {@value TcpPages#MAX_PAGE} bytes leave as PAGES ops of as many pages as one frame carries: the op copies their
+     * offsets, and their bytes are gathered straight into the frame when it is encoded, so a frame costs one op, one
+     * imm reservation and one answer however many pages it carries. Pages of device memory (staged) or larger pages
+     * go one at a time, through {@link #write}. Failures are reported through the listener, a frame's pages together.
+     */
+    @Override
+    public void writePages(final PageBatch pages) {
+        final long token = pages.token();
+        final long length = pages.pageLength();
+        if (pages.count() == 0) {
+            return;
+        }
+        final TcpMemory source = length == 0 ? null : regions.lookup(pages.srcKey());
+        if (length < 0 || length > TcpPages.MAX_PAGE || (source != null && source.device() >= 0)) {
+            Domain.super.writePages(pages);
+            return;
+        }
+        final TcpPeer target = targetOf(token, pages.peer(), pages.count());
+        if (target == null) {
+            return;
+        }
+        final byte type = pages.hasImm() ? TcpFrame.PAGES_IMM : TcpFrame.PAGES;
+        final int room = TcpPageFrames.pagesPerFrame(length);
+        final MemorySegment src = pages.src();
+        TcpOp op = null;
+        for (int i = 0; i < pages.count(); i++) {
+            final long at = pages.srcOffset(i);
+            if (at < 0 || at > src.byteSize() - length) {
+                listener.onFailed(token, outsideSource(length, at, src));
+                continue;
+            }
+            if (op == null) {
+                op = acquire().pages(type, pages, room);
+            }
+            op.addPage(at, pages.remoteOffset(i));
+            if (op.pages == room) {
+                post(target, op);
+                op = null;
+            }
+        }
+        if (op != null) {
+            post(target, op);
+        }
+    }
+
+    private RegionBoundsException outsideSource(final long length, final long offset, final MemorySegment src) {
+        return new RegionBoundsException(description + ": write of " + length + " bytes at offset " + offset
+                + " falls outside the source of " + src.byteSize() + " bytes");
     }
 
     /**
@@ -284,13 +334,19 @@ final class TcpDomain implements Domain, TcpRequests {
 
     /** The peer {@code handle} names, or null once {@code token} was failed: the domain closed, or no such peer. */
     private @Nullable TcpPeer targetOf(final long token, final long handle) {
+        return targetOf(token, handle, 1);
+    }
+
+    /** {@link #targetOf(long, long)} for {@code pieces} writes of {@code token}, failed together. */
+    private @Nullable TcpPeer targetOf(final long token, final long handle, final int pieces) {
         if (closed) {
-            listener.onFailed(token, new EngineClosedException("domain closed"));
+            listener.onFailed(token, new EngineClosedException("domain closed"), pieces);
             return null;
         }
         final TcpPeer target = peers.get(handle);
         if (target == null) {
-            listener.onFailed(token, new InvalidRequestException(description + ": unknown peer handle " + handle));
+            listener.onFailed(
+                    token, new InvalidRequestException(description + ": unknown peer handle " + handle), pieces);
         }
         return target;
     }
@@ -465,6 +521,7 @@ final class TcpDomain implements Domain, TcpRequests {
         }
         final long token = op.token;
         final long bytes = op.length;
+        final int pieces = op.pages;
         final byte type = op.type;
         final int readId = op.imm;
         final TcpMemory served = op.served;
@@ -481,7 +538,13 @@ final class TcpDomain implements Domain, TcpRequests {
             }
             return; // accepted: the read completes once its READ_DATA landed
         }
-        if (error == null) {
+        if (pieces > 1) { // the pages of a PAGES frame: answered together
+            if (error == null) {
+                listener.onComplete(token, bytes, pieces);
+            } else {
+                listener.onFailed(token, error, pieces);
+            }
+        } else if (error == null) {
             listener.onComplete(token, bytes);
         } else {
             listener.onFailed(token, error);
@@ -534,7 +597,8 @@ final class TcpDomain implements Domain, TcpRequests {
 
     // ---- internals ----
 
-    TcpOp acquire() {
+    @Override
+    public TcpOp acquire() {
         final TcpOp op = opPool.pollFirst();
         return op != null ? op : new TcpOp();
     }

@@ -1,5 +1,6 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.spi.PageBatch;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.MemorySegment;
@@ -12,16 +13,33 @@ import org.jspecify.annotations.Nullable;
  */
 final class TcpOp {
 
-    /** WRITE, WRITE_IMM, IMM, SEND, ABANDON, READ or READ_DATA ({@link TcpFrame} types). */
+    private static final long[] NO_PAGES = new long[0];
+
+    /**
+     * WRITE, WRITE_IMM, IMM, SEND, ABANDON, READ or READ_DATA ({@link TcpFrame} types); PAGES or PAGES_IMM for the
+     * pages of a paged write that leave as one frame ({@link #pages} of them).
+     */
     byte type;
 
     long token;
-    /** The connection's request id, carried in the frame's token field and echoed by the ACK or NACK. */
+    /**
+     * The connection's request id, carried in the frame's token field and echoed by the ACK or NACK; the pages of a
+     * PAGES op take the ids {@code id} to {@code id + pages - 1}.
+     */
     long id;
+    /** The requests this op stands for: 1, or a PAGES op's pages. */
+    int pages = 1;
 
     MemorySegment source = MemorySegment.NULL;
     long sourceOffset;
+    /** Payload bytes; of a PAGES op, its pages' bytes together. */
     long length;
+    /** A PAGES op's bytes per page. */
+    long pageLength;
+    /** A PAGES op's pages: where each starts in {@link #source}, and where it goes in the region; grown, never shrunk. */
+    long[] pageSources = NO_PAGES;
+
+    long[] pageTargets = NO_PAGES;
     long rkey;
     long remoteOffset;
     int imm;
@@ -38,6 +56,48 @@ final class TcpOp {
     TcpOp write(final byte type, final WriteDescriptor write) {
         return set(type, write.token(), write.src(), write.srcOffset(), write.length())
                 .target(write.rkey(), write.remoteOffset(), write.imm());
+    }
+
+    /**
+     * The start of a PAGES ({@code type} PAGES or PAGES_IMM) op of {@code batch}'s pages, up to {@code room} of them;
+     * {@link #addPage} adds them. Allocates only the first time an op carries this many pages.
+     */
+    TcpOp pages(final byte type, final PageBatch batch, final int room) {
+        set(type, batch.token(), batch.src(), 0, 0).target(batch.rkey(), 0, batch.imm());
+        pages = 0;
+        pageLength = batch.pageLength();
+        if (pageSources.length < room) {
+            pageSources = new long[room];
+            pageTargets = new long[room];
+        }
+        return this;
+    }
+
+    /** Adds a page of a PAGES op, from {@code sourceAt} of the source to {@code targetAt} of the region. */
+    void addPage(final long sourceAt, final long targetAt) {
+        pageSources[pages] = sourceAt;
+        pageTargets[pages] = targetAt;
+        if (pages == 0) {
+            remoteOffset = targetAt; // a refusal names the first page
+        }
+        pages++;
+        length += pageLength;
+    }
+
+    /** Page {@code i} of the PAGES op {@code batch} as a write of its own, request id {@code batch.id + i}. */
+    TcpOp page(final TcpOp batch, final int i) {
+        final byte write = batch.type == TcpFrame.PAGES
+                ? TcpFrame.WRITE
+                : batch.pageLength == 0 ? TcpFrame.IMM : TcpFrame.WRITE_IMM;
+        set(write, batch.token, batch.source, batch.pageSources[i], batch.pageLength)
+                .target(batch.rkey, batch.pageTargets[i], batch.imm);
+        id = batch.id + i;
+        return this;
+    }
+
+    /** True for the pages of a paged write that leave as one PAGES or PAGES_IMM frame. */
+    boolean isPages() {
+        return type == TcpFrame.PAGES || type == TcpFrame.PAGES_IMM;
     }
 
     /**
@@ -94,6 +154,7 @@ final class TcpOp {
 
     /** Drops the reference to the caller's memory before the op goes back to the pool. */
     void clear() {
+        pages = 1;
         source = MemorySegment.NULL;
         chunk = null;
         served = null;

@@ -209,7 +209,8 @@ final class TcpOutbound extends TcpConnection {
             openRequests++;
             lastToken = op.token;
         }
-        op.id = nextId++;
+        op.id = nextId;
+        nextId += op.pages;
         queued.addLast(op);
         markDirty();
     }
@@ -282,6 +283,17 @@ final class TcpOutbound extends TcpConnection {
         }
         while (authenticated && !queued.isEmpty()) {
             final TcpOp op = queued.peekFirst();
+            if (op.isPages()) { // the pages of one frame, gathered from their source
+                if (!pageTables) {
+                    TcpPageFrames.explode(queued, requests);
+                } else if (out.capacity() - encoded < TcpPageFrames.frameLength(op)) {
+                    return;
+                } else {
+                    awaiting.addLast(queued.pollFirst());
+                    encoded = TcpPageFrames.encodePages(op, out, outMemory, outFrame, encoded);
+                }
+                continue;
+            }
             final long payload = op.payload();
             final boolean inline = payload <= INLINE_PAYLOAD;
             final int needed = TcpFrame.HEADER_LENGTH + (inline ? (int) payload : 0);
@@ -411,7 +423,7 @@ final class TcpOutbound extends TcpConnection {
         final TcpRefusal refusal = type == TcpFrame.NACK ? TcpRefusal.ofCode(aux) : null;
         final boolean inOrder = head != null && head.id == first;
         final boolean ahead = reverseAcks && head != null && first > head.id;
-        if ((!inOrder && !ahead) || count < 1 || (head != null && first - head.id + count > awaiting.size())) {
+        if ((!inOrder && !ahead) || count < 1 || (head != null && first + count > awaitedEnd())) {
             protocolError(TcpFrame.typeName(type) + " for " + count + " requests from " + first + ", expected "
                     + (head == null ? "none" : Long.toString(head.id)) + " of " + awaiting.size() + " awaiting");
             return false;
@@ -440,6 +452,12 @@ final class TcpOutbound extends TcpConnection {
         return !closed();
     }
 
+    /** The id after the last request awaiting its answer (the ids awaiting are consecutive). */
+    private long awaitedEnd() {
+        final TcpOp last = awaiting.peekLast();
+        return last == null ? 0 : last.id + last.pages;
+    }
+
     /** Keeps an answer that came early, in request order; one that overlaps another broke the protocol. */
     private boolean holdEarly(final Early answer) {
         int at = early.size();
@@ -460,17 +478,18 @@ final class TcpOutbound extends TcpConnection {
 
     /** Ends the {@code count} awaiting requests from {@code first}, the first awaiting one; false on a gap. */
     private boolean apply(final @Nullable TcpRefusal refusal, final long first, final int count, final long size) {
-        for (int i = 0; i < count && !closed(); i++) {
+        for (int i = 0; i < count && !closed(); ) {
             final TcpOp answeredOp = awaiting.peekFirst();
-            if (answeredOp == null || answeredOp.id != first + i) {
+            if (answeredOp == null || answeredOp.id != first + i || i + answeredOp.pages > count) {
                 completeRun();
-                protocolError(
-                        "ACK for requests " + first + " to " + (first + count - 1) + " skips request " + (first + i));
+                protocolError("answer for requests " + first + " to " + (first + count - 1) + " skips or splits "
+                        + "request " + (first + i));
                 return false;
             }
             awaiting.pollFirst();
             ended(answeredOp);
-            if (refusal == null && TcpPages.pageable(answeredOp)) {
+            i += answeredOp.pages;
+            if (refusal == null && (TcpPages.pageable(answeredOp) || answeredOp.isPages())) {
                 joinRun(answeredOp);
             } else {
                 completeRun();
@@ -493,7 +512,7 @@ final class TcpOutbound extends TcpConnection {
             completeRun();
         }
         runToken = op.token;
-        runPieces++;
+        runPieces += op.pages;
         runBytes += op.length;
         requests.release(op);
     }
@@ -600,8 +619,9 @@ final class TcpOutbound extends TcpConnection {
                     + (size < 0 ? "none" : size + " bytes");
         }
         // the rkey stays out: a message may be logged or shown where the key must not go
-        return "peer " + peer + " refused a " + TcpFrame.typeName(op.type) + " at offset " + op.remoteOffset
-                + " of length " + op.length
+        return "peer " + peer + " refused a " + TcpFrame.typeName(op.type)
+                + (op.isPages() ? " of " + op.pages + " pages of " + op.pageLength + " bytes, the first" : "")
+                + " at offset " + op.remoteOffset + " of length " + (op.isPages() ? op.pageLength : op.length)
                 + (refusal == TcpRefusal.OUT_OF_BOUNDS || size >= 0 ? "; region size " + size : "");
     }
 

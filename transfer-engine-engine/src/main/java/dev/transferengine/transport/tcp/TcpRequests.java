@@ -25,6 +25,9 @@ interface TcpRequests {
      */
     void completed(long token, long bytes, int pieces);
 
+    /** An op from the domain's pool, for a PAGES op cut into its pages. */
+    TcpOp acquire();
+
     /** Recycles an op withdrawn before any of it was sent (its operation timed out); nothing is reported. */
     void release(TcpOp op);
 
