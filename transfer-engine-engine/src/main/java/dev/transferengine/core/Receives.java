@@ -224,7 +224,9 @@ final class Receives implements ReceivePool {
             returned(back.index);
             work++;
         }
-        final long n = granted.getAndSet(0);
+        // read before taking: every duty cycle serves every pool, and an exchange on a quiet counter would cost the
+        // worker an atomic write each cycle
+        final long n = granted.get() > 0 ? granted.getAndSet(0) : 0;
         if (n > 0) {
             credit(n);
             work++;

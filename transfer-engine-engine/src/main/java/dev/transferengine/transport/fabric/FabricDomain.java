@@ -163,6 +163,9 @@ final class FabricDomain implements Domain {
     /** The source of each entry of {@link #entries} (fi_cq_readfrom), where the provider reports sources. */
     private final MemorySegment sources = arena.allocate(JAVA_LONG, CQ_BATCH);
 
+    /** The entries of the batch being handled that {@link #handleBatch} handles after its imms. */
+    private final int[] deferredEntries = new int[CQ_BATCH];
+
     private final MemorySegment errEntry = arena.allocate(ERR_ENTRY_BYTES, 8);
     private final MemorySegment errText = arena.allocate(512);
     private final int postsPerPoll;
@@ -967,10 +970,7 @@ final class FabricDomain implements Domain {
                 n = endpoint.cqRead(entries, CQ_BATCH);
             }
             if (n > 0) {
-                for (int i = 0; i < n; i++) {
-                    complete(i);
-                }
-                reportLandedImms();
+                handleBatch((int) n);
                 work += (int) n;
                 if (n < CQ_BATCH) {
                     break;
@@ -1005,10 +1005,51 @@ final class FabricDomain implements Domain {
         return posted;
     }
 
+    /**
+     * Handles the {@code n} entries of a batch: the imms first, then the completions of this side's writes, reads and
+     * sends. A thread waiting for an imm (to answer it, say) is told before the worker spends time on completions of
+     * its own operations, which nobody on the other side waits for; what each entry reports is unchanged. Receives
+     * and control messages keep their place among the imms (the imms read before one are reported before it, as an
+     * abandonment must follow the imms that landed before it).
+     */
+    private void handleBatch(final int n) {
+        int deferred = 0;
+        for (int i = 0; i < n; i++) {
+            if (ownCompletion(i)) {
+                deferredEntries[deferred++] = i;
+            } else {
+                complete(i);
+            }
+        }
+        reportLandedImms();
+        for (int k = 0; k < deferred; k++) {
+            complete(deferredEntries[k]);
+        }
+    }
+
+    /** Whether entry {@code index} completes a write, read or send of this side's. */
+    private boolean ownCompletion(final int index) {
+        final long offset = index * CQE_SIZE;
+        if (isLandedImm(entries.get(JAVA_LONG, offset + CQE_FLAGS))) {
+            return false;
+        }
+        final int slot = ops.slotOf(entries.get(JAVA_LONG, offset + CQE_OP_CONTEXT));
+        if (slot < 0) {
+            return false;
+        }
+        final byte kind = ops.kind[slot];
+        return kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND;
+    }
+
+    /** Whether CQ flags {@code cqFlags} describe remote CQ data of a write that landed here (an imm). */
+    private static boolean isLandedImm(final long cqFlags) {
+        return (cqFlags & FI_REMOTE_CQ_DATA) != 0 && (cqFlags & FI_RECV) == 0;
+    }
+
     private void complete(final int index) {
         final long offset = index * CQE_SIZE;
         final long cqFlags = entries.get(JAVA_LONG, offset + CQE_FLAGS);
-        if ((cqFlags & FI_REMOTE_CQ_DATA) != 0 && (cqFlags & FI_RECV) == 0) {
+        if (isLandedImm(cqFlags)) {
             // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine.
             // The writer's share is its own where the provider names it and this AV holds it; else the imm goes to
             // the one quota of peers nobody can tell apart (null)
