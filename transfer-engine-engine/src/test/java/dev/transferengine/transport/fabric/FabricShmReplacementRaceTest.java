@@ -98,6 +98,7 @@ class FabricShmReplacementRaceTest {
         try (Arena mapping = Arena.ofConfined()) {
             final MemorySegment ourKeys = mapKeys(domain.address(), mapping);
             replaceBehindAKilledPeer(domain, src, srcKey);
+            assertThat(domain.failure()).as("the NIC lives on").isNull();
             assertThat((long) LONG.getVolatile(ourKeys, FabricShmKeys.REPLACED_AT))
                     .as("our endpoint was replaced")
                     .isEqualTo(1);
@@ -131,8 +132,43 @@ class FabricShmReplacementRaceTest {
     }
 
     /**
+     * An endpoint that another endpoint of this process holds in its AV is reached through its own mapping, which a
+     * replacement would unmap under the holder (FabricLocalEndpoints): behind a killed peer its NIC fails for good
+     * instead, saying why, and what it held and whatever comes later fails with that reason.
+     */
+    @Test
+    void anEndpointHeldByAnotherOfThisProcessFailsItsNicNamingWhyInsteadOfBeingReplaced() throws Exception {
+        FabricFixture.assumeAvailable("shm");
+        final Domain domain = fixture.open("shm", 0, events);
+        final Domain holder = fixture.open("shm", 0, new RecordingDomainListener());
+        holder.resolve(domain.address());
+        final MemorySegment src = arena.allocate(REGION, 4096);
+        final long srcKey = domain.register(src, Device.host());
+
+        replaceBehindAKilledPeer(domain, src, srcKey);
+
+        assertThat(domain.failure())
+                .as("the NIC failed, naming why")
+                .contains("an endpoint of this process holds this one in its AV, so it cannot be replaced")
+                .contains("close the engine and build a new one");
+        for (int i = 0; i < DOOMED_WRITES; i++) {
+            assertThat(events.failed.get(FIRST_DOOMED + i))
+                    .as("write %d", FIRST_DOOMED + i)
+                    .isInstanceOf(TransferEngineException.class);
+        }
+        final Peer later = startPeer();
+        domain.write(writeTo(later, domain, src, srcKey, 2, BUFFER));
+        fixture.pollUntil(() -> events.ended(2));
+        assertThat(events.failed.get(2L))
+                .as("a later write fails at once with the NIC's reason")
+                .isInstanceOf(TransferEngineException.class)
+                .hasMessageContaining("cannot be replaced");
+        assertThat(holder.failure()).as("the holder's NIC").isNull();
+    }
+
+    /**
      * Queues writes to a peer that is stopped, kills it and gives up on the writes (as the engine's timeout does):
-     * the domain replaces its endpoint.
+     * the domain replaces its endpoint (or, where it cannot, fails its NIC).
      */
     private void replaceBehindAKilledPeer(final Domain domain, final MemorySegment src, final long srcKey)
             throws Exception {
@@ -155,7 +191,11 @@ class FabricShmReplacementRaceTest {
             domain.cancel(FIRST_DOOMED + i);
         }
         fixture.pollAll();
-        assertThat(domain.failure()).as("the NIC lives on").isNull();
+        for (int i = 0; i < DOOMED_WRITES; i++) {
+            assertThat(events.ends.getOrDefault(FIRST_DOOMED + i, 1))
+                    .as("write %d ended at most once", FIRST_DOOMED + i)
+                    .isEqualTo(1);
+        }
     }
 
     /** Maps the keys table that {@code address}'s endpoint publishes, as its peers do. */
