@@ -26,11 +26,11 @@ class FabricShmTrafficFaultTest {
 
     private static final long REGION = 1L << 20;
     /** The first round's length; the faults fall inside it. */
-    private static final long TRAFFIC_MILLIS = 12_000;
+    private static final long TRAFFIC_MILLIS = 9_000;
     /** Each operation's deadline in the first round: well below the stop, so that operations time out. */
     private static final long TIMEOUT_MILLIS = 2_000;
     /** The second round's, among the survivors: no fault, so nothing may time out. */
-    private static final long CALM_MILLIS = 3_000;
+    private static final long CALM_MILLIS = 2_000;
 
     private static final long CALM_TIMEOUT_MILLIS = 30_000;
 
@@ -51,9 +51,13 @@ class FabricShmTrafficFaultTest {
     @Test
     void everyOperationEndsOnceWhenOnePeerIsKilledAndAnotherStoppedUnderTraffic() throws Exception {
         FabricFixture.assumeAvailable("shm");
-        final List<Peer> peers = new ArrayList<>();
+        final List<ChildJvm> started = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            peers.add(startPeer());
+            started.add(startPeer());
+        }
+        final List<Peer> peers = new ArrayList<>();
+        for (final ChildJvm child : started) {
+            peers.add(ready(child));
         }
         final Peer stopped = peers.get(2);
         final Peer killed = peers.get(3);
@@ -62,7 +66,7 @@ class FabricShmTrafficFaultTest {
             peer.jvm().println(traffic(peer, peers, TRAFFIC_MILLIS, TIMEOUT_MILLIS));
         }
 
-        Thread.sleep(2_000);
+        Thread.sleep(1_500);
         signal("-STOP", stopped.jvm().process());
         Thread.sleep(1_000);
         killed.jvm().process().destroyForcibly();
@@ -117,8 +121,10 @@ class FabricShmTrafficFaultTest {
 
     /** The peer's {@code TRAFFIC key=value...} line as a map. */
     private static Map<String, String> result(final Peer peer) throws InterruptedException {
+        final String line = peer.jvm().awaitLine("TRAFFIC ");
+        System.out.println(peer.address() + ": " + line);
         final Map<String, String> values = new HashMap<>();
-        for (final String pair : peer.jvm().awaitLine("TRAFFIC ").substring(8).split(" ", -1)) {
+        for (final String pair : line.substring(8).split(" ", -1)) {
             final String[] keyAndValue = pair.split("=", 2);
             values.put(keyAndValue[0], keyAndValue[1]);
         }
@@ -136,10 +142,15 @@ class FabricShmTrafficFaultTest {
         return types;
     }
 
-    private Peer startPeer() throws IOException, InterruptedException {
+    /** Starts a peer process; {@link #ready} waits for it (the JVMs start side by side). */
+    private ChildJvm startPeer() throws IOException {
         final ChildJvm child =
                 ChildJvm.start(FabricFixture.childJvm(FabricPeerProcess.class, "shm", Long.toString(REGION)));
         children.add(child);
+        return child;
+    }
+
+    private static Peer ready(final ChildJvm child) throws InterruptedException {
         final String[] ready = child.awaitLine("READY ").split(" ", -1);
         return new Peer(child, NetworkAddress.parse(ready[1]), Long.parseLong(ready[2]), Long.parseLong(ready[3]));
     }
