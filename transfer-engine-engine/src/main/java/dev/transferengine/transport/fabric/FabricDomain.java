@@ -837,30 +837,52 @@ final class FabricDomain implements Domain {
         return rc;
     }
 
+    /**
+     * Posts {@code slot}; to an shm peer that publishes its keys, counted in there ({@link FabricShmKeys.View#enter})
+     * from before the check whether the peer replaced its endpoint until the provider queued the command (unless
+     * {@code entered}, a chain's pass, counted in already). So a peer that starts replacing its endpoint either is
+     * seen to by this post, which then inserts it again first, or waits for this post before it takes what was
+     * queued to the old endpoint: no post of a running peer lands in the old endpoint after that drain, where
+     * nobody would answer it (issue 21, item 4).
+     */
     private long postNow(final int slot, final FabricShmKeys.@Nullable View entered) {
         final byte kind = ops.kind[slot];
-        if (kind != FabricOps.RECV && kind != FabricOps.CONTROL_RECV) {
-            final long peer = ops.peer[slot];
-            if (peers.replacedSinceInsert(peer) && !renew(peer)) {
-                return -FabricFailures.FI_EAGAIN; // posted again once what went to its old endpoint completed
+        if (kind == FabricOps.RECV || kind == FabricOps.CONTROL_RECV) {
+            return endpoint.recvMsg(ops.message(slot), ops.flags[slot]);
+        }
+        final FabricShmKeys.View published = peers.keys(ops.peer[slot]);
+        if (published == null || published == entered) {
+            return postToPeer(slot, published);
+        }
+        published.enter();
+        try {
+            return postToPeer(slot, published);
+        } finally {
+            published.exit();
+        }
+    }
+
+    /** Posts a write, read or send; {@code published}: the peer's keys, counted in already, or null. */
+    private long postToPeer(final int slot, final FabricShmKeys.@Nullable View published) {
+        final long peer = ops.peer[slot];
+        if (peers.replacedSinceInsert(peer) && !renew(peer)) {
+            return -FabricFailures.FI_EAGAIN; // posted again once what went to its old endpoint completed
+        }
+        ops.epoch[slot] = peers.epoch(peer);
+        if (peers.isClosedHere(peer)) {
+            return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
+        }
+        final long fiAddr = peers.fiAddr(peer);
+        if (fiAddr != peer) {
+            if (fiAddr == FabricPeers.FI_ADDR_NOTAVAIL) {
+                return -FabricFailures.FI_ENOTCONN; // its reset failed: it is in the AV no more
             }
-            ops.epoch[slot] = peers.epoch(peer);
-            if (peers.isClosedHere(peer)) {
-                return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
-            }
-            final long fiAddr = peers.fiAddr(peer);
-            if (fiAddr != peer) {
-                if (fiAddr == FabricPeers.FI_ADDR_NOTAVAIL) {
-                    return -FabricFailures.FI_ENOTCONN; // its reset failed: it is in the AV no more
-                }
-                ops.retarget(slot, fiAddr);
-            }
+            ops.retarget(slot, fiAddr);
         }
         final MemorySegment msg = ops.message(slot);
         return switch (ops.kind[slot]) {
-            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg, entered);
-            case FabricOps.SEND, FabricOps.CONTROL_SEND -> endpoint.sendMsg(msg, ops.flags[slot]);
-            default -> endpoint.recvMsg(msg, ops.flags[slot]);
+            case FabricOps.WRITE, FabricOps.READ -> postRma(slot, msg, published);
+            default -> endpoint.sendMsg(msg, ops.flags[slot]);
         };
     }
 
@@ -885,34 +907,23 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Posts a write or read; to an shm peer that publishes its keys, only once they show the peer would take it
-     * (else {@link #REFUSED_BEFORE_POSTING}, the reason in {@link #refusedBeforePosting}), counted in at the peer
-     * from before the check until the provider queued the command, so that the peer's revocation of the key waits
-     * for it (see {@link FabricShmKeys}).
+     * Posts a write or read; to an shm peer that publishes its keys ({@code published}, which the caller counted
+     * itself in at: see {@link #postNow}), only once they show the peer would take it (else
+     * {@link #REFUSED_BEFORE_POSTING}, the reason in {@link #refusedBeforePosting}); being counted in from before the
+     * check until the provider queued the command makes the peer's revocation of the key wait for it (see
+     * {@link FabricShmKeys}).
      */
-    private long postRma(final int slot, final MemorySegment msg, final FabricShmKeys.@Nullable View entered) {
+    private long postRma(final int slot, final MemorySegment msg, final FabricShmKeys.@Nullable View published) {
         final boolean write = ops.kind[slot] == FabricOps.WRITE;
-        final FabricShmKeys.View published = peers.keys(ops.peer[slot]);
-        if (published == null) {
-            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
-        }
-        final boolean counted = published != entered;
-        if (counted) {
-            published.enter();
-        }
-        try {
+        if (published != null) {
             final TransferEngineException refused =
                     published.refusal(ops.remoteKey(slot), ops.remoteAddress(slot), ops.length[slot], write);
             if (refused != null) {
                 refusedBeforePosting = refused;
                 return REFUSED_BEFORE_POSTING;
             }
-            return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
-        } finally {
-            if (counted) {
-                published.exit();
-            }
         }
+        return write ? endpoint.writeMsg(msg, ops.flags[slot]) : endpoint.readMsg(msg, ops.flags[slot]);
     }
 
     private void failPost(final int slot, final long rc) {

@@ -81,7 +81,7 @@ final class FabricShmKeys implements AutoCloseable {
      * How often the owner replaced its endpoint under the same name (see {@link FabricDomain}, "A gone shm peer"):
      * a peer that reached the endpoint before inserts it into its AV again, which maps the new one.
      */
-    private static final long REPLACED_AT = 56;
+    static final long REPLACED_AT = 56;
 
     private static final long HEADER = 64;
 
