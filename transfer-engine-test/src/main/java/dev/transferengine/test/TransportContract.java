@@ -1801,6 +1801,69 @@ public abstract class TransportContract {
             assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED)).isEqualTo(1);
         }
 
+        /**
+         * A burst: 64 imm writes held at the sender's NIC fail at once (their deadline passes), as when a prefill node
+         * loses a peer with its KV-page streams in flight. Every one of the receiver's 64 waiters ends with its own
+         * acknowledgement, exactly once: more than a transport's control buffers in flight at once (fabric: 16) wait
+         * and go as those free up.
+         */
+        @Test
+        void aBurstOfFailedImmWritesEndsEveryWaiterOnce() {
+            Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");
+            final int writes = 64;
+            final int firstImm = 1000;
+            final TransferEngine sender = holdingEngine(1);
+            final TransferEngine receiver = engine(1);
+            final RegionDescriptor dst =
+                    receiver.register(zeroed(4096), Device.host()).descriptor();
+            final List<CompletableFuture<ImmAbandonedException>> nacks = new ArrayList<>();
+            final AtomicInteger ends = new AtomicInteger();
+            for (int imm = firstImm; imm < firstImm + writes; imm++) {
+                final CompletableFuture<ImmAbandonedException> nack = new CompletableFuture<>();
+                nacks.add(nack);
+                receiver.expectImmCount(imm, 1, new ImmCountListener() {
+                    @Override
+                    public boolean onReached(final int reached) {
+                        ends.incrementAndGet();
+                        nack.completeExceptionally(new AssertionError("imm " + reached + " reached its count"));
+                        return false;
+                    }
+
+                    @Override
+                    public void onAbandoned(final ImmAbandonedException abandonment) {
+                        ends.incrementAndGet();
+                        nack.complete(abandonment);
+                    }
+                });
+            }
+            nic(sender, 0).hold(true);
+            final List<CompletableFuture<Void>> sent = new ArrayList<>();
+            for (int imm = firstImm; imm < firstImm + writes; imm++) {
+                sent.add(sender.submit(ImmWrite.of(dst, imm)));
+            }
+            await().atMost(WAIT).until(() -> sender.metrics().inFlight() == writes);
+
+            assertThat(expired(CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))))
+                    .isCompletedExceptionally();
+
+            for (int i = 0; i < writes; i++) {
+                final int imm = firstImm + i;
+                final Throwable error = failure(sent.get(i));
+                assertThat(error).isInstanceOf(TransferTimeoutException.class);
+                final ImmAbandonedException nack = within(nacks.get(i));
+                assertThat(nack.peer()).isEqualTo(sender.mainAddress());
+                assertThat(nack.imm()).isEqualTo(imm);
+                assertThat(nack.missing()).isEqualTo(1);
+                assertThat(nack.senderCause()).isEqualTo(error.getMessage());
+            }
+            assertThat(ends).hasValue(writes);
+            assertThat(sender.metrics().counter(EngineCounter.IMMS_ABANDONED_SENT))
+                    .isEqualTo(writes);
+            assertThat(receiver.metrics().counter(EngineCounter.IMMS_ABANDONED))
+                    .as("each acknowledgement reported once")
+                    .isEqualTo(writes);
+        }
+
         @Test
         void aFailedBarrierTellsEachReceiverOnce() {
             Assumptions.assumeTrue(deliversNegativeAcknowledgements(), "a declared gap of this transport");

@@ -7,9 +7,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
 import org.jspecify.annotations.Nullable;
 
@@ -34,7 +37,17 @@ import org.jspecify.annotations.Nullable;
  * lost with the connection although the sender's provider reported it sent. So an abandonment is posted again
  * until its receipt comes back, up to {@value #ATTEMPTS} times at growing intervals ({@link #retryDelayNanos}), and
  * the receiver reports each nonce once (it remembers the last {@value #REMEMBERED}): at most once to the user, and
- * through a connection that broke under it. Single-threaded (the domain's worker).
+ * through a connection that broke under it.
+ *
+ * <p>An abandonment that finds all {@value #SENDS} send buffers in flight waits in a backlog, oldest first, and is
+ * encoded and sent as buffers free up ({@link #takeWaiting}): a prefill node that loses a peer with 64 KV-page streams
+ * in flight tells every decode waiter, not the first 16. The backlog holds at most {@value #BACKLOG} distinct
+ * (peer, imm) pairs, since an abandonment of a pair already waiting joins it: the missing counts add up (capped at
+ * {@link Integer#MAX_VALUE}) and the first cause is kept, so the receiver gets one acknowledgement for that imm, as an
+ * upper bound over every failed operation it stands for, and no second one is left to end a later wait of the same
+ * imm. An abandonment beyond the cap is dropped, counted ({@link #droppedAbandonments}) and named by the domain's
+ * log. The cap is far above a realistic burst (a peer lost with some hundreds of streams in flight, one imm each;
+ * tens of peers lost at once) and small enough to preallocate (some 100 KiB). Single-threaded (the domain's worker).
  */
 final class FabricControl {
 
@@ -42,14 +55,19 @@ final class FabricControl {
     static final int MESSAGE_BYTES = 1024;
     /** Receive buffers posted at once. */
     static final int RECEIVES = 8;
-    /** Abandonments in flight (sent and not yet receipted) at once; one more is dropped (and logged by the domain). */
+    /** Abandonments in flight (sent and not yet receipted) at once; one more waits in the backlog. */
     static final int SENDS = 16;
+    /** Distinct (peer, imm) pairs waiting for a send buffer at most; one more is dropped (and logged by the domain). */
+    static final int BACKLOG = 4096;
     /** Receipts in flight at once; one more is not sent (the abandonment's sender posts it again). */
     static final int RECEIPTS = 16;
     /** Posts of one abandonment, the first included, before the sender gives up on its receipt. */
     static final int ATTEMPTS = 10;
-    /** Nonces of abandonments a receiver remembers, to report each once. */
-    static final int REMEMBERED = 256;
+    /**
+     * Nonces of abandonments a receiver remembers, to report each once: more than a sender's whole backlog, so that
+     * a repeat posted for a lost receipt is still known while that sender's later abandonments arrive.
+     */
+    static final int REMEMBERED = BACKLOG + SENDS;
 
     private static final int MAGIC = 0x414E4554; // "TENA", little-endian
     private static final int RECEIPT_MAGIC = 0x4B414554; // "TEAK", little-endian
@@ -79,6 +97,20 @@ final class FabricControl {
     /** Receipted while its post had not completed yet: freed at the completion. */
     private final boolean[] receipted = new boolean[SENDS];
 
+    /** The backlog: a ring of {@link #backlogCapacity} entries from {@link #waitingHead}, oldest first. */
+    private final int backlogCapacity;
+
+    private final long[] waitingPeer;
+    private final int[] waitingImm;
+    private final int[] waitingMissing;
+    private final @Nullable String[] waitingCause;
+    /** Per peer, each waiting imm's place in the ring: where a later abandonment of that pair joins it. */
+    private final Long2ObjectHashMap<Int2IntHashMap> waitingPlaces = new Long2ObjectHashMap<>();
+
+    private int waitingHead;
+    private int waitingCount;
+    private long droppedAbandonments;
+
     private final boolean[] receiptSending = new boolean[RECEIPTS];
     private final long[] remembered = new long[REMEMBERED];
     private final LongHashSet seen = new LongHashSet();
@@ -86,6 +118,16 @@ final class FabricControl {
     private long nextNonce = ThreadLocalRandom.current().nextLong();
 
     FabricControl(final Arena arena) {
+        this(arena, BACKLOG);
+    }
+
+    /** A control whose backlog holds {@code backlogCapacity} pairs (tests reach the cap with a small one). */
+    FabricControl(final Arena arena, final int backlogCapacity) {
+        this.backlogCapacity = backlogCapacity;
+        this.waitingPeer = new long[backlogCapacity];
+        this.waitingImm = new int[backlogCapacity];
+        this.waitingMissing = new int[backlogCapacity];
+        this.waitingCause = new String[backlogCapacity];
         this.receiveBuffers = arena.allocate((long) RECEIVES * MESSAGE_BYTES, 64);
         this.sendBuffers = arena.allocate((long) SENDS * MESSAGE_BYTES, 64);
         this.receiptBuffers = arena.allocate((long) RECEIPTS * RECEIPT_BYTES, 64);
@@ -108,8 +150,11 @@ final class FabricControl {
         return -1;
     }
 
-    /** Whether any abandonment is in flight. */
+    /** Whether any abandonment is in flight or waits in the backlog. */
     boolean sending() {
+        if (waitingCount > 0) {
+            return true;
+        }
         for (int i = 0; i < SENDS; i++) {
             if (state[i] != FREE) {
                 return true;
@@ -165,10 +210,87 @@ final class FabricControl {
         return -1;
     }
 
-    /** Frees every send (the domain stops). */
-    void clearSends() {
+    /** Frees every send and empties the backlog (the domain stops); answers how many waited there. */
+    int clearSends() {
         Arrays.fill(state, FREE);
         Arrays.fill(receiptSending, false);
+        final int waited = waitingCount;
+        Arrays.fill(waitingCause, null);
+        waitingPlaces.clear();
+        waitingHead = 0;
+        waitingCount = 0;
+        return waited;
+    }
+
+    /** Whether abandonments wait in the backlog for a send buffer. */
+    boolean backlogged() {
+        return waitingCount > 0;
+    }
+
+    /** Distinct (peer, imm) pairs in the backlog. */
+    int backlog() {
+        return waitingCount;
+    }
+
+    /** Abandonments dropped because the backlog was full, since the domain opened. */
+    long droppedAbandonments() {
+        return droppedAbandonments;
+    }
+
+    /**
+     * Puts an abandonment behind those waiting for a send buffer, or adds its missing count to the waiting one of
+     * the same (peer, imm), whose cause stays. False when it is a new pair and the backlog is full: it is dropped,
+     * and counted. Allocates only to track a peer with nothing waiting yet.
+     */
+    boolean queue(final long to, final int imm, final int missing, final String cause) {
+        Int2IntHashMap places = waitingPlaces.get(to);
+        final int place = places == null ? -1 : places.get(imm);
+        if (place >= 0) {
+            waitingMissing[place] = (int) Math.min(Integer.MAX_VALUE, (long) waitingMissing[place] + missing);
+            return true;
+        }
+        if (waitingCount == backlogCapacity) {
+            droppedAbandonments++;
+            return false;
+        }
+        if (places == null) {
+            places = new Int2IntHashMap(-1);
+            waitingPlaces.put(to, places);
+        }
+        final int at = (waitingHead + waitingCount) % backlogCapacity;
+        waitingCount++;
+        waitingPeer[at] = to;
+        waitingImm[at] = imm;
+        waitingMissing[at] = missing;
+        waitingCause[at] = cause;
+        places.put(imm, at);
+        return true;
+    }
+
+    /**
+     * Takes a free send buffer for the oldest waiting abandonment and encodes it there (a fresh nonce, as {@link
+     * #encode}); answers the buffer's index, or -1 when nothing waits or every buffer is in flight.
+     */
+    int takeWaiting(final NetworkAddress self) {
+        if (waitingCount == 0) {
+            return -1;
+        }
+        final int index = takeSend();
+        if (index < 0) {
+            return -1;
+        }
+        final int at = waitingHead;
+        final long to = waitingPeer[at];
+        final Int2IntHashMap places = Objects.requireNonNull(waitingPlaces.get(to));
+        places.remove(waitingImm[at]);
+        if (places.isEmpty()) {
+            waitingPlaces.remove(to);
+        }
+        encode(index, to, self, waitingImm[at], waitingMissing[at], Objects.requireNonNull(waitingCause[at]));
+        waitingCause[at] = null;
+        waitingHead = (waitingHead + 1) % backlogCapacity;
+        waitingCount--;
+        return index;
     }
 
     /** Frees send {@code index} at once (its post could not be made). */

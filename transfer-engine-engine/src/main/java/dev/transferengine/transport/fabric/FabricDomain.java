@@ -274,14 +274,15 @@ final class FabricDomain implements Domain {
 
     /**
      * Worker thread. Sends a tagged control message from a buffer of the domain's own, again until the receiver's
-     * receipt comes (see {@link FabricControl}); where sends are untagged (shm before libfabric 1.19), or
-     * {@value FabricControl#SENDS} are in flight, it is dropped and logged once.
+     * receipt comes (see {@link FabricControl}); where {@value FabricControl#SENDS} are in flight it waits in the
+     * backlog (joining a waiting one of the same peer and imm) and goes as buffers free up ({@link #poll}). Where
+     * sends are untagged (shm before libfabric 1.19, which the transport refuses at start) it is dropped and logged
+     * once; where the backlog is full ({@value FabricControl#BACKLOG} pairs) it is dropped and logged, each one.
      */
     @Override
     public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
         final FabricControl owner = control;
-        final int index = owner == null || refusal() != null ? -1 : owner.takeSend();
-        if (owner == null || index < 0) {
+        if (owner == null || refusal() != null) {
             if (!toldOfDroppedControl) {
                 toldOfDroppedControl = true;
                 LOG.warn(
@@ -289,14 +290,26 @@ final class FabricDomain implements Domain {
                                 + " timeout",
                         description,
                         imm,
-                        owner == null
-                                ? "untagged sends carry none: use libfabric 1.19 or later"
-                                : "too many in flight");
+                        owner == null ? "untagged sends carry none: use libfabric 1.19 or later" : "domain failed");
             }
             return;
         }
-        owner.encode(index, peer, address, imm, missing, cause);
-        postAbandonment(owner, index);
+        final int index = owner.backlogged() ? -1 : owner.takeSend();
+        if (index >= 0) {
+            owner.encode(index, peer, address, imm, missing, cause);
+            postAbandonment(owner, index);
+        } else if (!owner.queue(peer, imm, missing, cause)) {
+            LOG.warn(
+                    "{}: the negative acknowledgement to peer {} for imm {} ({} missing: {}) is dropped: {} others"
+                            + " wait to be sent; the receiver waits out its own timeout ({} dropped so far)",
+                    description,
+                    peers.address(peer),
+                    imm,
+                    missing,
+                    cause,
+                    owner.backlog(),
+                    owner.droppedAbandonments());
+        }
     }
 
     /** Posts abandonment {@code index} (again); where no slot is free it counts as a post that failed. */
@@ -362,7 +375,7 @@ final class FabricDomain implements Domain {
         }
     }
 
-    /** Posts the abandonments whose receipt is overdue again. */
+    /** Posts the abandonments whose receipt is overdue again, then waiting ones into the send buffers free now. */
     private int postOverdueAbandonments() {
         final FabricControl owner = control;
         if (owner == null || !owner.sending()) {
@@ -371,6 +384,10 @@ final class FabricDomain implements Domain {
         final long now = System.nanoTime();
         int posted = 0;
         for (int index = owner.overdue(now); index >= 0; index = owner.overdue(now)) {
+            postAbandonment(owner, index);
+            posted++;
+        }
+        for (int index = owner.takeWaiting(address); index >= 0; index = owner.takeWaiting(address)) {
             postAbandonment(owner, index);
             posted++;
         }
@@ -1288,8 +1305,12 @@ final class FabricDomain implements Domain {
 
     private void failOutstanding(final TransferEngineException error) {
         pending.clear();
-        if (control != null) {
-            control.clearSends();
+        final int waited = control == null ? 0 : control.clearSends();
+        if (waited > 0) {
+            LOG.warn(
+                    "{}: {} negative acknowledgements waiting to be sent are dropped with the domain",
+                    description,
+                    waited);
         }
         controlReceives = 0;
         poolMessages.clear();
