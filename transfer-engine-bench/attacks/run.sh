@@ -35,7 +35,7 @@ cleanup() {
   exec 3>&- 2>/dev/null || true
   [ ${#nat_rule[@]} -gt 0 ] && iptables -t nat -D OUTPUT "${nat_rule[@]}" || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -87,15 +87,15 @@ flood_case() {
 
 # the outsider of the fabric control messages (control_outsider.c, a libfabric endpoint of its own), built against the
 # libfabric the scenario loads
-control_outsider() {
+build_control_outsider() {
   local source=$here/../../transfer-engine-engine/src/test/c/control_outsider.c flags=()
   if [ -n "${TE_FABRIC_LIBRARY:-}" ]; then
     local lib; lib=$(dirname "$TE_FABRIC_LIBRARY")
     flags=(-I"$lib/../include" -L"$lib" -Wl,-rpath,"$lib")
   fi
   [ -x "$work/control_outsider" ] || gcc -O1 -o "$work/control_outsider" "${flags[@]}" "$source" -lfabric
-  "$work/control_outsider" "$@"
 }
+control_outsider() { build_control_outsider; "$work/control_outsider" "$@"; }
 # start_ready_member NAME MODE ARGS...: a member (-Dready) that prints its address and waits for $work/NAME.ready;
 # sets member_address
 start_ready_member() {
@@ -367,9 +367,10 @@ case $scenario in
     for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
     start_ready_member sender sends "$address" 200 4; sender=${pids[-1]}
     start_ready_member imms imms "$desc" 5000 200 1; imms=${pids[-1]}
-    control_outsider "$address" garbage "${COUNT:-200000}" >"$work/garbage.out" &
+    build_control_outsider
+    HOLD=20 control_outsider "$address" garbage "${COUNT:-200000}" >"$work/garbage.out" &
     garbage=$!
-    control_outsider "$address" query 20000 >"$work/query.out" &
+    HOLD=20 control_outsider "$address" query 20000 >"$work/query.out" &
     query=$!
     sleep 2; touch "$work/sender.ready" "$work/imms.ready"
     echo "{\"target_during\":$(report)}"
@@ -377,6 +378,7 @@ case $scenario in
     wait "$sender" "$imms" || true; tail -1 "$work/sender.out"; tail -1 "$work/imms.out"
     touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
     echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    sleep 5; echo "{\"target_5s_later\":$(report)}"  # the member's sends queued behind the flood land late
     echo "{\"target_warn_lines\":$(grep -c 'WARN' "$work/target.err" || true)}"
     ;;
   *) echo "unknown scenario $scenario" >&2; exit 2 ;;

@@ -19,12 +19,14 @@
  *   query               questions for the pool sizes, each naming another address nobody listens on
  *                       (127.0.0.1 and a port from 1 up, or a made-up shm name), so the target answers strangers
  *   receipt             receipts with random nonces
- * Exits 2 when the provider is not available, 1 on another error.
+ * HOLD=SECONDS keeps the endpoint open that long after the last send: a provider may drop what a closed peer sent
+ * and the target has not read yet. Exits 2 when the provider is not available, 1 on another error.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -258,6 +260,12 @@ int main(int argc, char **argv) {
     }
     for (int spins = 0; in_flight > 0 && spins < 50000000; spins++) {
         reap();
+    }
+    /* HOLD=SECONDS keeps the connection (and what the target has not read yet) that long before exiting */
+    const time_t until = time(NULL) + (getenv("HOLD") ? atoi(getenv("HOLD")) : 0);
+    while (time(NULL) < until) {
+        reap();
+        usleep(1000);
     }
     printf("{\"outsider\":\"%s\",\"provider\":\"%s\",\"sent\":%ld,\"failed\":%ld,\"unfinished\":%ld}\n", mode, provider,
            sent, failed, in_flight);

@@ -45,8 +45,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class FabricControl {
 
-    /** Largest control message, in bytes. */
+    /** Largest control message, in bytes; a longer one is refused. */
     static final int MESSAGE_BYTES = 1024;
+    /** The largest control receive buffer: {@link #FabricControl(Arena, long)}. */
+    static final int MAX_RECEIVE_BYTES = 64 * 1024;
     /** Receive buffers posted at once. */
     static final int RECEIVES = 8;
     /** Abandonments in flight (sent and not yet receipted) at once; one more is dropped (and logged by the domain). */
@@ -94,14 +96,24 @@ final class FabricControl {
     private final RecentLongs deregisteredKeys = new RecentLongs(REMEMBERED_KEYS);
     private long nextNonce = ThreadLocalRandom.current().nextLong();
 
-    FabricControl(final Arena arena) {
-        this.receiveBuffers = arena.allocate((long) RECEIVES * MESSAGE_BYTES, 64);
+    private final int receiveBytes;
+
+    /**
+     * Control buffers for a domain whose provider sends messages up to {@code injectBytes} inline ({@code
+     * inject_size}). Receive buffers take at least that much (at most {@value #MAX_RECEIVE_BYTES}), though no control
+     * message is longer than {@value #MESSAGE_BYTES}: libfabric 2.1's shm cannot truncate an unexpected inline message
+     * into a shorter buffer ({@code smr_copy_saved} asserts, or dereferences null without asserts), so a longer
+     * message that anyone sent to the control tag would end the receiving process.
+     */
+    FabricControl(final Arena arena, final long injectBytes) {
+        this.receiveBytes = Math.clamp(injectBytes, MESSAGE_BYTES, MAX_RECEIVE_BYTES);
+        this.receiveBuffers = arena.allocate((long) RECEIVES * receiveBytes, 64);
         this.sendBuffers = arena.allocate((long) SENDS * MESSAGE_BYTES, 64);
         this.receiptBuffers = arena.allocate((long) RECEIPTS * RECEIPT_BYTES, 64);
     }
 
     MemorySegment receiveBuffer(final int index) {
-        return receiveBuffers.asSlice((long) index * MESSAGE_BYTES, MESSAGE_BYTES);
+        return receiveBuffers.asSlice((long) index * receiveBytes, receiveBytes);
     }
 
     /** A free send buffer's index, now taken, or -1 when {@value #SENDS} abandonments are in flight. */
@@ -340,7 +352,10 @@ final class FabricControl {
 
     /** Decodes the {@code length} bytes in receive buffer {@code index}. */
     Received decode(final int index, final int length) {
-        final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.clamp(length, 0, MESSAGE_BYTES));
+        if (length > MESSAGE_BYTES) {
+            return malformed("a control message of " + length + " bytes, longer than any of ours");
+        }
+        final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.max(length, 0));
         if (buffer.byteSize() >= RECEIPT_BYTES && buffer.get(INT, 0) == RECEIPT_MAGIC) {
             return new Receipt(buffer.get(LONG, 4));
         }

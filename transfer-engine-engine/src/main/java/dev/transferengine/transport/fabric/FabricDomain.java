@@ -261,7 +261,7 @@ final class FabricDomain implements Domain {
                 + (endpoint.tagged() ? "" : ", untagged sends")
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
         this.refusals = new FabricControlRefusals(description);
-        this.control = endpoint.tagged() ? new FabricControl(arena) : null;
+        this.control = endpoint.tagged() ? new FabricControl(arena, endpoint.injectSize()) : null;
         if (control != null) {
             for (int i = 0; i < FabricControl.RECEIVES; i++) {
                 postControlReceive(control, i);
@@ -270,12 +270,12 @@ final class FabricDomain implements Domain {
     }
 
     private void postControlReceive(final FabricControl owner, final int index) {
-        final int slot = ops.acquire(FabricOps.CONTROL_RECV, index, FabricControl.MESSAGE_BYTES, FI_ADDR_UNSPEC);
+        final MemorySegment buffer = owner.receiveBuffer(index);
+        final int slot = ops.acquire(FabricOps.CONTROL_RECV, index, buffer.byteSize(), FI_ADDR_UNSPEC);
         if (slot < 0) {
             LOG.warn("{}: no operation slot left for a control receive buffer; it is not posted", description);
             return;
         }
-        final MemorySegment buffer = owner.receiveBuffer(index);
         ops.prepareControl(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
         controlReceives++;
         submit(slot, FI_COMPLETION);
@@ -1288,8 +1288,7 @@ final class FabricDomain implements Domain {
         if (!closed && failure == null) {
             refusals.refuse(
                     FabricControlRefusals.Reason.MALFORMED,
-                    "control receive buffer " + token + " failed (a message longer than " + FabricControl.MESSAGE_BYTES
-                            + " bytes is cut): " + text);
+                    "control receive buffer " + token + " failed (a message longer than the buffer is cut): " + text);
             postControlReceive(owner, (int) token);
         } else {
             LOG.debug("{}: control receive buffer {} ended: {}", description, token, text);

@@ -45,7 +45,8 @@ final class CPrograms {
                     Files.exists(Path.of("/usr/include/rdma/fi_tagged.h")),
                     "needs the libfabric headers (Debian package libfabric-dev)");
         } else {
-            final Path lib = Path.of(library).toAbsolutePath().resolveSibling(".").normalize();
+            final Path lib =
+                    Path.of(library).toAbsolutePath().resolveSibling(".").normalize();
             final Path include = lib.resolveSibling("include");
             assumeTrue(Files.exists(include.resolve("rdma/fi_tagged.h")), () -> "needs the headers under " + include);
             gcc.addAll(List.of("-I" + include, "-L" + lib, "-Wl,-rpath," + lib));

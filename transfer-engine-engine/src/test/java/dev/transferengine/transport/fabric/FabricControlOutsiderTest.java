@@ -136,7 +136,7 @@ class FabricControlOutsiderTest {
         final String library = FabricFixture.library();
         assumeTrue(
                 !provider.equals("shm")
-                        || library != null && FabricLibrary.open(library).version() >= FabricLibrary.version(1, 19),
+                        || (library != null && FabricLibrary.open(library).version() >= FabricLibrary.version(1, 19)),
                 "shm carries control messages from libfabric 1.19 (tagged sends)");
         return fixture.open(provider, 0, listener);
     }

@@ -21,7 +21,7 @@ class FabricControlPoolSizesTest {
     @Test
     void aQuestionAndAnAnswerArriveAsSentWithTheirSendersAddress() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             assertThat(arrive(control, FabricControl.poolQuery(SELF, 42)))
                     .isEqualTo(new FabricControl.PoolQuery(SELF, 42));
             final FabricControl.Received sizes =
@@ -42,7 +42,7 @@ class FabricControlPoolSizesTest {
     @Test
     void anAnswerWithoutAVersionOrANonceArrivesSaying() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 7, 42);
             final FabricControl.Received unversioned = arrive(control, whole.asSlice(0, whole.byteSize() - 16));
             assertThat(((FabricControl.PoolSizes) unversioned).sizes()).containsExactly(100, 3000);
@@ -57,7 +57,7 @@ class FabricControlPoolSizesTest {
     @Test
     void anAnswerCutShortIsDroppedAsMalformed() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 1, 42);
             assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 18)))
                     .isInstanceOf(FabricControl.Refused.class);
