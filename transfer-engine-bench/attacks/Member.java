@@ -1,6 +1,7 @@
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupSpec;
+import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
@@ -16,6 +17,7 @@ import dev.transferengine.TransferListener;
 import dev.transferengine.TransportEvent;
 import dev.transferengine.TransportTls;
 import dev.transferengine.WriteRequest;
+import dev.transferengine.exceptions.ImmAbandonedException;
 import dev.transferengine.exceptions.TransferEngineException;
 
 import java.io.BufferedReader;
@@ -71,6 +73,8 @@ import javax.net.ssl.TrustManagerFactory;
  *                      prints writes done and failed, the first failure and how long until a write landed after it
  * overrun DESC         single and paged writes (with an imm) and reads past the end of DESC's region, with the true
  *                      descriptor and with forged ones (twice the length, Long.MAX_VALUE); prints each outcome
+ * (imms and sends with -Dready=FILE print "te-member ADDRESS" and wait for FILE first; the target with
+ *  -Dexpect=FIRST:N waits for imms FIRST.. with expectations, and its report counts those reached and abandoned)
  * api                  issue 16 item 9: a null listener, maxInFlight(-1), postedReceivePool(1 &lt;&lt; 30, 4)
  * </pre>
  */
@@ -148,6 +152,7 @@ public final class Member {
             if (Boolean.parseBoolean(System.getProperty("claim", "true"))) {
                 engine.onImm(imm -> imms.incrementAndGet()); // else imms stay unexpected: nobody claims them
             }
+            expect(engine);
             final ReceivePool pool = engine.postedReceivePool(4096, 4, message -> receives.incrementAndGet());
             System.out.println("te-target " + region.descriptor().toText() + " " + engine.mainAddress() + " "
                     + port(engine.mainAddress()));
@@ -160,6 +165,40 @@ public final class Member {
                 System.out.flush();
             }
             pool.close();
+        }
+    }
+
+    /** Expectations reached and abandoned (-Dexpect), and the first abandonment's text. */
+    static final AtomicLong REACHED = new AtomicLong();
+
+    static final AtomicLong ABANDONED = new AtomicLong();
+    static final AtomicReference<String> FIRST_ABANDONMENT = new AtomicReference<>();
+
+    /**
+     * With {@code -Dexpect=FIRST:N}: waits for one imm of each value FIRST to FIRST + N - 1 (an expectation each,
+     * {@code TransferEngine.expectImmCount}), counting those reached and those a negative acknowledgement ended.
+     */
+    static void expect(final TransferEngine engine) {
+        final String expect = System.getProperty("expect");
+        if (expect == null) {
+            return;
+        }
+        final int first = Integer.parseInt(expect.split(":")[0]);
+        final int count = Integer.parseInt(expect.split(":")[1]);
+        for (int imm = first; imm < first + count; imm++) {
+            engine.expectImmCount(imm, 1, new ImmCountListener() {
+                @Override
+                public boolean onReached(final int value) {
+                    REACHED.incrementAndGet();
+                    return false;
+                }
+
+                @Override
+                public void onAbandoned(final ImmAbandonedException abandoned) {
+                    ABANDONED.incrementAndGet();
+                    FIRST_ABANDONMENT.compareAndSet(null, abandoned.getMessage());
+                }
+            });
         }
     }
 
@@ -187,6 +226,9 @@ public final class Member {
         out.put("imm_events", imms);
         out.put("receives", receives);
         out.put("imms_refused", engine.metrics().counter(EngineCounter.IMMS_REFUSED));
+        out.put("expectations_reached", REACHED.get());
+        out.put("expectations_abandoned", ABANDONED.get());
+        out.put("first_abandonment", FIRST_ABANDONMENT.get());
         out.put("imms_expired", engine.metrics().counter(EngineCounter.IMMS_EXPIRED));
         out.put("regions_freed", engine.metrics().counter(EngineCounter.REGIONS_FREED));
         out.put("worker_restarts", engine.metrics().counter(EngineCounter.WORKER_RESTARTS));
@@ -290,6 +332,7 @@ public final class Member {
             throws Exception {
         try (TransferEngine engine = open()) {
             final Tally tally = new Tally();
+            awaitReady(engine);
             tally.post(count, window, i -> engine.submit(ImmWrite.of(target, first + i), tally));
             tally.print("imms", count, "landed");
         }
@@ -299,8 +342,26 @@ public final class Member {
         try (Arena arena = Arena.ofShared(); TransferEngine engine = open()) {
             final MemorySegment message = pattern(arena, 1024);
             final Tally tally = new Tally();
+            awaitReady(engine);
             tally.post(count, window, i -> engine.send(to, message, tally));
             tally.print("sends", count, "delivered");
+        }
+    }
+
+    /**
+     * With {@code -Dready=FILE}: prints "te-member ADDRESS" (this engine's address, for an outsider to forge control
+     * messages in its name), then waits until FILE exists (up to 120 s) before the mode's work begins.
+     */
+    static void awaitReady(final TransferEngine engine) throws InterruptedException {
+        final String ready = System.getProperty("ready");
+        if (ready == null) {
+            return;
+        }
+        System.out.println("te-member " + engine.mainAddress());
+        System.out.flush();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.exists(Path.of(ready)) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
         }
     }
 

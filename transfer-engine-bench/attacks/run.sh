@@ -35,7 +35,7 @@ cleanup() {
   exec 3>&- 2>/dev/null || true
   [ ${#nat_rule[@]} -gt 0 ] && iptables -t nat -D OUTPUT "${nat_rule[@]}" || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -85,7 +85,28 @@ flood_case() {
   echo "{\"target_after\":$(report)}"
 }
 
-scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider overrun overrun-fabric-tcp overrun-fabric-shm tls-mitm-flip tls-mitm-replay tls-mitm-truncate tls-garbage tls-members-held}
+# the outsider of the fabric control messages (control_outsider.c, a libfabric endpoint of its own), built against the
+# libfabric the scenario loads
+build_control_outsider() {
+  local source=$here/../../transfer-engine-engine/src/test/c/control_outsider.c flags=()
+  if [ -n "${TE_FABRIC_LIBRARY:-}" ]; then
+    local lib; lib=$(dirname "$TE_FABRIC_LIBRARY")
+    flags=(-I"$lib/../include" -L"$lib" -Wl,-rpath,"$lib")
+  fi
+  [ -x "$work/control_outsider" ] || gcc -O1 -o "$work/control_outsider" "${flags[@]}" "$source" -lfabric
+}
+control_outsider() { build_control_outsider; "$work/control_outsider" "$@"; }
+# start_ready_member NAME MODE ARGS...: a member (-Dready) that prints its address and waits for $work/NAME.ready;
+# sets member_address
+start_ready_member() {
+  local name=$1; shift
+  member "${opts[@]}" -Dready="$work/$name.ready" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  pids+=($!)
+  for _ in $(seq 600); do grep -q '^te-member' "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+  member_address=$(grep '^te-member' "$work/$name.out" | awk '{print $2}')
+}
+
+scenario=${1:?scenario: api flood-tls flood-idle flood-slowloris flood-garbage flood-hello relay relay-tls imms churn churn-sources sends sends-fabric-tcp sends-fabric-shm weak-keys api freed-tcp freed-fabric-tcp freed-fabric-shm fabric-outsider overrun overrun-fabric-tcp overrun-fabric-shm tls-mitm-flip tls-mitm-replay tls-mitm-truncate tls-garbage tls-members-held fabric-control-forge-tcp fabric-control-forge-shm fabric-nack-forge-tcp fabric-nack-forge-shm fabric-sizes-forge-tcp fabric-sizes-forge-shm fabric-control-flood-tcp fabric-control-flood-shm}
 # TLS_RECORDS=jsse runs the TLS scenarios with tcp.tlsRecords=jsse on every engine (engine records are the default)
 tls_records=()
 [ -n "${TLS_RECORDS:-}" ] && tls_records=(-Dopt.tcp.tlsRecords="$TLS_RECORDS")
@@ -286,6 +307,79 @@ case $scenario in
     touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
     echo "{\"target_after\":$(report)}"
     grep -m5 -i 'warn\|error' "$work/target.err" | cut -c1-400 || true
+    ;;
+  fabric-control-forge-tcp | fabric-control-forge-shm)
+    # an outsider (no descriptor, no member) sends control messages of every kind but valid ones to the target:
+    # random bytes, cut-short and oversized messages behind each magic, receipts of random nonces; a writer writes
+    # and a member sends 200 messages beside it
+    opts=("${fabric[@]}" -Dprovider="${scenario#fabric-control-forge-}")
+    start_target "${opts[@]}"
+    address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    start_ready_member sender sends "$address" 200 4
+    control_outsider "$address" garbage "${COUNT:-20000}"
+    control_outsider "$address" receipt 5000
+    touch "$work/sender.ready"; wait "${pids[-1]}" || true; tail -1 "$work/sender.out"
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    echo "{\"target_warn_lines\":$(grep -c 'WARN' "$work/target.err" || true)}"
+    grep -m3 'WARN' "$work/target.err" | cut -c1-300 || true
+    ;;
+  fabric-nack-forge-tcp | fabric-nack-forge-shm)
+    # the target waits for imms 5000..5199 (an expectation each); the member that will write them is up; an outsider
+    # first sends negative acknowledgements of those imms in the member's name (without a region key, with guessed
+    # keys, one replayed 1,000 times); then the member writes the 200 imms
+    opts=("${fabric[@]}" -Dprovider="${scenario#fabric-nack-forge-}")
+    start_target "${opts[@]}" -Dexpect=5000:200
+    address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
+    start_ready_member imms imms "$desc" 5000 200 1
+    control_outsider "$address" nack 200 5000 "$member_address"
+    control_outsider "$address" nack 200 5000 "$member_address" "$RANDOM$RANDOM"
+    control_outsider "$address" replay 1000 5000 "$member_address"
+    sleep 1; echo "{\"target_after_forgeries\":$(report)}"
+    touch "$work/imms.ready"; wait "${pids[-1]}" || true; tail -1 "$work/imms.out"
+    echo "{\"target\":$(report)}"
+    grep -m3 'WARN' "$work/target.err" | cut -c1-300 || true
+    ;;
+  fabric-sizes-forge-tcp | fabric-sizes-forge-shm)
+    # an outsider tells a member, in the target's name, that the target's receive pools are none or 1 byte, at the
+    # highest versions; then the member sends 200 1 KiB messages to the target (4 in flight)
+    opts=("${fabric[@]}" -Dprovider="${scenario#fabric-sizes-forge-}")
+    start_target "${opts[@]}"
+    address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
+    start_ready_member sender sends "$address" 200 4
+    control_outsider "$member_address" sizes 1000 "$address"
+    sleep 1; touch "$work/sender.ready"; wait "${pids[-1]}" || true; tail -1 "$work/sender.out"
+    grep -m3 'WARN' "$work/sender.err" | cut -c1-300 || true
+    echo "{\"target\":$(report)}"
+    ;;
+  fabric-control-flood-tcp | fabric-control-flood-shm)
+    # an outsider floods the target's control buffers (COUNT random messages) and asks for its pool sizes in the
+    # name of 20,000 addresses nobody listens on, while a writer writes, a member sends 200 messages and another
+    # writes 200 imms the target waits for
+    opts=("${fabric[@]}" -Dprovider="${scenario#fabric-control-flood-}")
+    start_target "${opts[@]}" -Dexpect=5000:200
+    address=$(grep '^te-target' "$work/target.out" | awk '{print $3}')
+    member "${opts[@]}" writer "$desc" "$work/closed" >"$work/writer.out" 2>"$work/writer.err" &
+    pids+=($!); writer=$!
+    for _ in $(seq 600); do grep -q connected "$work/writer.out" 2>/dev/null && break; sleep 0.1; done
+    start_ready_member sender sends "$address" 200 4; sender=${pids[-1]}
+    start_ready_member imms imms "$desc" 5000 200 1; imms=${pids[-1]}
+    build_control_outsider
+    HOLD=20 control_outsider "$address" garbage "${COUNT:-200000}" >"$work/garbage.out" &
+    garbage=$!
+    HOLD=20 control_outsider "$address" query 20000 >"$work/query.out" &
+    query=$!
+    sleep 2; touch "$work/sender.ready" "$work/imms.ready"
+    echo "{\"target_during\":$(report)}"
+    wait "$garbage" "$query" || true; cat "$work/garbage.out" "$work/query.out"
+    wait "$sender" "$imms" || true; tail -1 "$work/sender.out"; tail -1 "$work/imms.out"
+    touch "$work/closed"; wait "$writer" || true; tail -1 "$work/writer.out"
+    echo "{\"target_alive\":$(kill -0 "$target_pid" 2>/dev/null && echo true || echo false),\"target\":$(report)}"
+    sleep 5; echo "{\"target_5s_later\":$(report)}"  # the member's sends queued behind the flood land late
+    echo "{\"target_warn_lines\":$(grep -c 'WARN' "$work/target.err" || true)}"
     ;;
   *) echo "unknown scenario $scenario" >&2; exit 2 ;;
 esac

@@ -91,7 +91,7 @@ final class ImmAbandonments {
         }
         final Domain domain = domains[0];
         try {
-            domain.abandonImm(domain.resolve(dst.nic(0).address()), imm, missing, cause);
+            domain.abandonImm(domain.resolve(dst.nic(0).address()), dst.nic(0).rkey(), imm, missing, cause);
             counters.increment(EngineCounter.IMMS_ABANDONED_SENT);
         } catch (final RuntimeException e) { // the request's own failure is reported either way
             errors.warn(

@@ -186,18 +186,20 @@ public interface Domain extends AutoCloseable {
      * Sends a negative acknowledgement to {@code peer}: an operation of this engine carrying {@code imm} failed here,
      * so up to {@code missing} of its imm events will not reach the peer. The peer's domain reports it once through
      * {@link DomainListener#onImmAbandoned}. A small control message, authenticated as the transport authenticates
-     * everything else; delivered at most once, best effort (a peer that cannot be reached never hears it, and the
-     * sender is not told). Worker thread; never blocks; may allocate (it is rare).
+     * everything else (a transport that authenticates no peer, fabric, has it carry {@code rkey} as the proof that
+     * the sender holds a descriptor of the peer); delivered at most once, best effort (a peer that cannot be reached
+     * never hears it, and the sender is not told). Worker thread; never blocks; may allocate (it is rare).
      *
      * <p>The default drops it: on a transport without negative acknowledgements the receiver waits out its own
      * timeout.
      *
      * @param peer the handle {@link #resolve} returned for the receiving NIC
+     * @param rkey the remote key, on the receiving NIC, of the region the failed operation wrote
      * @param imm the imm value the failed operation carried
      * @param missing how many of its imm events the sender did not see confirmed, at least 1
      * @param cause the sender's failure, for the receiver's error message; long texts are cut
      */
-    default void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+    default void abandonImm(final long peer, final long rkey, final int imm, final int missing, final String cause) {
         // no control path: the receiver waits out its own timeout
     }
 

@@ -185,8 +185,8 @@ public final class HoldingDomain implements Domain {
 
     /** Not held: a negative acknowledgement is a control message, and it must reach the peer of a held write. */
     @Override
-    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
-        inner.abandonImm(peer, imm, missing, cause);
+    public void abandonImm(final long peer, final long rkey, final int imm, final int missing, final String cause) {
+        inner.abandonImm(peer, rkey, imm, missing, cause);
     }
 
     /** What the real domain says: the engine's close waits on it, held posts or not. */

@@ -21,16 +21,23 @@ import org.jspecify.annotations.Nullable;
  * {@link FabricOps#CONTROL_TAG}, sent from and received into buffers of the domain's own, never the user's receive
  * pools. Two kinds, little-endian:
  * <ul>
- *   <li>an abandonment: magic {@code "TENA"}, imm (int32), missing (int32), nonce (int64), the sender's address
- *       length (uint16) and bytes, the cause's length (uint16) and UTF-8 bytes, at most {@value #MESSAGE_BYTES}
- *       bytes in all;</li>
+ *   <li>an abandonment: magic {@code "TENK"}, imm (int32), missing (int32), nonce (int64), the remote key (int64) of
+ *       the receiver's region that the failed operation wrote, the sender's address length (uint16) and bytes, the
+ *       cause's length (uint16) and UTF-8 bytes, at most {@value #MESSAGE_BYTES} bytes in all. The key is the proof:
+ *       nothing on fabric authenticates a sender, and the named address is only what the message says, so the
+ *       receiver reports an abandonment only where the key is one of its own regions' (registered, or among the last
+ *       {@value #REMEMBERED_KEYS} deregistered): a sender without a descriptor of that NIC cannot end its imm waiters.
+ *       The form before ({@code "TENA"}, no key) is refused;</li>
  *   <li>its receipt: magic {@code "TEAK"} and the abandonment's nonce, sent back to the address it names;</li>
  *   <li>a question for the receive pools' sizes ({@link FabricPoolSizes}): magic {@code "TEPQ"}, the asker's
- *       address length (uint16) and bytes;</li>
+ *       address length (uint16) and bytes, then the asker's nonce for that peer (int64; absent from engines before,
+ *       read as 0);</li>
  *   <li>the sizes: magic {@code "TEPS"}, the sender's address length (uint16) and bytes, a count (uint16) and that
- *       many sizes (int32), per size class in use its smallest and largest, then the sizes' version (int64); sent
- *       as the answer and again to every asker when a pool widens or a closed one narrows a class. The asker asks
- *       again until an answer comes, like an abandonment.</li>
+ *       many sizes (int32), per size class in use its smallest and largest, then the sizes' version (int64) and the
+ *       nonce of the asker's question (int64); sent as the answer and again to every asker when a pool widens or a
+ *       closed one narrows a class. The asker asks again until an answer comes, like an abandonment, and takes only
+ *       answers that echo its nonce: a forged answer in a peer's name would otherwise narrow or widen what it sends
+ *       there (and, with the highest version, for good).</li>
  * </ul>
  * A completed send does not mean the message arrived: a tcp;ofi_rxm target drops its connection when it refuses a
  * write, and whatever the sender queued behind that write (the acknowledgement of that very write, typically) is
@@ -51,8 +58,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class FabricControl {
 
-    /** Largest control message, in bytes. */
+    /** Largest control message, in bytes; a longer one is refused. */
     static final int MESSAGE_BYTES = 1024;
+    /** The largest control receive buffer: {@link #FabricControl(Arena, long)}. */
+    static final int MAX_RECEIVE_BYTES = 64 * 1024;
     /** Receive buffers posted at once. */
     static final int RECEIVES = 8;
     /** Abandonments in flight (sent and not yet receipted) at once; one more waits in the backlog. */
@@ -68,12 +77,15 @@ final class FabricControl {
      * a repeat posted for a lost receipt is still known while that sender's later abandonments arrive.
      */
     static final int REMEMBERED = BACKLOG + SENDS;
+    /** Keys of regions deregistered here that an abandonment may still name (its write failed on the way). */
+    static final int REMEMBERED_KEYS = 64;
 
-    private static final int MAGIC = 0x414E4554; // "TENA", little-endian
+    private static final int MAGIC = 0x4B4E4554; // "TENK", little-endian
+    private static final int UNKEYED_MAGIC = 0x414E4554; // "TENA": the form before keyed abandonments
     private static final int RECEIPT_MAGIC = 0x4B414554; // "TEAK", little-endian
     private static final int QUERY_MAGIC = 0x51504554; // "TEPQ", little-endian
     private static final int SIZES_MAGIC = 0x53504554; // "TEPS", little-endian
-    private static final int HEADER = 4 + 4 + 4 + 8;
+    private static final int HEADER = 4 + 4 + 4 + 8 + 8;
     private static final int RECEIPT_BYTES = 4 + 8;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -101,6 +113,7 @@ final class FabricControl {
     private final int backlogCapacity;
 
     private final long[] waitingPeer;
+    private final long[] waitingKey;
     private final int[] waitingImm;
     private final int[] waitingMissing;
     private final @Nullable String[] waitingCause;
@@ -112,29 +125,39 @@ final class FabricControl {
     private long droppedAbandonments;
 
     private final boolean[] receiptSending = new boolean[RECEIPTS];
-    private final long[] remembered = new long[REMEMBERED];
-    private final LongHashSet seen = new LongHashSet();
-    private int rememberedNext;
+    private final RecentLongs seen = new RecentLongs(REMEMBERED);
+    private final RecentLongs deregisteredKeys = new RecentLongs(REMEMBERED_KEYS);
     private long nextNonce = ThreadLocalRandom.current().nextLong();
 
-    FabricControl(final Arena arena) {
-        this(arena, BACKLOG);
+    private final int receiveBytes;
+
+    /**
+     * Control buffers for a domain whose provider sends messages up to {@code injectBytes} inline ({@code
+     * inject_size}). Receive buffers take at least that much (at most {@value #MAX_RECEIVE_BYTES}), though no control
+     * message is longer than {@value #MESSAGE_BYTES}: libfabric 2.1's shm cannot truncate an unexpected inline message
+     * into a shorter buffer ({@code smr_copy_saved} asserts, or dereferences null without asserts), so a longer
+     * message that anyone sent to the control tag would end the receiving process.
+     */
+    FabricControl(final Arena arena, final long injectBytes) {
+        this(arena, injectBytes, BACKLOG);
     }
 
     /** A control whose backlog holds {@code backlogCapacity} pairs (tests reach the cap with a small one). */
-    FabricControl(final Arena arena, final int backlogCapacity) {
+    FabricControl(final Arena arena, final long injectBytes, final int backlogCapacity) {
         this.backlogCapacity = backlogCapacity;
         this.waitingPeer = new long[backlogCapacity];
+        this.waitingKey = new long[backlogCapacity];
         this.waitingImm = new int[backlogCapacity];
         this.waitingMissing = new int[backlogCapacity];
         this.waitingCause = new String[backlogCapacity];
-        this.receiveBuffers = arena.allocate((long) RECEIVES * MESSAGE_BYTES, 64);
+        this.receiveBytes = Math.clamp(injectBytes, MESSAGE_BYTES, MAX_RECEIVE_BYTES);
+        this.receiveBuffers = arena.allocate((long) RECEIVES * receiveBytes, 64);
         this.sendBuffers = arena.allocate((long) SENDS * MESSAGE_BYTES, 64);
         this.receiptBuffers = arena.allocate((long) RECEIPTS * RECEIPT_BYTES, 64);
     }
 
     MemorySegment receiveBuffer(final int index) {
-        return receiveBuffers.asSlice((long) index * MESSAGE_BYTES, MESSAGE_BYTES);
+        return receiveBuffers.asSlice((long) index * receiveBytes, receiveBytes);
     }
 
     /** A free send buffer's index, now taken, or -1 when {@value #SENDS} abandonments are in flight. */
@@ -239,10 +262,10 @@ final class FabricControl {
 
     /**
      * Puts an abandonment behind those waiting for a send buffer, or adds its missing count to the waiting one of
-     * the same (peer, imm), whose cause stays. False when it is a new pair and the backlog is full: it is dropped,
+     * the same (peer, imm), whose key and cause stay. False when it is a new pair and the backlog is full: it is dropped,
      * and counted. Allocates only to track a peer with nothing waiting yet.
      */
-    boolean queue(final long to, final int imm, final int missing, final String cause) {
+    boolean queue(final long to, final long key, final int imm, final int missing, final String cause) {
         Int2IntHashMap places = waitingPlaces.get(to);
         final int place = places == null ? -1 : places.get(imm);
         if (place >= 0) {
@@ -260,6 +283,7 @@ final class FabricControl {
         final int at = (waitingHead + waitingCount) % backlogCapacity;
         waitingCount++;
         waitingPeer[at] = to;
+        waitingKey[at] = key;
         waitingImm[at] = imm;
         waitingMissing[at] = missing;
         waitingCause[at] = cause;
@@ -286,7 +310,14 @@ final class FabricControl {
         if (places.isEmpty()) {
             waitingPlaces.remove(to);
         }
-        encode(index, to, self, waitingImm[at], waitingMissing[at], Objects.requireNonNull(waitingCause[at]));
+        encode(
+                index,
+                to,
+                self,
+                waitingKey[at],
+                waitingImm[at],
+                waitingMissing[at],
+                Objects.requireNonNull(waitingCause[at]));
         waitingCause[at] = null;
         waitingHead = (waitingHead + 1) % backlogCapacity;
         waitingCount--;
@@ -320,11 +351,15 @@ final class FabricControl {
         receiptSending[index] = false;
     }
 
-    /** Encodes an abandonment to {@code to} into send buffer {@code index}, with a fresh nonce. */
+    /**
+     * Encodes an abandonment to {@code to} into send buffer {@code index}, with a fresh nonce and the remote key of the
+     * receiver's region that the failed operation wrote.
+     */
     void encode(
             final int index,
             final long to,
             final NetworkAddress self,
+            final long key,
             final int imm,
             final int missing,
             final String cause) {
@@ -338,6 +373,7 @@ final class FabricControl {
         buffer.set(INT, 4, imm);
         buffer.set(INT, 8, missing);
         buffer.set(LONG, 12, nonce[index]);
+        buffer.set(LONG, 20, key);
         buffer.set(SHORT, HEADER, (short) address.length);
         MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, HEADER + 2, address.length);
         final long at = HEADER + 2L + address.length;
@@ -353,39 +389,47 @@ final class FabricControl {
     record Receipt(long nonce) implements Received {}
 
     /**
-     * An abandonment from {@code peer}; {@code repeated} when its nonce was reported before (answer it again, report it
-     * not).
+     * An abandonment that names {@code peer} as its sender and {@code key} as the receiver's region its operation
+     * wrote; the domain checks the key, then reports it unless its nonce was reported before ({@link #firstTime}).
      */
-    record Abandonment(NetworkAddress peer, int imm, int missing, String cause, long nonce, boolean repeated)
+    record Abandonment(NetworkAddress peer, long key, int imm, int missing, String cause, long nonce)
             implements Received {}
 
-    /** A message that is not one of ours, dropped for {@code why}. */
-    record Malformed(String why) implements Received {}
+    /** A message dropped for {@code reason}: {@code why} says what it was. */
+    record Refused(FabricControlRefusals.Reason reason, String why) implements Received {}
 
-    /** A peer asks for the sizes of this domain's receive pools ({@link FabricPoolSizes}). */
-    record PoolQuery(NetworkAddress peer) implements Received {}
+    /** A peer asks for the sizes of this domain's receive pools ({@link FabricPoolSizes}), with its nonce. */
+    record PoolQuery(NetworkAddress peer, long nonce) implements Received {}
 
     /**
-     * A peer's receive pools' sizes ({@link FabricPoolSizes#advertised}) and their version (-1 from an engine that
-     * sends none), read once by the domain and dropped.
+     * A peer's receive pools' sizes ({@link FabricPoolSizes#advertised}), their version (-1 from an engine that sends
+     * none) and the nonce of the question they answer ({@code nonced} false where the message carries none), read
+     * once by the domain and dropped.
      */
     @SuppressWarnings("ArrayRecordComponent") // never compared or kept: equality by content is never asked for
-    record PoolSizes(NetworkAddress peer, int[] sizes, long version) implements Received {}
+    record PoolSizes(NetworkAddress peer, int[] sizes, long version, long nonce, boolean nonced) implements Received {}
 
-    /** A question for the peer's pool sizes, from {@code self}: its own buffer, kept until its send completes. */
-    static MemorySegment poolQuery(final NetworkAddress self) {
+    /**
+     * A question for the peer's pool sizes, from {@code self} with its {@code nonce} for that peer: its own buffer,
+     * kept until its send completes.
+     */
+    static MemorySegment poolQuery(final NetworkAddress self, final long nonce) {
         final byte[] address = self.toBytes();
-        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length, 8);
+        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 8, 8);
         buffer.set(INT, 0, QUERY_MAGIC);
         buffer.set(SHORT, 4, (short) address.length);
         MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 6, address.length);
+        buffer.set(LONG, 6 + address.length, nonce);
         return buffer;
     }
 
-    /** {@code self}'s pool sizes (at most {@value FabricPoolSizes#CLASSES} pairs): its own buffer, as above. */
-    static MemorySegment poolSizes(final NetworkAddress self, final int[] sizes, final long version) {
+    /**
+     * {@code self}'s pool sizes (at most {@value FabricPoolSizes#CLASSES} pairs), answering the question that carried
+     * {@code nonce}: its own buffer, as above.
+     */
+    static MemorySegment poolSizes(final NetworkAddress self, final int[] sizes, final long version, final long nonce) {
         final byte[] address = self.toBytes();
-        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 2 + 4L * sizes.length + 8, 8);
+        final MemorySegment buffer = Arena.ofAuto().allocate(4 + 2 + address.length + 2 + 4L * sizes.length + 8 + 8, 8);
         buffer.set(INT, 0, SIZES_MAGIC);
         buffer.set(SHORT, 4, (short) address.length);
         MemorySegment.copy(address, 0, buffer, ValueLayout.JAVA_BYTE, 6, address.length);
@@ -393,6 +437,7 @@ final class FabricControl {
         buffer.set(SHORT, at, (short) sizes.length);
         MemorySegment.copy(sizes, 0, buffer, INT, at + 2, sizes.length);
         buffer.set(LONG, at + 2 + 4L * sizes.length, version);
+        buffer.set(LONG, at + 2 + 4L * sizes.length + 8, nonce);
         return buffer;
     }
 
@@ -404,31 +449,45 @@ final class FabricControl {
         }
         final int addressLength = buffer.byteSize() < 6 ? -1 : Short.toUnsignedInt(buffer.get(SHORT, 4));
         if (addressLength < 0 || 6L + addressLength > buffer.byteSize()) {
-            return new Malformed("a pool-size message of " + buffer.byteSize() + " bytes without a whole address");
+            return malformed("a pool-size message of " + buffer.byteSize() + " bytes without a whole address");
         }
         final NetworkAddress from;
         try {
             from = NetworkAddress.fromBytes(buffer.asSlice(6, addressLength).toArray(ValueLayout.JAVA_BYTE));
         } catch (final RuntimeException e) {
-            return new Malformed("a pool-size message with a bad sender address: " + e.getMessage());
+            return malformed("a pool-size message with a bad sender address: " + e.getMessage());
         }
+        final long nonceAt = 6L + addressLength;
         if (magic == QUERY_MAGIC) {
-            return new PoolQuery(from);
+            return new PoolQuery(from, nonceAt + 8 > buffer.byteSize() ? 0 : buffer.get(LONG, nonceAt));
         }
         final long at = 6L + addressLength;
         final int count = at + 2 > buffer.byteSize() ? -1 : Short.toUnsignedInt(buffer.get(SHORT, at));
         if (count < 0 || count > 2 * FabricPoolSizes.CLASSES || at + 2 + 4L * count > buffer.byteSize()) {
-            return new Malformed("a pool-size message from " + from + " with a bad count " + count);
+            return malformed("a pool-size message from " + from + " with a bad count " + count);
         }
         final int[] sizes = new int[count];
         MemorySegment.copy(buffer, INT, at + 2, sizes, 0, count);
         final long versionAt = at + 2 + 4L * count;
-        return new PoolSizes(from, sizes, versionAt + 8 > buffer.byteSize() ? -1 : buffer.get(LONG, versionAt));
+        final boolean nonced = versionAt + 16 <= buffer.byteSize();
+        return new PoolSizes(
+                from,
+                sizes,
+                versionAt + 8 > buffer.byteSize() ? -1 : buffer.get(LONG, versionAt),
+                nonced ? buffer.get(LONG, versionAt + 8) : 0,
+                nonced);
+    }
+
+    private static Refused malformed(final String why) {
+        return new Refused(FabricControlRefusals.Reason.MALFORMED, why);
     }
 
     /** Decodes the {@code length} bytes in receive buffer {@code index}. */
     Received decode(final int index, final int length) {
-        final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.clamp(length, 0, MESSAGE_BYTES));
+        if (length > MESSAGE_BYTES) {
+            return malformed("a control message of " + length + " bytes, longer than any of ours");
+        }
+        final MemorySegment buffer = receiveBuffer(index).asSlice(0, Math.max(length, 0));
         if (buffer.byteSize() >= RECEIPT_BYTES && buffer.get(INT, 0) == RECEIPT_MAGIC) {
             return new Receipt(buffer.get(LONG, 4));
         }
@@ -436,45 +495,82 @@ final class FabricControl {
         if (pools != null) {
             return pools;
         }
+        if (buffer.byteSize() >= 4 && buffer.get(INT, 0) == UNKEYED_MAGIC) {
+            return new Refused(
+                    FabricControlRefusals.Reason.UNPROVEN,
+                    "a negative acknowledgement of " + length + " bytes without a region key (an engine before keyed"
+                            + " acknowledgements, or a forgery)");
+        }
         if (buffer.byteSize() < HEADER + 4 || buffer.get(INT, 0) != MAGIC) {
-            return new Malformed("a control message of " + length + " bytes without our magic");
+            return malformed("a control message of " + length + " bytes without our magic");
         }
         final int imm = buffer.get(INT, 4);
         final int missing = buffer.get(INT, 8);
         final long messageNonce = buffer.get(LONG, 12);
+        final long key = buffer.get(LONG, 20);
         final int addressLength = Short.toUnsignedInt(buffer.get(SHORT, HEADER));
         final long textAt = HEADER + 2L + addressLength;
         if (missing < 1 || textAt + 2 > buffer.byteSize()) {
-            return new Malformed(
+            return malformed(
                     "a control message with count " + missing + " and an address of " + addressLength + " bytes");
         }
         final int textLength = Short.toUnsignedInt(buffer.get(SHORT, textAt));
         if (textAt + 2 + textLength > buffer.byteSize()) {
-            return new Malformed("a control message whose cause of " + textLength + " bytes overruns it");
+            return malformed("a control message whose cause of " + textLength + " bytes overruns it");
         }
         final NetworkAddress from;
         try {
             from = NetworkAddress.fromBytes(
                     buffer.asSlice(HEADER + 2, addressLength).toArray(ValueLayout.JAVA_BYTE));
         } catch (final RuntimeException e) {
-            return new Malformed("a control message with a bad sender address: " + e.getMessage());
+            return malformed("a control message with a bad sender address: " + e.getMessage());
         }
         final String cause = new String(
                 buffer.asSlice(textAt + 2, textLength).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-        return new Abandonment(from, imm, missing, cause, messageNonce, !remember(messageNonce));
+        return new Abandonment(from, key, imm, missing, cause, messageNonce);
     }
 
-    /** Records {@code messageNonce}; false when it was recorded already. */
-    private boolean remember(final long messageNonce) {
-        if (!seen.add(messageNonce)) {
-            return false;
+    /** Records an abandonment's {@code messageNonce}: whether it is the first time (report it) or a repeat. */
+    boolean firstTime(final long messageNonce) {
+        return seen.add(messageNonce);
+    }
+
+    /** Region {@code key} was deregistered here: an abandonment naming it is still taken for a while. */
+    void deregistered(final long key) {
+        deregisteredKeys.add(key);
+    }
+
+    /** Whether {@code key} is among the last {@value #REMEMBERED_KEYS} deregistered here. */
+    boolean recentlyDeregistered(final long key) {
+        return deregisteredKeys.contains(key);
+    }
+
+    /** The last {@code capacity} distinct values added, the oldest forgotten first. */
+    private static final class RecentLongs {
+        private final long[] ring;
+        private final LongHashSet values = new LongHashSet();
+        private int next;
+
+        RecentLongs(final int capacity) {
+            this.ring = new long[capacity];
         }
-        if (seen.size() > REMEMBERED) {
-            seen.remove(remembered[rememberedNext]);
+
+        /** Adds {@code value}; false when it was there already. */
+        boolean add(final long value) {
+            if (!values.add(value)) {
+                return false;
+            }
+            if (values.size() > ring.length) {
+                values.remove(ring[next]);
+            }
+            ring[next] = value;
+            next = (next + 1) % ring.length;
+            return true;
         }
-        remembered[rememberedNext] = messageNonce;
-        rememberedNext = (rememberedNext + 1) % REMEMBERED;
-        return true;
+
+        boolean contains(final long value) {
+            return values.contains(value);
+        }
     }
 
     /** The receipt for {@code receiptNonce} came: the send it answers is done. Answers its index, or -1. */

@@ -4,6 +4,7 @@ import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerInfo;
 import dev.transferengine.RegionAccess;
+import dev.transferengine.TransportEvent;
 import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
@@ -140,6 +141,16 @@ final class FabricDomain implements Domain {
     private static final int DRAIN_ROUNDS = 8;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
+    /**
+     * Pool-size messages in flight at most: each takes an operation slot until it completes, and questions in
+     * strangers' names could otherwise take every slot (a lost question is asked again).
+     */
+    static final int POOL_MESSAGES = 64;
+    /**
+     * Peers that this domain resolves at most only to answer their questions (nothing of the engine addressed them):
+     * anyone who reaches the endpoint can ask in any address's name, and libfabric's AV only grows.
+     */
+    static final int MAX_ASKERS = 4096;
 
     private final FabricEndpoint endpoint;
     private final DomainListener listener;
@@ -202,6 +213,10 @@ final class FabricDomain implements Domain {
     private final Long2ObjectHashMap<MemorySegment> poolMessages = new Long2ObjectHashMap<>();
 
     private long nextPoolToken = POOL_TOKENS;
+    /** Peers resolved to answer a question ({@link #MAX_ASKERS}). */
+    private int askers;
+
+    private final FabricControlRefusals refusals;
 
     /** Imms read from the CQ and reserved, not yet reported: how many, all with this reservation ({@link #poll()}). */
     private int landedImms;
@@ -252,7 +267,8 @@ final class FabricDomain implements Domain {
                 + Integer.toHexString(endpoint.mrMode())
                 + (endpoint.tagged() ? "" : ", untagged sends")
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
-        this.control = endpoint.tagged() ? new FabricControl(arena) : null;
+        this.refusals = new FabricControlRefusals(description);
+        this.control = endpoint.tagged() ? new FabricControl(arena, endpoint.injectSize()) : null;
         if (control != null) {
             for (int i = 0; i < FabricControl.RECEIVES; i++) {
                 postControlReceive(control, i);
@@ -261,12 +277,12 @@ final class FabricDomain implements Domain {
     }
 
     private void postControlReceive(final FabricControl owner, final int index) {
-        final int slot = ops.acquire(FabricOps.CONTROL_RECV, index, FabricControl.MESSAGE_BYTES, FI_ADDR_UNSPEC);
+        final MemorySegment buffer = owner.receiveBuffer(index);
+        final int slot = ops.acquire(FabricOps.CONTROL_RECV, index, buffer.byteSize(), FI_ADDR_UNSPEC);
         if (slot < 0) {
             LOG.warn("{}: no operation slot left for a control receive buffer; it is not posted", description);
             return;
         }
-        final MemorySegment buffer = owner.receiveBuffer(index);
         ops.prepareControl(slot, buffer.address(), buffer.byteSize(), localDesc(slot, buffer), FI_ADDR_UNSPEC);
         controlReceives++;
         submit(slot, FI_COMPLETION);
@@ -280,7 +296,7 @@ final class FabricDomain implements Domain {
      * once; where the backlog is full ({@value FabricControl#BACKLOG} pairs) it is dropped and logged, each one.
      */
     @Override
-    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+    public void abandonImm(final long peer, final long rkey, final int imm, final int missing, final String cause) {
         final FabricControl owner = control;
         if (owner == null || refusal() != null) {
             if (!toldOfDroppedControl) {
@@ -296,9 +312,9 @@ final class FabricDomain implements Domain {
         }
         final int index = owner.backlogged() ? -1 : owner.takeSend();
         if (index >= 0) {
-            owner.encode(index, peer, address, imm, missing, cause);
+            owner.encode(index, peer, address, rkey, imm, missing, cause);
             postAbandonment(owner, index);
-        } else if (!owner.queue(peer, imm, missing, cause)) {
+        } else if (!owner.queue(peer, rkey, imm, missing, cause)) {
             LOG.warn(
                     "{}: the negative acknowledgement to peer {} for imm {} ({} missing: {}) is dropped: {} others"
                             + " wait to be sent; the receiver waits out its own timeout ({} dropped so far)",
@@ -419,6 +435,9 @@ final class FabricDomain implements Domain {
     public void deregister(final long rkey) {
         if (!closed) {
             regions.deregister(rkey);
+            if (control != null) {
+                control.deregistered(rkey);
+            }
         }
     }
 
@@ -644,7 +663,7 @@ final class FabricDomain implements Domain {
             final long now = System.nanoTime();
             if (now - view.dueAt >= 0) { // asks again, at most once a millisecond: a later send sees a pool added since
                 view.dueAt = now + FabricControl.retryDelayNanos(0);
-                sendPoolMessage(peer, FabricControl.poolQuery(address));
+                sendPoolMessage(peer, FabricControl.poolQuery(address, view.nonce));
             }
         }
         return tag;
@@ -654,11 +673,18 @@ final class FabricDomain implements Domain {
     private void askPoolSizes(final long peer, final FabricPoolSizes.View view) {
         view.attempts++;
         view.dueAt = System.nanoTime() + FabricControl.retryDelayNanos(view.attempts);
-        sendPoolMessage(peer, FabricControl.poolQuery(address));
+        sendPoolMessage(peer, FabricControl.poolQuery(address, view.nonce));
     }
 
     /** Posts a pool-size message to {@code peer}; best effort (a question is asked again, an answer is asked for). */
     private void sendPoolMessage(final long peer, final MemorySegment message) {
+        if (poolMessages.size() >= POOL_MESSAGES) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.OVERFLOW,
+                    "a pool-size message to " + peers.address(peer) + " is not sent: " + POOL_MESSAGES
+                            + " are in flight");
+            return;
+        }
         final long token = nextPoolToken++;
         final int slot = ops.acquire(FabricOps.CONTROL_SEND, token, message.byteSize(), peer);
         if (slot < 0) {
@@ -717,7 +743,7 @@ final class FabricDomain implements Domain {
                     pools.stopAwaitingPool(view);
                 } else { // the push of its first pool may have been lost with a connection: ask again
                     view.dueAt = now + FabricControl.retryDelayNanos(FabricControl.ATTEMPTS - 1);
-                    sendPoolMessage(entry.getKey(), FabricControl.poolQuery(address));
+                    sendPoolMessage(entry.getKey(), FabricControl.poolQuery(address, view.nonce));
                     asked++;
                 }
             }
@@ -748,10 +774,9 @@ final class FabricDomain implements Domain {
     /** Tells every peer that asked for this domain's pool sizes what they are now. */
     private void pushPoolSizes() {
         final int[] sizes = pools.advertised();
-        final var subscribers = pools.subscribers().iterator();
-        while (subscribers.hasNext()) {
-            sendPoolMessage(subscribers.nextValue(), FabricControl.poolSizes(address, sizes, pools.version()));
-        }
+        pools.subscribers()
+                .forEach((peer, nonce) ->
+                        sendPoolMessage(peer, FabricControl.poolSizes(address, sizes, pools.version(), nonce)));
     }
 
     /**
@@ -1144,30 +1169,84 @@ final class FabricDomain implements Domain {
         try {
             switch (owner.decode(index, length)) {
                 case FabricControl.Receipt receipt -> owner.receipted(receipt.nonce());
-                case FabricControl.Abandonment a -> {
-                    sendReceipt(owner, a.peer(), a.nonce());
-                    if (!a.repeated()) {
-                        listener.onImmAbandoned(a.peer(), a.imm(), a.missing(), a.cause());
-                    }
-                }
-                case FabricControl.PoolQuery q -> {
-                    final long asker = resolveQuietly(q.peer());
-                    if (asker != -1) {
-                        pools.subscribe(asker);
-                        sendPoolMessage(asker, FabricControl.poolSizes(address, pools.advertised(), pools.version()));
-                    }
-                }
-                case FabricControl.PoolSizes sizes -> {
-                    final long from = resolveQuietly(sizes.peer());
-                    if (from != -1) {
-                        poolSizesSettled(from, null, sizes.sizes(), sizes.version());
-                    }
-                }
-                case FabricControl.Malformed m -> LOG.warn("{}: {} dropped", description, m.why());
+                case FabricControl.Abandonment a -> abandonmentReceived(owner, a);
+                case FabricControl.PoolQuery q -> poolQueryReceived(q);
+                case FabricControl.PoolSizes sizes -> poolSizesReceived(sizes);
+                case FabricControl.Refused r -> refusals.refuse(r.reason(), r.why());
             }
         } finally {
             postControlReceive(owner, index);
         }
+    }
+
+    /**
+     * An abandonment is reported (once per nonce) and answered with a receipt only where it names a region key of this
+     * NIC: anyone can send one in any address's name, but only a holder of a descriptor knows a key.
+     */
+    private void abandonmentReceived(final FabricControl owner, final FabricControl.Abandonment a) {
+        if (!regions.isRegistered(a.key()) && !owner.recentlyDeregistered(a.key())) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.UNPROVEN,
+                    "a negative acknowledgement of imm " + a.imm() + " in the name of " + a.peer()
+                            + " names no region key of this NIC");
+            return;
+        }
+        sendReceipt(owner, a.peer(), a.nonce());
+        if (owner.firstTime(a.nonce())) {
+            listener.onImmAbandoned(a.peer(), a.imm(), a.missing(), a.cause());
+        }
+    }
+
+    /**
+     * A question for this domain's pool sizes is answered, echoing its nonce, and its asker told of later changes;
+     * peers nothing else here addressed are resolved for it up to {@link #MAX_ASKERS}.
+     */
+    private void poolQueryReceived(final FabricControl.PoolQuery q) {
+        final boolean known = peers.handle(q.peer()) != -1;
+        if (!known && askers >= MAX_ASKERS) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.OVERFLOW,
+                    "a question for the pool sizes from " + q.peer() + " is not answered: " + MAX_ASKERS
+                            + " peers unknown here asked already");
+            return;
+        }
+        final long asker = resolveQuietly(q.peer());
+        if (asker == -1) {
+            return;
+        }
+        if (!known) {
+            askers++;
+        }
+        if (!pools.subscribe(asker, q.nonce())) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.OVERFLOW,
+                    q.peer() + " is answered but not told of later changes: " + FabricPoolSizes.MAX_SUBSCRIBERS
+                            + " peers are subscribed");
+        }
+        sendPoolMessage(asker, FabricControl.poolSizes(address, pools.advertised(), pools.version(), q.nonce()));
+    }
+
+    /**
+     * Pool sizes are taken only from a peer this domain asked, echoing the nonce it asked with; a refused answer
+     * from a peer it asked has it ask again (at most once a millisecond), in case its nonce was overwritten there by
+     * a question in its name.
+     */
+    private void poolSizesReceived(final FabricControl.PoolSizes sizes) {
+        final long from = peers.handle(sizes.peer());
+        final FabricPoolSizes.View view = from == -1 ? null : pools.view(from);
+        if (view == null || !sizes.nonced() || sizes.nonce() != view.nonce) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.UNASKED,
+                    "pool sizes in the name of " + sizes.peer()
+                            + (view == null ? ", which was not asked" : " without the nonce it was asked with"));
+            final long now = System.nanoTime();
+            if (view != null && view.settled && now - view.dueAt >= 0) {
+                view.dueAt = now + FabricControl.retryDelayNanos(0);
+                sendPoolMessage(from, FabricControl.poolQuery(address, view.nonce));
+            }
+            return;
+        }
+        poolSizesSettled(from, null, sizes.sizes(), sizes.version());
     }
 
     /** The handle of a peer that sent a control message; -1 (logged) when its address cannot be resolved. */
@@ -1279,9 +1358,13 @@ final class FabricDomain implements Domain {
             return;
         }
         controlReceives--;
-        LOG.warn("{}: control receive buffer {} failed: {}", description, token, text);
         if (!closed && failure == null) {
+            refusals.refuse(
+                    FabricControlRefusals.Reason.MALFORMED,
+                    "control receive buffer " + token + " failed (a message longer than the buffer is cut): " + text);
             postControlReceive(owner, (int) token);
+        } else {
+            LOG.debug("{}: control receive buffer {} ended: {}", description, token, text);
         }
     }
 
@@ -1346,6 +1429,12 @@ final class FabricDomain implements Domain {
     @Override
     public List<PeerInfo> peers() {
         return peers.snapshot();
+    }
+
+    /** The control messages dropped or not sent, per reason ({@link FabricControlRefusals}); any thread. */
+    @Override
+    public List<TransportEvent> events() {
+        return refusals.events();
     }
 
     /**

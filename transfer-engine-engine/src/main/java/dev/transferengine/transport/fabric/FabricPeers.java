@@ -99,6 +99,11 @@ final class FabricPeers {
         return FabricLocalEndpoints.insert(peer, name, inThisProcess -> insert(peer, name), localPeers);
     }
 
+    /** The handle of {@code peer} where it is in the AV already, else -1 (nothing is inserted). */
+    long handle(final NetworkAddress peer) {
+        return handles.getValue(peer);
+    }
+
     private long insert(final NetworkAddress peer, final byte[] name) {
         final MemorySegment bytes = arena.allocate(name.length);
         MemorySegment.copy(name, 0, bytes, JAVA_BYTE, 0, name.length);

@@ -1,6 +1,7 @@
 package dev.transferengine.transport.fabric;
 
 import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,7 +10,6 @@ import java.util.List;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.LongHashSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,6 +49,13 @@ final class FabricPoolSizes {
      * however small (and be truncated).
      */
     static final long NO_POOL_YET = -2;
+    /**
+     * Peers told of later changes at most: anyone who reaches the endpoint can ask in any address's name, so the set is
+     * bounded; an asker beyond it is answered once and asks again when a send of its is refused.
+     */
+    static final int MAX_SUBSCRIBERS = 1024;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final int[] localMin = new int[CLASSES];
     private final int[] localMax = new int[CLASSES];
@@ -58,8 +65,11 @@ final class FabricPoolSizes {
     private final Int2IntHashMap buffersOfSize = new Int2IntHashMap(0);
     /** This domain's sizes' version: one more at each change, so peers keep the newest. */
     private long version;
-    /** Peers that asked for this domain's sizes: they are told when a pool widens a class. */
-    private final LongHashSet subscribers = new LongHashSet();
+    /**
+     * Peers that asked for this domain's sizes, with the nonce of their latest question: they are told (echoing it)
+     * when a pool widens a class.
+     */
+    private final Long2LongHashMap subscribers = new Long2LongHashMap(0);
 
     private final Long2ObjectHashMap<View> views = new Long2ObjectHashMap<>();
     /** Views not settled yet, or waiting for a first pool: while none is, the worker's poll skips them. */
@@ -80,6 +90,8 @@ final class FabricPoolSizes {
         boolean awaitingPool;
         /** The version of the sizes this view holds; -1 before any came with one. */
         long version = -1;
+        /** Sent with each question to the peer; only answers that echo it are taken (a forgery cannot know it). */
+        final long nonce = RANDOM.nextLong();
 
         int attempts;
         long dueAt;
@@ -165,12 +177,20 @@ final class FabricPoolSizes {
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Peer {@code peer} asked for the sizes: it is told of later changes too. */
-    void subscribe(final long peer) {
-        subscribers.add(peer);
+    /**
+     * Peer {@code peer} asked for the sizes with {@code nonce}: it is told of later changes too. Answers false (it is
+     * not told) when {@value #MAX_SUBSCRIBERS} other peers are subscribed already.
+     */
+    boolean subscribe(final long peer, final long nonce) {
+        if (!subscribers.containsKey(peer) && subscribers.size() >= MAX_SUBSCRIBERS) {
+            return false;
+        }
+        subscribers.put(peer, nonce);
+        return true;
     }
 
-    LongHashSet subscribers() {
+    /** The subscribed peers and the nonce each asked with. */
+    Long2LongHashMap subscribers() {
         return subscribers;
     }
 

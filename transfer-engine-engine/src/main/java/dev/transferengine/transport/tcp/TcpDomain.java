@@ -353,10 +353,11 @@ final class TcpDomain implements Domain, TcpRequests {
 
     /**
      * Worker thread; does not block. Queues an ABANDON frame on the connection to {@code peer}, behind the requests
-     * already queued there; nobody is told whether it arrived.
+     * already queued there; nobody is told whether it arrived. {@code rkey} is not sent: the connection is
+     * authenticated.
      */
     @Override
-    public void abandonImm(final long peer, final int imm, final int missing, final String cause) {
+    public void abandonImm(final long peer, final long rkey, final int imm, final int missing, final String cause) {
         final TcpPeer target = closed ? null : peers.get(peer);
         if (target == null) {
             return;

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Builds and runs the C programs under {@code src/test/c} that check the binding against libfabric itself. */
 final class CPrograms {
@@ -26,6 +28,32 @@ final class CPrograms {
             }
         }
         return false;
+    }
+
+    /**
+     * Compiles {@code source} into {@code dir/name} against the libfabric this run loads (its headers and library
+     * where {@code TE_FABRIC_LIBRARY} names one); skips the calling test where gcc or the headers are missing.
+     */
+    static Path compile(final Path source, final Path dir, final String name) throws IOException, InterruptedException {
+        assumeTrue(onPath("gcc"), "needs gcc on the PATH");
+        final String library = FabricFixture.library();
+        assumeTrue(library != null, "no libfabric named for this run");
+        final Path program = dir.resolve(name);
+        final List<String> gcc = new ArrayList<>(List.of("gcc", "-o", program.toString()));
+        if (library.equals(FabricTransport.DEFAULT_LIBRARY)) {
+            assumeTrue(
+                    Files.exists(Path.of("/usr/include/rdma/fi_tagged.h")),
+                    "needs the libfabric headers (Debian package libfabric-dev)");
+        } else {
+            final Path lib =
+                    Path.of(library).toAbsolutePath().resolveSibling(".").normalize();
+            final Path include = lib.resolveSibling("include");
+            assumeTrue(Files.exists(include.resolve("rdma/fi_tagged.h")), () -> "needs the headers under " + include);
+            gcc.addAll(List.of("-I" + include, "-L" + lib, "-Wl,-rpath," + lib));
+        }
+        gcc.addAll(List.of(source.toAbsolutePath().toString(), "-lfabric"));
+        run(gcc, dir);
+        return program;
     }
 
     /**

@@ -19,6 +19,8 @@ class FabricControlBacklogTest {
     private static final NetworkAddress SELF = FabricAddress.of("tcp", new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
     private static final long PEER = 7;
     private static final long OTHER_PEER = 8;
+    /** The receiver's region key every abandonment here names. */
+    private static final long KEY = 0x1234;
 
     /** Takes every send buffer, as {@value FabricControl#SENDS} abandonments in flight do. */
     private static void fillSends(final FabricControl control) {
@@ -51,10 +53,10 @@ class FabricControlBacklogTest {
     @Test
     void abandonmentsBeyondTheSendBuffersWaitAndGoOldestFirstAsBuffersFreeUp() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             fillSends(control);
             for (int imm = 0; imm < 64; imm++) {
-                assertThat(control.queue(PEER, imm, 1, "lost " + imm)).isTrue();
+                assertThat(control.queue(PEER, KEY, imm, 1, "lost " + imm)).isTrue();
             }
             assertThat(control.backlog()).isEqualTo(64);
             assertThat(control.takeWaiting(SELF)).as("no buffer is free").isEqualTo(-1);
@@ -68,7 +70,8 @@ class FabricControlBacklogTest {
                 assertThat(a.peer()).isEqualTo(SELF);
                 assertThat(a.missing()).isEqualTo(1);
                 assertThat(a.cause()).isEqualTo("lost " + a.imm());
-                assertThat(a.repeated()).isFalse();
+                assertThat(a.key()).isEqualTo(KEY);
+                assertThat(control.firstTime(a.nonce())).as("reported once").isTrue();
             });
             assertThat(sent).extracting(FabricControl.Abandonment::nonce).doesNotHaveDuplicates();
             assertThat(control.backlogged()).isFalse();
@@ -80,13 +83,13 @@ class FabricControlBacklogTest {
     @Test
     void aWaitingAbandonmentOfTheSamePeerAndImmJoinsTheFirstSummingMissingAndKeepingItsCause() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             fillSends(control);
-            control.queue(PEER, 5, 2, "timed out");
-            control.queue(PEER, 6, 1, "other imm");
-            control.queue(OTHER_PEER, 5, 4, "other peer");
-            control.queue(PEER, 5, 3, "cancelled");
-            control.queue(PEER, 5, Integer.MAX_VALUE, "closed");
+            control.queue(PEER, KEY, 5, 2, "timed out");
+            control.queue(PEER, KEY, 6, 1, "other imm");
+            control.queue(OTHER_PEER, KEY, 5, 4, "other peer");
+            control.queue(PEER, KEY, 5, 3, "cancelled");
+            control.queue(PEER, KEY, 5, Integer.MAX_VALUE, "closed");
             assertThat(control.backlog()).isEqualTo(3);
 
             control.releaseSend(0);
@@ -101,7 +104,7 @@ class FabricControlBacklogTest {
                             tuple(5, Integer.MAX_VALUE, "timed out"),
                             tuple(6, 1, "other imm"),
                             tuple(5, 4, "other peer"));
-            assertThat(control.queue(PEER, 5, 1, "later")).isTrue();
+            assertThat(control.queue(PEER, KEY, 5, 1, "later")).isTrue();
             assertThat(control.backlog()).as("a pair sent already waits anew").isEqualTo(1);
         }
     }
@@ -109,22 +112,24 @@ class FabricControlBacklogTest {
     @Test
     void aNewPairBeyondTheCapIsDroppedAndCountedWhileWaitingPairsStillJoin() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena, 4);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES, 4);
             fillSends(control);
             for (int imm = 0; imm < 4; imm++) {
-                assertThat(control.queue(PEER, imm, 1, "lost")).isTrue();
+                assertThat(control.queue(PEER, KEY, imm, 1, "lost")).isTrue();
             }
 
-            assertThat(control.queue(PEER, 4, 1, "lost")).isFalse();
-            assertThat(control.queue(OTHER_PEER, 0, 1, "lost")).isFalse();
-            assertThat(control.queue(PEER, 2, 5, "again")).as("joins imm 2").isTrue();
+            assertThat(control.queue(PEER, KEY, 4, 1, "lost")).isFalse();
+            assertThat(control.queue(OTHER_PEER, KEY, 0, 1, "lost")).isFalse();
+            assertThat(control.queue(PEER, KEY, 2, 5, "again"))
+                    .as("joins imm 2")
+                    .isTrue();
 
             assertThat(control.droppedAbandonments()).isEqualTo(2);
             control.releaseSend(9);
             assertThat(drain(control))
                     .extracting(FabricControl.Abandonment::imm, FabricControl.Abandonment::missing)
                     .containsExactly(tuple(0, 1), tuple(1, 1), tuple(2, 6), tuple(3, 1));
-            assertThat(control.queue(PEER, 4, 1, "lost")).as("room again").isTrue();
+            assertThat(control.queue(PEER, KEY, 4, 1, "lost")).as("room again").isTrue();
             assertThat(control.droppedAbandonments()).isEqualTo(2);
         }
     }
@@ -133,12 +138,12 @@ class FabricControlBacklogTest {
     @Test
     void theBacklogWrapsAroundItsCapacity() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena, 4);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES, 4);
             fillSends(control);
             control.releaseSend(0);
             final List<Integer> sent = new ArrayList<>();
             for (int imm = 0; imm < 10; imm++) {
-                control.queue(PEER, imm, 1, "lost");
+                control.queue(PEER, KEY, imm, 1, "lost");
                 if (imm % 3 == 2) {
                     drain(control).forEach(a -> sent.add(a.imm()));
                 }
@@ -152,16 +157,16 @@ class FabricControlBacklogTest {
     @Test
     void clearingTheSendsEmptiesTheBacklogAndSaysHowManyWaited() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
             fillSends(control);
-            control.queue(PEER, 1, 1, "lost");
-            control.queue(PEER, 2, 1, "lost");
+            control.queue(PEER, KEY, 1, 1, "lost");
+            control.queue(PEER, KEY, 2, 1, "lost");
 
             assertThat(control.clearSends()).isEqualTo(2);
 
             assertThat(control.sending()).isFalse();
             assertThat(control.takeWaiting(SELF)).isEqualTo(-1);
-            assertThat(control.queue(PEER, 1, 1, "lost")).isTrue();
+            assertThat(control.queue(PEER, KEY, 1, 1, "lost")).isTrue();
             assertThat(control.backlog()).isEqualTo(1);
         }
     }

@@ -21,37 +21,47 @@ class FabricControlPoolSizesTest {
     @Test
     void aQuestionAndAnAnswerArriveAsSentWithTheirSendersAddress() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
-            assertThat(arrive(control, FabricControl.poolQuery(SELF))).isEqualTo(new FabricControl.PoolQuery(SELF));
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
+            assertThat(arrive(control, FabricControl.poolQuery(SELF, 42)))
+                    .isEqualTo(new FabricControl.PoolQuery(SELF, 42));
             final FabricControl.Received sizes =
-                    arrive(control, FabricControl.poolSizes(SELF, new int[] {100, 100, 600, 3000}, 7));
+                    arrive(control, FabricControl.poolSizes(SELF, new int[] {100, 100, 600, 3000}, 7, 42));
             assertThat(sizes).isInstanceOf(FabricControl.PoolSizes.class);
             assertThat(((FabricControl.PoolSizes) sizes).peer()).isEqualTo(SELF);
             assertThat(((FabricControl.PoolSizes) sizes).sizes()).containsExactly(100, 100, 600, 3000);
             assertThat(((FabricControl.PoolSizes) sizes).version()).isEqualTo(7);
+            assertThat(((FabricControl.PoolSizes) sizes).nonce()).isEqualTo(42);
+            assertThat(((FabricControl.PoolSizes) sizes).nonced()).isTrue();
         }
     }
 
-    /** An engine before the sizes' version sends none: its sizes arrive with version -1 (merged, never replaced). */
+    /**
+     * An engine before the sizes' version sends none: its sizes arrive with version -1; one before echoed nonces sends
+     * no nonce, and the domain refuses its answers (its sends then go by their length).
+     */
     @Test
-    void anAnswerWithoutAVersionArrivesWithVersionMinusOne() {
+    void anAnswerWithoutAVersionOrANonceArrivesSaying() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
-            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 7);
-            final FabricControl.Received sizes = arrive(control, whole.asSlice(0, whole.byteSize() - 8));
-            assertThat(((FabricControl.PoolSizes) sizes).sizes()).containsExactly(100, 3000);
-            assertThat(((FabricControl.PoolSizes) sizes).version()).isEqualTo(-1);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
+            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 7, 42);
+            final FabricControl.Received unversioned = arrive(control, whole.asSlice(0, whole.byteSize() - 16));
+            assertThat(((FabricControl.PoolSizes) unversioned).sizes()).containsExactly(100, 3000);
+            assertThat(((FabricControl.PoolSizes) unversioned).version()).isEqualTo(-1);
+            assertThat(((FabricControl.PoolSizes) unversioned).nonced()).isFalse();
+            final FabricControl.Received unnonced = arrive(control, whole.asSlice(0, whole.byteSize() - 8));
+            assertThat(((FabricControl.PoolSizes) unnonced).version()).isEqualTo(7);
+            assertThat(((FabricControl.PoolSizes) unnonced).nonced()).isFalse();
         }
     }
 
     @Test
     void anAnswerCutShortIsDroppedAsMalformed() {
         try (Arena arena = Arena.ofConfined()) {
-            final FabricControl control = new FabricControl(arena);
-            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 1);
-            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 10)))
-                    .isInstanceOf(FabricControl.Malformed.class);
-            assertThat(arrive(control, whole.asSlice(0, 5))).isInstanceOf(FabricControl.Malformed.class);
+            final FabricControl control = new FabricControl(arena, FabricControl.MESSAGE_BYTES);
+            final MemorySegment whole = FabricControl.poolSizes(SELF, new int[] {100, 3000}, 1, 42);
+            assertThat(arrive(control, whole.asSlice(0, whole.byteSize() - 18)))
+                    .isInstanceOf(FabricControl.Refused.class);
+            assertThat(arrive(control, whole.asSlice(0, 5))).isInstanceOf(FabricControl.Refused.class);
         }
     }
 }

@@ -60,10 +60,10 @@ class FabricUnexpectedMessageTest {
         final Domain receiver = receiverSide.open("tcp", 0, receiverEvents);
         final FabricDomain sender = (FabricDomain) senderSide.open("tcp", 0, senderEvents);
         final long peer = sender.resolve(receiver.address());
-        connect(sender, senderEvents, receiver, peer);
+        final long targetKey = connect(sender, senderEvents, receiver, peer);
 
         for (int imm = 0; imm < ABANDONMENTS; imm++) {
-            sender.abandonImm(peer, imm, 1, "abandoned " + imm);
+            sender.abandonImm(peer, targetKey, imm, 1, "abandoned " + imm);
         }
         senderSide.pollUntil(() -> sender.outstanding() == 0); // all sent: on their way in the receiver's socket
         senderSide.close();
@@ -75,8 +75,11 @@ class FabricUnexpectedMessageTest {
                         IntStream.range(0, ABANDONMENTS).boxed().toList());
     }
 
-    /** Connects sender and receiver with a write (no message, so the receiver resolves nobody). */
-    private void connect(
+    /**
+     * Connects sender and receiver with a write (no message, so the receiver resolves nobody); answers the key of the
+     * receiver's region it wrote.
+     */
+    private long connect(
             final Domain sender, final RecordingDomainListener senderEvents, final Domain receiver, final long peer) {
         final MemorySegment source = arena.allocate(64, 64);
         final MemorySegment target = arena.allocate(64, 64);
@@ -91,5 +94,6 @@ class FabricUnexpectedMessageTest {
             return senderEvents.ended(1);
         });
         assertThat(senderEvents.completed).containsKey(1L);
+        return targetKey;
     }
 }
