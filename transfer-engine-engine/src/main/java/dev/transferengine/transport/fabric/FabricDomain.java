@@ -19,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
@@ -133,6 +134,9 @@ final class FabricDomain implements Domain {
     /** What {@link #post} returns for an access the shm peer's published keys refuse; no libfabric code. */
     private static final long REFUSED_BEFORE_POSTING = Long.MIN_VALUE;
 
+    /** RxM's eager limit unless the environment sets one ({@link #eagerLimit}). */
+    private static final long RXM_EAGER = 16_384;
+
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
     /** At most how many {@link #readCompletions} calls take what peers queued before an endpoint is replaced. */
@@ -166,6 +170,8 @@ final class FabricDomain implements Domain {
     private final long zeroByteWriteFlags;
     /** Whether {@link #cancel} resets the peers of pieces the provider holds: RxM closes their connections. */
     private final boolean resetsConnections;
+    /** The longest message {@link #send} posts: RxM's eager limit on RxM providers ({@link #eagerLimit}). */
+    private final long largestSend;
     /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
     private final boolean chained;
     /**
@@ -239,6 +245,7 @@ final class FabricDomain implements Domain {
         this.chainInjectBytes = chained && endpoint.selectiveTransmitCompletion() ? endpoint.injectSize() : 0;
         this.resetsConnections =
                 resetsConnections(endpoint.provider(), endpoint.library().version());
+        this.largestSend = eagerLimit(endpoint.provider(), endpoint.library().version(), System::getenv);
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
@@ -575,6 +582,10 @@ final class FabricDomain implements Domain {
         final TransferEngineException refused = refusal();
         if (refused != null) {
             listener.onFailed(token, refused);
+            return;
+        }
+        if (message.byteSize() > largestSend) {
+            listener.onFailed(token, new InvalidRequestException(aboveEagerLimit(message.byteSize())));
             return;
         }
         final long tag = control == null ? FabricOps.sizeTag(message.byteSize()) : poolTag(token, peer, message);
@@ -1490,6 +1501,45 @@ final class FabricDomain implements Domain {
      */
     static boolean resetsConnections(final String provider, final int version) {
         return provider.endsWith(";ofi_rxm") && FabricLibrary.major(version) < 2;
+    }
+
+    /**
+     * The longest message a send of {@code provider} (a library of API {@code version}) may carry so that it goes as
+     * one eager message: RxM's eager limit ({@code FI_OFI_RXM_EAGER_LIMIT} on 1.x, else {@code
+     * FI_OFI_RXM_BUFFER_SIZE}, the eager limit's name on 2.x; 16 KiB by default), {@link Long#MAX_VALUE} for other
+     * providers. RxM sends a longer message by rendezvous, or (2.x, up to 8 times the limit) in segments: only its
+     * first packet travels until a receive buffer takes it, and when its connection closes meanwhile (the sender
+     * closed or died) RxM forgets the connection under it ({@code rxm_close_conn} clears its endpoint and drops the
+     * segments held for it), so the buffer that later takes the message makes RxM read through a null endpoint:
+     * SIGSEGV at the receiver, or the message dropped (issue 21, docs/delivery-contract.md). An eager message is
+     * whole in the receiver's bounce buffer and outlives its connection. {@code env} reads the environment.
+     */
+    static long eagerLimit(final String provider, final int version, final Function<String, @Nullable String> env) {
+        if (!provider.endsWith(";ofi_rxm")) {
+            return Long.MAX_VALUE;
+        }
+        final @Nullable String eager = FabricLibrary.major(version) < 2 ? env.apply("FI_OFI_RXM_EAGER_LIMIT") : null;
+        final @Nullable String set = eager != null ? eager : env.apply("FI_OFI_RXM_BUFFER_SIZE");
+        if (set != null) {
+            try {
+                return Long.parseLong(set.trim());
+            } catch (final NumberFormatException e) {
+                LOG.warn("an RxM limit of '{}' is no number; the default eager limit ({}) is assumed", set, RXM_EAGER);
+            }
+        }
+        return RXM_EAGER;
+    }
+
+    private String aboveEagerLimit(final long bytes) {
+        return description + ": a send of " + bytes + " bytes is longer than RxM's eager limit (" + largestSend
+                + " bytes). RxM would send it by rendezvous or in segments, and a receiver whose buffer takes such a"
+                + " message after its sender closed or died crashes in libfabric (issue 21): send at most "
+                + largestSend + " bytes on this provider, and move larger data with writes";
+    }
+
+    /** The longest message a send posts ({@link #eagerLimit}). */
+    long largestSend() {
+        return largestSend;
     }
 
     /** What this domain knows of {@code peer}'s receive pools; null before its first send there. For tests. */
