@@ -1506,7 +1506,7 @@ final class FabricDomain implements Domain {
     /**
      * The longest message a send of {@code provider} (a library of API {@code version}) may carry so that it goes as
      * one eager message: RxM's eager limit ({@code FI_OFI_RXM_EAGER_LIMIT} on 1.x, else {@code
-     * FI_OFI_RXM_BUFFER_SIZE}, the eager limit's name on 2.x; 16 KiB by default), {@link Long#MAX_VALUE} for other
+     * FI_OFI_RXM_BUFFER_SIZE}, the eager limit's name on 2.x, at most 16 KiB on 1.x; 16 KiB by default), {@link Long#MAX_VALUE} for other
      * providers. RxM sends a longer message by rendezvous, or (2.x, up to 8 times the limit) in segments: only its
      * first packet travels until a receive buffer takes it, and when its connection closes meanwhile (the sender
      * closed or died) RxM forgets the connection under it ({@code rxm_close_conn} clears its endpoint and drops the
@@ -1518,16 +1518,30 @@ final class FabricDomain implements Domain {
         if (!provider.endsWith(";ofi_rxm")) {
             return Long.MAX_VALUE;
         }
-        final @Nullable String eager = FabricLibrary.major(version) < 2 ? env.apply("FI_OFI_RXM_EAGER_LIMIT") : null;
-        final @Nullable String set = eager != null ? eager : env.apply("FI_OFI_RXM_BUFFER_SIZE");
-        if (set != null) {
-            try {
-                return Long.parseLong(set.trim());
-            } catch (final NumberFormatException e) {
-                LOG.warn("an RxM limit of '{}' is no number; the default eager limit ({}) is assumed", set, RXM_EAGER);
-            }
+        final boolean v1 = FabricLibrary.major(version) < 2;
+        final long eager = v1 ? parsed(env.apply("FI_OFI_RXM_EAGER_LIMIT")) : -1;
+        if (eager >= 0) {
+            return eager;
         }
-        return RXM_EAGER;
+        final long buffer = parsed(env.apply("FI_OFI_RXM_BUFFER_SIZE"));
+        if (buffer < 0) {
+            return RXM_EAGER;
+        }
+        // 1.x's eager limit may not follow a buffer size set alone (not checked): never above its default then
+        return v1 ? Math.min(buffer, RXM_EAGER) : buffer;
+    }
+
+    /** {@code set} as a number of bytes; -1 where unset or no number (RxM then keeps its default). */
+    private static long parsed(final @Nullable String set) {
+        if (set == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(set.trim());
+        } catch (final NumberFormatException e) {
+            LOG.warn("an RxM limit of '{}' is no number; the default eager limit ({}) is assumed", set, RXM_EAGER);
+            return -1;
+        }
     }
 
     private String aboveEagerLimit(final long bytes) {
