@@ -17,7 +17,8 @@ class FabricEagerLimitTest {
     @Test
     void rxmProvidersCarryAtMostTheEagerLimitOthersAnything() {
         assertThat(FabricDomain.eagerLimit("tcp;ofi_rxm", V1_17, env(Map.of()))).isEqualTo(16_384);
-        assertThat(FabricDomain.eagerLimit("verbs;ofi_rxm", V2_1, env(Map.of()))).isEqualTo(16_384);
+        assertThat(FabricDomain.eagerLimit("verbs;ofi_rxm", V2_1, env(Map.of())))
+                .isEqualTo(16_384);
         assertThat(FabricDomain.eagerLimit("shm", V2_1, env(Map.of("FI_OFI_RXM_BUFFER_SIZE", "8192"))))
                 .isEqualTo(Long.MAX_VALUE);
         assertThat(FabricDomain.eagerLimit("efa", V1_17, env(Map.of()))).isEqualTo(Long.MAX_VALUE);
