@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
@@ -135,6 +136,9 @@ final class FabricDomain implements Domain {
     /** What {@link #post} returns for an access the shm peer's published keys refuse; no libfabric code. */
     private static final long REFUSED_BEFORE_POSTING = Long.MIN_VALUE;
 
+    /** RxM's eager limit unless the environment sets one ({@link #eagerLimit}). */
+    private static final long RXM_EAGER = 16_384;
+
     private static final int CQ_BATCH = 16;
     private static final int CQ_BATCHES_PER_POLL = 4;
     /** At most how many {@link #readCompletions} calls take what peers queued before an endpoint is replaced. */
@@ -184,6 +188,8 @@ final class FabricDomain implements Domain {
     private final long zeroByteWriteFlags;
     /** Whether {@link #cancel} resets the peers of pieces the provider holds: RxM closes their connections. */
     private final boolean resetsConnections;
+    /** The longest message {@link #send} posts: RxM's eager limit on RxM providers ({@link #eagerLimit}). */
+    private final long largestSend;
     /** Whether writes go through {@link #chain} (shm with FI_ORDER_WAW and delivery-complete writes). */
     private final boolean chained;
     /**
@@ -261,6 +267,7 @@ final class FabricDomain implements Domain {
         this.chainInjectBytes = chained && endpoint.selectiveTransmitCompletion() ? endpoint.injectSize() : 0;
         this.resetsConnections =
                 resetsConnections(endpoint.provider(), endpoint.library().version());
+        this.largestSend = eagerLimit(endpoint.provider(), endpoint.library().version(), System::getenv);
         this.address = FabricAddress.of(endpoint.provider(), endpoint.name());
         this.description = "fabric " + endpoint.provider() + " " + endpoint.domainName() + " (API "
                 + FabricLibrary.versionText(endpoint.apiVersion()) + ", mr_mode 0x"
@@ -618,6 +625,10 @@ final class FabricDomain implements Domain {
         final TransferEngineException refused = refusal();
         if (refused != null) {
             listener.onFailed(token, refused);
+            return;
+        }
+        if (message.byteSize() > largestSend) {
+            listener.onFailed(token, new InvalidRequestException(aboveEagerLimit(message.byteSize())));
             return;
         }
         final long tag = control == null ? FabricOps.sizeTag(message.byteSize()) : poolTag(token, peer, message);
@@ -1659,6 +1670,59 @@ final class FabricDomain implements Domain {
      */
     static boolean resetsConnections(final String provider, final int version) {
         return provider.endsWith(";ofi_rxm") && FabricLibrary.major(version) < 2;
+    }
+
+    /**
+     * The longest message a send of {@code provider} (a library of API {@code version}) may carry so that it goes as
+     * one eager message: RxM's eager limit ({@code FI_OFI_RXM_EAGER_LIMIT} on 1.x, else {@code
+     * FI_OFI_RXM_BUFFER_SIZE}, the eager limit's name on 2.x, at most 16 KiB on 1.x; 16 KiB by default), {@link Long#MAX_VALUE} for other
+     * providers. RxM sends a longer message by rendezvous, or (2.x, up to 8 times the limit) in segments: only its
+     * first packet travels until a receive buffer takes it, and when its connection closes meanwhile (the sender
+     * closed or died) RxM forgets the connection under it ({@code rxm_close_conn} clears its endpoint and drops the
+     * segments held for it), so the buffer that later takes the message makes RxM read through a null endpoint:
+     * SIGSEGV at the receiver, or the message dropped (issue 21, docs/delivery-contract.md). An eager message is
+     * whole in the receiver's bounce buffer and outlives its connection. {@code env} reads the environment.
+     */
+    static long eagerLimit(final String provider, final int version, final Function<String, @Nullable String> env) {
+        if (!provider.endsWith(";ofi_rxm")) {
+            return Long.MAX_VALUE;
+        }
+        final boolean v1 = FabricLibrary.major(version) < 2;
+        final long eager = v1 ? parsed(env.apply("FI_OFI_RXM_EAGER_LIMIT")) : -1;
+        if (eager >= 0) {
+            return eager;
+        }
+        final long buffer = parsed(env.apply("FI_OFI_RXM_BUFFER_SIZE"));
+        if (buffer < 0) {
+            return RXM_EAGER;
+        }
+        // 1.x's eager limit may not follow a buffer size set alone (not checked): never above its default then
+        return v1 ? Math.min(buffer, RXM_EAGER) : buffer;
+    }
+
+    /** {@code set} as a number of bytes; -1 where unset or no number (RxM then keeps its default). */
+    private static long parsed(final @Nullable String set) {
+        if (set == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(set.trim());
+        } catch (final NumberFormatException e) {
+            LOG.warn("an RxM limit of '{}' is no number; the default eager limit ({}) is assumed", set, RXM_EAGER);
+            return -1;
+        }
+    }
+
+    private String aboveEagerLimit(final long bytes) {
+        return description + ": a send of " + bytes + " bytes is longer than RxM's eager limit (" + largestSend
+                + " bytes). RxM would send it by rendezvous or in segments, and a receiver whose buffer takes such a"
+                + " message after its sender closed or died crashes in libfabric (issue 21): send at most "
+                + largestSend + " bytes on this provider, and move larger data with writes";
+    }
+
+    /** The longest message a send posts ({@link #eagerLimit}). */
+    long largestSend() {
+        return largestSend;
     }
 
     /** What this domain knows of {@code peer}'s receive pools; null before its first send there. For tests. */
