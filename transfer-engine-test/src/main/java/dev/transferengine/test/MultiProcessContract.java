@@ -225,11 +225,11 @@ public abstract class MultiProcessContract {
             } finally {
                 peer.resume();
             }
-            // a write may have reached the stopped peer's socket or memory before it stopped, and then completes
+            // a write may reach the stopped peer's socket or memory (shm's CMA copies into it without the peer) and
+            // then completes: how many do is timing, so only each write's outcome is asserted
             assertThat(outcomes).allSatisfy(o -> assertThat(o.error.get())
                     .satisfiesAnyOf(e -> assertThat(e).isNull(), e -> assertThat(e)
                             .isInstanceOfAny(TransferTimeoutException.class, PeerUnreachableException.class)));
-            assertThat(outcomes).anySatisfy(o -> assertThat(o.error.get()).isNotNull());
 
             Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(engine.submit(write)
                             .handle((ok, failure) -> failure == null)

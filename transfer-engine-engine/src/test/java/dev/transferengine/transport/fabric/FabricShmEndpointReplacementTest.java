@@ -218,7 +218,8 @@ class FabricShmEndpointReplacementTest {
                 failures.add(failure);
             }
         }
-        assertThat(failures).isNotEmpty().allSatisfy(e -> assertThat(e).isInstanceOf(PeerUnreachableException.class));
+        // how many writes the stopped peer took before it was killed is timing: each outcome is asserted
+        assertThat(failures).allSatisfy(e -> assertThat(e).isInstanceOf(PeerUnreachableException.class));
         assertThat(local.domain().failure()).as("the NIC lives on").isNull();
     }
 
