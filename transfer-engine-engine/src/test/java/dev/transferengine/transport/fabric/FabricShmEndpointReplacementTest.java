@@ -5,7 +5,6 @@ import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
-import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -42,7 +40,7 @@ class FabricShmEndpointReplacementTest {
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
     private final List<ChildJvm> children = new ArrayList<>();
-    private final CountingListener events = new CountingListener();
+    private final EndCountingListener events = new EndCountingListener();
     /** The write that {@link #killPeerWithWritesQueuedAndCancel} cancelled. */
     private long cancelled;
 
@@ -51,36 +49,6 @@ class FabricShmEndpointReplacementTest {
         children.forEach(ChildJvm::close);
         fixture.close();
         arena.close();
-    }
-
-    /** Counts how often each token ended, so that a second report shows. */
-    private static final class CountingListener extends RecordingDomainListener {
-        final Map<Long, Integer> ends = new ConcurrentHashMap<>();
-        final Map<Long, Integer> withdrawn = new ConcurrentHashMap<>();
-
-        @Override
-        public void onComplete(final long token, final long bytes) {
-            ends.merge(token, 1, Integer::sum);
-            super.onComplete(token, bytes);
-        }
-
-        @Override
-        public void onFailed(final long token, final TransferEngineException error) {
-            ends.merge(token, 1, Integer::sum);
-            super.onFailed(token, error);
-        }
-
-        @Override
-        public void onReceive(final long token, final int length) {
-            ends.merge(token, 1, Integer::sum);
-            super.onReceive(token, length);
-        }
-
-        @Override
-        public void onReceiveWithdrawn(final long token) {
-            ends.merge(token, 1, Integer::sum);
-            withdrawn.merge(token, 1, Integer::sum);
-        }
     }
 
     /** A peer process: its address and registered region. */

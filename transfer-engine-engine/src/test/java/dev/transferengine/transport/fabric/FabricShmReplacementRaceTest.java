@@ -15,9 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -46,36 +44,13 @@ class FabricShmReplacementRaceTest {
     private final FabricFixture fixture = new FabricFixture();
     private final Arena arena = Arena.ofShared();
     private final List<ChildJvm> children = new ArrayList<>();
-    private final CountingListener events = new CountingListener();
+    private final EndCountingListener events = new EndCountingListener();
 
     @AfterEach
     void close() {
         children.forEach(ChildJvm::close);
         fixture.close();
         arena.close();
-    }
-
-    /** Counts how often each token ended, so that a second report shows. */
-    private static final class CountingListener extends RecordingDomainListener {
-        final Map<Long, Integer> ends = new ConcurrentHashMap<>();
-
-        @Override
-        public void onComplete(final long token, final long bytes) {
-            ends.merge(token, 1, Integer::sum);
-            super.onComplete(token, bytes);
-        }
-
-        @Override
-        public void onFailed(final long token, final TransferEngineException error) {
-            ends.merge(token, 1, Integer::sum);
-            super.onFailed(token, error);
-        }
-
-        @Override
-        public void onReceive(final long token, final int length) {
-            ends.merge(token, 1, Integer::sum);
-            super.onReceive(token, length);
-        }
     }
 
     /** A peer process: its address and registered region. */
