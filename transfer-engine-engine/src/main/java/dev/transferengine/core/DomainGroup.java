@@ -71,7 +71,7 @@ final class DomainGroup implements Agent {
 
     private static final long MIN_TIMEOUT_SCAN_NANOS = 1_000_000;
     private static final long MAX_TIMEOUT_SCAN_NANOS = 100_000_000;
-    /** How often the worker looks for registered memory the application freed. */
+    /** How often the worker looks for registered memory the application freed (every cycle for device memory). */
     private static final long SCOPE_SWEEP_NANOS = 1_000_000;
 
     private final int index;
@@ -274,12 +274,12 @@ final class DomainGroup implements Agent {
     private int duty() {
         int work = drainControls();
         work += imms.tick(now);
-        if (now - nextScopeSweep >= 0) {
+        work += drainSubmissions();
+        work += drainCompletions(); // what posts reported at once
+        if (now - nextScopeSweep >= 0 || resources.watchesDeviceMemory()) {
             nextScopeSweep = now + SCOPE_SWEEP_NANOS;
             work += resources.deregisterFreed(counters, errors);
         }
-        work += drainSubmissions();
-        work += drainCompletions(); // what posts reported at once
         for (final Domain domain : domains) {
             work += domain.poll();
             work += drainCompletions();

@@ -33,6 +33,8 @@ final class GroupResources {
      * without an iterator's garbage.
      */
     private final ArrayList<Region> regions = new ArrayList<>();
+    /** How many of {@link #regions} have a device allocation the sweep asks the provider about. */
+    private int watchedAllocations;
 
     private final List<ResolvedPeers> peerGroups = new ArrayList<>();
     private final Int2ObjectHashMap<Receives> receivePools = new Int2ObjectHashMap<>();
@@ -73,6 +75,9 @@ final class GroupResources {
         final Region region =
                 new Region(owner, segment, device, index, registerKeys(segment, device, access), allocation, owned);
         regions.add(region);
+        if (allocation != null) {
+            watchedAllocations++;
+        }
         return region;
     }
 
@@ -80,8 +85,9 @@ final class GroupResources {
      * Deregisters the regions whose memory the application freed while they were registered (closed its arena, or,
      * for device memory, freed the allocation the provider named at registration), so that the NICs stop accepting
      * writes into it: a remote write would otherwise land in freed memory, or in the next allocation at that address
-     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep, and memory a
-     * caching allocator reuses without freeing it (docs/security.md). One provider call per device region.
+     * (issue 16, item 5). Counted and logged; what it cannot close is the window until the next sweep (a millisecond,
+     * or one poll while device memory is watched), and memory a caching allocator reuses without freeing it
+     * (docs/security.md). One provider call per device region.
      *
      * @return how many it deregistered
      */
@@ -113,8 +119,19 @@ final class GroupResources {
         return allocation == null ? null : allocation.loss();
     }
 
+    /**
+     * Whether a region's device allocation is watched. Then the group sweeps before every poll, not every millisecond:
+     * a fabric provider copies peers' writes into device memory while the worker polls (shm's FI_HMEM), with no
+     * check of its own, so a sweep a millisecond old let one write land in the next allocation (docs/security.md).
+     */
+    boolean watchesDeviceMemory() {
+        return watchedAllocations > 0;
+    }
+
     void deregister(final Region region) {
-        regions.remove(region);
+        if (regions.remove(region) && region.allocation() != null) {
+            watchedAllocations--;
+        }
         for (int nic = 0; nic < domains.length; nic++) {
             domains[nic].deregister(region.key(nic));
         }

@@ -206,6 +206,31 @@ class DeviceRegionSweepTest {
     }
 
     /**
+     * While a device allocation is watched, the sweep runs before every poll rather than every millisecond of the
+     * engine's clock: a fabric provider copies peers' writes into device memory while the worker polls, with no check
+     * of its own. This engine's clock stands still, so only that sweep can find the loss.
+     */
+    @Test
+    void aWatchedDeviceRegionIsSweptBeforeEveryPollNotOnTheEnginesClock() throws Exception {
+        HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), REGISTERED_ID);
+        try (TransferEngine engine = TransferEngine.builder()
+                .group(GroupSpec.of(1).withCudaDevice(0))
+                .option(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME)
+                .clock(() -> 0L)
+                .build()) {
+            final MemoryRegion region = engine.register(target, Device.cuda(0));
+            final MemoryRegion source = engine.register(arena.allocate(SIZE).fill((byte) 7), Device.host());
+            engine.submit(SingleWrite.of(source, 0, SIZE, region.descriptor(), 0))
+                    .get(1, TimeUnit.MINUTES);
+            // the worker has swept since (the write took many cycles), so the clock's sweep is spent
+
+            HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), DeviceMemory.NO_ALLOCATION);
+            await().atMost(WAIT).until(() -> !region.isRegistered());
+            assertThat(engine.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+    }
+
+    /**
      * A staged copy into the device that fails (the driver lost the context: seen on the H200 when memory was freed
      * under a queued copy) fails the receiving NIC once, naming it, and the write into that device ends.
      */
