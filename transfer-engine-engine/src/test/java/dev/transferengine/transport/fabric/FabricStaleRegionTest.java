@@ -1,6 +1,5 @@
 package dev.transferengine.transport.fabric;
 
-import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
