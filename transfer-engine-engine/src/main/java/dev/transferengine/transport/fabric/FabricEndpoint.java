@@ -136,7 +136,7 @@ final class FabricEndpoint implements AutoCloseable {
             this.av = open("fi_av_open", domain, DOMAIN_OPS_AV_OPEN, "fi_ops_domain.av_open", avAttr, out);
 
             this.ep = openEndpoint(cq, out, null);
-            this.name = readName();
+            this.name = readName(ep);
 
             this.regattrFn = slot(domain, DOMAIN_MR_OPS, MR_OPS_REGATTR, "fi_ops_mr.regattr");
             this.avInsertFn = slot(av, OBJ_OPS, AV_OPS_INSERT, "fi_ops_av.insert");
@@ -206,6 +206,10 @@ final class FabricEndpoint implements AutoCloseable {
             disallow(endpoint, FI_OPT_SHARED_MEMORY_PERMITTED, "FI_OPT_SHARED_MEMORY_PERMITTED");
             disallow(endpoint, FI_OPT_CUDA_API_PERMITTED, "FI_OPT_CUDA_API_PERMITTED");
         }
+        if (isShm()) {
+            // shm names the endpoint before fi_enable creates its file, which a killed process of our pid left
+            FabricShmRegion.removeStale(readName(endpoint));
+        }
         check(
                 "fi_enable",
                 FabricCalls.intPIP(
@@ -251,7 +255,7 @@ final class FabricEndpoint implements AutoCloseable {
         writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
         readMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_READMSG, "fi_ops_rma.readmsg");
         replacements++;
-        if (!Arrays.equals(name, readName())) {
+        if (!Arrays.equals(name, readName(ep))) {
             throw new NativeCallException("fi_setname", -FI_EINVAL, "the new endpoint took another name", 0);
         }
     }
@@ -323,15 +327,15 @@ final class FabricEndpoint implements AutoCloseable {
         check("fi_setopt(" + optionName + ")", rc);
     }
 
-    private byte[] readName() {
-        final MemorySegment getname = slot(ep, EP_CM_OPS, CM_OPS_GETNAME, "fi_ops_cm.getname");
+    private byte[] readName(final MemorySegment endpoint) {
+        final MemorySegment getname = slot(endpoint, EP_CM_OPS, CM_OPS_GETNAME, "fi_ops_cm.getname");
         final MemorySegment length = arena.allocate(JAVA_LONG);
         length.set(JAVA_LONG, 0, NAME_BYTES);
         MemorySegment buffer = arena.allocate(NAME_BYTES);
-        int rc = FabricCalls.intPPP(getname, errno, ep, buffer, length);
+        int rc = FabricCalls.intPPP(getname, errno, endpoint, buffer, length);
         if (rc == -FI_ETOOSMALL) {
             buffer = arena.allocate(length.get(JAVA_LONG, 0));
-            rc = FabricCalls.intPPP(getname, errno, ep, buffer, length);
+            rc = FabricCalls.intPPP(getname, errno, endpoint, buffer, length);
         }
         check("fi_getname", rc);
         return buffer.asSlice(0, length.get(JAVA_LONG, 0)).toArray(JAVA_BYTE);

@@ -9,8 +9,12 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -19,7 +23,10 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,7 +52,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * a count of posts in progress, the owner's pid) and a table of {key, first byte, end, access}, one entry per value
  * of the key's low bits (shm's keys are the engine's random 63-bit ones, picked where that entry is free: see
  * {@link FabricRegions}). Only the owner writes entries; a key is published once its registration exists and
- * revoked before it is closed.
+ * revoked before it is closed. A killed owner leaves its file: the first table a process publishes removes those of
+ * processes that are gone ({@link #removeTablesOfGoneProcesses}).
  *
  * <p><b>No check races a revocation.</b> An initiator counts itself in ({@link View#enter}) before it reads the
  * entry and out ({@link View#exit}) once the provider queued its command at the target. The owner revokes a key,
@@ -70,11 +78,11 @@ final class FabricShmKeys implements AutoCloseable {
     private static final long MAGIC_AT = 0;
     private static final long CAPACITY_AT = 8;
     private static final long POSTING_AT = 16;
-    private static final long PID_AT = 24;
+    static final long PID_AT = 24;
     /** Set once a key could not be published (the table is full): its peers then check nothing. */
     private static final long INCOMPLETE_AT = 32;
     /** When the owner process started (epoch ms; 0 where unknown): with the pid, tells it from a later process. */
-    private static final long STARTED_AT = 48;
+    static final long STARTED_AT = 48;
     /** Set when the owner closed its endpoint: peers that still map the table fail every access as unreachable. */
     private static final long CLOSED_AT = 40;
     /**
@@ -104,6 +112,9 @@ final class FabricShmKeys implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private static final Path DIRECTORY = Path.of("/dev/shm");
+    private static final String PREFIX = "transfer-engine-keys-";
+    /** Whether this process removed the tables of gone processes yet: once, at its first table. */
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
     /** Readable and writable by the owner only, as shm's own regions (shm_open with S_IRUSR | S_IWUSR). */
     private static final FileAttribute<?> OWNER_ONLY =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
@@ -111,7 +122,7 @@ final class FabricShmKeys implements AutoCloseable {
     /** Group and others' permission bits of a file mode. */
     private static final int GROUP_OR_OTHERS = 0077;
     /** This process's (effective) user id, read once: the owner its peers' tables must have. */
-    private static final int OUR_UID = currentUid();
+    static final int OUR_UID = currentUid();
 
     private final Path path;
     private final MemorySegment table;
@@ -127,7 +138,7 @@ final class FabricShmKeys implements AutoCloseable {
         for (final byte b : name) {
             hash = (hash ^ (b & 0xFF)) * 0x0100_0000_01b3L;
         }
-        return DIRECTORY.resolve("transfer-engine-keys-" + String.format(Locale.ROOT, "%016x", hash));
+        return DIRECTORY.resolve(PREFIX + String.format(Locale.ROOT, "%016x", hash));
     }
 
     /**
@@ -142,6 +153,9 @@ final class FabricShmKeys implements AutoCloseable {
      * published.
      */
     static @Nullable FabricShmKeys publish(final byte[] name, final Arena arena) {
+        if (SWEPT.compareAndSet(false, true)) {
+            removeTablesOfGoneProcesses();
+        }
         final Path path = pathOf(name);
         try {
             Files.deleteIfExists(path);
@@ -166,6 +180,63 @@ final class FabricShmKeys implements AutoCloseable {
                     e instanceof AccessDeniedException ? ": a file of another user is in its place" : "");
             return null;
         }
+    }
+
+    /**
+     * Removes the tables of processes that are gone, and returns how many: a table stays behind when its process is
+     * killed (its close removes it otherwise), and only a later endpoint of the same name (so of the same pid) would
+     * replace it. Removes only what it can tell is stale: a regular file (a link is neither followed nor removed) of
+     * this user, complete (its magic is written last), whose pid names no process now, or names this process while
+     * the table's start time is not ours (an earlier process of our pid). A table whose pid another process took
+     * stays until a sweep finds it free: that process may be publishing under the same name right then. Control
+     * path; lists /dev/shm.
+     */
+    static int removeTablesOfGoneProcesses() {
+        int removed = 0;
+        try (DirectoryStream<Path> tables = Files.newDirectoryStream(DIRECTORY, PREFIX + "*")) {
+            for (final Path path : tables) {
+                try {
+                    if (ownerGone(path) && Files.deleteIfExists(path)) {
+                        removed++;
+                    }
+                } catch (final IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                    LOG.debug("shm: left the key table {}: {}", path, e.toString());
+                }
+            }
+        } catch (final IOException | DirectoryIteratorException e) {
+            LOG.debug("shm: could not remove the key tables of gone processes: {}", e.toString());
+        }
+        if (removed > 0) {
+            LOG.info("shm: removed {} key tables in {} of processes gone without closing them", removed, DIRECTORY);
+        }
+        return removed;
+    }
+
+    /** Whether {@code path} is a table of ours whose process is gone (see {@link #removeTablesOfGoneProcesses}). */
+    private static boolean ownerGone(final Path path) throws IOException {
+        final Map<String, Object> file =
+                Files.readAttributes(path, "unix:uid,isRegularFile", LinkOption.NOFOLLOW_LINKS);
+        if (!Boolean.TRUE.equals(file.get("isRegularFile")) || !Objects.equals(file.get("uid"), OUR_UID)) {
+            return false;
+        }
+        final ByteBuffer header = ByteBuffer.allocate((int) HEADER).order(ByteOrder.nativeOrder());
+        // read and write: opening a FIFO put in its place for reading only would block
+        try (FileChannel channel =
+                FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            if (channel.size() < HEADER || channel.read(header, 0) < HEADER) {
+                return false;
+            }
+        }
+        if (header.getLong((int) MAGIC_AT) != MAGIC) {
+            return false; // not complete: its owner may be writing it now
+        }
+        final long pid = header.getLong((int) PID_AT);
+        final long started = header.getLong((int) STARTED_AT);
+        final ProcessHandle us = ProcessHandle.current();
+        if (pid == us.pid()) {
+            return started != 0 && started != startedAt(us);
+        }
+        return pid > 0 && ProcessHandle.of(pid).isEmpty();
     }
 
     /**

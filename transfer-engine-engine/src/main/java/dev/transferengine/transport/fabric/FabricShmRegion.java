@@ -5,8 +5,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.Objects;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +71,49 @@ final class FabricShmRegion {
         } catch (final IOException | RuntimeException e) {
             LOG.debug("shm: could not clear the pid of {}: {}", path, e.toString());
             return false;
+        }
+    }
+
+    /**
+     * Removes the file of this process's shm endpoint {@code name} where one exists before the endpoint is enabled:
+     * it is stale, and shm would refuse the endpoint for it.
+     *
+     * <p>Why: shm names an endpoint {@code <pid>:<uid>:<index>} (its index counts this process's endpoints) when it
+     * opens it, and fi_enable creates {@code /dev/shm/<name>}. A process that was killed or crashed leaves its files,
+     * and a later process that gets its pid takes the same names: where the file is there, 1.17 and 2.1 fail
+     * fi_enable with -FI_EBUSY (the pid it names, ours now, is alive), and a file left empty (killed before it was
+     * sized) crashes them (SIGBUS). A file named after this process's pid is stale: no endpoint of this process holds
+     * that name (the one replaced under it, {@link FabricEndpoint#replace}, closed first), and no other process has
+     * our pid (shm assumes its peers share one pid namespace: its CMA copies and its own stale check go by pid).
+     * Other names, links and files of another user are left to shm (logged).
+     */
+    static void removeStale(final byte[] name) {
+        final Path path = path(name);
+        if (!path.getFileName().toString().startsWith(ProcessHandle.current().pid() + ":")) {
+            return; // not named after this process: may be another's, live
+        }
+        try {
+            final Map<String, Object> file =
+                    Files.readAttributes(path, "unix:uid,isRegularFile", LinkOption.NOFOLLOW_LINKS);
+            if (!Boolean.TRUE.equals(file.get("isRegularFile"))
+                    || !Objects.equals(file.get("uid"), FabricShmKeys.OUR_UID)) {
+                LOG.warn(
+                        "shm: {} is in the way of this process's endpoint of that name and is not our own file"
+                                + " (uid {}, regular file: {}): left alone, libfabric is likely to refuse the endpoint",
+                        path,
+                        file.get("uid"),
+                        file.get("isRegularFile"));
+                return;
+            }
+            Files.delete(path);
+            LOG.warn(
+                    "shm: removed {}, left by a killed or crashed process that had this pid before: libfabric refuses"
+                            + " an endpoint whose file exists (fi_enable: EBUSY)",
+                    path);
+        } catch (final NoSuchFileException e) {
+            // no stale file: the usual case
+        } catch (final IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            LOG.warn("shm: could not remove the stale {}: {}", path, e.toString());
         }
     }
 

@@ -8,10 +8,12 @@ import dev.transferengine.exceptions.TransferEngineException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -157,6 +159,58 @@ class FabricShmKeysTest {
         }
 
         assertThat(FabricShmKeys.open(name, address, arena)).isNull();
+    }
+
+    /**
+     * The tables that killed processes left are removed (a process gone, or an earlier one of this pid), and nothing
+     * else: a live process's table, one not complete, a link and what it points to stay.
+     */
+    @Test
+    void theTablesOfGoneProcessesAreRemovedAndNothingElse() throws Exception {
+        final Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        final Path ofExited = table(exited.pid(), 0, true);
+        final Path ofEarlierUs = table(ProcessHandle.current().pid(), 1, true);
+        final Path incomplete = table(exited.pid(), 0, false);
+        final Path target = Files.createTempFile("te-keys-target", "");
+        final Path link =
+                FabricShmKeys.pathOf(("fi_shm://link-" + UUID.randomUUID()).getBytes(StandardCharsets.US_ASCII));
+        try {
+            Files.copy(ofExited, target, StandardCopyOption.REPLACE_EXISTING);
+            Files.createSymbolicLink(link, target);
+
+            FabricShmKeys.removeTablesOfGoneProcesses();
+
+            assertThat(ofExited).doesNotExist();
+            assertThat(ofEarlierUs).doesNotExist();
+            assertThat(FabricShmKeys.pathOf(name)).as("this process's").isRegularFile();
+            assertThat(incomplete).isRegularFile();
+            assertThat(link).isSymbolicLink();
+            assertThat(target).isRegularFile();
+        } finally {
+            for (final Path file : new Path[] {ofExited, ofEarlierUs, incomplete, link, target}) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /**
+     * A table as {@link FabricShmKeys#publish} writes it, then given {@code pid} and {@code started} (and no magic
+     * where not {@code complete}), as a process of that pid would have left it.
+     */
+    private Path table(final long pid, final long started, final boolean complete) throws IOException {
+        final byte[] other = ("fi_shm://left-" + UUID.randomUUID()).getBytes(StandardCharsets.US_ASCII);
+        Objects.requireNonNull(FabricShmKeys.publish(other, arena));
+        final Path path = FabricShmKeys.pathOf(other);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            final ByteBuffer value = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
+            channel.write(value.putLong(0, pid), FabricShmKeys.PID_AT);
+            channel.write(value.clear().putLong(0, started), FabricShmKeys.STARTED_AT);
+            if (!complete) {
+                channel.write(value.clear().putLong(0, 0), 0);
+            }
+        }
+        return path;
     }
 
     private static RemoteAccessException.Reason reason(final @Nullable TransferEngineException refusal) {

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Clearing the pid of a replaced shm endpoint's region, on files laid out like one, without libfabric. */
+/**
+ * Clearing the pid of a replaced shm endpoint's region, and removing a stale one, on files laid out like one,
+ * without libfabric.
+ */
 class FabricShmRegionTest {
 
     private final String shortName = "te-region-test-" + UUID.randomUUID();
@@ -51,6 +54,63 @@ class FabricShmRegionTest {
 
         Files.delete(path);
         assertThat(FabricShmRegion.forgetOwner(name)).as("no region").isFalse();
+    }
+
+    /**
+     * A file named after this process's pid before its endpoint is enabled was left by a killed process of that pid
+     * (issue 21): it goes. A name of another pid, a link and another user's file stay.
+     */
+    @Test
+    void aFileNamedAfterThisProcessIsRemovedAsStaleAndNothingElse() throws IOException {
+        Assumptions.assumeTrue(Files.isWritable(path.getParent()), "needs a writable /dev/shm");
+        final String unique = ":te-stale-test-" + UUID.randomUUID();
+        final Path ours = Path.of("/dev/shm", ProcessHandle.current().pid() + unique);
+        final Path another = Path.of("/dev/shm", "1" + unique);
+        final Path link = Path.of("/dev/shm", ProcessHandle.current().pid() + unique + "-link");
+        try {
+            Files.write(ours, new byte[4096]);
+            Files.write(another, new byte[4096]);
+            Files.createSymbolicLink(link, another);
+
+            FabricShmRegion.removeStale(nameOf(ours));
+            FabricShmRegion.removeStale(nameOf(another));
+            FabricShmRegion.removeStale(nameOf(link));
+            FabricShmRegion.removeStale(nameOf(ours)); // no file: nothing to do
+
+            assertThat(ours).doesNotExist();
+            assertThat(another).isRegularFile();
+            assertThat(link).isSymbolicLink();
+        } finally {
+            for (final Path file : new Path[] {ours, another, link}) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** A file of another user stays, even named after this process. */
+    @Test
+    void aFileOfAnotherUserNamedAfterThisProcessStays() throws IOException {
+        Assumptions.assumeTrue(Files.isWritable(path.getParent()), "needs a writable /dev/shm");
+        final Path ours = Path.of("/dev/shm", ProcessHandle.current().pid() + ":te-stale-test-" + UUID.randomUUID());
+        try {
+            Files.write(ours, new byte[0]);
+            try {
+                Files.setAttribute(ours, "unix:uid", 65534);
+            } catch (final IOException e) {
+                Assumptions.abort("changing a file's owner needs root: " + e);
+            }
+
+            FabricShmRegion.removeStale(nameOf(ours));
+
+            assertThat(ours).exists();
+        } finally {
+            Files.deleteIfExists(ours);
+        }
+    }
+
+    /** The address bytes of the shm endpoint whose region is {@code file}, as fi_getname gives them. */
+    private static byte[] nameOf(final Path file) {
+        return ("fi_shm://" + file.getFileName() + "\0").getBytes(StandardCharsets.US_ASCII);
     }
 
     private void write(final int version, final int pid) throws IOException {

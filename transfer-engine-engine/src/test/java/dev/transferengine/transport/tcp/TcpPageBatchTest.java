@@ -11,7 +11,6 @@ import dev.transferengine.spi.WriteDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,27 +82,20 @@ class TcpPageBatchTest {
         }
     }
 
-    private final Arena arena = Arena.ofShared();
+    private final TcpPageFixture fixture = new TcpPageFixture();
+    private final Arena arena = fixture.arena();
     private final Events initiatorEvents = new Events();
     private final Events targetEvents = new Events();
-    private final List<TcpDomain> domains = new ArrayList<>();
 
     @AfterEach
     void close() {
-        domains.forEach(TcpDomain::close);
-        arena.close();
-    }
-
-    private TcpDomain open(final Events events, final Map<String, String> options) {
-        final TcpDomain domain = TcpDomains.open(events, 0, 0, options);
-        domains.add(domain);
-        return domain;
+        fixture.close();
     }
 
     @Test
     void aBatchLandsEveryPageInPlaceWithOneImmEachInAFewFrames() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 1000; // four frames of the 256 KiB write buffer
         final MemorySegment destination = arena.allocate((long) pages * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -125,8 +117,8 @@ class TcpPageBatchTest {
 
     @Test
     void anOutOfBoundsPageMidBatchRefusesItsFrameWholeAndTheOtherFramesLand() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 1000;
         final int perFrame = TcpPageFrames.pagesPerFrame(PAGE);
         final int outOfBounds = perFrame + 10; // in the second frame
@@ -155,8 +147,8 @@ class TcpPageBatchTest {
 
     @Test
     void aStaleKeyRefusesEveryPageOfTheBatchExactlyOnce() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 600;
         final long rkey = target.register(arena.allocate((long) pages * PAGE), Device.host());
         target.deregister(rkey);
@@ -175,8 +167,8 @@ class TcpPageBatchTest {
 
     @Test
     void aPageOutsideTheSourceFailsAloneAndTheRestLand() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final MemorySegment source = arena.allocate(4L * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final long rkey = target.register(arena.allocate(4L * PAGE), Device.host());
@@ -198,8 +190,8 @@ class TcpPageBatchTest {
 
     @Test
     void aCancelledBatchLeavesNothingAndReportsNothing() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 1000;
         final MemorySegment destination = arena.allocate((long) pages * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -226,8 +218,8 @@ class TcpPageBatchTest {
      */
     @Test
     void aBatchCancelledMidwayReportsExactlyThePagesThatLanded() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 20_000; // 20 MiB: more than the socket buffers hold while the target does not read
         final MemorySegment destination = arena.allocate((long) pages * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -255,8 +247,8 @@ class TcpPageBatchTest {
 
     @Test
     void aBatchBeyondTheQueueBoundIsRefusedWholeAtOnce() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of(TcpSettings.MAX_QUEUED_PER_PEER, "1"));
-        final TcpDomain target = open(targetEvents, Map.of());
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of(TcpSettings.MAX_QUEUED_PER_PEER, "1"));
+        final TcpDomain target = fixture.open(targetEvents, Map.of());
         final int pages = 600;
         final long rkey = target.register(arena.allocate((long) pages * PAGE), Device.host());
         final MemorySegment single = arena.allocate(8);
@@ -277,8 +269,8 @@ class TcpPageBatchTest {
 
     @Test
     void withoutPageTablesABatchGoesPageByPageAndARefusedPageFailsAlone() {
-        final TcpDomain initiator = open(initiatorEvents, Map.of());
-        final TcpDomain target = open(targetEvents, Map.of(TcpSettings.PAGE_TABLES, "false"));
+        final TcpDomain initiator = fixture.open(initiatorEvents, Map.of());
+        final TcpDomain target = fixture.open(targetEvents, Map.of(TcpSettings.PAGE_TABLES, "false"));
         final int pages = 300;
         final MemorySegment destination = arena.allocate((long) pages * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -303,18 +295,14 @@ class TcpPageBatchTest {
             final long rkey,
             final int pages,
             final int outOfBounds) {
-        final MemorySegment source = arena.allocate((long) pages * PAGE);
-        for (int i = 0; i < pages * PAGE; i++) {
-            source.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
-        }
+        final MemorySegment source = TcpPageFixture.pattern(arena, (long) pages * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final PageBatch batch = new PageBatch(pages).token(TOKEN);
         batch.source(source, sourceKey, PAGE)
                 .target(initiator.resolve(target.address()), 0, rkey)
                 .imm(true, 77);
         for (int i = 0; i < pages; i++) {
-            batch.add(
-                    (long) i * PAGE, i == outOfBounds ? (long) pages * PAGE + PAGE / 2 : (long) (pages - 1 - i) * PAGE);
+            batch.add((long) i * PAGE, TcpPageFixture.target(i, pages, PAGE, outOfBounds));
         }
         initiator.writePages(batch);
         batch.clear();

@@ -63,22 +63,18 @@ class TcpPageTableTest {
         }
     }
 
-    private final Arena arena = Arena.ofShared();
+    private final TcpPageFixture fixture = new TcpPageFixture();
+    private final Arena arena = fixture.arena();
     private final Events initiatorEvents = new Events();
     private final Events targetEvents = new Events();
-    private final List<TcpDomain> domains = new ArrayList<>();
 
     @AfterEach
     void close() {
-        domains.forEach(TcpDomain::close);
-        arena.close();
+        fixture.close();
     }
 
     private TcpDomain open(final Events events, final boolean pageTables) {
-        final TcpDomain domain =
-                TcpDomains.open(events, 0, 0, Map.of(TcpSettings.PAGE_TABLES, Boolean.toString(pageTables)));
-        domains.add(domain);
-        return domain;
+        return fixture.open(events, Map.of(TcpSettings.PAGE_TABLES, Boolean.toString(pageTables)));
     }
 
     @Test
@@ -253,17 +249,13 @@ class TcpPageTableTest {
             final long rkey,
             final int pages,
             final int outOfBounds) {
-        final MemorySegment source = arena.allocate((long) pages * PAGE);
-        for (int i = 0; i < pages * PAGE; i++) {
-            source.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
-        }
+        final MemorySegment source = TcpPageFixture.pattern(arena, (long) pages * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final long peer = initiator.resolve(target.address());
         final WriteDescriptor page = new WriteDescriptor().token(5);
         for (int i = 0; i < pages; i++) {
-            final long at = i == outOfBounds ? (long) pages * PAGE + PAGE / 2 : (long) (pages - 1 - i) * PAGE;
             page.source(source, (long) i * PAGE, sourceKey, PAGE)
-                    .target(peer, 0, at, rkey)
+                    .target(peer, 0, TcpPageFixture.target(i, pages, PAGE, outOfBounds), rkey)
                     .imm(true, 77);
             initiator.write(page);
         }

@@ -93,7 +93,7 @@ class TcpPagesTest {
     @Test
     void pagesOfOneRequestToTwoPeersLandWhereTheirPageTablesSayWithOneImmPerPage() {
         final int pages = 600; // more than one WRITEV frame holds, interleaved between two peers
-        final MemorySegment source = pattern(pages * PAGE);
+        final MemorySegment source = TcpPageFixture.pattern(arena, pages * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final MemorySegment first = arena.allocate((long) pages * PAGE);
         final MemorySegment other = arena.allocate((long) pages * PAGE);
@@ -128,7 +128,7 @@ class TcpPagesTest {
     @Test
     void aRunOfPagesWithOneImmIsReportedTogetherYetCountsOneImmAndOneCompletionPerPage() {
         final int pages = 4096;
-        final MemorySegment source = pattern(pages * PAGE);
+        final MemorySegment source = TcpPageFixture.pattern(arena, pages * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final MemorySegment destination = arena.allocate((long) pages * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -159,7 +159,7 @@ class TcpPagesTest {
     @Test
     void aRefusedPageFailsAloneAndLeavesItsTargetUntouched() {
         final int pages = 64;
-        final MemorySegment source = pattern(pages * PAGE);
+        final MemorySegment source = TcpPageFixture.pattern(arena, pages * PAGE);
         final long sourceKey = initiator.register(source, Device.host());
         final MemorySegment destination = arena.allocate((long) (pages + 1) * PAGE);
         final long rkey = target.register(destination, Device.host());
@@ -252,13 +252,5 @@ class TcpPagesTest {
             }
         }
         return frame.flip();
-    }
-
-    private MemorySegment pattern(final int size) {
-        final MemorySegment segment = arena.allocate(size);
-        for (int i = 0; i < size; i++) {
-            segment.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
-        }
-        return segment;
     }
 }
