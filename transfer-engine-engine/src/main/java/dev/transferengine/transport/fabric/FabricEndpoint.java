@@ -51,6 +51,8 @@ final class FabricEndpoint implements AutoCloseable {
     private static final int FI_EOPNOTSUPP = 95;
     private static final int FI_EINVAL = 22;
     private static final long NAME_BYTES = 256;
+    /** shm's inject size (SMR_INJECT_SIZE): the largest message that is copied, not read from its sender. */
+    private static final long MIN_SCRATCH_BYTES = 4096;
 
     private final FabricLibrary library;
     private final Arena arena = Arena.ofShared();
@@ -93,6 +95,8 @@ final class FabricEndpoint implements AutoCloseable {
     private MemorySegment readMsgFn;
     /** How often {@link #replace} opened a new endpoint. */
     private int replacements;
+    /** shm: what takes the held messages before fi_close; allocated at the first close. */
+    private @Nullable FabricUnexpectedMessages unexpected;
 
     /**
      * Opens everything for {@code entry} (an fi_info of a list the caller still owns and frees; it is duplicated).
@@ -232,6 +236,7 @@ final class FabricEndpoint implements AutoCloseable {
      * @throws NativeCallException when opening the new ones fails; the endpoint is then unusable (close it)
      */
     void replace() {
+        takeUnexpected();
         for (final MemorySegment old : List.of(ep, cq)) {
             opened.removeIf(o -> o.address() == old.address());
             final int rc = closeObject(old);
@@ -464,6 +469,32 @@ final class FabricEndpoint implements AutoCloseable {
         return FabricCalls.longPPLCritical(recvMsgFn, ep, msg, flags);
     }
 
+    /** fi_trecvmsg (with {@code tagged}) or fi_recvmsg of {@code msg}, in either mode of the endpoint. Control path. */
+    long postReceiveForAny(final MemorySegment msg, final boolean tagged, final long flags) {
+        final MemorySegment fn = tagged
+                ? slot(ep, EP_TAGGED_OPS, TAGGED_OPS_RECVMSG, "fi_ops_tagged.recvmsg")
+                : slot(ep, EP_MSG_OPS, MSG_OPS_RECVMSG, "fi_ops_msg.recvmsg");
+        return FabricCalls.longPPLCritical(fn, ep, msg, flags);
+    }
+
+    /**
+     * shm: receives what the endpoint holds unexpected, which libfabric 2.1's fi_close would hand to a broken
+     * discard ({@link FabricUnexpectedMessages}). Before every fi_close of the endpoint.
+     */
+    private void takeUnexpected() {
+        if (unexpected == null) {
+            unexpected = new FabricUnexpectedMessages(this, arena, Math.max(injectSize, MIN_SCRATCH_BYTES));
+        }
+        try {
+            final int taken = unexpected.takeAll();
+            if (taken > 0) {
+                LOG.debug("{}: took {} unexpected messages before closing the endpoint", provider, taken);
+            }
+        } catch (final RuntimeException e) {
+            LOG.warn("taking the unexpected messages of {} before closing failed", provider, e);
+        }
+    }
+
     /**
      * fi_cancel of the operation posted with {@code context}: 0 when it is cancelled (its completion comes with
      * FI_ECANCELED), -FI_ENOENT when the provider holds it no more (it completes as usual).
@@ -519,6 +550,9 @@ final class FabricEndpoint implements AutoCloseable {
 
     /** Closes everything now, on the calling thread. */
     void closeNow() {
+        if (isShm()) {
+            takeUnexpected();
+        }
         closeQuietly(null);
     }
 

@@ -31,9 +31,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class FabricControlOutsiderTest {
 
-    /** Runs the shm cases, which crashed the JVM at close in CI (see {@link #open}). */
-    static final String SHM_PROPERTY = "te.fabric.shmControlOutsider";
-
     private static final Path SOURCE = Path.of("src/test/c/control_outsider.c");
 
     @TempDir
@@ -141,12 +138,6 @@ class FabricControlOutsiderTest {
                 !provider.equals("shm")
                         || (library != null && FabricLibrary.open(library).version() >= FabricLibrary.version(1, 19)),
                 "shm carries control messages from libfabric 1.19 (tagged sends)");
-        // open break (docs/security.md, "Fourth round"): in CI, closing a 2.1 shm domain that an outsider's process
-        // (gone since) had sent control messages to died in smr_discard, inside fi_close; not yet understood
-        assumeTrue(
-                !provider.equals("shm") || Boolean.getBoolean(SHM_PROPERTY),
-                "fabric/shm: closing the domain after an outsider's control messages crashed the JVM in libfabric 2.1's"
-                        + " smr_discard (CI, 2026-12-03); run with -D" + SHM_PROPERTY + "=true");
         return fixture.open(provider, 0, listener);
     }
 
