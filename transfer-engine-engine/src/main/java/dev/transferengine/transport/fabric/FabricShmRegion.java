@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -65,6 +66,28 @@ final class FabricShmRegion {
             return true;
         } catch (final IOException | RuntimeException e) {
             LOG.debug("shm: could not clear the pid of {}: {}", path, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * Whether this process maps the region that the shm endpoint {@code name} has now (by its inode, in
+     * {@code /proc/self/maps}): a peer endpoint replaced under that name is mapped anew here only by taking its
+     * connection request (or by a post after a removal from the AV), while the old, unlinked region shows as deleted.
+     * False where the region or the maps cannot be read.
+     */
+    static boolean mappedHere(final byte[] name) {
+        final Path path = path(name);
+        try {
+            final String inode = Files.getAttribute(path, "unix:ino").toString();
+            final String file = path.toString();
+            try (var lines = Files.lines(Path.of("/proc/self/maps"), StandardCharsets.US_ASCII)) {
+                // address, permissions, offset, device, inode, path[, "(deleted)"]
+                return lines.map(line -> line.trim().split("\\s+", -1))
+                        .anyMatch(fields -> fields.length == 6 && fields[4].equals(inode) && fields[5].equals(file));
+            }
+        } catch (final IOException | RuntimeException e) {
+            LOG.debug("shm: could not tell whether {} is mapped here: {}", path, e.toString());
             return false;
         }
     }
