@@ -117,8 +117,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * and a completion read took what the old one queued to it, inserts us again first, unless taking our new
  * endpoint's connection request mapped it already ({@link FabricPeers#renew}); one that only receives maps the new
  * endpoint when it announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A
- * piece still posted to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that another endpoint of
- * this process holds in its AV reaches it through its memory, so it is not replaced: that NIC fails as before.
+ * piece still posted to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that
+ * another endpoint of this process holds in its AV reaches it through its memory, so it is not replaced: that NIC
+ * fails as before.
  *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.

@@ -73,7 +73,9 @@ class FabricShmRegionTest {
                     .as("only the unlinked region under that name is mapped (a replaced peer's old one)")
                     .isFalse();
             map(arena);
-            assertThat(FabricShmRegion.mappedHere(name)).as("the new region mapped too").isTrue();
+            assertThat(FabricShmRegion.mappedHere(name))
+                    .as("the new region mapped too")
+                    .isTrue();
         }
         Files.delete(path);
         assertThat(FabricShmRegion.mappedHere(name)).as("no region").isFalse();

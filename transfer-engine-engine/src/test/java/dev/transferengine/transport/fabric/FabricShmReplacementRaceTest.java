@@ -142,10 +142,9 @@ class FabricShmReplacementRaceTest {
     }
 
     /**
-     * Kills a peer this domain wrote to, queues writes to it, which only the peer could answer (nobody takes them, so
-     * whatever the protocol they stall: a stopped peer, as before, let them complete when shm copied by CMA before the
-     * stop took), and gives up on them (as the engine's timeout does): the domain replaces its endpoint (or, where it
-     * cannot, fails its NIC).
+     * Kills a peer this domain wrote to, then queues writes to it, which nobody takes, so they stall whatever the
+     * protocol (a peer stopped instead, as before, had taken them all before it was killed in 1 of 3 runs), and gives
+     * up on them (as the engine's timeout does): the domain replaces its endpoint (or, where it cannot, fails its NIC).
      */
     private void replaceBehindAKilledPeer(final Domain domain, final MemorySegment src, final long srcKey)
             throws Exception {
