@@ -113,11 +113,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ({@link FabricShmKeys#replacing}) and takes what peers had queued to it; afterwards every write, read and send
  * the old endpoint held fails (its completion went with it; its bytes may still land) and every receive buffer is
  * posted again on the new one, so each still comes back once. Peers that had mapped the old endpoint reach the new
- * one two ways: one that posts to us sees the count and inserts us again first, once nothing it posted to the old
- * endpoint is outstanding ({@link FabricPeers#renew}); one that only receives maps the new endpoint when it
- * announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A piece still posted
- * to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that another endpoint of
- * this process holds in its AV reaches it through its memory, so it is not replaced: that NIC fails as before.
+ * one two ways: one that posts to us sees the count and, once nothing it posted to the old endpoint is outstanding
+ * and a completion read took what the old one queued to it, inserts us again first, unless taking our new
+ * endpoint's connection request mapped it already ({@link FabricPeers#renew}); one that only receives maps the new
+ * endpoint when it announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A
+ * piece still posted to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that
+ * another endpoint of this process holds in its AV reaches it through its memory, so it is not replaced: that NIC
+ * fails as before.
  *
  * <p>Single-threaded: only the owning worker calls it, except {@link #peers()} and {@link #failure()}. The data
  * path (write, send, postReceive, poll) does not allocate while the slot pool has room.
@@ -234,6 +236,8 @@ final class FabricDomain implements Domain {
     private volatile @Nullable String failure;
     /** Set when replacing the shm endpoint failed half-way: its CQ is closed, so nothing may read it any more. */
     private boolean endpointLost;
+    /** fi_cq_read calls made: each takes what peers queued here ({@link FabricPeers#renew} waits for one). */
+    private long cqReads;
 
     /**
      * The transport's settings for a domain: posts tried per poll, the operation table's size, whether writes ask for
@@ -940,9 +944,10 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Inserts {@code peer}, which replaced its endpoint, into the AV again once nothing posted to it is outstanding
-     * (the provider still reaches the old endpoint's memory for those); false while something is. A post that
-     * meets a renewal that fails fails as unreachable. Scans the slots (once per replacement).
+     * Makes {@code peer}, which replaced its endpoint, reachable at its new one ({@link FabricPeers#renew}) once
+     * nothing posted to it is outstanding (the provider still reaches the old endpoint's memory for those); false
+     * while something is, or until a completion read took what its old endpoint queued here. A post that meets a
+     * renewal that fails fails as unreachable. Scans the slots (once per replacement).
      */
     private boolean renew(final long peer) {
         for (int slot = 0; slot < ops.kind.length; slot++) {
@@ -955,8 +960,7 @@ final class FabricDomain implements Domain {
                 return false;
             }
         }
-        peers.renew(peer);
-        return true;
+        return peers.renew(peer, cqReads);
     }
 
     /**
@@ -1033,6 +1037,7 @@ final class FabricDomain implements Domain {
             } else {
                 n = endpoint.cqRead(entries, CQ_BATCH);
             }
+            cqReads++;
             if (n > 0) {
                 handleBatch((int) n);
                 work += (int) n;

@@ -58,6 +58,10 @@ final class FabricPeers {
      * inserted into the AV (or last inserted again): a higher count means the peer replaced its endpoint since.
      */
     private final Long2LongHashMap replacementsSeen = new Long2LongHashMap(-1);
+    /** The replacement count of each shm peer that {@link #renew} saw raised and waits with, by handle. */
+    private final Long2LongHashMap renewalSighted = new Long2LongHashMap(Long.MIN_VALUE);
+    /** The completion reads made before {@link #renewalSighted}'s count was seen, by handle. */
+    private final Long2LongHashMap renewalSightedAt = new Long2LongHashMap(-1);
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
 
@@ -149,18 +153,37 @@ final class FabricPeers {
     }
 
     /**
-     * Inserts the shm peer {@code handle}, which replaced its endpoint, into the AV again ({@link #reset}), so that
-     * the next post maps its new endpoint; call only while nothing posted to it is outstanding (the provider still
-     * reaches the old endpoint's memory for those). Control path.
+     * Makes the shm peer {@code handle}, which replaced its endpoint, reachable at its new one; call only while
+     * nothing posted to it is outstanding (the provider still reaches the old endpoint's memory for those). 2.1's shm
+     * looks up the peer region of each command it takes by the sender's map entry, and a removal from the AV empties
+     * that entry (SIGSEGV in {@code smr_copy_from_sar} on a command queued before it). So it waits for one completion
+     * read ({@code cqReads}, which takes what is queued here) after the raised count showed: by then every command
+     * the old endpoint queued here is taken, since it queued them before it raised the count. Then, where this
+     * process maps the peer's current region already, the new endpoint's connection request was taken and mapped
+     * it (its commands may be queued here): only the count is noted. Else the peer is removed from the AV and
+     * inserted again ({@link #reset}), so that the next post maps the new endpoint. Control path.
      *
-     * @return whether it is in the AV again
+     * @return whether posts to it may go on; false while it waits for a completion read
      */
-    boolean renew(final long handle) {
+    boolean renew(final long handle, final long cqReads) {
         final FabricShmKeys.View published = keys.get(handle);
-        if (published != null) {
-            replacementsSeen.put(handle, published.replacements());
+        final long replacements = published == null ? -1 : published.replacements();
+        if (renewalSighted.get(handle) != replacements) {
+            renewalSighted.put(handle, replacements);
+            renewalSightedAt.put(handle, cqReads);
+            return false;
         }
-        return reset(handle);
+        if (renewalSightedAt.get(handle) == cqReads) {
+            return false;
+        }
+        renewalSighted.remove(handle);
+        renewalSightedAt.remove(handle);
+        replacementsSeen.put(handle, replacements);
+        final byte[] name = FabricAddress.endpointName(addresses.get(handle), endpoint.provider());
+        if (!FabricShmRegion.mappedHere(name)) {
+            reset(handle);
+        }
+        return true;
     }
 
     /**

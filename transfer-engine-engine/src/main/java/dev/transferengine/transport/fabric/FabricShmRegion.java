@@ -117,6 +117,28 @@ final class FabricShmRegion {
         }
     }
 
+    /**
+     * Whether this process maps the region that the shm endpoint {@code name} has now (by its inode, in
+     * {@code /proc/self/maps}): a peer endpoint replaced under that name is mapped anew here only by taking its
+     * connection request (or by a post after a removal from the AV), while the old, unlinked region shows as deleted.
+     * False where the region or the maps cannot be read.
+     */
+    static boolean mappedHere(final byte[] name) {
+        final Path path = path(name);
+        try {
+            final String inode = Files.getAttribute(path, "unix:ino").toString();
+            final String file = path.toString();
+            try (var lines = Files.lines(Path.of("/proc/self/maps"), StandardCharsets.US_ASCII)) {
+                // address, permissions, offset, device, inode, path[, "(deleted)"]
+                return lines.map(line -> line.trim().split("\\s+", -1))
+                        .anyMatch(fields -> fields.length == 6 && fields[4].equals(inode) && fields[5].equals(file));
+            }
+        } catch (final IOException | RuntimeException e) {
+            LOG.debug("shm: could not tell whether {} is mapped here: {}", path, e.toString());
+            return false;
+        }
+    }
+
     /** {@code /dev/shm/} and the name without its {@code fi_shm://} prefix and NUL. */
     static Path path(final byte[] name) {
         int length = 0;

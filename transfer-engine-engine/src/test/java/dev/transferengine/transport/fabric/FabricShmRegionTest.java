@@ -1,11 +1,14 @@
 package dev.transferengine.transport.fabric;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
@@ -15,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Clearing the pid of a replaced shm endpoint's region, and removing a stale one, on files laid out like one,
- * without libfabric.
+ * Clearing the pid of a replaced shm endpoint's region, removing a stale one, and telling whether this process maps
+ * a name's current region, on files laid out like one, without libfabric.
  */
 class FabricShmRegionTest {
 
@@ -111,6 +114,34 @@ class FabricShmRegionTest {
     /** The address bytes of the shm endpoint whose region is {@code file}, as fi_getname gives them. */
     private static byte[] nameOf(final Path file) {
         return ("fi_shm://" + file.getFileName() + "\0").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void onlyTheRegionANameHasNowCountsAsMappedHere() throws IOException {
+        write(FabricShmRegion.SMR_VERSION_2_1, 1);
+        assertThat(FabricShmRegion.mappedHere(name)).as("not mapped").isFalse();
+        try (Arena arena = Arena.ofConfined()) {
+            map(arena);
+            assertThat(FabricShmRegion.mappedHere(name)).as("mapped").isTrue();
+
+            Files.delete(path);
+            write(FabricShmRegion.SMR_VERSION_2_1, 1);
+            assertThat(FabricShmRegion.mappedHere(name))
+                    .as("only the unlinked region under that name is mapped (a replaced peer's old one)")
+                    .isFalse();
+            map(arena);
+            assertThat(FabricShmRegion.mappedHere(name))
+                    .as("the new region mapped too")
+                    .isTrue();
+        }
+        Files.delete(path);
+        assertThat(FabricShmRegion.mappedHere(name)).as("no region").isFalse();
+    }
+
+    private void map(final Arena arena) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            channel.map(FileChannel.MapMode.READ_WRITE, 0, 64, arena);
+        }
     }
 
     private void write(final int version, final int pid) throws IOException {

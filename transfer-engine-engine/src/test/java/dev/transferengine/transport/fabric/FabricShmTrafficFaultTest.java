@@ -36,9 +36,9 @@ class FabricShmTrafficFaultTest {
     private static final long CALM_TIMEOUT_MILLIS = 30_000;
 
     /**
-     * Set to {@code true} to run the test despite the known defect it found: a peer process died in libfabric 2.1's
-     * shm (SIGSEGV in {@code smr_copy_from_sar}, a response pointer computed from a NULL peer region) in one of two
-     * runs (docs/delivery-contract.md, "Known defects gated in the kit").
+     * Set to {@code true} to run the test despite the known defect it still finds after the {@code smr_copy_from_sar}
+     * fix: a survivor that replaced its endpoint died in libfabric 2.1's shm ({@code smr_ep_progress}, a NULL peer
+     * region) in one of 17 runs (docs/delivery-contract.md, "Known defects gated in the kit"). A crash ends the JVM.
      */
     static final String RUN_PROPERTY = "te.fabric.shmTrafficFault";
 
@@ -61,8 +61,8 @@ class FabricShmTrafficFaultTest {
         FabricFixture.assumeAvailable("shm");
         Assumptions.assumeTrue(
                 Boolean.getBoolean(RUN_PROPERTY),
-                () -> "known defect (issue 21, item 4): a peer died in libfabric 2.1 shm's smr_copy_from_sar (NULL peer"
-                        + " region) under this test; run it with -D" + RUN_PROPERTY + "=true");
+                () -> "known defect (issue 21, item 4): a survivor died in libfabric 2.1 shm's smr_ep_progress (NULL"
+                        + " peer region) in 1 of 17 runs; run it with -D" + RUN_PROPERTY + "=true");
         final List<ChildJvm> started = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             started.add(startPeer());
