@@ -158,6 +158,13 @@ final class FabricDomain implements Domain {
      * anyone who reaches the endpoint can ask in any address's name, and libfabric's AV only grows.
      */
     static final int MAX_ASKERS = 4096;
+    /**
+     * {@link #MAX_ASKERS} on shm, whose map of peers has 256 slots, shared by the AV's entries and the peers that post
+     * to us; when they are full, 2.1 gives the next peer that posts a slot a live peer holds (smr_map_add goes on past
+     * its assert), whose next CMA command then finds a NULL region and ends the process (smr_progress_iov, seen under
+     * the fabric-control-flood-shm attack). Strangers must leave most of the slots to real peers.
+     */
+    static final int SHM_MAX_ASKERS = 64;
 
     private final FabricEndpoint endpoint;
     private final DomainListener listener;
@@ -222,8 +229,10 @@ final class FabricDomain implements Domain {
     private final Long2ObjectHashMap<MemorySegment> poolMessages = new Long2ObjectHashMap<>();
 
     private long nextPoolToken = POOL_TOKENS;
-    /** Peers resolved to answer a question ({@link #MAX_ASKERS}). */
+    /** Peers resolved to answer a question, at most {@link #maxAskers}. */
     private int askers;
+    /** {@link #MAX_ASKERS}, or {@link #SHM_MAX_ASKERS} on shm. */
+    private final int maxAskers;
 
     private final FabricControlRefusals refusals;
     /** What a close confirms on RxM providers (with control messages and a close timeout); null elsewhere. */
@@ -270,6 +279,7 @@ final class FabricDomain implements Domain {
         final boolean deliveryComplete = options.deliveryComplete();
         final boolean zeroByteDeliveryComplete = options.zeroByteDeliveryComplete();
         this.endpoint = endpoint;
+        this.maxAskers = endpoint.isShm() ? SHM_MAX_ASKERS : MAX_ASKERS;
         this.listener = listener;
         this.keys = endpoint.isShm() ? FabricShmKeys.publish(endpoint.name(), arena) : null;
         this.regions = new FabricRegions(endpoint, arena, caps, keys);
@@ -1248,14 +1258,14 @@ final class FabricDomain implements Domain {
 
     /**
      * A question for this domain's pool sizes is answered, echoing its nonce, and its asker told of later changes;
-     * peers nothing else here addressed are resolved for it up to {@link #MAX_ASKERS}.
+     * peers nothing else here addressed are resolved for it up to {@link #maxAskers}.
      */
     private void poolQueryReceived(final FabricControl.PoolQuery q) {
         final boolean known = peers.handle(q.peer()) != -1;
-        if (!known && askers >= MAX_ASKERS) {
+        if (!known && askers >= maxAskers) {
             refusals.refuse(
                     FabricControlRefusals.Reason.OVERFLOW,
-                    "a question for the pool sizes from " + q.peer() + " is not answered: " + MAX_ASKERS
+                    "a question for the pool sizes from " + q.peer() + " is not answered: " + maxAskers
                             + " peers unknown here asked already");
             return;
         }
