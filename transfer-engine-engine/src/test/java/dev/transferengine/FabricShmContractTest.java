@@ -17,7 +17,7 @@ class FabricShmContractTest extends FabricContract {
     protected boolean survivesFreedRegisteredMemory() {
         // libfabric 2.1 shm: the case's sender posts its first message to the receiver (the imm's abandonment) as
         // the case ends; when its engine closes before the receiver's worker read that connection request, the
-        // receiver reads it from the sender's unmapped region: SIGSEGV in smr_ep_progress (FabricShmClosedWriterTest)
+        // receiver reads it from the sender's unmapped region: SIGSEGV in smr_ep_progress (FabricClosedPeerTest)
         return false;
     }
 }

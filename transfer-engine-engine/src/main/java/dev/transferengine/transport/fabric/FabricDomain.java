@@ -128,10 +128,10 @@ final class FabricDomain implements Domain {
 
     private static final Logger LOG = LoggerFactory.getLogger(FabricDomain.class);
 
-    private static final long FI_ADDR_UNSPEC = -1L;
+    static final long FI_ADDR_UNSPEC = -1L;
     private static final long FI_RECV = 1L << 10;
     private static final long FI_REMOTE_CQ_DATA = 1L << 17;
-    private static final long FI_COMPLETION = 1L << 24;
+    static final long FI_COMPLETION = 1L << 24;
     private static final long FI_INJECT = 1L << 25;
     private static final long FI_TRANSMIT_COMPLETE = 1L << 27;
     private static final long FI_DELIVERY_COMPLETE = 1L << 28;

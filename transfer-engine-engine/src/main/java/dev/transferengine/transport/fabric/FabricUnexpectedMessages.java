@@ -31,10 +31,6 @@ final class FabricUnexpectedMessages {
     /** At most this many messages are taken, so that a peer that keeps sending cannot hold the close. */
     static final int MAX_TAKEN = 1 << 16;
 
-    private static final long FI_COMPLETION = 1L << 24;
-    private static final long FI_ADDR_UNSPEC = -1L;
-    private static final long FI_EAVAIL = 259;
-    private static final long FI_EAGAIN = 11;
     private static final int ENTRIES = 16;
 
     private final FabricEndpoint endpoint;
@@ -54,14 +50,14 @@ final class FabricUnexpectedMessages {
         tagged = arena.allocate(FI_MSG_TAGGED);
         tagged.set(ADDRESS, TMSG_MSG_IOV, iov);
         tagged.set(JAVA_LONG, TMSG_IOV_COUNT, 1);
-        tagged.set(JAVA_LONG, TMSG_ADDR, FI_ADDR_UNSPEC);
+        tagged.set(JAVA_LONG, TMSG_ADDR, FabricDomain.FI_ADDR_UNSPEC);
         tagged.set(JAVA_LONG, TMSG_TAG, 0);
         tagged.set(JAVA_LONG, TMSG_IGNORE, -1L); // every tag
         tagged.set(ADDRESS, TMSG_CONTEXT, tagged);
         untagged = arena.allocate(FI_MSG);
         untagged.set(ADDRESS, MSG_MSG_IOV, iov);
         untagged.set(JAVA_LONG, MSG_IOV_COUNT, 1);
-        untagged.set(JAVA_LONG, MSG_ADDR, FI_ADDR_UNSPEC);
+        untagged.set(JAVA_LONG, MSG_ADDR, FabricDomain.FI_ADDR_UNSPEC);
         untagged.set(ADDRESS, MSG_CONTEXT, untagged);
         entries = arena.allocate(CQE_SIZE * ENTRIES, 8);
         error = arena.allocate(ERR_ENTRY_BYTES, 8);
@@ -81,8 +77,8 @@ final class FabricUnexpectedMessages {
         final MemorySegment msg = taggedMessages ? tagged : untagged;
         int taken = 0;
         while (taken < MAX_TAKEN) {
-            final long rc = endpoint.postReceiveForAny(msg, taggedMessages, FI_COMPLETION);
-            if (rc == -FI_EAGAIN) {
+            final long rc = endpoint.postReceiveForAny(msg, taggedMessages, FabricDomain.FI_COMPLETION);
+            if (rc == -FabricFailures.FI_EAGAIN) {
                 if (!completed(msg)) {
                     return taken; // nothing to make room with
                 }
@@ -102,7 +98,7 @@ final class FabricUnexpectedMessages {
         boolean found = false;
         while (true) {
             final long n = endpoint.cqRead(entries, ENTRIES);
-            if (n == -FI_EAVAIL) {
+            if (n == -FabricFailures.FI_EAVAIL) {
                 if (endpoint.cqReadErr(error) < 0) {
                     return found;
                 }
