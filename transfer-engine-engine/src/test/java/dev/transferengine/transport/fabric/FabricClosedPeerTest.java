@@ -28,6 +28,10 @@ class FabricClosedPeerTest {
     private final Arena arena = Arena.ofShared();
     private final FabricFixture writerSide = new FabricFixture();
     private final FabricFixture targetSide = new FabricFixture();
+    private final RecordingDomainListener writerEvents = new RecordingDomainListener();
+    private final RecordingDomainListener targetEvents = new RecordingDomainListener();
+    private final MemorySegment src = arena.allocate(4096, 4096);
+    private final MemorySegment dst = arena.allocate(4096, 4096);
 
     @AfterEach
     void close() {
@@ -39,40 +43,25 @@ class FabricClosedPeerTest {
     @Test
     void writesToAnShmPeerOfThisProcessThatClosedFailAsUnreachable() {
         FabricFixture.assumeAvailable("shm");
-        final RecordingDomainListener events = new RecordingDomainListener();
-        final Domain writer = writerSide.open("shm", 0, events);
-        final Domain target = targetSide.open("shm", 0, new RecordingDomainListener());
-        final MemorySegment src = arena.allocate(4096, 4096);
-        final MemorySegment dst = arena.allocate(4096, 4096);
-        final long srcKey = writer.register(src, Device.host());
-        final long dstKey = target.register(dst, Device.host());
-        final long peer = writer.resolve(target.address());
-        writer.write(new WriteDescriptor()
-                .token(1)
-                .source(src, 0, srcKey, 4096)
-                .target(peer, dst.address(), 0, dstKey)
-                .imm(true, 1));
+        final ShmPair pair = openShmPair();
+        pair.writer().write(write(pair, 1, 4096));
         writerSide.pollUntil(() -> {
             targetSide.pollAll(); // shm progress is manual: the target must poll for the write to land
-            return events.ended(1);
+            return writerEvents.ended(1);
         });
-        assertThat(events.completed).containsKey(1L);
+        assertThat(writerEvents.completed).containsKey(1L);
 
         targetSide.close();
         for (int w = 2; w <= 4; w++) {
-            writer.write(new WriteDescriptor()
-                    .token(w)
-                    .source(src, 0, srcKey, 4096)
-                    .target(peer, dst.address(), 0, dstKey)
-                    .imm(true, w));
+            pair.writer().write(write(pair, w, 4096));
             final long token = w;
-            writerSide.pollUntil(() -> events.ended(token));
+            writerSide.pollUntil(() -> writerEvents.ended(token));
         }
 
-        assertThat(events.failed).containsOnlyKeys(2L, 3L, 4L);
-        assertThat(events.failed.values())
+        assertThat(writerEvents.failed).containsOnlyKeys(2L, 3L, 4L);
+        assertThat(writerEvents.failed.values())
                 .allSatisfy(error -> assertThat(error).isInstanceOf(PeerUnreachableException.class));
-        assertThat(writer.peers())
+        assertThat(pair.writer().peers())
                 .anySatisfy(info -> assertThat(info.unreachable()).isTrue());
     }
 
@@ -91,24 +80,35 @@ class FabricClosedPeerTest {
         assumeTrue(
                 Boolean.getBoolean(CLOSED_WRITER_PROPERTY),
                 "ends the JVM on libfabric 2.1; run with -D" + CLOSED_WRITER_PROPERTY + "=true");
-        final RecordingDomainListener targetEvents = new RecordingDomainListener();
-        final Domain writer = writerSide.open("shm", 0, new RecordingDomainListener());
-        final Domain target = targetSide.open("shm", 0, targetEvents);
-        final MemorySegment src = arena.allocate(4096, 4096);
-        final MemorySegment dst = arena.allocate(4096, 4096);
-        final long srcKey = writer.register(src, Device.host());
-        final long dstKey = target.register(dst, Device.host());
-        final long peer = writer.resolve(target.address());
-        writer.write(new WriteDescriptor()
-                .token(1)
-                .source(src, 0, srcKey, 64)
-                .target(peer, dst.address(), 0, dstKey)
-                .imm(true, 1));
+        final ShmPair pair = openShmPair();
+        pair.writer().write(write(pair, 1, 64));
         writerSide.pollAll();
 
         writerSide.close(); // the target has not polled: the writer's first post waits unread in its queue
         targetSide.pollAll();
 
         assertThat(targetEvents.failed).isEmpty();
+    }
+
+    /** A writer and a target shm domain of this process: the writer's source and the target's destination keys. */
+    private record ShmPair(Domain writer, long srcKey, long dstKey, long peer) {}
+
+    private ShmPair openShmPair() {
+        final Domain writer = writerSide.open("shm", 0, writerEvents);
+        final Domain target = targetSide.open("shm", 0, targetEvents);
+        return new ShmPair(
+                writer,
+                writer.register(src, Device.host()),
+                target.register(dst, Device.host()),
+                writer.resolve(target.address()));
+    }
+
+    /** A write of {@code bytes} from the writer's source to the target's destination, with imm {@code token}. */
+    private WriteDescriptor write(final ShmPair pair, final int token, final long bytes) {
+        return new WriteDescriptor()
+                .token(token)
+                .source(src, 0, pair.srcKey(), bytes)
+                .target(pair.peer(), dst.address(), 0, pair.dstKey())
+                .imm(true, token);
     }
 }
