@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** Builds and runs the C programs under {@code src/test/c} that check the binding against libfabric itself. */
 final class CPrograms {
 
-    /** How long a program (a compiler, a check) may run: generous, as a loaded 2-core CI machine is slow. */
-    private static final Duration RUN_WAIT = Duration.ofSeconds(60);
+    /** How long a program (a compiler, a check) may run: as long as a child JVM's line, on a loaded CI machine. */
+    private static final Duration RUN_WAIT = ChildJvm.LINE_WAIT;
     /** More lines than any of the programs prints: a program that floods its output fails instead. */
     private static final int MAX_LINES = 10_000;
 
