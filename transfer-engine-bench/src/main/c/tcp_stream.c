@@ -10,6 +10,10 @@
  * Prints one JSON line: {"anchor":"tcp_stream","region_mib":64,"huge":0,"gb_per_s":..,"sender_cpu_s_per_gb":..,
  * "receiver_cpu_s_per_gb":..,"anon_huge_mib":..}, measured after one second of warm-up; the CPU time is each
  * thread's own (RUSAGE_THREAD), which a loaded host disturbs less than the throughput.
+ * With PAGE_BYTES (tcp_stream REGION_MIB HUGE SECONDS PORT PAGE_BYTES) the receiver reads into pages of PAGE_BYTES
+ * scattered over its region by a fixed shuffle, up to 256 of them per readv, while the sender still writes contiguous
+ * slots: te-bench's paged footprint (`--op paged`: contiguous source pages, destination pages shuffled), so the
+ * engine's paged rows can be held against the kernel's copies of the same pages (issue 22).
  * Build: gcc -O2 -pthread -o tcp_stream tcp_stream.c
  */
 #define _GNU_SOURCE
@@ -23,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,8 +35,12 @@
 #define HUGE_PAGE (2ul << 20)
 #define WARMUP_S 1.0
 
+#define PAGES_PER_READ 256
+
 static size_t region;
 static int huge;
+/* 0: the receiver reads whole slots; else the size of the shuffled pages it reads into */
+static size_t page;
 
 /* What the receiving thread measured after the warm-up. */
 static double receiver_cpu;
@@ -64,15 +73,43 @@ static char *allocate(void) {
     return aligned;
 }
 
+/* The region's pages in a fixed shuffled order (a fixed seed: every run writes the same pattern). */
+static size_t *shuffled(size_t pages) {
+    size_t *order = malloc(pages * sizeof *order);
+    if (order == NULL) die("malloc");
+    for (size_t i = 0; i < pages; i++) order[i] = i;
+    srand(42);
+    for (size_t i = pages - 1; i > 0; i--) {
+        size_t j = (size_t) rand() % (i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    return order;
+}
+
+/* Reads the stream's bytes from {at} on into their shuffled pages: one readv over up to PAGES_PER_READ of them. */
+static ssize_t read_pages(int fd, char *target, const size_t *order, size_t at) {
+    struct iovec iov[PAGES_PER_READ];
+    size_t pages = region / page, next = at / page;
+    int count = 0;
+    for (; count < PAGES_PER_READ; count++, next++) {
+        size_t skip = count == 0 ? at % page : 0;
+        iov[count].iov_base = target + order[next % pages] * page + skip;
+        iov[count].iov_len = page - skip;
+    }
+    return readv(fd, iov, count);
+}
+
 static void *receive(void *arg) {
     int fd = *(int *) arg;
     char *target = allocate();
+    size_t *order = page > 0 ? shuffled(region / page) : NULL;
     size_t at = 0;
     double start = now(), cpu = 0, bytes = 0;
     int measuring = 0;
     for (;;) {
         size_t slot = at % region;
-        ssize_t n = read(fd, target + slot, SLOT - slot % SLOT);
+        ssize_t n = page > 0 ? read_pages(fd, target, order, at) : read(fd, target + slot, SLOT - slot % SLOT);
         if (n < 0) die("read");
         if (n == 0) break;
         at += (size_t) n;
@@ -100,19 +137,24 @@ static long anon_huge_kib(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: tcp_stream REGION_MIB HUGE SECONDS PORT\n");
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: tcp_stream REGION_MIB HUGE SECONDS PORT [PAGE_BYTES]\n");
         return 2;
     }
     long mib = atol(argv[1]);
     huge = atoi(argv[2]);
     double seconds = atof(argv[3]);
     int port = atoi(argv[4]);
+    page = argc == 6 ? (size_t) atol(argv[5]) : 0;
     if (mib < 1 || seconds <= 0) {
         fprintf(stderr, "REGION_MIB must be at least 1 and SECONDS positive\n");
         return 2;
     }
     region = (size_t) mib << 20;
+    if (argc == 6 && (page < 1 || page > SLOT || region % page != 0)) {
+        fprintf(stderr, "PAGE_BYTES must divide the region and be at most 1 MiB\n");
+        return 2;
+    }
     int one = 1;
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     if (listener < 0 || setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) die("socket");
@@ -148,9 +190,9 @@ int main(int argc, char **argv) {
     double sender_cpu = thread_cpu() - cpu;
     shutdown(sender, SHUT_WR);
     pthread_join(thread, NULL);
-    printf("{\"anchor\":\"tcp_stream\",\"region_mib\":%zu,\"huge\":%d,\"gb_per_s\":%.3f,\"sender_cpu_s_per_gb\":%.3f,"
+    printf("{\"anchor\":\"tcp_stream\",\"region_mib\":%zu,\"page\":%zu,\"huge\":%d,\"gb_per_s\":%.3f,\"sender_cpu_s_per_gb\":%.3f,"
            "\"receiver_cpu_s_per_gb\":%.3f,\"anon_huge_mib\":%ld}\n",
-           region >> 20, huge, bytes / elapsed / 1e9, sender_cpu / (bytes / 1e9),
+           region >> 20, page, huge, bytes / elapsed / 1e9, sender_cpu / (bytes / 1e9),
            receiver_bytes > 0 ? receiver_cpu / (receiver_bytes / 1e9) : -1.0, anon_huge_kib() / 1024);
     return 0;
 }

@@ -41,9 +41,37 @@ class TcpStreamAnchorTest {
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_stream");
         assertThat(line.get("region_mib").asInt()).isEqualTo(2);
         assertThat(line.get("huge").asInt()).isZero();
+        assertThat(line.get("page").asInt()).isZero();
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
         assertThat(line.get("sender_cpu_s_per_gb").asDouble()).isNotNegative();
         assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
+    }
+
+    @Test
+    void readsIntoShuffledPagesWhenGivenAPageSize(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final Path binary = compile(dir);
+        final int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+
+        final String output = run(List.of(binary.toString(), "2", "0", "0.3", Integer.toString(port), "1024"), dir, 0);
+
+        final JsonNode line =
+                JsonMapper.builder().build().readTree(output.lines().toList().getLast());
+        assertThat(line.get("page").asInt()).isEqualTo(1024);
+        assertThat(line.get("gb_per_s").asDouble()).isPositive();
+        assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
+    }
+
+    @Test
+    void refusesAPageSizeThatDoesNotDivideTheRegion(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final Path binary = compile(dir);
+
+        assertThat(run(List.of(binary.toString(), "2", "0", "1", "1", "1000"), dir, 2))
+                .contains("PAGE_BYTES must divide the region");
     }
 
     @Test
