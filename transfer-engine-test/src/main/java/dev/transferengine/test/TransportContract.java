@@ -181,7 +181,8 @@ public abstract class TransportContract {
 
     /**
      * Whether the transport's process survives memory freed while registered (the freed-arena case); libfabric 2.1's
-     * shm once crashed its progress (SIGSEGV in {@code smr_ep_progress}) right after that case in CI under load.
+     * shm once crashed its progress (SIGSEGV in {@code smr_ep_progress}) right after that case in CI under load, when
+     * the sender's engine closed before the receiver read its last post (fixed in the fabric transport).
      *
      * @return true if the freed-arena case runs
      */

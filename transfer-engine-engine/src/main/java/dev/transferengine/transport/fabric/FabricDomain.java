@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import org.agrona.collections.IntArrayQueue;
@@ -145,6 +146,13 @@ final class FabricDomain implements Domain {
     private static final int CQ_BATCHES_PER_POLL = 4;
     /** At most how many {@link #readCompletions} calls take what peers queued before an endpoint is replaced. */
     private static final int DRAIN_ROUNDS = 8;
+    /**
+     * At most this long a closing shm domain waits for the endpoints of this process it posted to ({@link
+     * #awaitLocalTargets}); a driven one reads within milliseconds, so only a stalled thread meets it.
+     */
+    private static final long LOCAL_TARGETS_WAIT_NANOS = 5_000_000_000L;
+    /** The pause between two looks at those endpoints, leaving the core to their threads. */
+    private static final long LOCAL_TARGETS_PAUSE_NANOS = 50_000L;
     /** The first control token of a pool-size message: above every abandonment's buffer index. */
     private static final long POOL_TOKENS = 1L << 32;
     /**
@@ -290,6 +298,7 @@ final class FabricDomain implements Domain {
                 + ", group " + group + " nic " + nic + (chained ? ", ordered writes" : "") + ")";
         this.refusals = new FabricControlRefusals(description);
         this.control = endpoint.tagged() ? new FabricControl(arena, endpoint.injectSize()) : null;
+        endpoint.drivenBy(this::readCompletionsInline);
         if (control != null) {
             for (int i = 0; i < FabricControl.RECEIVES; i++) {
                 postControlReceive(control, i);
@@ -939,6 +948,7 @@ final class FabricDomain implements Domain {
         if (peers.isClosedHere(peer)) {
             return -FabricFailures.FI_ENOTCONN; // its memory is about to be unmapped: never hand it to the provider
         }
+        peers.posting(peer);
         final long fiAddr = peers.fiAddr(peer);
         if (fiAddr != peer) {
             if (fiAddr == FabricPeers.FI_ADDR_NOTAVAIL) {
@@ -1048,6 +1058,7 @@ final class FabricDomain implements Domain {
                 n = endpoint.cqRead(entries, CQ_BATCH);
             }
             cqReads++;
+            endpoint.progressedOnce();
             if (n > 0) {
                 handleBatch((int) n);
                 work += (int) n;
@@ -1755,6 +1766,43 @@ final class FabricDomain implements Domain {
         return ops.inUse() - controlReceives;
     }
 
+    /**
+     * Reads completions once for a closing endpoint of this process that posted here, on this domain's driving
+     * thread ({@link FabricLocalEndpoints}); nothing once this domain closed.
+     */
+    private void readCompletionsInline() {
+        if (!closed) {
+            readCompletions();
+        }
+    }
+
+    /**
+     * shm, before the endpoint closes: waits (at most {@link #LOCAL_TARGETS_WAIT_NANOS}, then WARN) until every
+     * endpoint of this process it posted to read what it posted, or closed ({@link
+     * FabricPeers#localTargetsCaughtUp}), reading this domain's own completions meanwhile, so that such a target
+     * that closes at the same time and waits for this one sees it read too. Blocks; on the closing thread.
+     */
+    private void awaitLocalTargets() {
+        final long deadline = System.nanoTime() + LOCAL_TARGETS_WAIT_NANOS;
+        while (true) {
+            peers.releaseClosed(); // a closing target's fi_close may wait for this AV to let go of it
+            if (peers.localTargetsCaughtUp()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warn(
+                        "{}: closing although an endpoint of this process it posted to has not read the posts in {}"
+                                + " ms (its thread stalled?); libfabric 2.1's shm may end the process when it reads"
+                                + " them",
+                        description,
+                        LOCAL_TARGETS_WAIT_NANOS / 1_000_000);
+                return;
+            }
+            readCompletions();
+            LockSupport.parkNanos(LOCAL_TARGETS_PAUSE_NANOS);
+        }
+    }
+
     private void ensureOpen() {
         if (closed) {
             throw new EngineClosedException(description + " is closed");
@@ -1771,6 +1819,7 @@ final class FabricDomain implements Domain {
             if (keys != null) {
                 keys.close(); // first: peers refuse what they would post from now on instead of meeting closed keys
             }
+            awaitLocalTargets();
             regions.closeAll();
             peers.releaseAll();
             endpoint.close();

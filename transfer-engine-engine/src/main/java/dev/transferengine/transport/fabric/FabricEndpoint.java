@@ -97,6 +97,8 @@ final class FabricEndpoint implements AutoCloseable {
     private int replacements;
     /** shm: what takes the held messages before fi_close; allocated at the first close. */
     private @Nullable FabricUnexpectedMessages unexpected;
+    /** shm: this endpoint among the process's ({@link FabricLocalEndpoints}); null for other providers. */
+    private FabricLocalEndpoints.@Nullable Entry local;
 
     /**
      * Opens everything for {@code entry} (an fi_info of a list the caller still owns and frees; it is duplicated).
@@ -158,7 +160,7 @@ final class FabricEndpoint implements AutoCloseable {
             this.writeMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_WRITEMSG, "fi_ops_rma.writemsg");
             this.readMsgFn = slot(ep, EP_RMA_OPS, RMA_OPS_READMSG, "fi_ops_rma.readmsg");
             if (isShm()) {
-                FabricLocalEndpoints.opened(this);
+                local = FabricLocalEndpoints.opened(this);
             }
         } catch (final RuntimeException e) {
             closeQuietly(e);
@@ -445,6 +447,25 @@ final class FabricEndpoint implements AutoCloseable {
      */
     static boolean tagsMatchBuffersThatFit(final String provider, final int version) {
         return !"shm".equals(provider) || version >= (1 << 16 | 19);
+    }
+
+    /**
+     * shm: {@code readCompletions} reads this endpoint's completions once on the thread that drives it; closing
+     * peers of this process that posted here run it where they are that thread ({@link FabricLocalEndpoints}).
+     */
+    void drivenBy(final Runnable readCompletions) {
+        final FabricLocalEndpoints.Entry entry = local;
+        if (entry != null) {
+            entry.drivenBy(readCompletions);
+        }
+    }
+
+    /** The driving thread read this endpoint's completions once. Does not allocate. */
+    void progressedOnce() {
+        final FabricLocalEndpoints.Entry entry = local;
+        if (entry != null) {
+            entry.progressedOnce();
+        }
     }
 
     /** Whether this is libfabric's shm provider, whose peers in this process need {@link FabricLocalEndpoints}. */

@@ -9,8 +9,10 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shm endpoints open in this process, and which domains of the process inserted each into their AV.
@@ -22,6 +24,16 @@ import org.agrona.collections.Long2ObjectHashMap;
  * from its AV on its own thread (at its next poll, or when it closes), and the last one to let go closes it. A
  * closing endpoint first removes the peers it holds itself, so two endpoints that inserted each other never wait for
  * each other. Cross-process peers need none of this: their regions stay mapped in this process.
+ *
+ * <p>The other direction: an endpoint's first post to a peer comes with a connection request, which the peer reads
+ * at its next progress. libfabric 2.1's shm then looks the poster's name up in the process's list of endpoint names,
+ * and a closed endpoint stays in that list with the address of its unmapped region: a poster of this process that
+ * closed before its peer read the request killed the JVM (SIGSEGV in {@code smr_ep_progress}, reading the region's
+ * pid). Each entry counts its domain's completion reads ({@link Entry#progressed}, every read takes all that peers
+ * queued), and a closing domain waits until every endpoint of this process it posted to has read twice since its
+ * last post there, or has closed ({@link FabricPeers#localTargetsCaughtUp}); holding such an endpoint in its AV, it
+ * lets go of it while it waits, so that the endpoint's close, whose last completion reads take what was queued, need
+ * not wait for it.
  *
  * <p>Thread-safe; only control-path methods take the lock.
  */
@@ -48,18 +60,72 @@ final class FabricLocalEndpoints {
         private boolean closing;
         /** Set once the endpoint started closing: no new operation may reach it. */
         volatile boolean gone;
+        /** Set once its fi_close returned: it reads nothing any more (its close's last reads done). */
+        private volatile boolean closed;
+        /** Completion reads of the endpoint's domain so far. */
+        private final AtomicLong progressed = new AtomicLong();
+        /** The thread that last read the endpoint's completions, or else opened it: the one that drives it. */
+        private volatile Thread driver = Thread.currentThread();
+        /** Reads the endpoint's completions once; set by its domain, run only on its driving thread. */
+        private volatile @Nullable Runnable progress;
 
         private Entry(final String key, final FabricEndpoint endpoint) {
             this.key = key;
             this.endpoint = endpoint;
         }
+
+        /** The completion reads of the endpoint's domain so far. Does not allocate. */
+        long progressed() {
+            return progressed.get();
+        }
+
+        /** The domain read the endpoint's completions once, on its driving thread. Does not allocate. */
+        void progressedOnce() {
+            progressed.incrementAndGet();
+            final Thread current = Thread.currentThread();
+            if (driver != current) {
+                driver = current;
+            }
+        }
+
+        void drivenBy(final Runnable readCompletions) {
+            progress = readCompletions;
+        }
+
+        /**
+         * Whether the endpoint read its completions twice since it had read {@code progressedAtPost} times (once
+         * could be a read that began before the post), or it closed: the poster may close then. Not merely {@link
+         * #gone}: the completion reads that take its held messages before its fi_close read what peers queued.
+         */
+        boolean caughtUp(final long progressedAtPost) {
+            return closed || progressed.get() - progressedAtPost >= 2;
+        }
+
+        private void closeNow() {
+            endpoint.closeNow();
+            closed = true;
+        }
+
+        /**
+         * Reads the endpoint's completions once where the calling thread drives it (waiting for that thread would
+         * never end); else nothing.
+         */
+        void progressIfDrivenHere() {
+            final Runnable read = progress;
+            if (read != null && driver == Thread.currentThread()) {
+                read.run();
+            }
+        }
     }
 
-    static void opened(final FabricEndpoint endpoint) {
+    /** Records {@code endpoint} as open, driven by the calling thread until another reads its completions. */
+    static Entry opened(final FabricEndpoint endpoint) {
         synchronized (OPEN) {
             final String key = key(endpoint.name());
-            OPEN.put(key, new Entry(key, endpoint));
+            final Entry entry = new Entry(key, endpoint);
+            OPEN.put(key, entry);
             CLOSED.remove(key);
+            return entry;
         }
     }
 
@@ -114,7 +180,7 @@ final class FabricLocalEndpoints {
             }
         }
         if (last) {
-            entry.endpoint.closeNow();
+            entry.closeNow();
         }
     }
 
@@ -124,8 +190,9 @@ final class FabricLocalEndpoints {
      */
     static void close(final FabricEndpoint endpoint) {
         final boolean now;
+        final Entry entry;
         synchronized (OPEN) {
-            final Entry entry = OPEN.get(key(endpoint.name()));
+            entry = OPEN.get(key(endpoint.name()));
             if (entry == null) {
                 now = true;
                 CLOSED.add(key(endpoint.name()));
@@ -140,7 +207,9 @@ final class FabricLocalEndpoints {
                 CLOSINGS.incrementAndGet();
             }
         }
-        if (now) {
+        if (entry != null && now) {
+            entry.closeNow();
+        } else if (now) {
             endpoint.closeNow();
         }
     }

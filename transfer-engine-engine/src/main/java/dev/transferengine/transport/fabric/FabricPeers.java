@@ -62,6 +62,12 @@ final class FabricPeers {
     private final Long2LongHashMap renewalSighted = new Long2LongHashMap(Long.MIN_VALUE);
     /** The completion reads made before {@link #renewalSighted}'s count was seen, by handle. */
     private final Long2LongHashMap renewalSightedAt = new Long2LongHashMap(-1);
+    /**
+     * The {@linkplain FabricLocalEndpoints.Entry#progressed completion reads} each of {@link #localPeers} had made
+     * when this endpoint last posted to it, by handle (at most one per such peer); looked at when this endpoint
+     * closes ({@link #localTargetsCaughtUp}).
+     */
+    private final Long2LongHashMap postedAt = new Long2LongHashMap(-1);
     /** Handles of {@link #localPeers} already removed from the AV. */
     private final LongHashSet released = new LongHashSet();
 
@@ -196,6 +202,44 @@ final class FabricPeers {
         }
         final FabricLocalEndpoints.Entry local = localPeers.get(handle);
         return local != null && local.gone;
+    }
+
+    /**
+     * Notes a post to {@code handle}, for {@link #localTargetsCaughtUp}. Does not allocate (once a peer of this
+     * process was posted to, until it caught up).
+     */
+    void posting(final long handle) {
+        if (localPeers.isEmpty()) {
+            return;
+        }
+        final FabricLocalEndpoints.Entry local = localPeers.get(handle);
+        if (local != null) {
+            postedAt.put(handle, local.progressed());
+        }
+    }
+
+    /**
+     * Whether every endpoint of this process that this one posted to has read what it posted (its completions twice
+     * since the last post) or has closed, so that this endpoint may close: 2.1's shm reads a poster's first command
+     * through the poster's region ({@link FabricLocalEndpoints}). Reads the completions of those the calling thread
+     * drives itself, once each. Control path (closing).
+     */
+    boolean localTargetsCaughtUp() {
+        if (postedAt.isEmpty()) {
+            return true;
+        }
+        final Long2LongHashMap.EntryIterator posted = postedAt.entrySet().iterator();
+        while (posted.hasNext()) {
+            posted.next();
+            final FabricLocalEndpoints.Entry local = localPeers.get(posted.getLongKey());
+            if (local != null && !local.caughtUp(posted.getLongValue())) {
+                local.progressIfDrivenHere();
+            }
+            if (local == null || local.caughtUp(posted.getLongValue())) {
+                posted.remove();
+            }
+        }
+        return postedAt.isEmpty();
     }
 
     /**
