@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * nothing unread. A question goes again after 2, 4, 8, ... ms (at most 512 ms apart: a connection that broke may
  * have lost it); a peer whose question failed {@value #FAILURES} times, or that the provider cannot connect to
  * (its process closed or died: nothing reaches it any more), or that never told its pool sizes (an engine before
- * them) is given up; the close waits for the others until its timeout ({@code fabric.closeTimeoutMillis}) and names what stays unconfirmed. Single-threaded (the worker).
+ * them) is given up; the close waits for the others until its timeout ({@code fabric.closeTimeoutMillis}) and names
+ * what stays unconfirmed. Single-threaded (the worker).
  */
 final class FabricSendConfirmations {
 
@@ -202,12 +203,13 @@ final class FabricSendConfirmations {
      */
     List<String> unconfirmed(final LongFunction<@Nullable Object> names) {
         final List<String> left = new ArrayList<>(givenUp);
-        asking.forEach((peer, asked) -> left.add(describe(
-                names.apply(peer),
-                asked.sends,
-                "no answer to " + asked.attempts + " questions whether it read them"
-                        + (asked.lastFailure == null ? "" : " (last failure: " + asked.lastFailure + ")"))));
+        asking.forEach((peer, asked) -> left.add(describe(names.apply(peer), asked.sends, unanswered(asked))));
         return left;
+    }
+
+    private static String unanswered(final Asked asked) {
+        final String questions = "no answer to " + asked.attempts + " questions whether it read them";
+        return asked.lastFailure == null ? questions : questions + " (last failure: " + asked.lastFailure + ")";
     }
 
     private static String describe(final @Nullable Object peer, final long sends, final String why) {
