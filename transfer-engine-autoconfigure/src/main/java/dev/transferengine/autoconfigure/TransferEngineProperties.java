@@ -606,7 +606,10 @@ public class TransferEngineProperties {
         private int poolSize = 64;
 
         /**
-         * Size of each receive buffer; longer messages cannot be received.
+         * Size of each receive buffer; longer messages cannot be received. On the libfabric providers tcp and verbs
+         * (RxM) a send carries at most RxM's eager limit, 16KB unless FI_OFI_RXM_BUFFER_SIZE (libfabric 2.x) or
+         * FI_OFI_RXM_EAGER_LIMIT (1.x) raises it: a longer send fails at the sender with InvalidRequestException,
+         * whatever this size.
          */
         private DataSize bufferSize = DataSize.ofKilobytes(64);
 

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * {@link GroupResources}'. An unexpected exception is counted and logged and the worker goes on.
  *
  * <p>Everything here runs on the worker thread except {@link #offer}, {@link #control} and the read-only views. The
- * worker never blocks. Time comes from the injected clock, read once per duty cycle, so tests drive timeouts by hand.
+ * worker never blocks. Time comes from the injected clock, read once per duty cycle, so tests drive timeouts by hand;
+ * an operation's deadline is read from it by {@link #offer}, at its submission.
  */
 final class DomainGroup implements Agent {
 
@@ -222,6 +223,9 @@ final class DomainGroup implements Agent {
 
     /** Queues a submission; false when the bounded queue is full. */
     boolean offer(final Submission submission) {
+        // the deadline counts from the submission, on the caller's thread: a worker that takes it late (a loaded
+        // host, a manual clock moved meanwhile) must not move it
+        submission.deadlineNanos = clock.getAsLong() + timeoutNanos;
         if (!submissions.offer(submission)) {
             return false;
         }
@@ -382,7 +386,7 @@ final class DomainGroup implements Agent {
         if (timed) {
             s.takenNanos = System.nanoTime();
         }
-        inFlight.add(s, now + timeoutNanos);
+        inFlight.add(s, s.deadlineNanos);
         if (s.isCancelled()) {
             s.remaining = 0;
             outcomes.fail(s, new OperationCancelledException(Outcomes.describe(s) + " cancelled before it was posted"));

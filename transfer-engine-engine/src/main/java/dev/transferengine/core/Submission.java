@@ -51,6 +51,7 @@ final class Submission {
     int confirmed;
 
     boolean failed;
+    /** When it times out, on the engine's clock: its submission plus the operation timeout. */
     long deadlineNanos;
 
     Submission write(

@@ -13,6 +13,7 @@ import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidConfigException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.test.HoldingDomain;
 import dev.transferengine.test.HoldingTransport;
 
@@ -20,6 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -190,6 +192,38 @@ class EngineTest {
             return e;
         }
         throw new AssertionError("the full queue accepted a submission");
+    }
+
+    /**
+     * The deadline is the submission's plus the operation timeout, even where the worker takes the write after it
+     * passed (a loaded host; issue 21): a clock that reads 0 on the submitting thread and the operation timeout plus
+     * 1 s on every other stands for a worker that took the write that late.
+     */
+    @Test
+    void aWriteTakenByTheWorkerAfterItsDeadlineTimesOut() {
+        final Duration timeout = Duration.ofSeconds(20);
+        final Thread submitter = Thread.currentThread();
+        final long workerTime = timeout.plusSeconds(1).toNanos();
+        final TransferEngine sender = TransferEngine.builder()
+                .transport(HoldingTransport.NAME)
+                .option(HoldingTransport.WRAPPED, "tcp")
+                .operationTimeout(timeout)
+                .drainTimeout(Duration.ofSeconds(2))
+                .clock(() -> Thread.currentThread() == submitter ? 0 : workerTime)
+                .build();
+        try (sender;
+                TransferEngine receiver = tcp()) {
+            final MemoryRegion src = sender.register(arena.allocate(4096), Device.host());
+            final RegionDescriptor dst =
+                    receiver.register(arena.allocate(4096), Device.host()).descriptor();
+            HoldingDomain.at(sender.mainAddress()).hold(true);
+
+            assertThat(sender.submit(SingleWrite.of(src, 0, 4096, dst, 0)))
+                    .failsWithin(WAIT)
+                    .withThrowableOfType(ExecutionException.class)
+                    .havingCause()
+                    .isInstanceOf(TransferTimeoutException.class);
+        }
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
@@ -242,6 +243,12 @@ final class FabricDomain implements Domain {
     private final int maxAskers;
 
     private final FabricControlRefusals refusals;
+    /** What a close confirms on RxM providers (with control messages and a close timeout); null elsewhere. */
+    private final @Nullable FabricSendConfirmations confirmations;
+
+    private final long closeTimeoutNanos;
+    /** What the close left unconfirmed ({@link #confirmSendsDone}). */
+    private List<String> unconfirmedAtClose = List.of();
 
     /** Imms read from the CQ and reserved, not yet reported: how many, all with this reservation ({@link #poll()}). */
     private int landedImms;
@@ -258,9 +265,15 @@ final class FabricDomain implements Domain {
 
     /**
      * The transport's settings for a domain: posts tried per poll, the operation table's size, whether writes ask for
-     * delivery completion, and whether zero-byte writes do too (shm cannot).
+     * delivery completion, whether zero-byte writes do too (shm cannot), and how long a close waits at most for peers
+     * to confirm sends reported done (RxM providers: {@link FabricSendConfirmations}; 0: it does not ask).
      */
-    record Options(int postsPerPoll, int maxOps, boolean deliveryComplete, boolean zeroByteDeliveryComplete) {}
+    record Options(
+            int postsPerPoll,
+            int maxOps,
+            boolean deliveryComplete,
+            boolean zeroByteDeliveryComplete,
+            int closeTimeoutMillis) {}
 
     FabricDomain(
             final FabricEndpoint endpoint,
@@ -304,6 +317,10 @@ final class FabricDomain implements Domain {
                 postControlReceive(control, i);
             }
         }
+        this.closeTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.closeTimeoutMillis());
+        this.confirmations = control != null && endpoint.provider().endsWith(";ofi_rxm") && closeTimeoutNanos > 0
+                ? new FabricSendConfirmations()
+                : null;
     }
 
     private void postControlReceive(final FabricControl owner, final int index) {
@@ -414,6 +431,9 @@ final class FabricDomain implements Domain {
         final FabricControl owner = Objects.requireNonNull(control);
         if (token >= POOL_TOKENS) {
             poolMessages.remove(token);
+            if (confirmations != null) {
+                confirmations.questionEnded(token, null, peers::address);
+            }
         } else if (token < 0) {
             owner.releaseReceipt((int) (-1L - token));
         } else {
@@ -710,23 +730,27 @@ final class FabricDomain implements Domain {
         sendPoolMessage(peer, FabricControl.poolQuery(address, view.nonce));
     }
 
-    /** Posts a pool-size message to {@code peer}; best effort (a question is asked again, an answer is asked for). */
-    private void sendPoolMessage(final long peer, final MemorySegment message) {
+    /**
+     * Posts a pool-size message to {@code peer}; best effort (a question is asked again, an answer is asked for).
+     * Answers its control token, or -1 where it was not sent.
+     */
+    private long sendPoolMessage(final long peer, final MemorySegment message) {
         if (poolMessages.size() >= POOL_MESSAGES) {
             refusals.refuse(
                     FabricControlRefusals.Reason.OVERFLOW,
                     "a pool-size message to " + peers.address(peer) + " is not sent: " + POOL_MESSAGES
                             + " are in flight");
-            return;
+            return -1;
         }
         final long token = nextPoolToken++;
         final int slot = ops.acquire(FabricOps.CONTROL_SEND, token, message.byteSize(), peer);
         if (slot < 0) {
-            return;
+            return -1;
         }
         poolMessages.put(token, message);
         ops.prepareControl(slot, message.address(), message.byteSize(), localDesc(slot, message), peer);
         submit(slot, FI_COMPLETION);
+        return token;
     }
 
     /**
@@ -1175,6 +1199,9 @@ final class FabricDomain implements Domain {
             controlReceived((int) token, received);
         } else {
             peers.markReachable(peer);
+            if (kind == FabricOps.SEND && confirmations != null) {
+                confirmations.sendDone(peer);
+            }
             listener.onComplete(token, bytes);
         }
     }
@@ -1208,7 +1235,13 @@ final class FabricDomain implements Domain {
                 case FabricControl.Receipt receipt -> owner.receipted(receipt.nonce());
                 case FabricControl.Abandonment a -> abandonmentReceived(owner, a);
                 case FabricControl.PoolQuery q -> poolQueryReceived(q);
-                case FabricControl.PoolSizes sizes -> poolSizesReceived(sizes);
+                case FabricControl.PoolSizes sizes -> {
+                    if (confirmations == null
+                            || !sizes.nonced()
+                            || !confirmations.answered(peers.handle(sizes.peer()), sizes.nonce())) {
+                        poolSizesReceived(sizes);
+                    }
+                }
                 case FabricControl.Refused r -> refusals.refuse(r.reason(), r.why());
             }
         } finally {
@@ -1391,6 +1424,9 @@ final class FabricDomain implements Domain {
         final FabricControl owner = Objects.requireNonNull(control);
         if (kind == FabricOps.CONTROL_SEND) {
             LOG.debug("{}: a control message did not leave: {}", description, text);
+            if (confirmations != null) {
+                confirmations.questionEnded(token, text, peers::address);
+            }
             controlSent(token);
             return;
         }
@@ -1434,11 +1470,7 @@ final class FabricDomain implements Domain {
         }
         controlReceives = 0;
         poolMessages.clear();
-        for (final FabricPoolSizes.View view : pools.views().values()) {
-            while (!view.held.isEmpty()) {
-                listener.onFailed(view.held.pollFirst().token(), error);
-            }
-        }
+        failHeldSends(error);
         chain.clear();
         while (!postingChains.isEmpty()) {
             final FabricWriteChain sealed = postingChains.removeFirst();
@@ -1454,6 +1486,15 @@ final class FabricDomain implements Domain {
             release(slot);
             if (kind == FabricOps.WRITE || kind == FabricOps.SEND) {
                 listener.onFailed(token, error); // control and receive buffers are nobody's operations
+            }
+        }
+    }
+
+    /** Fails the sends held for their peer's pool sizes or a first pool there. */
+    private void failHeldSends(final TransferEngineException error) {
+        for (final FabricPoolSizes.View view : pools.views().values()) {
+            while (!view.held.isEmpty()) {
+                listener.onFailed(view.held.pollFirst().token(), error);
             }
         }
     }
@@ -1756,6 +1797,11 @@ final class FabricDomain implements Domain {
         return pools.view(peer);
     }
 
+    /** What the close left unconfirmed ({@link #confirmSendsDone}): each peer, with how many sends and why. */
+    List<String> unconfirmedAtClose() {
+        return unconfirmedAtClose;
+    }
+
     /** Whether writes are posted in chains (see the class comment). */
     boolean chainsWrites() {
         return chained;
@@ -1814,6 +1860,9 @@ final class FabricDomain implements Domain {
         if (closed) {
             return;
         }
+        if (confirmations != null && failure == null) {
+            confirmSendsDone(confirmations);
+        }
         closed = true;
         try {
             if (keys != null) {
@@ -1828,5 +1877,50 @@ final class FabricDomain implements Domain {
             failOutstanding(new EngineClosedException(description + " closed with the operation outstanding"));
             arena.close();
         }
+    }
+
+    /**
+     * RxM providers, before the endpoint closes: asks each peer that sends were reported done to whether it read
+     * them, polling meanwhile so that nothing a peer sent stays unread here, until every peer answered or was given
+     * up, for at most {@code fabric.closeTimeoutMillis} ({@link FabricSendConfirmations}); a warning names what
+     * stays unconfirmed. Sends still held for a peer's pool sizes fail first: they never left, and an answer would
+     * send them now.
+     */
+    private void confirmSendsDone(final FabricSendConfirmations sends) {
+        failHeldSends(new EngineClosedException(description + " closed before the send left"));
+        final long start = System.nanoTime();
+        sends.begin(start, this::unaskable, peers::address);
+        for (long now = start; sends.waiting() && now - start < closeTimeoutNanos; now = System.nanoTime()) {
+            for (long peer = sends.due(now); peer != -1; peer = sends.due(now)) {
+                sends.asked(peer, sendPoolMessage(peer, FabricControl.poolQuery(address, sends.nonce(peer))), now);
+            }
+            poll();
+            for (int n = pending.size(); n > 0; n--) { // the questions the provider turns away
+                final int slot = pending.pollInt();
+                if (ops.kind[slot] == FabricOps.CONTROL_SEND) {
+                    sends.turnedAway(ops.token[slot], now, peers::address);
+                }
+                pending.offerInt(slot);
+            }
+        }
+        unconfirmedAtClose = sends.unconfirmed(peers::address);
+        if (!unconfirmedAtClose.isEmpty()) {
+            LOG.warn(
+                    "{}: closing without every peer's word that it read the sends reported done to it: {} reports a"
+                            + " send done once its bytes are in the kernel's socket buffer, and what the kernel had"
+                            + " not transmitted yet is lost if this close resets the connection (it does where the"
+                            + " peer sent something unread here). Unconfirmed: {}",
+                    description,
+                    endpoint.provider(),
+                    unconfirmedAtClose);
+        }
+    }
+
+    /** Why the close cannot ask {@code peer} whether it read the sends: it never told its pool sizes; else null. */
+    private @Nullable String unaskable(final long peer) {
+        final FabricPoolSizes.View view = pools.view(peer);
+        return view != null && view.settled && !view.byLength
+                ? null
+                : "it never told its receive pools' sizes (an engine before them?), so it cannot be asked";
     }
 }

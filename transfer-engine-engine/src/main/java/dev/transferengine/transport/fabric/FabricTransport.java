@@ -50,7 +50,11 @@ import org.jspecify.annotations.Nullable;
  *       {@code auto} (the default) asks efa and verbs, and any provider when a group names a CUDA device
  *       ({@link dev.transferengine.GroupSpec#withCudaDevice}), and falls back to a provider without it; {@code true} asks
  *       any provider and requires it, {@code false} never asks. Without FI_HMEM, registering device memory fails
- *       with a {@link dev.transferengine.exceptions.DeviceUnavailableException} saying why.</li>
+ *       with a {@link dev.transferengine.exceptions.DeviceUnavailableException} saying why;</li>
+ *   <li>{@code fabric.closeTimeoutMillis}: on the RxM providers (tcp, verbs), how long closing a NIC waits at most
+ *       for each peer it reported sends done to to confirm it read them, default 2000; 0 closes at once, and a
+ *       send reported done whose bytes the kernel had not transmitted yet may then be lost (see
+ *       {@code FabricSendConfirmations}).</li>
  * </ul>
  * The API version asked for is the newest the library offers, up to 1.22; EFA needs at least 1.18.
  * tcp and verbs endpoints bind to {@link EngineConfig#bindAddress()} (and to {@link DomainContext#port()} when
@@ -72,6 +76,9 @@ public final class FabricTransport implements Transport {
     private static final String AUTO = "auto";
     static final String DELIVERY_COMPLETE_OPTION = "fabric.deliveryComplete";
     static final String HMEM_OPTION = "fabric.hmem";
+    static final String CLOSE_TIMEOUT_OPTION = "fabric.closeTimeoutMillis";
+    /** How long a closing RxM domain waits at most for its peers to confirm the sends it reported done. */
+    static final int DEFAULT_CLOSE_TIMEOUT_MILLIS = 2000;
 
     @Override
     public String name() {
@@ -142,10 +149,11 @@ public final class FabricTransport implements Transport {
                         context.nic(),
                         caps,
                         new FabricDomain.Options(
-                                intOption(config, POSTS_PER_POLL_OPTION, 32),
-                                intOption(config, MAX_OPS_OPTION, 262_144),
+                                intOption(config, POSTS_PER_POLL_OPTION, 32, 1),
+                                intOption(config, MAX_OPS_OPTION, 262_144, 1),
                                 Boolean.parseBoolean(config.option(DELIVERY_COMPLETE_OPTION, "true")),
-                                selection.provider != FabricProvider.SHM));
+                                selection.provider != FabricProvider.SHM,
+                                intOption(config, CLOSE_TIMEOUT_OPTION, DEFAULT_CLOSE_TIMEOUT_MILLIS, 0)));
             } catch (final RuntimeException e) {
                 endpoint.close();
                 throw e;
@@ -185,12 +193,12 @@ public final class FabricTransport implements Transport {
                 0);
     }
 
-    private static int intOption(final EngineConfig config, final String key, final int fallback) {
+    private static int intOption(final EngineConfig config, final String key, final int fallback, final int least) {
         final String value = config.option(key, Integer.toString(fallback));
         try {
             final int parsed = Integer.parseInt(value.strip());
-            if (parsed < 1) {
-                throw new IllegalArgumentException(key + " must be >= 1, was " + parsed);
+            if (parsed < least) {
+                throw new IllegalArgumentException(key + " must be >= " + least + ", was " + parsed);
             }
             return parsed;
         } catch (final NumberFormatException e) {

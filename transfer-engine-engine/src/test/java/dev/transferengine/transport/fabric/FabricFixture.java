@@ -119,8 +119,13 @@ final class FabricFixture implements AutoCloseable {
                 : List.of(FabricTransport.LIBRARY_OPTION + "=" + library);
     }
 
+    /**
+     * A domain whose close does not wait for its peers to confirm the sends it reported done ({@code
+     * fabric.closeTimeoutMillis=0}): a test drives its domains from one thread, so a peer of this process answers
+     * nothing while another domain closes, and each close would wait out the timeout.
+     */
     Domain open(final String provider, final int nic, final RecordingDomainListener listener) {
-        return open(config(provider, nic + 1, Map.of()), nic, listener);
+        return open(config(provider, nic + 1, Map.of(FabricTransport.CLOSE_TIMEOUT_OPTION, "0")), nic, listener);
     }
 
     Domain open(final EngineConfig config, final int nic, final RecordingDomainListener listener) {
