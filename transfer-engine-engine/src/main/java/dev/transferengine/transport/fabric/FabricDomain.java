@@ -118,7 +118,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * one two ways: one that posts to us sees the count and, once nothing it posted to the old endpoint is outstanding
  * and a completion read took what the old one queued to it, inserts us again first, unless taking our new
  * endpoint's connection request mapped it already ({@link FabricPeers#renew}); one that only receives maps the new
- * endpoint when it announces itself, because the old region's pid is cleared first ({@link FabricShmRegion}). A
+ * endpoint when it announces itself, because the old region's pid is cleared once the new endpoint is enabled
+ * (never while the name has no region: 2.1's peer would crash re-mapping it; {@link FabricShmRegion}). A
  * piece still posted to a peer that replaced its endpoint since counts as behind a gone peer too. An endpoint that
  * another endpoint of this process holds in its AV reaches it through its memory, so it is not replaced: that NIC
  * fails as before.
@@ -1621,10 +1622,7 @@ final class FabricDomain implements Domain {
         }
         final boolean replaced;
         try {
-            replaced = FabricLocalEndpoints.replaceUnlessHeld(endpoint, () -> {
-                FabricShmRegion.forgetOwner(endpoint.name());
-                endpoint.replace();
-            });
+            replaced = FabricLocalEndpoints.replaceUnlessHeld(endpoint, endpoint::replace);
         } catch (final RuntimeException e) {
             endpointLost = true;
             fail(stall + "; replacing the endpoint failed (" + e.getMessage() + "). Every operation on this NIC"

@@ -5,8 +5,10 @@ import dev.transferengine.nativeaccess.NativeCallException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -53,6 +55,12 @@ final class FabricEndpoint implements AutoCloseable {
     private static final long NAME_BYTES = 256;
     /** shm's inject size (SMR_INJECT_SIZE): the largest message that is copied, not read from its sender. */
     private static final long MIN_SCRATCH_BYTES = 4096;
+    /**
+     * How many replaced regions keep their header mapped here (each keeps its file's memory, up to 16 MiB, while
+     * mapped): a peer that still maps a region older than that and takes a connection request of ours while the
+     * name has no region can still crash in 2.1 (see {@link FabricShmRegion}).
+     */
+    private static final int RETIRED_REGIONS_KEPT = 4;
 
     private final FabricLibrary library;
     private final Arena arena = Arena.ofShared();
@@ -95,6 +103,11 @@ final class FabricEndpoint implements AutoCloseable {
     private MemorySegment readMsgFn;
     /** How often {@link #replace} opened a new endpoint. */
     private int replacements;
+    /**
+     * shm: the headers of the regions of the endpoints {@link #replace} closed, newest last, whose pid it sets while
+     * the name has no region; the oldest is unmapped beyond {@link #RETIRED_REGIONS_KEPT}. Closed with the endpoint.
+     */
+    private final Deque<FabricShmRegion> retired = new ArrayDeque<>();
     /** shm: what takes the held messages before fi_close; allocated at the first close. */
     private @Nullable FabricUnexpectedMessages unexpected;
     /** shm: this endpoint among the process's ({@link FabricLocalEndpoints}); null for other providers. */
@@ -239,6 +252,16 @@ final class FabricEndpoint implements AutoCloseable {
      */
     void replace() {
         takeUnexpected();
+        // the old region's pid is cleared only once the new region is there (see FabricShmRegion), and the
+        // regions of earlier replacements are ours again until then; mapped before the close unlinks it
+        retired.forEach(FabricShmRegion::claim);
+        final @Nullable FabricShmRegion closing = FabricShmRegion.mapOwn(name);
+        if (closing != null) {
+            retired.addLast(closing);
+            if (retired.size() > RETIRED_REGIONS_KEPT) {
+                retired.removeFirst().close();
+            }
+        }
         for (final MemorySegment old : List.of(ep, cq)) {
             opened.removeIf(o -> o.address() == old.address());
             final int rc = closeObject(old);
@@ -265,6 +288,7 @@ final class FabricEndpoint implements AutoCloseable {
         if (!Arrays.equals(name, readName(ep))) {
             throw new NativeCallException("fi_setname", -FI_EINVAL, "the new endpoint took another name", 0);
         }
+        retired.forEach(FabricShmRegion::forgetOwner);
     }
 
     /** How often {@link #replace} opened a new endpoint. */
@@ -594,6 +618,8 @@ final class FabricEndpoint implements AutoCloseable {
             }
         }
         opened.clear();
+        retired.forEach(FabricShmRegion::close);
+        retired.clear();
         library.freeInfo(info);
         arena.close();
     }

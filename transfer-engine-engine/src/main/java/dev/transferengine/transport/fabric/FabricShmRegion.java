@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,19 +23,27 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 /**
  * The header of an shm endpoint's own shared-memory region ({@code /dev/shm/<name>}), as libfabric 2.x's shm lays
  * it out ({@code struct smr_region}: {@code uint8_t version}, two reserved/flag fields, {@code int pid} at byte 4).
+ * An instance maps the header of one region of this process's, so that its pid can still be set after the endpoint
+ * closed and its file was unlinked (peers keep their mapping of it).
  *
  * <p>Why the engine touches it: a peer process that mapped an endpoint keeps that mapping while the endpoint's
  * name stays the same. When the endpoint is replaced under its name ({@link FabricEndpoint#replace}), the new one
  * announces itself to each peer with a connection request naming its pid, and 2.1's peer maps the name anew only if
  * the pid in the region it mapped differs ({@code smr_progress_connreq}); the same pid makes it answer into the old,
  * closed region, and the new endpoint's posts to that peer are turned away (-FI_EAGAIN) for good. Clearing the old
- * region's pid before it is closed makes every such peer map the new one. Measured with a C reproducer (a killed
- * peer stalls the endpoint; the replacement under the same name reaches a peer that mapped the old one only with the
- * pid cleared). libfabric 1.17's peer crashed on the same connection request (SIGSEGV in its progress), so it is
- * done only for the 2.x layout (version byte {@value #SMR_VERSION_2_1}) and only where the header names this
- * process.
+ * region's pid makes every such peer map the new one. Measured with a C reproducer (a killed peer stalls the
+ * endpoint; the replacement under the same name reaches a peer that mapped the old one only with the pid cleared).
+ * libfabric 1.17's peer crashed on the same connection request (SIGSEGV in its progress), so it is done only for the
+ * 2.x layout (version byte {@value #SMR_VERSION_2_1}) and only where the header names this process.
+ *
+ * <p>When: only while a region of the name is there to be mapped, that is after the new endpoint is enabled. 2.1
+ * does not check that re-mapping ({@code smr_progress_connreq}, smr_progress.c:899-906, goes on with a NULL region
+ * and writes to its peer data): a peer that takes any connection request of ours while a region it mapped shows
+ * another pid and the name has no initialized region (between the old endpoint's close and the new one's enable)
+ * dies with SIGSEGV at address 0x70 ({@code peer_data_offset}). So the pid is cleared after the new endpoint is
+ * enabled, and the regions of earlier replacements get their pid back while the name has none ({@link #claim}).
  */
-final class FabricShmRegion {
+final class FabricShmRegion implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FabricShmRegion.class);
 
@@ -43,35 +52,58 @@ final class FabricShmRegion {
 
     private static final long VERSION_AT = 0;
     private static final long PID_AT = 4;
+    private static final int OUR_PID = (int) ProcessHandle.current().pid();
 
-    private FabricShmRegion() {}
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment header;
+
+    private FabricShmRegion(final FileChannel channel) throws IOException {
+        this.header = channel.map(FileChannel.MapMode.READ_WRITE, 0, PID_AT + 4, arena);
+    }
 
     /**
-     * Clears the pid in the region of this process's shm endpoint {@code name} (the address bytes fi_getname gave,
+     * Maps the header of the region of this process's shm endpoint {@code name} (the address bytes fi_getname gave,
      * {@code fi_shm://...} and a NUL), where it is a 2.1 region of this process.
      *
-     * @return whether it was cleared; false (logged at debug) where the region is missing or not as expected
+     * @return the mapped header, or null (logged at debug) where the region is missing or not as expected
      */
-    static boolean forgetOwner(final byte[] name) {
+    static @Nullable FabricShmRegion mapOwn(final byte[] name) {
         final Path path = path(name);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-                Arena arena = Arena.ofConfined()) {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             if (channel.size() < PID_AT + 4) {
-                return false;
+                return null;
             }
-            final MemorySegment header = channel.map(FileChannel.MapMode.READ_WRITE, 0, PID_AT + 4, arena);
-            final int version = header.get(JAVA_BYTE, VERSION_AT) & 0xff;
-            final int pid = header.get(JAVA_INT, PID_AT);
-            if (version != SMR_VERSION_2_1 || pid != ProcessHandle.current().pid()) {
-                LOG.debug("shm: region {} is version {} of pid {}: left as it is", path, version, pid);
-                return false;
+            final FabricShmRegion region = new FabricShmRegion(channel);
+            final int version = region.header.get(JAVA_BYTE, VERSION_AT) & 0xff;
+            final int pid = region.header.get(JAVA_INT, PID_AT);
+            if (version == SMR_VERSION_2_1 && pid == OUR_PID) {
+                return region;
             }
-            header.set(JAVA_INT, PID_AT, 0);
-            return true;
+            region.close();
+            LOG.debug("shm: region {} is version {} of pid {}: left as it is", path, version, pid);
         } catch (final IOException | RuntimeException e) {
-            LOG.debug("shm: could not clear the pid of {}: {}", path, e.toString());
-            return false;
+            LOG.debug("shm: could not map the header of {}: {}", path, e.toString());
         }
+        return null;
+    }
+
+    /** Writes 0 over the region's pid: a peer that mapped it maps the name anew at our next connection request. */
+    void forgetOwner() {
+        header.set(JAVA_INT, PID_AT, 0);
+    }
+
+    /**
+     * Writes this process's pid back: a peer that still maps this region takes our connection requests without
+     * mapping the name anew, which it must not try while the name has no region.
+     */
+    void claim() {
+        header.set(JAVA_INT, PID_AT, OUR_PID);
+    }
+
+    /** Unmaps the header (the region itself lives on while a peer maps it). */
+    @Override
+    public void close() {
+        arena.close();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.transferengine.transport.fabric;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -9,19 +10,23 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Clearing the pid of a replaced shm endpoint's region, removing a stale one, and telling whether this process maps
+ * Clearing and restoring the pid of a replaced shm endpoint's region, removing a stale one, and telling whether this process maps
  * a name's current region, on files laid out like one, without libfabric.
  */
 class FabricShmRegionTest {
+
+    private static final int OUR_PID = (int) ProcessHandle.current().pid();
 
     private final String shortName = "te-region-test-" + UUID.randomUUID();
     private final byte[] name = ("fi_shm://" + shortName + "\0").getBytes(StandardCharsets.US_ASCII);
@@ -37,26 +42,39 @@ class FabricShmRegionTest {
         assertThat(FabricShmRegion.path(name)).isEqualTo(path);
     }
 
+    /**
+     * The header stays mapped after the file is unlinked (as the endpoint's close does): its pid is cleared once the
+     * new endpoint is there, and set back while a later replacement leaves the name without a region.
+     */
     @Test
-    void aVersion8RegionOfThisProcessLosesItsPid() throws IOException {
-        write(FabricShmRegion.SMR_VERSION_2_1, (int) ProcessHandle.current().pid());
+    void aVersion8RegionOfThisProcessLosesItsPidAndGetsItBackAfterItsFileIsGone() throws IOException {
+        write(FabricShmRegion.SMR_VERSION_2_1, OUR_PID);
+        try (Arena arena = Arena.ofConfined();
+                FabricShmRegion region = Objects.requireNonNull(FabricShmRegion.mapOwn(name))) {
+            final MemorySegment seen;
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                seen = channel.map(FileChannel.MapMode.READ_ONLY, 0, 8, arena);
+            }
+            Files.delete(path);
 
-        assertThat(FabricShmRegion.forgetOwner(name)).isTrue();
-        assertThat(pid()).isZero();
+            region.forgetOwner();
+            assertThat(seen.get(JAVA_INT, 4)).isZero();
+            region.claim();
+            assertThat(seen.get(JAVA_INT, 4)).isEqualTo(OUR_PID);
+        }
     }
 
     @Test
-    void anotherLayoutOrAnotherProcesssRegionIsLeftAsItIs() throws IOException {
-        write(5, (int) ProcessHandle.current().pid());
-        assertThat(FabricShmRegion.forgetOwner(name)).isFalse();
-        assertThat(pid()).isEqualTo((int) ProcessHandle.current().pid());
+    void anotherLayoutOrAnotherProcesssRegionIsNotMapped() throws IOException {
+        write(5, OUR_PID);
+        assertThat(FabricShmRegion.mapOwn(name)).isNull();
 
         write(FabricShmRegion.SMR_VERSION_2_1, 1);
-        assertThat(FabricShmRegion.forgetOwner(name)).isFalse();
+        assertThat(FabricShmRegion.mapOwn(name)).isNull();
         assertThat(pid()).isEqualTo(1);
 
         Files.delete(path);
-        assertThat(FabricShmRegion.forgetOwner(name)).as("no region").isFalse();
+        assertThat(FabricShmRegion.mapOwn(name)).as("no region").isNull();
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,13 +34,6 @@ class FabricShmTrafficFaultTest {
 
     private static final long CALM_TIMEOUT_MILLIS = 30_000;
 
-    /**
-     * Set to {@code true} to run the test despite the known defect it still finds after the {@code smr_copy_from_sar}
-     * fix: a survivor that replaced its endpoint died in libfabric 2.1's shm ({@code smr_ep_progress}, a NULL peer
-     * region) in one of 17 runs (docs/delivery-contract.md, "Known defects gated in the kit"). A crash ends the JVM.
-     */
-    static final String RUN_PROPERTY = "te.fabric.shmTrafficFault";
-
     private final List<ChildJvm> children = new ArrayList<>();
 
     @AfterEach
@@ -59,10 +51,6 @@ class FabricShmTrafficFaultTest {
     @Test
     void everyOperationEndsOnceWhenOnePeerIsKilledAndAnotherStoppedUnderTraffic() throws Exception {
         FabricFixture.assumeAvailable("shm");
-        Assumptions.assumeTrue(
-                Boolean.getBoolean(RUN_PROPERTY),
-                () -> "known defect (issue 21, item 4): a survivor died in libfabric 2.1 shm's smr_ep_progress (NULL"
-                        + " peer region) in 1 of 17 runs; run it with -D" + RUN_PROPERTY + "=true");
         final List<ChildJvm> started = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             started.add(startPeer());
