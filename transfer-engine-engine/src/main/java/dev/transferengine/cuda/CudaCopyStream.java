@@ -33,6 +33,8 @@ final class CudaCopyStream implements DeviceCopyStream {
     private long issued;
     private long completed;
     private boolean closed;
+    /** What the close's synchronize answered: every copy issued had finished by then, or one had failed. */
+    private int resultAtClose = CUresult.CUDA_SUCCESS;
 
     CudaCopyStream(final CudaDevice device, final int capacity) {
         this.device = device;
@@ -85,7 +87,10 @@ final class CudaCopyStream implements DeviceCopyStream {
 
     @Override
     public synchronized boolean isDone(final long ticket) {
-        ensureOpen();
+        if (closed) { // the close waited for every copy: a late caller (an answer held on it) learns how they ended
+            CudaCalls.check(resultAtClose, "cuStreamSynchronize (at close)");
+            return true;
+        }
         while (completed < ticket) {
             final int result = cuEventQuery(events[(int) ((completed + 1) % events.length)]);
             if (result == CUresult.CUDA_ERROR_NOT_READY) {
@@ -104,7 +109,7 @@ final class CudaCopyStream implements DeviceCopyStream {
         }
         closed = true;
         device.makeCurrent();
-        cuStreamSynchronize(stream);
+        resultAtClose = cuStreamSynchronize(stream);
         for (final CUevent event : events) {
             cuEventDestroy(event);
         }

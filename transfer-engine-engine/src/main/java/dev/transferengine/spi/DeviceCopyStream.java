@@ -45,7 +45,9 @@ public interface DeviceCopyStream extends AutoCloseable {
     long copyToDevice(MemorySegment host, long deviceAddress, long length);
 
     /**
-     * Whether the copy with {@code ticket}, and so every earlier one, has finished. Never blocks.
+     * Whether the copy with {@code ticket}, and so every earlier one, has finished. Never blocks. After {@link
+     * #close()}, which waits for every copy, it answers true (or throws what a failed copy left), never a closed
+     * error: an answer held on a copy may be looked at after its stream was freed.
      *
      * @param ticket a ticket a copy method returned
      * @return true once that copy and every earlier one finished

@@ -167,6 +167,25 @@ class CudaGpuTest {
         }
     }
 
+    /**
+     * A copy's ticket may be looked at after its stream was closed (tcp holds an answer on it while the staging frees
+     * its streams): the close waited for the copy, so it is done, where a closed error repeated every duty cycle
+     * before and the answer never left.
+     */
+    @Test
+    void reportCopiesDoneAfterTheirStreamClosed() {
+        final DeviceMemory memory = DeviceMemory.require(DeviceMemory.DEFAULT, 0);
+        final int size = 8 << 20;
+        try (DeviceBuffer target = device.allocate(size);
+                StagingBuffer staging = memory.allocateStaging(0, size)) {
+            final DeviceCopyStream stream = memory.openCopyStream(0);
+            final long ticket = stream.copyToDevice(staging.segment(), target.devicePointer(), size);
+            stream.close();
+
+            assertThat(stream.isDone(ticket)).isTrue();
+        }
+    }
+
     @Test
     void exportDeviceMemoryAsADmaBufDescriptor() throws Exception {
         try (DeviceBuffer buffer = device.allocate(2 << 20)) {
