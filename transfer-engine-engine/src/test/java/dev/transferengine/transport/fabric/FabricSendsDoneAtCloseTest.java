@@ -62,14 +62,10 @@ class FabricSendsDoneAtCloseTest {
     @Test
     void everySendReportedDoneArrivesOnceThoughItsSenderClosedWithAMessageOfTheReceiverUnread() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final ChildJvm child = start();
-        final NetworkAddress address =
-                NetworkAddress.parse(child.awaitLine("READY ").substring(6));
-        final RecordingDomainListener events = new RecordingDomainListener();
-        final FabricDomain sender = open(events, Duration.ofSeconds(60));
-        final long peer = sender.resolve(address);
-        holdWithSendsDone(child, sender, peer, events);
-        final List<Integer> done = doneSends(events);
+        final Held held = held(Duration.ofSeconds(60));
+        final ChildJvm child = held.child();
+        final FabricDomain sender = held.sender();
+        final List<Integer> done = doneSends(held.events());
         child.println("SEND"); // lands in this side's socket, which nothing reads any more
         child.awaitLine("SENT");
 
@@ -95,22 +91,18 @@ class FabricSendsDoneAtCloseTest {
     @Test
     void aCloseToAStoppedReceiverEndsAtItsTimeoutNamingWhatStaysUnconfirmed() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final ChildJvm child = start();
-        final NetworkAddress address =
-                NetworkAddress.parse(child.awaitLine("READY ").substring(6));
-        final RecordingDomainListener events = new RecordingDomainListener();
-        final FabricDomain sender = open(events, Duration.ofMillis(500));
-        final long peer = sender.resolve(address);
-        holdWithSendsDone(child, sender, peer, events);
+        final Held held = held(Duration.ofMillis(500));
+        final ChildJvm child = held.child();
+        final FabricDomain sender = held.sender();
         signal("-STOP", child.process());
         try {
-            final int done = doneSends(events).size();
+            final int done = doneSends(held.events()).size();
             sender.close();
             assertThat(sender.unconfirmedAtClose())
                     .as("what the close left unconfirmed")
                     .singleElement()
                     .asString()
-                    .contains(address.toString())
+                    .contains(held.address().toString())
                     .contains(done + " sends reported done");
         } finally {
             signal("-CONT", child.process());
@@ -124,20 +116,30 @@ class FabricSendsDoneAtCloseTest {
     @Test
     void aCloseToAKilledReceiverEndsNamingIt() throws Exception {
         FabricFixture.assumeAvailable("tcp");
-        final ChildJvm child = start();
-        final NetworkAddress address =
-                NetworkAddress.parse(child.awaitLine("READY ").substring(6));
-        final RecordingDomainListener events = new RecordingDomainListener();
-        final FabricDomain sender = open(events, Duration.ofSeconds(1));
-        final long peer = sender.resolve(address);
-        holdWithSendsDone(child, sender, peer, events);
+        final Held held = held(Duration.ofSeconds(1));
+        final ChildJvm child = held.child();
+        final FabricDomain sender = held.sender();
         child.close(); // SIGKILL, and waits for the process to end
         sender.close();
         assertThat(sender.unconfirmedAtClose())
                 .as("what the close left unconfirmed")
                 .singleElement()
                 .asString()
-                .contains(address.toString());
+                .contains(held.address().toString());
+    }
+
+    /** The receiver process, its address, and this side's domain with sends reported done to it, held there. */
+    private record Held(ChildJvm child, NetworkAddress address, FabricDomain sender, RecordingDomainListener events) {}
+
+    /** Starts the receiver and opens this side (its close waits {@code closeTimeout}), then holds sends done there. */
+    private Held held(final Duration closeTimeout) throws IOException, InterruptedException {
+        final ChildJvm child = start();
+        final NetworkAddress address =
+                NetworkAddress.parse(child.awaitLine("READY ").substring(6));
+        final RecordingDomainListener events = new RecordingDomainListener();
+        final FabricDomain sender = open(events, closeTimeout);
+        holdWithSendsDone(child, sender, sender.resolve(address), events);
+        return new Held(child, address, sender, events);
     }
 
     private FabricDomain open(final RecordingDomainListener events, final Duration closeTimeout) {
