@@ -8,7 +8,10 @@ import java.util.Locale;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
 
 /** One instance of the sample app in this JVM, on a random HTTP port and an ephemeral engine port. */
 public final class SampleNode implements AutoCloseable {
@@ -80,9 +83,14 @@ public final class SampleNode implements AutoCloseable {
                 .build();
     }
 
-    /** A client for its HTTP API without a token. */
+    /**
+     * A client for its HTTP API without a token. Each request opens a connection of its own: with the shared pool, a
+     * request sent on a connection that the previous one (a 401) left behind got no answer in 2 min, twice in about
+     * six loaded CI runs (SecurityTest); its cause is not confirmed, so the tests do not depend on connection reuse.
+     */
     public WebTestClient anonymousClient() {
-        return WebTestClient.bindToServer()
+        return WebTestClient.bindToServer(
+                        new ReactorClientHttpConnector(HttpClient.create(ConnectionProvider.newConnection())))
                 .baseUrl(url())
                 .responseTimeout(Duration.ofMinutes(2))
                 .build();
