@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -28,16 +29,7 @@ class TcpStreamAnchorTest {
     @Test
     void streamsThroughItsRegionAndReportsOneJsonLine(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
-        final int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort(); // closed again: the program listens there itself
-        }
-
-        final String output = run(List.of(binary.toString(), "2", "0", "0.3", Integer.toString(port)), dir, 0);
-
-        final JsonNode line =
-                JsonMapper.builder().build().readTree(output.lines().toList().getLast());
+        final JsonNode line = stream(compile(dir), dir);
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_stream");
         assertThat(line.get("region_mib").asInt()).isEqualTo(2);
         assertThat(line.get("huge").asInt()).isZero();
@@ -50,16 +42,7 @@ class TcpStreamAnchorTest {
     @Test
     void readsIntoShuffledPagesWhenGivenAPageSize(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
-        final int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-
-        final String output = run(List.of(binary.toString(), "2", "0", "0.3", Integer.toString(port), "1024"), dir, 0);
-
-        final JsonNode line =
-                JsonMapper.builder().build().readTree(output.lines().toList().getLast());
+        final JsonNode line = stream(compile(dir), dir, "1024");
         assertThat(line.get("page").asInt()).isEqualTo(1024);
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
         assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
@@ -81,6 +64,23 @@ class TcpStreamAnchorTest {
 
         assertThat(run(List.of(binary.toString(), "0", "0", "1", "1"), dir, 2))
                 .contains("REGION_MIB must be at least 1");
+    }
+
+    /**
+     * Streams 0.3 s through a 2 MiB region without huge pages on a free port, then {@code pageBytes} if given; returns
+     * the JSON line it ends with.
+     */
+    private static JsonNode stream(final Path binary, final Path dir, final String... pageBytes)
+            throws IOException, InterruptedException {
+        final int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort(); // closed again: the program listens there itself
+        }
+        final List<String> command =
+                new ArrayList<>(List.of(binary.toString(), "2", "0", "0.3", Integer.toString(port)));
+        command.addAll(List.of(pageBytes));
+        final String output = run(command, dir, 0);
+        return JsonMapper.builder().build().readTree(output.lines().toList().getLast());
     }
 
     /** Compiles the program as {@code bundle-h200.sh} does, warnings as errors; returns the binary. */
