@@ -8,7 +8,7 @@
 #                  te-bench's memory footprint)
 #   lf/            libfabric 2.1 with fabtests (fi_rma_bw, fi_rma_pingpong, fi_info), from .ci/libfabric-2.1.sh
 #   node.p12       a keytool-made PKCS12 store (password changeit) for the TLS rows
-#   report.sh, benchmarks-template.md, commit.txt   the script, the page it fills, the commit it was built from
+#   report.sh, imm-pinning.sh, benchmarks-template.md, commit.txt   the scripts, the page report.sh fills, the commit
 # Usage: transfer-engine-bench/bundle-h200.sh DEST     (Debian 12 binaries run on the host's newer glibc)
 # Then, e.g. with DEST=.gpu-carry/report/bundle under /work/main: run with carry [".gpu-carry/report/bundle.tar.xz"]
 #   tar -xJf .gpu-carry/report/bundle.tar.xz && OUT=$OUT bundle/report.sh
@@ -27,7 +27,7 @@ if [[ -z $jar ]]; then
   jar=transfer-engine-bench/target/te-bench.jar
 fi
 cp "$jar" "$dest/te-bench.jar"
-cp transfer-engine-bench/report.sh transfer-engine-bench/benchmarks-template.md "$dest/"
+cp transfer-engine-bench/report.sh transfer-engine-bench/imm-pinning.sh transfer-engine-bench/benchmarks-template.md "$dest/"
 git log -1 --format='%h %cs' >"$dest/commit.txt"
 "$JAVA_HOME/bin/keytool" -genkeypair -alias node -keyalg EC -groupname secp256r1 -dname CN=node -validity 30 \
   -storetype PKCS12 -keystore "$dest/node.p12" -storepass changeit -keypass changeit
