@@ -10,8 +10,9 @@
 #                                     and round), report.log, jmh.json, nack-*.txt
 # Environment: ROUNDS (3), DURATION (1500ms per case) and WARMUP (500ms), LONG_DURATION (5s) and LONG_WARMUP
 #   (1500ms) for the 100,000-page rows, BUDGET_S (470: no case starts later, the
-#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's cases whose name matches), NACK=0 / JMH=0 /
-#   FOOTPRINT=0 (the tcp_stream runs beside table cases) to leave those out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
+#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's
+#   cases whose name matches), NACK=0 / JMH=0 / FOOTPRINT=0 (the tcp_stream runs beside table cases) to leave those
+#   out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
 #   (profiles of the slow rows).
 # The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
 # repository root (docs/bench-data holds the copied report.jsonl and jmh.json):
