@@ -2,15 +2,17 @@
 # Regenerates the results of docs/benchmarks.md on the benchmark host (issue 22's table): the negative-acknowledgement
 # benchmark per transport, then every case of the table ROUNDS times, the rounds interleaved (round 1 runs every case,
 # then round 2 ...), each case beside its C anchor in the same `te-bench write --compare` invocation (TLS beside
-# plain), then the JMH allocation suite (-prof gc). `te-bench report` turns the JSON lines into the page: medians over
+# plain), the 4-NIC case also beside bin/tcp_stream (C, its memory footprint: 4 streams into one 64 MiB region), then
+# the JMH allocation suite (-prof gc). `te-bench report` turns the JSON lines into the page: medians over
 # the rounds, every round's figures, a failed case as FAILED with its error (never dropped). About 8 minutes.
 # Runs from a bundle folder made by bundle-h200.sh (jre/, te-bench.jar, bin/, lib/, lf/, node.p12, the template).
 #   OUT=/somewhere ./report.sh        writes $OUT/benchmarks.md (the whole page), report.jsonl (one JSON line per case
 #                                     and round), report.log, jmh.json, nack-*.txt
 # Environment: ROUNDS (3), DURATION (1500ms per case) and WARMUP (500ms), LONG_DURATION (5s) and LONG_WARMUP
 #   (1500ms) for the 100,000-page rows, BUDGET_S (470: no case starts later, the
-#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's cases whose name matches), NACK=0 / JMH=0 to leave
-#   those out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
+#   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's
+#   cases whose name matches), NACK=0 / JMH=0 / FOOTPRINT=0 (the tcp_stream runs beside table cases) to leave those
+#   out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
 #   (profiles of the slow rows).
 # The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
 # repository root (docs/bench-data holds the copied report.jsonl and jmh.json):
@@ -89,12 +91,41 @@ case_run() {
   fi
 }
 
+# footprint_run CASE ROUND ARGS...: bin/tcp_stream ARGS, the C stream with the memory footprint of the table's CASE,
+# right after it in the same round; recorded in group footprint with "beside":CASE (te-bench report puts it in a row
+# under CASE's); a run that prints no JSON line is a failed one
+footprint_run() {
+  local beside=$1 round=$2; shift 2
+  local name=tcp_stream-$beside extra="\"beside\":\"$beside\"," line status
+  if ((SECONDS >= BUDGET_S)); then
+    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"skipped\":\"the run's time budget (BUDGET_S=$BUDGET_S s) was spent\""
+    say "$name r$round skipped (time budget)"
+    return
+  fi
+  line=$(timeout 20 "$here/bin/tcp_stream" "$@" 2>"$OUT/err.txt")
+  status=$?
+  line=${line##*$'\n'}
+  if [[ $status == 0 && $line == \{* ]]; then
+    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"result\":$line"
+    say "[$SECONDS s] $name r$round $line"
+  else
+    [[ $status == 124 ]] && echo "timed out after 20 s" >>"$OUT/err.txt"
+    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"failed\":$(json_string "exit $status: $(tail -1 "$OUT/err.txt")")"
+    say "[$SECONDS s] $name r$round FAILED: exit $status: $(tail -1 "$OUT/err.txt")"
+  fi
+}
+
 lf=(--option "fabric.library=$LF21")
 tls=(--tls-keystore "$here/node.p12" --tls-password changeit)
 d=(--duration "$DURATION" --warmup "$WARMUP")
 # a request of 100,000 pages takes about a second on fabric/tcp, and a request counts when it ends inside the
 # interval: in 1.5 s one or two end (+-50%), and the first one (the slot pools growing) falls inside it
 long=(--duration "$LONG_DURATION" --warmup "$LONG_WARMUP")
+
+# the table's cases also run beside bin/tcp_stream: CASE -> its arguments (REGION_MIB HUGE SECONDS PORT PAGE_BYTES
+# STREAMS); 4 connections into one 64 MiB region as the 4 NICs of the pinned case into te-bench's (docs/benchmarks.md,
+# "Beside the table: tcp 4 NICs")
+declare -A footprints=([tcp-write-1MiB-4nic-pinned]="64 0 1.5 5298 0 4")
 
 # issue 22's table, one round: NAME|EXTRA|te-bench write arguments
 table() {
@@ -134,6 +165,10 @@ table() {
     [[ $name == *-paged-1KiBx100000 ]] && times=("${long[@]}")
     # shellcheck disable=SC2086 # the arguments are words
     case_run "$name" table "$round" "$extra" "${times[@]}" $args
+    if [[ ${FOOTPRINT:-1} == 1 && -n ${footprints[$name]:-} ]]; then
+      # shellcheck disable=SC2086 # the arguments are words
+      footprint_run "$name" "$round" ${footprints[$name]}
+    fi
   done
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The tcp bulk-path A/B of issue 22 item 3 (docs/benchmarks.md, "tcp bandwidth"): the three bandwidth cases, each
 # beside its iperf3 anchor (--compare), jars A and B interleaved for 3 rounds, each round also running bin/tcp_stream
-# (the C stream with te-bench's 64 MiB footprint, plain and with huge pages, with a 1 MiB one, and read into 1 KiB
-# pages shuffled over 64 MiB beside the paged 256-page case, issue 22's paged rows); then one-round
+# (the C stream with te-bench's 64 MiB footprint, plain and with huge pages, with a 1 MiB one, read into 1 KiB
+# pages shuffled over 64 MiB beside the paged 256-page case, issue 22's paged rows, and as 4 streams into one 64 MiB
+# region beside the 4-NIC case); then one-round
 # variants of the 1-NIC case (region size, socket buffers, spin) and a perf (cpu-clock, all CPUs) + JFR profile of it.
 # Runs from a folder holding jre/ (jlink'd, with jdk.jfr), te-bench-main.jar (A), te-bench.jar (B; absent: A again,
 # with BOPT), bin/iperf3 + lib/ (as bundle-h200.sh gathers them) and bin/perf + perflib/ (Debian 12's perf with its
@@ -31,11 +32,12 @@ run() {
   say "[$SECONDS] $name $line"
 }
 
-# stream NAME REGION_MIB HUGE [PAGE_BYTES]: the C anchor with te-bench's footprint (bin/tcp_stream, bundle-h200.sh
-# builds it); with PAGE_BYTES the receiver reads into shuffled pages, te-bench's `--op paged` footprint
+# stream NAME REGION_MIB HUGE [PAGE_BYTES [STREAMS]]: the C anchor with te-bench's footprint (bin/tcp_stream,
+# bundle-h200.sh builds it); with PAGE_BYTES (0: contiguous) the receiver reads into shuffled pages, te-bench's
+# `--op paged` footprint; with STREAMS that many connections share the regions, te-bench's `--nics N --routing pinned`
 stream() {
   if ((SECONDS >= LIMIT)) || [[ ! -x $here/bin/tcp_stream ]]; then say "$1 skipped"; return; fi
-  say "[$SECONDS] $1 $(timeout 10 "$here/bin/tcp_stream" "$2" "$3" 1.5 5298 ${4:-} 2>&1 | tail -1)"
+  say "[$SECONDS] $1 $(timeout 10 "$here/bin/tcp_stream" "$2" "$3" 1.5 5298 ${4:-} ${5:-} 2>&1 | tail -1)"
 }
 
 say "# $(nproc) cpus; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); kernel $(uname -r)"
@@ -60,6 +62,7 @@ for round in 1 2 3; do
   stream r$round-stream64-pages1KiB 64 0 1024
   run r$round-4nic-A "$A" "${d[@]}" --nics 4 --size 1MiB --routing pinned --compare
   run r$round-4nic-B "$B" "${d[@]}" --nics 4 --size 1MiB --routing pinned --compare ${BOPT:-}
+  stream r$round-stream64-4streams 64 0 0 4
   run r$round-read-A "$A" "${d[@]}" --op read --size 1MiB --compare
   run r$round-read-B "$B" "${d[@]}" --op read --size 1MiB --compare ${BOPT:-}
   run r$round-paged256-A "$A" "${d[@]}" --op paged --page-size 1KiB --pages 256 --window 32 --region 64MiB --compare

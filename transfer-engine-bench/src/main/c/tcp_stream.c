@@ -13,7 +13,13 @@
  * With PAGE_BYTES (tcp_stream REGION_MIB HUGE SECONDS PORT PAGE_BYTES) the receiver reads into pages of PAGE_BYTES
  * scattered over its region by a fixed shuffle, up to 256 of them per readv, while the sender still writes contiguous
  * slots: te-bench's paged footprint (`--op paged`: contiguous source pages, destination pages shuffled), so the
- * engine's paged rows can be held against the kernel's copies of the same pages (issue 22).
+ * engine's paged rows can be held against the kernel's copies of the same pages (issue 22). PAGE_BYTES 0: contiguous.
+ * With STREAMS (tcp_stream REGION_MIB HUGE SECONDS PORT PAGE_BYTES STREAMS, 1 to 64) it runs STREAMS connections,
+ * each with a sending and a receiving thread of its own, stream i taking the i-th of STREAMS equal parts of both
+ * regions: the footprint of te-bench's `--nics N --routing pinned` (N connections, 1 MiB writes cycling through one
+ * pair of regions). gb_per_s is then the sum over the streams, the CPU times per GB those of all senders and all
+ * receivers, and the line adds "streams":N and each stream's bytes ("sent_bytes":[..],"received_bytes":[..], the
+ * warm-up included), which must match: the program fails where a receiver did not get what its sender wrote.
  * Build: gcc -O2 -pthread -o tcp_stream tcp_stream.c
  */
 #define _GNU_SOURCE
@@ -34,17 +40,40 @@
 #define SLOT (1ul << 20)
 #define HUGE_PAGE (2ul << 20)
 #define WARMUP_S 1.0
+#define MAX_STREAMS 64
 
 #define PAGES_PER_READ 256
 
 static size_t region;
+/* each stream's part of the regions: region / streams, whole MiB */
+static size_t part;
 static int huge;
-/* 0: the receiver reads whole slots; else the size of the shuffled pages it reads into */
+/* 0: the receivers read whole slots; else the size of the shuffled pages they read into */
 static size_t page;
+static double seconds;
+/* mapped and advised by main; each stream's threads touch their own part first */
+static char *source;
+static char *target;
+/* the pages of a part in their shuffled order, shared by the receivers (NULL: contiguous) */
+static size_t *order;
+/* the senders start their clocks together, once every source part is touched */
+static pthread_barrier_t started;
 
-/* What the receiving thread measured after the warm-up. */
-static double receiver_cpu;
-static double receiver_bytes;
+/* One connection: its sockets, and what its two threads measured (bytes and CPU after the warm-up). */
+struct stream {
+    size_t index;
+    int sender;
+    int receiver;
+    pthread_t send_thread;
+    pthread_t receive_thread;
+    size_t sent;
+    size_t received;
+    double send_bytes;
+    double send_seconds;
+    double send_cpu;
+    double receive_bytes;
+    double receive_cpu;
+};
 
 static void die(const char *what) {
     perror(what);
@@ -63,53 +92,52 @@ static double now(void) {
     return (double) t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* A region aligned to a huge page, advised before the fill touches it, so that huge pages can back it whole. */
-static char *allocate(void) {
+/* A region aligned to a huge page, advised before anything touches it, so that huge pages can back it whole. */
+static char *map(void) {
     char *raw = mmap(NULL, region + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) die("mmap");
     char *aligned = (char *) (((unsigned long) raw + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
     if (huge && madvise(aligned, region, MADV_HUGEPAGE) < 0) die("madvise");
-    memset(aligned, 0x5A, region);
     return aligned;
 }
 
-/* The region's pages in a fixed shuffled order (a fixed seed: every run writes the same pattern). */
+/* The part's pages in a fixed shuffled order (a fixed seed: every run writes the same pattern). */
 static size_t *shuffled(size_t pages) {
-    size_t *order = malloc(pages * sizeof *order);
-    if (order == NULL) die("malloc");
-    for (size_t i = 0; i < pages; i++) order[i] = i;
+    size_t *shuffle = malloc(pages * sizeof *shuffle);
+    if (shuffle == NULL) die("malloc");
+    for (size_t i = 0; i < pages; i++) shuffle[i] = i;
     srand(42);
     for (size_t i = pages - 1; i > 0; i--) {
-        size_t j = (size_t) rand() % (i + 1), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
+        size_t j = (size_t) rand() % (i + 1), t = shuffle[i];
+        shuffle[i] = shuffle[j];
+        shuffle[j] = t;
     }
-    return order;
+    return shuffle;
 }
 
 /* Reads the stream's bytes from {at} on into their shuffled pages: one readv over up to PAGES_PER_READ of them. */
-static ssize_t read_pages(int fd, char *target, const size_t *order, size_t at) {
+static ssize_t read_pages(int fd, char *into, size_t at) {
     struct iovec iov[PAGES_PER_READ];
-    size_t pages = region / page, next = at / page;
+    size_t pages = part / page, next = at / page;
     int count = 0;
     for (; count < PAGES_PER_READ; count++, next++) {
         size_t skip = count == 0 ? at % page : 0;
-        iov[count].iov_base = target + order[next % pages] * page + skip;
+        iov[count].iov_base = into + order[next % pages] * page + skip;
         iov[count].iov_len = page - skip;
     }
     return readv(fd, iov, count);
 }
 
 static void *receive(void *arg) {
-    int fd = *(int *) arg;
-    char *target = allocate();
-    size_t *order = page > 0 ? shuffled(region / page) : NULL;
+    struct stream *s = arg;
+    char *into = target + s->index * part;
+    memset(into, 0x5A, part);
     size_t at = 0;
     double start = now(), cpu = 0, bytes = 0;
     int measuring = 0;
     for (;;) {
-        size_t slot = at % region;
-        ssize_t n = page > 0 ? read_pages(fd, target, order, at) : read(fd, target + slot, SLOT - slot % SLOT);
+        size_t slot = at % part;
+        ssize_t n = page > 0 ? read_pages(s->receiver, into, at) : read(s->receiver, into + slot, SLOT - slot % SLOT);
         if (n < 0) die("read");
         if (n == 0) break;
         at += (size_t) n;
@@ -120,8 +148,37 @@ static void *receive(void *arg) {
         }
         bytes += (double) n;
     }
-    receiver_cpu = thread_cpu() - cpu;
-    receiver_bytes = bytes;
+    s->receive_cpu = thread_cpu() - cpu;
+    s->receive_bytes = bytes;
+    s->received = at;
+    return NULL;
+}
+
+static void *send_stream(void *arg) {
+    struct stream *s = arg;
+    char *from = source + s->index * part;
+    memset(from, 0x5A, part);
+    pthread_barrier_wait(&started);
+    size_t at = 0;
+    double start = now(), measured_from = start, cpu = 0, bytes = 0;
+    int measuring = 0;
+    while (now() - start < WARMUP_S + seconds) {
+        ssize_t n = write(s->sender, from + at % part, SLOT - at % SLOT);
+        if (n <= 0) die("write");
+        at += (size_t) n;
+        if (!measuring && now() - start > WARMUP_S) {
+            measuring = 1;
+            measured_from = now();
+            cpu = thread_cpu();
+            bytes = 0;
+        }
+        bytes += (double) n;
+    }
+    s->send_seconds = now() - measured_from;
+    s->send_cpu = thread_cpu() - cpu;
+    s->send_bytes = bytes;
+    s->sent = at;
+    shutdown(s->sender, SHUT_WR);
     return NULL;
 }
 
@@ -136,63 +193,100 @@ static long anon_huge_kib(void) {
     return kib;
 }
 
+/* Each stream's bytes, warm-up included, as a JSON array: sent (1) or received (0). */
+static void print_bytes(const struct stream *streams, long count, int sent) {
+    for (long i = 0; i < count; i++) printf("%s%zu", i == 0 ? "[" : ",", sent ? streams[i].sent : streams[i].received);
+    printf("]");
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: tcp_stream REGION_MIB HUGE SECONDS PORT [PAGE_BYTES]\n");
+    if (argc < 5 || argc > 7) {
+        fprintf(stderr, "usage: tcp_stream REGION_MIB HUGE SECONDS PORT [PAGE_BYTES [STREAMS]]\n");
         return 2;
     }
     long mib = atol(argv[1]);
     huge = atoi(argv[2]);
-    double seconds = atof(argv[3]);
+    seconds = atof(argv[3]);
     int port = atoi(argv[4]);
-    page = argc == 6 ? (size_t) atol(argv[5]) : 0;
+    char *page_end = "";
+    page = argc >= 6 ? (size_t) strtoul(argv[5], &page_end, 10) : 0;
+    long count = 1;
+    if (argc == 7) {
+        char *end;
+        count = strtol(argv[6], &end, 10);
+        if (end == argv[6] || *end != '\0' || count < 1 || count > MAX_STREAMS) {
+            fprintf(stderr, "STREAMS must be a whole number from 1 to %d, not '%s'\n", MAX_STREAMS, argv[6]);
+            return 2;
+        }
+    }
     if (mib < 1 || seconds <= 0) {
         fprintf(stderr, "REGION_MIB must be at least 1 and SECONDS positive\n");
         return 2;
     }
-    region = (size_t) mib << 20;
-    if (argc == 6 && (page < 1 || page > SLOT || region % page != 0)) {
-        fprintf(stderr, "PAGE_BYTES must divide the region and be at most 1 MiB\n");
+    if (mib % count != 0) {
+        fprintf(stderr, "REGION_MIB (%ld) must be a multiple of STREAMS (%ld): each stream takes whole MiB slots\n",
+                mib, count);
         return 2;
     }
+    region = (size_t) mib << 20;
+    part = region / (size_t) count;
+    if (*page_end != '\0' || page > SLOT || (page > 0 && part % page != 0)) {
+        fprintf(stderr, "PAGE_BYTES must divide the region (each stream's part of it) and be at most 1 MiB; 0: "
+                        "contiguous\n");
+        return 2;
+    }
+    source = map();
+    target = map();
+    order = page > 0 ? shuffled(part / page) : NULL;
     int one = 1;
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     if (listener < 0 || setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) die("socket");
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short) port)};
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(listener, (struct sockaddr *) &address, sizeof address) < 0 || listen(listener, 1) < 0) die("bind");
-    int sender = socket(AF_INET, SOCK_STREAM, 0);
-    /* TCP_NODELAY as the engine's sockets; a stream of 1 MiB writes fills every segment either way */
-    if (sender < 0 || setsockopt(sender, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) die("sender");
-    if (connect(sender, (struct sockaddr *) &address, sizeof address) < 0) die("connect");
-    int receiver = accept(listener, NULL, NULL);
-    if (receiver < 0) die("accept");
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, receive, &receiver) != 0) die("pthread_create");
-
-    char *source = allocate();
-    size_t at = 0;
-    double start = now(), measured_from = start, cpu = 0, bytes = 0;
-    int measuring = 0;
-    while (now() - start < WARMUP_S + seconds) {
-        ssize_t n = write(sender, source + at % region, SLOT - at % SLOT);
-        if (n <= 0) die("write");
-        at += (size_t) n;
-        if (!measuring && now() - start > WARMUP_S) {
-            measuring = 1;
-            measured_from = now();
-            cpu = thread_cpu();
-            bytes = 0;
-        }
-        bytes += (double) n;
+    if (bind(listener, (struct sockaddr *) &address, sizeof address) < 0 || listen(listener, (int) count) < 0)
+        die("bind");
+    struct stream streams[MAX_STREAMS] = {0};
+    for (long i = 0; i < count; i++) {
+        struct stream *s = &streams[i];
+        s->index = (size_t) i;
+        s->sender = socket(AF_INET, SOCK_STREAM, 0);
+        /* TCP_NODELAY as the engine's sockets; a stream of 1 MiB writes fills every segment either way */
+        if (s->sender < 0 || setsockopt(s->sender, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) die("sender");
+        if (connect(s->sender, (struct sockaddr *) &address, sizeof address) < 0) die("connect");
+        s->receiver = accept(listener, NULL, NULL);
+        if (s->receiver < 0) die("accept");
     }
-    double elapsed = now() - measured_from;
-    double sender_cpu = thread_cpu() - cpu;
-    shutdown(sender, SHUT_WR);
-    pthread_join(thread, NULL);
+    if (pthread_barrier_init(&started, NULL, (unsigned) count) != 0) die("pthread_barrier_init");
+    for (long i = 0; i < count; i++) {
+        if (pthread_create(&streams[i].receive_thread, NULL, receive, &streams[i]) != 0 ||
+            pthread_create(&streams[i].send_thread, NULL, send_stream, &streams[i]) != 0)
+            die("pthread_create");
+    }
+    double gb_per_s = 0, send_cpu = 0, send_bytes = 0, receive_cpu = 0, receive_bytes = 0;
+    for (long i = 0; i < count; i++) {
+        pthread_join(streams[i].send_thread, NULL);
+        pthread_join(streams[i].receive_thread, NULL);
+        gb_per_s += streams[i].send_bytes / streams[i].send_seconds / 1e9;
+        send_cpu += streams[i].send_cpu;
+        send_bytes += streams[i].send_bytes;
+        receive_cpu += streams[i].receive_cpu;
+        receive_bytes += streams[i].receive_bytes;
+        if (streams[i].received != streams[i].sent) {
+            fprintf(stderr, "stream %ld: its receiver got %zu bytes of the %zu sent\n", i, streams[i].received,
+                    streams[i].sent);
+            return 1;
+        }
+    }
     printf("{\"anchor\":\"tcp_stream\",\"region_mib\":%zu,\"page\":%zu,\"huge\":%d,\"gb_per_s\":%.3f,\"sender_cpu_s_per_gb\":%.3f,"
-           "\"receiver_cpu_s_per_gb\":%.3f,\"anon_huge_mib\":%ld}\n",
-           region >> 20, page, huge, bytes / elapsed / 1e9, sender_cpu / (bytes / 1e9),
-           receiver_bytes > 0 ? receiver_cpu / (receiver_bytes / 1e9) : -1.0, anon_huge_kib() / 1024);
+           "\"receiver_cpu_s_per_gb\":%.3f,\"anon_huge_mib\":%ld",
+           region >> 20, page, huge, gb_per_s, send_cpu / (send_bytes / 1e9),
+           receive_bytes > 0 ? receive_cpu / (receive_bytes / 1e9) : -1.0, anon_huge_kib() / 1024);
+    if (argc == 7) {
+        printf(",\"streams\":%ld,\"sent_bytes\":", count);
+        print_bytes(streams, count, 1);
+        printf(",\"received_bytes\":");
+        print_bytes(streams, count, 0);
+    }
+    printf("}\n");
     return 0;
 }

@@ -8,7 +8,8 @@ import tools.jackson.databind.node.MissingNode;
  * One case line of report.sh's {@code report.jsonl}: a case of a group (the table, the negative acknowledgements,
  * stages, the sweep) in one round, with its te-bench result, or why it has none ({@code failed}: its error;
  * {@code skipped}: the time budget). Table rows measured against another case instead of a C anchor (TLS against
- * plain) name it as {@code baseline}, with their own {@code goal}.
+ * plain) name it as {@code baseline}, with their own {@code goal}. A run of the C stream with a case's memory footprint
+ * ({@code bin/tcp_stream}, group {@code footprint}) names that case as {@code beside}; its result is tcp_stream's line.
  *
  * @param name     the case
  * @param group    {@code table}, {@code nack}, {@code stages}, {@code sweep-...}
@@ -19,6 +20,7 @@ import tools.jackson.databind.node.MissingNode;
  * @param skipped  why a case did not run
  * @param baseline the case this one is compared with, in the same round
  * @param goal     the goal of a baseline comparison, e.g. {@code ratio >= 0.5}
+ * @param beside   the table case a {@code footprint} line is held against, in the same round
  */
 record ReportLine(
         String name,
@@ -29,7 +31,8 @@ record ReportLine(
         @Nullable String failed,
         @Nullable String skipped,
         @Nullable String baseline,
-        @Nullable String goal) {
+        @Nullable String goal,
+        @Nullable String beside) {
 
     static ReportLine of(final JsonNode node) {
         return new ReportLine(
@@ -41,7 +44,8 @@ record ReportLine(
                 text(node, "failed"),
                 text(node, "skipped"),
                 text(node, "baseline"),
-                text(node, "goal"));
+                text(node, "goal"),
+                text(node, "beside"));
     }
 
     private static @Nullable String text(final JsonNode node, final String key) {

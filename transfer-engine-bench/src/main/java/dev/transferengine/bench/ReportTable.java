@@ -5,26 +5,39 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The table of {@code te-bench report}: one row per case of report.sh's table, medians over its rounds. The engine's
  * figure is GB/s, pages/s (paged against a message rate) or the round trip's p50 (imm); the anchor's is the C
  * program's figure from the same invocation, or for a case with a {@code baseline} that case's GB/s in the same
  * round. ratio = median engine / median anchor. Every round's figures are listed, and a round without a result says
- * why; a case without any result is a FAILED row, never left out.
+ * why; a case without any result is a FAILED row, never left out. Under a case that report.sh also held against
+ * {@code bin/tcp_stream} (the C stream with its memory footprint, group {@code footprint}) a second row puts the
+ * engine's GB/s beside that program's.
  */
 final class ReportTable {
 
+    private static final String FOOTPRINT_SUFFIX = " vs tcp_stream";
+
     private final Map<String, List<ReportLine>> cases = new LinkedHashMap<>();
+    /** The tcp_stream runs per table case they stand beside. */
+    private final Map<String, List<ReportLine>> footprints = new LinkedHashMap<>();
+
     private final List<String> failures = new ArrayList<>();
 
     ReportTable(final List<ReportLine> lines) {
         for (final ReportLine line : lines) {
             if (line.group().equals("table")) {
                 cases.computeIfAbsent(line.name(), k -> new ArrayList<>()).add(line);
+            } else if (line.group().equals("footprint")) {
+                footprints
+                        .computeIfAbsent(Objects.requireNonNullElse(line.beside(), "(no case)"), k -> new ArrayList<>())
+                        .add(line);
             }
         }
     }
@@ -71,7 +84,15 @@ final class ReportTable {
         md.append("|---|---|---|---|---|---|---|\n");
         for (final Map.Entry<String, List<ReportLine>> entry : cases.entrySet()) {
             row(md, entry.getKey(), entry.getValue());
+            if (footprints.containsKey(entry.getKey())) {
+                footprintRow(md, entry.getKey(), entry.getValue(), footprints.get(entry.getKey()));
+            }
         }
+        footprints.forEach((beside, streams) -> {
+            if (!cases.containsKey(beside)) {
+                footprintRow(md, beside, List.of(), streams);
+            }
+        });
         if (!failures.isEmpty()) {
             md.append("\nRounds without a result:\n\n");
             failures.forEach(failure -> md.append("- ").append(failure).append('\n'));
@@ -95,7 +116,74 @@ final class ReportTable {
             }
             md.append('\n');
         }
+        footprints.forEach((beside, streams) -> md.append("- `")
+                .append(beside)
+                .append(FOOTPRINT_SUFFIX)
+                .append("`: `")
+                .append(streams.getFirst().args())
+                .append("` (C, the engine's memory footprint) right after `")
+                .append(beside)
+                .append("` in each round\n"));
         return md.toString();
+    }
+
+    /**
+     * The row under case {@code name}: its median GB/s (over all its rounds, as its own row) against the median of
+     * the tcp_stream runs beside it, and per round the two figures of that round.
+     */
+    private void footprintRow(
+            final StringBuilder md,
+            final String name,
+            final List<ReportLine> engineRounds,
+            final List<ReportLine> streamRounds) {
+        final String label = name + FOOTPRINT_SUFFIX;
+        final List<String> perRound = new ArrayList<>();
+        for (final ReportLine stream : streamRounds) {
+            if (stream.result() == null) {
+                perRound.add(stream.failed() != null ? "FAILED" : "skipped");
+                failures.add("`" + label + "` round " + stream.round() + ": " + cell(why(stream)));
+                continue;
+            }
+            double engine = Double.NaN;
+            for (final ReportLine line : engineRounds) {
+                if (line.round() == stream.round()) {
+                    engine = line.number("gb_per_s");
+                }
+            }
+            perRound.add(number(engine) + " / " + number(stream.number("gb_per_s")));
+        }
+        final double engine = median(engineRounds, line -> line.number("gb_per_s"));
+        final double stream = median(streamRounds, line -> line.number("gb_per_s"));
+        final ReportLine measured = firstResult(streamRounds);
+        final String anchor = measured == null
+                ? "tcp_stream **FAILED**: " + cell(abbreviate(why(streamRounds.getFirst())))
+                : footprintText(measured.data()) + String.format(Locale.ROOT, ": %.2f GB/s", stream);
+        final double ratio = engine / stream;
+        md.append("| ")
+                .append(label)
+                .append(" | ")
+                .append(Double.isNaN(engine) ? "—" : String.format(Locale.ROOT, "%.2f GB/s", engine))
+                .append(" | ")
+                .append(anchor)
+                .append(" | ")
+                .append(Double.isNaN(ratio) ? "—" : String.format(Locale.ROOT, "%.2f", ratio))
+                .append(" | — | — | ")
+                .append(String.join(", ", perRound))
+                .append(" |\n");
+    }
+
+    /** What tcp_stream's line says it streamed through: its region, pages, huge pages and connections. */
+    private static String footprintText(final JsonNode stream) {
+        final long page = stream.path("page").asLong();
+        final int streams = stream.path("streams").asInt(1);
+        return "tcp_stream " + stream.path("region_mib").asLong() + " MiB"
+                + (page == 0 ? "" : page % 1024 == 0 ? ", " + page / 1024 + " KiB pages" : ", " + page + " B pages")
+                + (stream.path("huge").asInt() == 1 ? ", huge pages" : "")
+                + (streams == 1 ? ", one stream" : ", " + streams + " streams");
+    }
+
+    private static String why(final ReportLine line) {
+        return line.failed() != null ? line.failed() : "skipped: " + line.skipped();
     }
 
     private void row(final StringBuilder md, final String name, final List<ReportLine> rounds) {

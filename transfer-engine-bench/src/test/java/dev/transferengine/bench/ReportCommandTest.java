@@ -99,6 +99,36 @@ class ReportCommandTest {
     }
 
     @Test
+    void theCStreamWithACasesFootprintGetsARowUnderIt(@TempDir final Path dir) throws Exception {
+        final Path in = dir.resolve("report.jsonl");
+        Files.write(
+                in,
+                List.of(
+                        line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
+                        footprint(1, "\"result\":" + tcpStream(5.5)),
+                        line("tcp-4nic", 2, "\"result\":" + write(4.0, 6.8)),
+                        footprint(2, "\"failed\":\"exit 1: connect: Connection refused\""),
+                        line("tcp-4nic", 3, "\"result\":" + write(4.5, 6.6)),
+                        footprint(3, "\"result\":" + tcpStream(4.5))),
+                StandardCharsets.UTF_8);
+        final Path out = dir.resolve("out");
+
+        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
+
+        assertThat(exit).isZero();
+        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        // the engine's median over its rounds (4.5) against tcp_stream's over the rounds it ran (5.0)
+        assertThat(md)
+                .contains("| tcp-4nic | 4.50 GB/s | iperf3 -P 4: 6.60 GB/s | 0.68 | ratio >= 0.9 | **no** |"
+                        + " 5.00 / 6.50, 4.00 / 6.80, 4.50 / 6.60 |\n"
+                        + "| tcp-4nic vs tcp_stream | 4.50 GB/s | tcp_stream 64 MiB, 4 streams: 5.00 GB/s | 0.90 |"
+                        + " — | — | 5.00 / 5.50, FAILED, 4.50 / 4.50 |\n")
+                .contains("- `tcp-4nic vs tcp_stream` round 2: exit 1: connect: Connection refused")
+                .contains("- `tcp-4nic vs tcp_stream`: `bin/tcp_stream 64 0 1.5 5298 0 4` (C, the engine's memory"
+                        + " footprint) right after `tcp-4nic` in each round");
+    }
+
+    @Test
     void aTemplateWithoutTheMarkerIsRefused(@TempDir final Path dir) throws Exception {
         final Path in = dir.resolve("report.jsonl");
         Files.writeString(in, line("tcp-imm", 1, "\"result\":" + IMM) + "\n", StandardCharsets.UTF_8);
@@ -117,6 +147,19 @@ class ReportCommandTest {
 
         assertThat(exit).isNotZero();
         assertThat(dir.resolve("out/benchmarks.md")).doesNotExist();
+    }
+
+    /** tcp_stream's line for 4 streams into one 64 MiB region. */
+    private static String tcpStream(final double gb) {
+        return "{\"anchor\":\"tcp_stream\",\"region_mib\":64,\"page\":0,\"huge\":0,\"gb_per_s\":" + gb
+                + ",\"sender_cpu_s_per_gb\":0.2,\"receiver_cpu_s_per_gb\":0.2,\"anon_huge_mib\":0,\"streams\":4,"
+                + "\"sent_bytes\":[1,2,3,4],\"received_bytes\":[1,2,3,4]}";
+    }
+
+    /** A line of report.sh's footprint group: tcp_stream run beside the case {@code tcp-4nic}. */
+    private static String footprint(final int round, final String outcome) {
+        return "{\"case\":\"tcp_stream-tcp-4nic\",\"group\":\"footprint\",\"round\":" + round
+                + ",\"beside\":\"tcp-4nic\",\"args\":\"bin/tcp_stream 64 0 1.5 5298 0 4\"," + outcome + "}";
     }
 
     private static String line(final String name, final int round, final String outcome) {

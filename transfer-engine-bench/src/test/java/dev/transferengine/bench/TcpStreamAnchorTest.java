@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code src/main/c/tcp_stream.c}, the C anchor with te-bench's footprint that {@code bundle-h200.sh} builds: it
- * compiles as the bundle compiles it, streams through the region it is given and reports what it moved as one JSON
- * line. Its figures are not checked: a loaded machine decides them.
+ * compiles as the bundle compiles it, streams through the region it is given (over one connection, or several sharing
+ * it) and reports what it moved as one JSON line. Its figures are not checked: a loaded machine decides them.
  */
 class TcpStreamAnchorTest {
 
@@ -29,7 +29,7 @@ class TcpStreamAnchorTest {
     @Test
     void streamsThroughItsRegionAndReportsOneJsonLine(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir);
+        final JsonNode line = stream(compile(dir), dir, 2);
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_stream");
         assertThat(line.get("region_mib").asInt()).isEqualTo(2);
         assertThat(line.get("huge").asInt()).isZero();
@@ -37,15 +37,53 @@ class TcpStreamAnchorTest {
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
         assertThat(line.get("sender_cpu_s_per_gb").asDouble()).isNotNegative();
         assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
+        assertThat(line.has("streams"))
+                .as("the line of one stream without STREAMS")
+                .isFalse();
     }
 
     @Test
     void readsIntoShuffledPagesWhenGivenAPageSize(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir, "1024");
+        final JsonNode line = stream(compile(dir), dir, 2, "1024");
         assertThat(line.get("page").asInt()).isEqualTo(1024);
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
         assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
+    }
+
+    @Test
+    void streamsOverOneConnectionPerStreamIntoTheirPartsOfOneRegion(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final JsonNode line = stream(compile(dir), dir, 4, "0", "4");
+        assertThat(line.get("streams").asInt()).isEqualTo(4);
+        assertThat(line.get("region_mib").asInt()).isEqualTo(4);
+        assertThat(line.get("page").asInt()).isZero();
+        assertThat(line.get("gb_per_s").asDouble()).isPositive();
+        final List<Long> sent = longs(line.get("sent_bytes"));
+        assertThat(sent).hasSize(4).allSatisfy(bytes -> assertThat(bytes).isPositive());
+        assertThat(longs(line.get("received_bytes")))
+                .as("each stream's bytes received")
+                .isEqualTo(sent);
+    }
+
+    @Test
+    void refusesNoStreamsAndMoreThan64(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final Path binary = compile(dir);
+
+        assertThat(run(List.of(binary.toString(), "4", "0", "1", "1", "0", "0"), dir, 2))
+                .contains("STREAMS must be a whole number from 1 to 64, not '0'");
+        assertThat(run(List.of(binary.toString(), "65", "0", "1", "1", "0", "65"), dir, 2))
+                .contains("STREAMS must be a whole number from 1 to 64, not '65'");
+    }
+
+    @Test
+    void refusesARegionTheStreamsCannotShareInWholeMebibytes(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final Path binary = compile(dir);
+
+        assertThat(run(List.of(binary.toString(), "2", "0", "1", "1", "0", "4"), dir, 2))
+                .contains("REGION_MIB (2) must be a multiple of STREAMS (4)");
     }
 
     @Test
@@ -67,20 +105,29 @@ class TcpStreamAnchorTest {
     }
 
     /**
-     * Streams 0.3 s through a 2 MiB region without huge pages on a free port, then {@code pageBytes} if given; returns
-     * the JSON line it ends with.
+     * Streams 0.3 s through a region of {@code regionMib} without huge pages on a free port, then {@code pageBytes}
+     * and {@code streams} if given; returns the JSON line it ends with.
      */
-    private static JsonNode stream(final Path binary, final Path dir, final String... pageBytes)
+    private static JsonNode stream(
+            final Path binary, final Path dir, final int regionMib, final String... pageBytesAndStreams)
             throws IOException, InterruptedException {
         final int port;
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort(); // closed again: the program listens there itself
         }
-        final List<String> command =
-                new ArrayList<>(List.of(binary.toString(), "2", "0", "0.3", Integer.toString(port)));
-        command.addAll(List.of(pageBytes));
+        final List<String> command = new ArrayList<>(
+                List.of(binary.toString(), Integer.toString(regionMib), "0", "0.3", Integer.toString(port)));
+        command.addAll(List.of(pageBytesAndStreams));
         final String output = run(command, dir, 0);
         return JsonMapper.builder().build().readTree(output.lines().toList().getLast());
+    }
+
+    private static List<Long> longs(final JsonNode array) {
+        final List<Long> values = new ArrayList<>();
+        for (final JsonNode value : array) {
+            values.add(value.asLong());
+        }
+        return values;
     }
 
     /** Compiles the program as {@code bundle-h200.sh} does, warnings as errors; returns the binary. */
