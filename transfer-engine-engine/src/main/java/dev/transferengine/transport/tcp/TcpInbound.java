@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A connection a peer opened to this domain, once the peer passed the handshake ({@link TcpHandshake}): it reads
  * the peer's requests and answers each, in order, with ACK or NACK. A request's rkey, bounds and access (or, for a
- * SEND, a fitting receive buffer; for a READ_DATA, a read this side has pending from that peer) are checked from
- * its header before any byte of the payload is placed; the payload is then read from the socket straight
+ * SEND, a fitting receive buffer; for a READ_DATA, a read this side has pending from that peer) are checked
+ * from its header before any byte of the payload is placed; the payload is then read from the socket straight
  * into the target memory. A refused request's payload is read into the read buffer and discarded, so the target
  * stays untouched. A corrupt stream (bad magic, version, type or absurd length) closes the connection. When the
  * peer stops reading answers, this side stops reading requests. Worker thread only.

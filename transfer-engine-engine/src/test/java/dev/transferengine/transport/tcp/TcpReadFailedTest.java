@@ -1,11 +1,17 @@
 package dev.transferengine.transport.tcp;
 
+import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.cuda.HostBackedDeviceMemory;
 import dev.transferengine.exceptions.RemoteAccessException;
+import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.RecordingDomainListener;
+import dev.transferengine.spi.WriteDescriptor;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -119,6 +125,62 @@ class TcpReadFailedTest {
         reads.landed(id, 3000);
         assertThat(readerEvents.ended()).as("ended once").isEqualTo(1);
         assertThat(reads.pending()).isZero();
+    }
+
+    /**
+     * READ_FAILED behind READ_DATA whose copy into the reader's device is still held: the read ends only once those
+     * bytes are in place, so its error counts them.
+     */
+    @Test
+    void aReadFailedBehindBytesStillCopyingToTheDeviceEndsTheReadOnceTheyAreInPlace() throws IOException {
+        final RecordingDomainListener deviceEvents = new RecordingDomainListener();
+        final TcpDomain deviceReader =
+                TcpDomains.open(deviceEvents, 0, 0, Map.of(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME));
+        final MemorySegment into = arena.allocate(8192, 4096);
+        try (RawAcceptor owner = new RawAcceptor()) {
+            final long intoKey = deviceReader.register(into, Device.cuda(0));
+            deviceReader.read(new WriteDescriptor()
+                    .token(31)
+                    .source(into, 0, intoKey, 8192)
+                    .target(deviceReader.resolve(owner.address()), 0, 0, 77));
+            owner.accept(deviceReader, 0);
+            final TcpFrame read = owner.nextRequest(deviceReader);
+            owner.sendFrame(TcpFrame.ACK, 1, read.token(), 8192);
+            try (RawPeer back = new RawPeer(deviceReader)) {
+                back.authenticateAs(
+                        deviceReader, owner.address().toBytes(), RawAcceptor.INCARNATION, TcpFrame.FEATURE_READ_FAILED);
+                HostBackedDeviceMemory.HOLD.set(true);
+                back.send(RawPeer.header(TcpFrame.READ_DATA, read.imm(), 1, 0, 0, 4096))
+                        .send(MemorySegment.ofArray(new byte[4096])
+                                .fill((byte) 0x5A)
+                                .toArray(ValueLayout.JAVA_BYTE))
+                        .send(readFailed(2, read.imm(), TcpReadFailure.MEMORY_LOST.code(), 4096));
+                for (int poll = 0; poll < 100; poll++) {
+                    deviceReader.poll();
+                }
+                assertThat(deviceEvents.ended()).as("held behind the copy").isZero();
+
+                HostBackedDeviceMemory.HOLD.set(false);
+                pollUntil(
+                        () -> deviceEvents.ended(31) && back.receivedBytes() >= 2 * TcpFrame.HEADER_LENGTH,
+                        deviceReader);
+
+                assertThat(deviceEvents.failed.get(31L))
+                        .isInstanceOf(RemoteAccessException.class)
+                        .hasMessageContaining("after 4096 of them: its memory was freed");
+                assertThat(into.asSlice(0, 4096)
+                                .mismatch(MemorySegment.ofArray(new byte[4096]).fill((byte) 0x5A)))
+                        .isEqualTo(-1);
+                assertThat(into.asSlice(4096).mismatch(MemorySegment.ofArray(new byte[4096])))
+                        .isEqualTo(-1);
+                assertThat(back.answer(0).type()).isEqualTo(TcpFrame.ACK);
+                assertThat(back.answer(1).type()).isEqualTo(TcpFrame.ACK);
+                assertThat(back.answer(1).token()).isEqualTo(2);
+            }
+        } finally {
+            HostBackedDeviceMemory.HOLD.set(false);
+            deviceReader.close();
+        }
     }
 
     private static void closesTheConnection(final TcpDomain domain, final int features, final ByteBuffer frame)
