@@ -5,7 +5,10 @@ import java.io.Serial;
 /**
  * The receiver (for a read: the region's owner) refused an operation and left its memory untouched;
  * {@link #reason()} says why. Thrown at submission too where the request's descriptor already shows the access is
- * not allowed ({@link Reason#NOT_WRITABLE}, {@link Reason#NOT_READABLE}).
+ * not allowed ({@link Reason#NOT_WRITABLE}, {@link Reason#NOT_READABLE}). Also how a read ends that its owner stopped
+ * serving part-way (its memory was lost, {@link Reason#REGION_DEREGISTERED}, or could not be copied,
+ * {@link Reason#SOURCE_FAILED}): the reader's destination then holds the first bytes of the read, as many as the
+ * message names, and the rest of it is untouched.
  */
 public final class RemoteAccessException extends TransferEngineException {
 
@@ -29,7 +32,9 @@ public final class RemoteAccessException extends TransferEngineException {
         /** A write into a region registered {@link dev.transferengine.RegionAccess#READ_ONLY}. */
         NOT_WRITABLE,
         /** A read of a region registered {@link dev.transferengine.RegionAccess#WRITE_ONLY}. */
-        NOT_READABLE
+        NOT_READABLE,
+        /** The owner accepted a read but could not copy its bytes out of its memory (a device copy failed). */
+        SOURCE_FAILED
     }
 
     /** Why the receiver refused. */

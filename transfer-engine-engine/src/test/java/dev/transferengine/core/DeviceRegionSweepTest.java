@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -84,14 +86,45 @@ class DeviceRegionSweepTest {
         }
     }
 
-    /** A served read stops before the chunk it would copy out of memory lost meanwhile: no other allocation leaks. */
-    @Test
-    void aReadServedWhileItsAllocationIsLostSendsNothingCopiedAfter() {
+    /**
+     * A served read stops before the chunk it would copy out of memory lost meanwhile (no other allocation leaks),
+     * and tells the reader (READ_FAILED): the read fails at once, long before its deadline, naming the peer, the
+     * bytes in place and why; the destination holds what landed before, the rest untouched.
+     */
+    @ParameterizedTest(name = "into {0} memory")
+    @ValueSource(strings = {"host", "device"})
+    void aReadServedWhileItsAllocationIsLostFailsAtTheReaderNamingWhy(final String destination) {
         HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), REGISTERED_ID);
         target.fill((byte) 0x3C);
-        try (TransferEngine reader = TransferEngine.builder()
-                        .operationTimeout(Duration.ofSeconds(3))
-                        .build();
+        try (TransferEngine reader = reader(Duration.ofMinutes(1), true);
+                TransferEngine owner = stagingInSmallChunks()) {
+            final MemorySegment into = arena.allocate(SIZE, 4096);
+            final MemoryRegion local =
+                    reader.register(into, destination.equals("host") ? Device.host() : Device.cuda(0));
+            final MemoryRegion region = owner.register(target, Device.cuda(0));
+            HostBackedDeviceMemory.loseAfterCopies(target.address(), 2, DeviceMemory.NO_ALLOCATION);
+
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(region.descriptor(), 0, SIZE, local, 0))
+                            .get(2, TimeUnit.MINUTES))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(RemoteAccessException.class, failed -> assertThat(failed.reason())
+                            .isEqualTo(RemoteAccessException.Reason.REGION_DEREGISTERED))
+                    .hasMessageContaining("peer " + owner.mainAddress().describe())
+                    .hasMessageMatching("(?s).*stopped serving the read of " + SIZE + " bytes .* after \\d+ of them: "
+                            + "its memory was freed or its region deregistered; those \\d+ bytes are in place.*");
+            assertNothingCopiedAfterTheLoss(into);
+            await().atMost(WAIT).until(() -> !region.isRegistered());
+            assertThat(owner.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+        }
+    }
+
+    /** A reader that does not announce READ_FAILED (tcp.readFailures=false) is told nothing: its read times out. */
+    @Test
+    void aReaderWithoutReadFailuresWaitsForItsDeadlineAsBefore() {
+        HostBackedDeviceMemory.ALLOCATIONS.put(target.address(), REGISTERED_ID);
+        target.fill((byte) 0x3C);
+        try (TransferEngine reader = reader(Duration.ofSeconds(3), false);
                 TransferEngine owner = stagingInSmallChunks()) {
             final MemorySegment into = arena.allocate(SIZE);
             final MemoryRegion local = reader.register(into, Device.host());
@@ -103,13 +136,38 @@ class DeviceRegionSweepTest {
                     .isInstanceOf(ExecutionException.class)
                     .cause()
                     .isInstanceOf(TransferTimeoutException.class); // its bytes stopped coming, so it timed out
-            final long sent = 2L * CHUNK;
-            assertThat(into.asSlice(sent).mismatch(arena.allocate(SIZE - sent)))
-                    .as("nothing copied after the loss reached the reader")
-                    .isEqualTo(-1);
-            await().atMost(WAIT).until(() -> !region.isRegistered());
-            assertThat(owner.metrics().counter(EngineCounter.REGIONS_FREED)).isEqualTo(1);
+            assertNothingCopiedAfterTheLoss(into);
         }
+    }
+
+    /** A copy off the owner's device that fails ends the served read at the reader too, with its own reason. */
+    @Test
+    void aReadWhoseCopyOffTheOwnersDeviceFailsFailsAtTheReader() {
+        try (TransferEngine reader = reader(Duration.ofMinutes(1), true);
+                TransferEngine owner = stagingInSmallChunks()) {
+            final MemorySegment into = arena.allocate(SIZE);
+            final MemoryRegion local = reader.register(into, Device.host());
+            final MemoryRegion region = owner.register(target.fill((byte) 0x3C), Device.cuda(0));
+            HostBackedDeviceMemory.FAIL_COPIES.set(true);
+
+            assertThatThrownBy(() -> reader.submit(SingleRead.of(region.descriptor(), 0, SIZE, local, 0))
+                            .get(2, TimeUnit.MINUTES))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(RemoteAccessException.class, failed -> assertThat(failed.reason())
+                            .isEqualTo(RemoteAccessException.Reason.SOURCE_FAILED))
+                    .hasMessageContaining("after 0 of them: a copy of the bytes off its device failed");
+            HostBackedDeviceMemory.FAIL_COPIES.set(false);
+            assertThat(into.mismatch(arena.allocate(SIZE))).as("nothing landed").isEqualTo(-1);
+        }
+    }
+
+    /** The loss comes after the second chunk's copy: nothing copied after it reached the reader. */
+    private static void assertNothingCopiedAfterTheLoss(final MemorySegment into) {
+        final long sent = 2L * CHUNK;
+        assertThat(into.asSlice(sent).mismatch(MemorySegment.ofArray(new byte[(int) (SIZE - sent)])))
+                .as("nothing copied after the loss reached the reader")
+                .isEqualTo(-1);
     }
 
     /** Engine-allocated device memory comes from the provider and goes back to it once deregistered and drained. */
@@ -258,6 +316,16 @@ class DeviceRegionSweepTest {
                 .option(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME)
                 .option("tcp.stagingChunkBytes", "" + CHUNK)
                 .option("tcp.stagingChunks", "2")
+                .build();
+    }
+
+    /** A reader whose operations end at {@code timeout}; {@code readFailures}: whether it announces READ_FAILED. */
+    private static TransferEngine reader(final Duration timeout, final boolean readFailures) {
+        return TransferEngine.builder()
+                .group(GroupSpec.of(1).withCudaDevice(0))
+                .option(DeviceMemory.OPTION, HostBackedDeviceMemory.NAME)
+                .option("tcp.readFailures", Boolean.toString(readFailures))
+                .operationTimeout(timeout)
                 .build();
     }
 

@@ -5,6 +5,7 @@ import dev.transferengine.spi.DeviceCopyStream;
 import dev.transferengine.spi.DomainListener;
 
 import java.util.ArrayDeque;
+import java.util.Objects;
 
 /**
  * The answers of one {@link TcpInbound}: an ACK or NACK per request, encoded into its write buffer in request order.
@@ -29,6 +30,7 @@ final class TcpAnswers {
 
     private final TcpInbound connection;
     private final TcpTargets targets;
+    private final TcpHandshake.Connector connector;
     private final ArrayDeque<TcpHeldAnswer> held = new ArrayDeque<>();
 
     // the ACK held for a reverse ride: requests heldFirst .. heldFirst + heldCount - 1, all accepted
@@ -37,10 +39,15 @@ final class TcpAnswers {
     private int heldCount;
     private long heldBytes;
     private long heldSince;
+    /** The poll step {@link #mayHoldAck} last asked the NIC in, and its answer: once per step, not once per page. */
+    private long holdCheckedAt = Long.MIN_VALUE;
 
-    TcpAnswers(final TcpInbound connection, final TcpTargets targets) {
+    private boolean holdAllowed;
+
+    TcpAnswers(final TcpInbound connection, final TcpTargets targets, final TcpHandshake.Connector connector) {
         this.connection = connection;
         this.targets = targets;
+        this.connector = connector;
     }
 
     /** True while an answer is held back: every later answer must wait behind it. */
@@ -70,7 +77,7 @@ final class TcpAnswers {
             heldBytes += length;
             return;
         }
-        if (type == TcpFrame.ACK && !ackHeld && connection.mayHoldAck()) {
+        if (type == TcpFrame.ACK && !ackHeld && mayHoldAck()) {
             ackHeld = true;
             heldFirst = id;
             heldCount = count;
@@ -92,6 +99,18 @@ final class TcpAnswers {
             connection.encoded += TcpFrame.HEADER_LENGTH;
         }
         connection.markDirty();
+    }
+
+    /** True if an ACK may wait for a request of ours to the peer to carry it: the peer agreed, and we post to it. */
+    private boolean mayHoldAck() {
+        if (!connector.readsReverseAcks()) {
+            return false;
+        }
+        if (holdCheckedAt != connection.io.now()) {
+            holdCheckedAt = connection.io.now();
+            holdAllowed = targets.mayHoldAck(connector.address(), connector.incarnation());
+        }
+        return holdAllowed;
     }
 
     /** Holds {@code answer} back behind those held already, until {@link #release} finds its device copy done. */
@@ -119,6 +138,13 @@ final class TcpAnswers {
             held.pollFirst();
             if (answer.type() == TcpFrame.NACK) {
                 answer(TcpFrame.NACK, answer.imm(), answer.count(), answer.id(), answer.length(), false);
+            } else if (answer.type() == TcpFrame.READ_FAILED) {
+                targets.reads()
+                        .stopped(
+                                connector.address(),
+                                (int) answer.receiveToken(),
+                                Objects.requireNonNull(TcpReadFailure.ofCode(answer.imm()), "checked when read"));
+                answer(TcpFrame.ACK, 1, 1, answer.id(), 0, false);
             } else {
                 targets.deliver(
                         answer.type(), answer.reservation(), answer.length(), answer.receiveToken(), answer.count());
@@ -148,14 +174,14 @@ final class TcpAnswers {
         return ackHeld
                 && !connection.closed()
                 && outbound.carriesReverseAcks()
-                && outbound.remoteIncarnation() == connection.peerIncarnation()
+                && outbound.remoteIncarnation() == connector.incarnation()
                 && outbound.peer().address().equals(connection.peerAddress());
     }
 
     /** Encodes the held ACK as a REVERSE_ACK at {@code frame}, for a request to the peer to carry; returns its size. */
     int encodeReverse(final TcpFrame frame) {
         ackHeld = false;
-        frame.encode(TcpFrame.REVERSE_ACK, 0, heldCount, heldFirst, connection.reverseAckId(), 0, heldBytes);
+        frame.encode(TcpFrame.REVERSE_ACK, 0, heldCount, heldFirst, connector.connectionId(), 0, heldBytes);
         return TcpFrame.HEADER_LENGTH;
     }
 

@@ -63,8 +63,6 @@ final class TcpDomain implements Domain, TcpRequests {
     private static final long SWEEP_INTERVAL_NANOS = 50_000_000L;
     /** The token of ABANDON frames: no engine token (generation << 32 | slot, slots are small) is -1. */
     private static final long ABANDON_TOKEN = -1L;
-    /** The token of READ_DATA frames this side streams back to a reader: no engine operation waits for them. */
-    private static final long SERVE_TOKEN = -2L;
 
     private final DomainContext context;
     private final DomainListener listener;
@@ -79,8 +77,7 @@ final class TcpDomain implements Domain, TcpRequests {
     private final TcpStaging staging;
     private final TcpRegions regions;
     private final TcpReads reads;
-    /** What {@link #serveRead} fills for each READ it serves; worker thread only. */
-    private final WriteDescriptor serving = new WriteDescriptor();
+    private final TcpReadServer readServer;
 
     private final TcpReceives receives = new TcpReceives();
     private final ArrayDeque<TcpOp> opPool = new ArrayDeque<>();
@@ -123,11 +120,12 @@ final class TcpDomain implements Domain, TcpRequests {
                 context.config().tls(),
                 settings);
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
+        this.readServer = new TcpReadServer(this, peers, staging, counters);
         this.acceptor = new TcpAcceptor(
                 io,
                 settings,
                 server,
-                new TcpAcceptor.Landing(regions, receives, staging, listener, reads, this::serveRead),
+                new TcpAcceptor.Landing(regions, receives, staging, listener, reads, readServer::serve),
                 peers,
                 this::publishPeers,
                 description);
@@ -460,48 +458,14 @@ final class TcpDomain implements Domain, TcpRequests {
         return listener;
     }
 
-    /**
-     * Streams a checked READ's bytes back to {@code reader} as READ_DATA, through the staging for device memory.
-     * Best effort like any write: if the reader cannot be reached its read times out there, and bytes it no longer
-     * waits for are refused by it.
-     */
-    void serveRead(
-            final NetworkAddress reader,
-            final TcpMemory memory,
-            final long offset,
-            final long length,
-            final int readId) {
-        final TcpPeer target;
-        try {
-            target = peers.get(resolve(reader));
-        } catch (final TransferEngineException e) {
-            counters.count(TcpCounter.BACK_PRESSURE);
-            return;
-        }
-        if (target == null) {
-            return;
-        }
-        serving.token(SERVE_TOKEN)
-                .source(memory.segment(), offset, 0, length)
-                .target(target.handle(), 0, 0, 0)
-                .imm(true, readId);
-        try {
-            if (memory.device() >= 0 && length > 0) {
-                staging.stageOut(this, target, TcpFrame.READ_DATA, memory, serving);
-            } else {
-                final TcpOp op = acquire().write(TcpFrame.READ_DATA, serving);
-                op.served = memory;
-                memory.serveStarted();
-                post(target, op);
-            }
-        } finally {
-            serving.clear();
-        }
+    /** Where served reads go out, and are told when the staging stops them part-way. */
+    TcpReadServer readServer() {
+        return readServer;
     }
 
     /** A staged device write or served read ended; a served read's end is nobody's to hear. */
     void stagedEnded(final long token, final long bytes, final @Nullable TransferEngineException error) {
-        if (token == SERVE_TOKEN) {
+        if (token == TcpReadServer.SERVE_TOKEN) {
             return;
         }
         if (error == null) {
@@ -530,8 +494,8 @@ final class TcpDomain implements Domain, TcpRequests {
         if (served != null) {
             served.serveEnded();
         }
-        if (type == TcpFrame.ABANDON || type == TcpFrame.READ_DATA) {
-            return; // a negative acknowledgement or a served read's bytes: best effort, nobody here waits for it
+        if (type == TcpFrame.ABANDON || type == TcpFrame.READ_DATA || type == TcpFrame.READ_FAILED) {
+            return; // a negative acknowledgement, a served read's bytes or end: best effort, nobody here waits for it
         }
         if (type == TcpFrame.READ) {
             if (error != null) {
@@ -609,7 +573,7 @@ final class TcpDomain implements Domain, TcpRequests {
      * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
      * other peers are not affected. The further pieces of an accepted request (the pages of a paged write, posted in
      * one go), pieces of staged device writes (bounded by the staging chunks), ABANDON frames and a served read's
-     * READ_DATA are never refused: a request is refused whole or sent whole, however many pages it has (issue 22),
+     * READ_DATA and READ_FAILED are never refused: a request is refused whole or sent whole, however many pages it has (issue 22),
      * and the bytes of a READ this side accepted are owed to a reader that waits for them (the reader's READs are
      * what the bound limits, on its side). Also posts the pieces of a staged write as they come off the device.
      */
@@ -621,6 +585,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 && op.chunk == null
                 && op.type != TcpFrame.ABANDON
                 && op.type != TcpFrame.READ_DATA
+                && op.type != TcpFrame.READ_FAILED
                 && !outbound.continues(op.token)) {
             counters.count(TcpCounter.BACK_PRESSURE);
             end(

@@ -11,8 +11,7 @@ import java.util.Arrays;
  * Flyweight over one frame header of the tcp transport's wire protocol, version {@value #VERSION}. Every frame is
  * a fixed 48-byte little-endian header, followed by {@code length} payload bytes for the types that carry a
  * payload (HELLO, CHALLENGE, AUTH, ERROR, WRITE, WRITE_IMM, WRITEV, WRITEV_IMM, PAGES, PAGES_IMM, SEND, ABANDON,
- * READ_DATA; a READ's
- * length is the length it asks for, and it carries no payload):
+ * READ_DATA; a READ's length is the length it asks for, and it carries no payload; a READ_FAILED carries none):
  *
  * <pre>
  *   0                   1                   2                   3
@@ -25,7 +24,8 @@ import java.util.Arrays;
  *  |          imm (int32); ERROR: the version the sender speaks    |  8
  *  +---------------------------------------------------------------+
  *  |  aux (int32): NACK refusal code (TcpRefusal), ERROR code,     | 12
- *  |  ACK, WRITEV(_IMM), PAGES(_IMM): a count of requests (>= 1)   |
+ *  |  ACK, WRITEV(_IMM), PAGES(_IMM): a count of requests (>= 1),  |
+ *  |  READ_FAILED: its reason code (TcpReadFailure)                |
  *  +---------------------------------------------------------------+
  *  |  token (int64): request id; HELLO, CHALLENGE: incarnation id  | 16
  *  +---------------------------------------------------------------+
@@ -57,7 +57,7 @@ import java.util.Arrays;
  * both versions) and the connection closes.
  *
  * <p>Features: {@code aux} of HELLO and CHALLENGE holds the optional features its sender speaks
- * ({@link #FEATURE_REVERSE_ACK}); an engine of an earlier v3 release sends 0 and ignores the field, so a feature is
+ * ({@link #FEATURE_REVERSE_ACK}, {@link #FEATURE_PAGE_TABLE}, {@link #FEATURE_READ_FAILED}); an engine of an earlier v3 release sends 0 and ignores the field, so a feature is
  * used only where both sides announced it. The proofs do not cover it: who could strip it could also drop the
  * connection, and without it the two sides speak plain v3.
  *
@@ -97,6 +97,15 @@ import java.util.Arrays;
  * device region; one, possibly empty, otherwise). The reader places READ_DATA only if it names a read the reader has
  * pending from that peer and fits inside it; otherwise it NACKs it ({@code UNKNOWN_KEY}) and discards the bytes.
  *
+ * <p>Read failures (feature {@link #FEATURE_READ_FAILED}): an owner that stops serving an accepted read part-way (the
+ * staged device memory it copies from was freed or its region deregistered, or a copy off the device failed) sends
+ * READ_FAILED on the connection that carried the read's READ_DATA, behind the frames it sent of it: {@code imm} = the
+ * read id, {@code aux} = the reason ({@link TcpReadFailure}), {@code offset} = the bytes of the read it sent before,
+ * {@code rkey} = 0, no payload. The reader answers it like any request and, in order behind the READ_DATA before it
+ * (once their bytes are in place), fails that read if it still waits for it from that peer; it ignores one for a read
+ * it no longer waits for, and refuses READ_DATA that comes for an ended read as above. An owner sends it only where
+ * both sides announced the feature; without it the reader waits until its operation's deadline, as before.
+ *
  * <p>Reverse ACKs (feature {@link #FEATURE_REVERSE_ACK}): side B may answer requests that arrived on the connection
  * A opened to it with REVERSE_ACK frames on the connection B opened to A, in front of a request of its own that leaves
  * anyway: an imm answered by an imm then costs each side one socket write and one read per round trip instead of two.
@@ -135,6 +144,7 @@ final class TcpFrame {
     static final byte REVERSE_ACK = 16;
     static final byte PAGES = 17;
     static final byte PAGES_IMM = 18;
+    static final byte READ_FAILED = 19;
 
     /**
      * Feature bit in the {@code aux} of HELLO and CHALLENGE: this side reads {@link #REVERSE_ACK} frames on the
@@ -148,6 +158,12 @@ final class TcpFrame {
      * the connections it opened.
      */
     static final int FEATURE_PAGE_TABLE = 2;
+
+    /**
+     * Feature bit in the {@code aux} of HELLO and CHALLENGE: this side reads {@link #READ_FAILED} frames on the
+     * connections peers opened to it, and sends them on the connections it opened.
+     */
+    static final int FEATURE_READ_FAILED = 4;
 
     /** Bytes of one page table entry of a PAGES or PAGES_IMM frame: offset int64, length int32. */
     static final int PAGE_ENTRY_LENGTH = 12;
@@ -317,6 +333,7 @@ final class TcpFrame {
             case REVERSE_ACK -> "REVERSE_ACK";
             case PAGES -> "PAGES";
             case PAGES_IMM -> "PAGES_IMM";
+            case READ_FAILED -> "READ_FAILED";
             default -> "type " + (type & 0xFF);
         };
     }

@@ -28,14 +28,15 @@ final class TcpHandshake {
     /**
      * Who proved itself on a connection: the address and incarnation it announced, whether it reads REVERSE_ACK
      * frames ({@link TcpFrame#FEATURE_REVERSE_ACK}) and the id they name the connection by, whether it may send
-     * PAGES frames ({@link TcpFrame#FEATURE_PAGE_TABLE}).
+     * PAGES frames ({@link TcpFrame#FEATURE_PAGE_TABLE}) and READ_FAILED frames ({@link TcpFrame#FEATURE_READ_FAILED}).
      */
     record Connector(
             NetworkAddress address,
             long incarnation,
             boolean readsReverseAcks,
             long connectionId,
-            boolean sendsPageTables) {}
+            boolean sendsPageTables,
+            boolean sendsReadFailures) {}
 
     /** The first byte of a TLS handshake record (a ClientHello); never the first byte of our magic. */
     private static final byte TLS_HANDSHAKE_RECORD = 0x16;
@@ -196,7 +197,8 @@ final class TcpHandshake {
                                 connectorIncarnation,
                                 reverseAcks,
                                 TcpFrame.connectionId(helloNonce),
-                                (io.features() & connectorFeatures & TcpFrame.FEATURE_PAGE_TABLE) != 0),
+                                (io.features() & connectorFeatures & TcpFrame.FEATURE_PAGE_TABLE) != 0,
+                                (io.features() & connectorFeatures & TcpFrame.FEATURE_READ_FAILED) != 0),
                         in);
             }
         }

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The answer to a request that {@link TcpInbound} holds back until its payload reached the device, or an earlier
  * one did: answers go in request order. A refusal held behind one has type NACK, its refusal code in {@code imm}
- * and the size to report in {@code length}.
+ * and the size to report in {@code length}; a READ_FAILED held behind one its reason code in {@code imm} and the read
+ * id in {@code receiveToken}.
  *
  * @param reservation the imm's reservation, consumed when the answer is reported; {@code IMM_REFUSED} for none
  * @param stream      the stream of the payload's last copy to the device; null for a host target

@@ -54,10 +54,6 @@ final class TcpInbound extends TcpConnection {
     private final String remote;
     private final NetworkAddress peerAddress;
     private final TcpHandshake.Connector connector;
-    /** The poll step {@link #mayHoldAck} last asked the NIC in, and its answer: once per step, not once per page. */
-    private long holdCheckedAt = Long.MIN_VALUE;
-
-    private boolean holdAllowed;
     private int state = AT_HEADER;
     private boolean paused;
     /** Reading stopped because a device payload waits for a free staging chunk. */
@@ -107,35 +103,13 @@ final class TcpInbound extends TcpConnection {
         this.targets = targets;
         this.landing = new TcpLanding(targets.staging());
         this.share = targets.receives().join();
-        this.answers = new TcpAnswers(this, targets);
+        this.answers = new TcpAnswers(this, targets, connector);
         in.put(pipelined);
     }
 
     /** The address the peer announced in its handshake. */
     NetworkAddress peerAddress() {
         return peerAddress;
-    }
-
-    /** The incarnation the peer announced in its handshake. */
-    long peerIncarnation() {
-        return connector.incarnation();
-    }
-
-    /** The id the peer's REVERSE_ACK frames name this connection by. */
-    long reverseAckId() {
-        return connector.connectionId();
-    }
-
-    /** True if the ACK of a request may wait for a request of ours to the peer to carry it ({@link TcpAnswers}). */
-    boolean mayHoldAck() {
-        if (!connector.readsReverseAcks()) {
-            return false;
-        }
-        if (holdCheckedAt != io.now()) {
-            holdCheckedAt = io.now();
-            holdAllowed = targets.mayHoldAck(peerAddress, connector.incarnation());
-        }
-        return holdAllowed;
     }
 
     /**
@@ -392,6 +366,14 @@ final class TcpInbound extends TcpConnection {
                     place(read.memory, read.at + offset);
                 }
             }
+            case TcpFrame.READ_FAILED -> {
+                final TcpReadFailure why = TcpReadFailure.ofCode(inFrame.aux());
+                if (!connector.sendsReadFailures() || frameLength != 0 || why == null) {
+                    return malformed("READ_FAILED with length " + frameLength + " and reason code " + inFrame.aux()
+                            + (connector.sendsReadFailures() ? "" : " from a peer that did not agree to them"));
+                }
+                endRead(takeHeader(), why);
+            }
             case TcpFrame.REVERSE_ACK -> {
                 final int count = inFrame.aux();
                 if (!connector.readsReverseAcks() || count < 1 || frameLength < 0 || inFrame.flags() != 0) {
@@ -532,6 +514,22 @@ final class TcpInbound extends TcpConnection {
             refuse(TcpRefusal.NOT_READABLE, -1);
         }
         discard = 0;
+    }
+
+    /**
+     * A READ_FAILED: the peer stopped serving a read of ours part-way. It ends in order, behind the answers held for
+     * READ_DATA still travelling to the device, so the read fails only once the bytes sent before are in place.
+     */
+    private void endRead(final boolean flagged, final TcpReadFailure why) {
+        if (flagged) {
+            refuse(TcpRefusal.MALFORMED, -1);
+        } else if (answers.holding()) {
+            receiveToken = imm; // the read id, as for its READ_DATA
+            answers.hold(held(TcpFrame.READ_FAILED, why.code(), DomainListener.IMM_REFUSED, 0, null, 0));
+        } else {
+            targets.reads().stopped(peerAddress, imm, why);
+            answer(TcpFrame.ACK, 1, 0);
+        }
     }
 
     /** Copies the request's header fields and consumes it; returns true if it sets flags this version lacks. */

@@ -62,6 +62,8 @@ final class TcpIo {
     private final long reverseAckNanos;
     /** Whether this side announces {@link TcpFrame#FEATURE_PAGE_TABLE}. */
     private final boolean pageTables;
+    /** Whether this side announces {@link TcpFrame#FEATURE_READ_FAILED}. */
+    private final boolean readFailures;
     /** The poll clock at the start of the current poll step. */
     private long now;
 
@@ -89,6 +91,7 @@ final class TcpIo {
         this.selector = selector;
         this.reverseAckNanos = settings.reverseAckNanos();
         this.pageTables = settings.pageTables();
+        this.readFailures = settings.readFailures();
         this.buffers = buffers;
         this.authenticator = identity.authenticator();
         this.incarnation = identity.incarnation();
@@ -132,7 +135,8 @@ final class TcpIo {
     /** The features this side announces in its HELLO and CHALLENGE ({@link TcpFrame}). */
     int features() {
         return (reverseAckNanos > 0 ? TcpFrame.FEATURE_REVERSE_ACK : 0)
-                | (pageTables ? TcpFrame.FEATURE_PAGE_TABLE : 0);
+                | (pageTables ? TcpFrame.FEATURE_PAGE_TABLE : 0)
+                | (readFailures ? TcpFrame.FEATURE_READ_FAILED : 0);
     }
 
     /** How recently this side must have posted to a peer for ACKs to wait for a ride to it ({@link TcpAnswers}). */

@@ -16,10 +16,12 @@ final class TcpOp {
     private static final long[] NO_PAGES = new long[0];
 
     /**
-     * WRITE, WRITE_IMM, IMM, SEND, ABANDON, READ or READ_DATA ({@link TcpFrame} types); PAGES or PAGES_IMM for the
-     * pages of a paged write that leave as one frame ({@link #pages} of them).
+     * WRITE, WRITE_IMM, IMM, SEND, ABANDON, READ, READ_DATA or READ_FAILED ({@link TcpFrame} types); PAGES or
+     * PAGES_IMM for the pages of a paged write that leave as one frame ({@link #pages} of them).
      */
     byte type;
+    /** The frame's {@code aux}: a READ_FAILED's reason code, else 0 (a PAGES frame's count comes from its pages). */
+    int aux;
 
     long token;
     /**
@@ -124,6 +126,16 @@ final class TcpOp {
         return set(TcpFrame.ABANDON, token, cause, 0, cause.byteSize()).target(missing, 0, imm);
     }
 
+    /**
+     * A READ_FAILED ending the served read {@code readId} part-way, for {@code why}, after {@code sent} of its bytes
+     * left (carried as the offset); no payload.
+     */
+    TcpOp readFailed(final long token, final int readId, final TcpReadFailure why, final long sent) {
+        set(TcpFrame.READ_FAILED, token, MemorySegment.NULL, 0, 0).target(0, sent, readId);
+        aux = why.code();
+        return this;
+    }
+
     /** One piece of a staged device write: {@code bytes} of the staging chunk {@code from}, at {@code issued}. */
     TcpOp piece(
             final byte type,
@@ -155,6 +167,7 @@ final class TcpOp {
     /** Drops the reference to the caller's memory before the op goes back to the pool. */
     void clear() {
         pages = 1;
+        aux = 0;
         source = MemorySegment.NULL;
         chunk = null;
         served = null;

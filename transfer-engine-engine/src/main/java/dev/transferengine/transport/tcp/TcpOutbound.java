@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The connection a domain opened to one peer for its own requests: it sends HELLO, then WRITE, WRITE_IMM, IMM,
- * SEND, ABANDON, READ and READ_DATA frames, and reads the peer's HELLO and the ACK or NACK for each request, which arrive in request
- * order. Requests posted while connecting wait in a queue. Losing the connection fails every request still
+ * SEND, ABANDON, READ, READ_DATA and READ_FAILED frames, and reads the peer's HELLO and the ACK or NACK for each
+ * request, which arrive in request order. Requests posted while connecting wait in a queue. Losing the connection fails every request still
  * queued or awaiting its answer. Worker thread only.
  */
 final class TcpOutbound extends TcpConnection {
@@ -40,6 +40,8 @@ final class TcpOutbound extends TcpConnection {
     private boolean reverseAcks;
     /** Both sides announced {@link TcpFrame#FEATURE_PAGE_TABLE}: pages go as PAGES frames, a NACK may refuse several. */
     private boolean pageTables;
+    /** Both sides announced {@link TcpFrame#FEATURE_READ_FAILED}: a served read stopped part-way is told to the reader. */
+    private boolean readFailures;
 
     private final TcpPageFrames pageFrames = new TcpPageFrames();
     /**
@@ -294,6 +296,12 @@ final class TcpOutbound extends TcpConnection {
                 }
                 continue;
             }
+            if (op.type == TcpFrame.READ_FAILED && !readFailures) {
+                queued.pollFirst(); // the reader does not read them: its read waits for its deadline, as before
+                requests.release(op);
+                countRequests();
+                continue;
+            }
             final long payload = op.payload();
             final boolean inline = payload <= INLINE_PAYLOAD;
             final int needed = TcpFrame.HEADER_LENGTH + (inline ? (int) payload : 0);
@@ -314,7 +322,7 @@ final class TcpOutbound extends TcpConnection {
                         : TcpPageFrames.encodeInterleaved(op, queued, awaiting, out, outMemory, outFrame, encoded);
                 continue;
             }
-            outFrame.at(encoded).encode(op.type, op.imm, 0, op.id, op.rkey, op.remoteOffset, op.length);
+            outFrame.at(encoded).encode(op.type, op.imm, op.aux, op.id, op.rkey, op.remoteOffset, op.length);
             encoded += TcpFrame.HEADER_LENGTH;
             if (!inline) {
                 startLarge(op.source, op.sourceOffset, op.sourceOffset + payload);
@@ -577,6 +585,7 @@ final class TcpOutbound extends TcpConnection {
         remoteIncarnation = incarnation;
         reverseAcks = (io.features() & inFrame.aux() & TcpFrame.FEATURE_REVERSE_ACK) != 0;
         pageTables = (io.features() & inFrame.aux() & TcpFrame.FEATURE_PAGE_TABLE) != 0;
+        readFailures = (io.features() & inFrame.aux() & TcpFrame.FEATURE_READ_FAILED) != 0;
         compactOut();
         outFrame.at(encoded).encode(TcpFrame.AUTH, 0, 0, 0, 0, 0, TcpAuthenticator.PROOF_LENGTH);
         out.put(encoded + TcpFrame.HEADER_LENGTH, io.authenticator().prove(false, handshake));

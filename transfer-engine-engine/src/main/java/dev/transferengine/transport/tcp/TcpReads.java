@@ -2,6 +2,7 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.PeerUnreachableException;
+import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.DomainListener;
 
@@ -15,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * request on our connection to the owner; the owner, once it checked key, bounds and access, answers ACK and streams
  * the bytes back as READ_DATA frames on its own connection to us, which land here only if they name a read we have
  * pending from that very peer and fit inside it. A read that ended (failed, timed out, cancelled) is forgotten at
- * once, so late READ_DATA for it is refused and the memory stays untouched: the fence, as a rekey is for writes.
- * Worker thread only.
+ * once, so late READ_DATA for it is refused and the memory stays untouched: the fence, as a rekey is for writes. An
+ * owner that stops serving a read part-way says so (READ_FAILED), and the read fails with the bytes that landed before
+ * in place. Worker thread only.
  */
 final class TcpReads {
 
@@ -105,6 +107,28 @@ final class TcpReads {
         if (read != null) {
             listener.onFailed(read.token, error);
         }
+    }
+
+    /**
+     * {@code peer} stopped serving read {@code id} part-way for {@code why}: the read fails, once, naming how many of
+     * its bytes landed (they stay in place: the destination holds a prefix of the read). Nothing if no such read
+     * waits for bytes from that peer (it ended already, or another peer's). Called in order behind the READ_DATA the
+     * owner sent before, once their bytes are in place.
+     */
+    void stopped(final NetworkAddress peer, final int id, final TcpReadFailure why) {
+        final Pending read = byId.get(id);
+        if (read == null || !read.peer.equals(peer)) {
+            return;
+        }
+        byId.remove(id);
+        listener.onFailed(
+                read.token,
+                new RemoteAccessException(
+                        why.reason(),
+                        "peer " + peer.describe() + " stopped serving the read of " + read.length
+                                + " bytes (into offset " + read.at + " of the local region) after " + read.received
+                                + " of them: " + why.explanation() + "; those " + read.received
+                                + " bytes are in place, the rest of the destination is untouched"));
     }
 
     /**

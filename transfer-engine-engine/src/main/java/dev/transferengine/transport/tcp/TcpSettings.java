@@ -38,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  * @param pageTables             whether this side announces {@link TcpFrame#FEATURE_PAGE_TABLE}
  *                              ({@code tcp.pageTables}, default true): a paged write's pages then travel as PAGES
  *                              frames, admitted whole; false makes it speak as an engine without them (WRITEV)
+ * @param readFailures           whether this side announces {@link TcpFrame#FEATURE_READ_FAILED}
+ *                              ({@code tcp.readFailures}, default true): a read its owner stops serving part-way then
+ *                              fails at once; false makes it speak as an engine without them (the read waits for its
+ *                              operation's deadline)
  */
 record TcpSettings(
         int socketBufferBytes,
@@ -53,7 +57,8 @@ record TcpSettings(
         boolean insecure,
         boolean tlsEngineRecords,
         long reverseAckNanos,
-        boolean pageTables) {
+        boolean pageTables,
+        boolean readFailures) {
 
     static final String SOCKET_BUFFER = "tcp.socketBufferBytes";
     static final String MAX_INBOUND_CONNECTIONS = "tcp.maxInboundConnections";
@@ -70,6 +75,7 @@ record TcpSettings(
     static final String TLS_RECORDS = "tcp.tlsRecords";
     static final String REVERSE_ACK = "tcp.reverseAckMicros";
     static final String PAGE_TABLES = "tcp.pageTables";
+    static final String READ_FAILURES = "tcp.readFailures";
 
     /**
      * Fewest bytes a key decodes to. Every connector sees an HMAC made with the key, so a key must withstand offline
@@ -121,7 +127,8 @@ record TcpSettings(
                 Boolean.parseBoolean(config.option(INSECURE, "false").strip()),
                 tlsEngineRecords(config),
                 number(config, REVERSE_ACK, 20, 0) * 1_000L,
-                flag(config, PAGE_TABLES, true));
+                flag(config, PAGE_TABLES, true),
+                flag(config, READ_FAILURES, true));
     }
 
     private static boolean flag(final EngineConfig config, final String option, final boolean fallback) {

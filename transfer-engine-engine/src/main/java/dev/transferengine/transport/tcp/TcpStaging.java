@@ -58,6 +58,9 @@ final class TcpStaging {
         final long token;
         final long length;
         long issued;
+        /** Bytes of its pieces posted to the peer, in order: what a served read stopped part-way sent of it. */
+        long posted;
+
         int outstanding;
         boolean failed;
 
@@ -223,6 +226,7 @@ final class TcpStaging {
             if (owner.failed) {
                 pieceEnded(domain, op, null);
             } else {
+                owner.posted += op.length;
                 domain.post(owner.peer, op);
             }
             work++;
@@ -307,7 +311,7 @@ final class TcpStaging {
             final long piece = Math.min(chunkBytes, write.length - write.issued);
             if (!holds(write.source)) { // freed while registered: copying would send another allocation's bytes
                 freeOut.addFirst(chunk);
-                fail(domain, write, sourceLost(write));
+                failSource(domain, write, sourceLost(write), TcpReadFailure.MEMORY_LOST);
                 continue;
             }
             try {
@@ -316,7 +320,7 @@ final class TcpStaging {
                         toHost.get(write.device).copyToHost(write.deviceAddress + write.issued, chunk.segment, piece));
             } catch (final DeviceUnavailableException e) {
                 freeOut.addFirst(chunk);
-                fail(domain, write, e);
+                failSource(domain, write, e, TcpReadFailure.COPY_FAILED);
                 continue;
             }
             final boolean last = write.issued + piece == write.length;
@@ -349,9 +353,24 @@ final class TcpStaging {
         try {
             return chunk.copied();
         } catch (final DeviceUnavailableException e) {
-            fail(domain, Objects.requireNonNull(chunk.owner), e);
+            failSource(domain, Objects.requireNonNull(chunk.owner), e, TcpReadFailure.COPY_FAILED);
             return true;
         }
+    }
+
+    /**
+     * Its source failed the write part-way: nothing more of it is copied or sent. A served read's reader is told
+     * (READ_FAILED, behind the pieces already posted), so its read fails there at once rather than at its deadline.
+     */
+    private void failSource(
+            final TcpDomain domain,
+            final StagedWrite write,
+            final TransferEngineException error,
+            final TcpReadFailure why) {
+        if (!write.failed && write.type == TcpFrame.READ_DATA) {
+            domain.readServer().stopped(write.peer, write.write.imm(), why, write.posted);
+        }
+        fail(domain, write, error);
     }
 
     private void fail(final TcpDomain domain, final StagedWrite write, final TransferEngineException error) {

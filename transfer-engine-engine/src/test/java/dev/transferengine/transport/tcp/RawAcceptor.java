@@ -85,12 +85,15 @@ final class RawAcceptor implements AutoCloseable {
         return this;
     }
 
-    /** The next frame the dialler sends, a request without payload (e.g. an imm-only write), polling it meanwhile. */
+    /**
+     * The next frame the dialler sends, a request without payload (e.g. an imm-only write, or a READ), polling it
+     * meanwhile.
+     */
     TcpFrame nextRequest(final TcpDomain dialler) throws IOException {
         final TcpFrame request = await(dialler, 0, "a request");
         final ByteBuffer header = ByteBuffer.allocate(TcpFrame.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         header.put(0, received, 0, TcpFrame.HEADER_LENGTH);
-        consume(TcpFrame.HEADER_LENGTH + (int) request.length());
+        consume(TcpFrame.HEADER_LENGTH + (int) payload(request));
         return new TcpFrame(header);
     }
 
@@ -104,13 +107,18 @@ final class RawAcceptor implements AutoCloseable {
     private TcpFrame await(final TcpDomain dialler, final int payloadAtLeast, final String what) throws IOException {
         final TcpFrame frame = new TcpFrame(received);
         while (received.position() < TcpFrame.HEADER_LENGTH
-                || received.position() < TcpFrame.HEADER_LENGTH + Math.max(payloadAtLeast, frame.length())) {
+                || received.position() < TcpFrame.HEADER_LENGTH + Math.max(payloadAtLeast, payload(frame))) {
             if (channel().read(received) < 0) {
                 throw new IOException("the dialler closed the connection before " + what);
             }
             poll(dialler, what);
         }
         return frame;
+    }
+
+    /** The payload bytes that follow the header: none for a READ, whose length is the length it asks for. */
+    private static long payload(final TcpFrame frame) {
+        return frame.type() == TcpFrame.READ ? 0 : frame.length();
     }
 
     private void consume(final int bytes) {
