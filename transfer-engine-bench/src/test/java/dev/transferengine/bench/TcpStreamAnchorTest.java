@@ -59,11 +59,18 @@ class TcpStreamAnchorTest {
         assertThat(line.get("region_mib").asInt()).isEqualTo(4);
         assertThat(line.get("page").asInt()).isZero();
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
-        final List<Long> sent = longs(line.get("sent_bytes"));
-        assertThat(sent).hasSize(4).allSatisfy(bytes -> assertThat(bytes).isPositive());
-        assertThat(longs(line.get("received_bytes")))
-                .as("each stream's bytes received")
-                .isEqualTo(sent);
+        assertEachStreamReceivedWhatItSent(line, 4);
+    }
+
+    @Test
+    void readsEachOfSeveralStreamsIntoTheShuffledPagesOfItsPart(@TempDir final Path dir) throws Exception {
+        assumeTrue(onPath("gcc"), "needs gcc");
+        final JsonNode line = stream(compile(dir), dir, 4, "1024", "4");
+        assertThat(line.get("streams").asInt()).isEqualTo(4);
+        assertThat(line.get("page").asInt()).isEqualTo(1024);
+        assertThat(line.get("gb_per_s").asDouble()).isPositive();
+        assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
+        assertEachStreamReceivedWhatItSent(line, 4);
     }
 
     @Test
@@ -120,6 +127,14 @@ class TcpStreamAnchorTest {
         command.addAll(List.of(pageBytesAndStreams));
         final String output = run(command, dir, 0);
         return JsonMapper.builder().build().readTree(output.lines().toList().getLast());
+    }
+
+    private static void assertEachStreamReceivedWhatItSent(final JsonNode line, final int streams) {
+        final List<Long> sent = longs(line.get("sent_bytes"));
+        assertThat(sent).hasSize(streams).allSatisfy(bytes -> assertThat(bytes).isPositive());
+        assertThat(longs(line.get("received_bytes")))
+                .as("each stream's bytes received")
+                .isEqualTo(sent);
     }
 
     private static List<Long> longs(final JsonNode array) {
