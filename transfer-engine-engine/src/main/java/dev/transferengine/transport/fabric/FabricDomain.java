@@ -223,6 +223,11 @@ final class FabricDomain implements Domain {
     private final ArrayDeque<FabricWriteChain> postingChains = new ArrayDeque<>();
 
     private final ArrayDeque<FabricWriteChain> spareChains = new ArrayDeque<>();
+    /**
+     * By slot: the chain whose held completions a delivery-complete write confirms, from its seal until it ended
+     * ({@link #settle}); null for every other slot.
+     */
+    private final @Nullable FabricWriteChain[] confirming;
     /** Negative acknowledgements, on tagged endpoints only; null where sends are untagged. */
     private final @Nullable FabricControl control;
     /** Control receive buffers posted now; they are not operations of the engine's. */
@@ -294,6 +299,7 @@ final class FabricDomain implements Domain {
         this.regions = new FabricRegions(endpoint, arena, caps, keys);
         this.peers = new FabricPeers(endpoint, arena, group, nic);
         this.ops = new FabricOps(arena, maxOps, endpoint.tagged());
+        this.confirming = new FabricWriteChain[ops.capacity()];
         this.postsPerPoll = postsPerPoll;
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.zeroByteWriteFlags =
@@ -526,16 +532,29 @@ final class FabricDomain implements Domain {
         final long immFlag = write.hasImm() ? FI_REMOTE_CQ_DATA : 0;
         if (chained) {
             if (length > 0) {
-                if (!chain.accepts(token, peer, rkey)) {
+                final boolean spannable = spannable(peer, length);
+                if (!chain.accepts(token, peer, rkey, spannable)) {
                     flushChain();
                 }
                 ops.flags[slot] = immFlag;
-                chain.add(slot, token, peer, rkey, remoteAddress, length);
+                chain.add(slot, token, peer, rkey, remoteAddress, length, spannable);
                 return;
             }
             flushChain();
         }
         submit(slot, (length == 0 ? zeroByteWriteFlags : writeFlags) | immFlag);
+    }
+
+    /**
+     * Whether a write of {@code length} bytes to {@code peer} may share a chain with other requests' writes: it goes
+     * as an inject, and the peer publishes its keys and its table checks every access (see the class comment).
+     */
+    private boolean spannable(final long peer, final long length) {
+        if (length > chainInjectBytes) {
+            return false;
+        }
+        final FabricShmKeys.View published = peers.keys(peer);
+        return published != null && published.checksEveryAccess();
     }
 
     /**
@@ -588,6 +607,7 @@ final class FabricDomain implements Domain {
             final int slot = chain.slot(i);
             if (chain.deliveryComplete(i)) {
                 ops.flags[slot] |= writeFlags;
+                confirming[slot] = chain;
             } else if (ops.length[slot] <= chainInjectBytes) {
                 ops.flags[slot] |= FI_INJECT | FI_TRANSMIT_COMPLETE; // no FI_COMPLETION: done when the post returns
                 ops.uncounted(slot);
@@ -595,11 +615,68 @@ final class FabricDomain implements Domain {
                 ops.flags[slot] |= FI_COMPLETION | FI_TRANSMIT_COMPLETE;
             }
         }
-        if (!postChain(chain)) {
-            postingChains.offerLast(chain);
-            final FabricWriteChain spare = spareChains.pollFirst();
-            chain = spare == null ? new FabricWriteChain() : spare;
+        final FabricWriteChain sealed = chain;
+        final FabricWriteChain spare = spareChains.pollFirst();
+        chain = spare == null ? new FabricWriteChain() : spare;
+        if (postChain(sealed)) {
+            handedOver(sealed);
+        } else {
+            postingChains.offerLast(sealed);
         }
+    }
+
+    /** {@code sealed} is posted no further; it is taken back once its confirmations ended too. */
+    private void handedOver(final FabricWriteChain sealed) {
+        sealed.handedOver();
+        if (sealed.settled()) {
+            sealed.clear();
+            spareChains.offerLast(sealed);
+        }
+    }
+
+    /**
+     * Ends the confirmation that write {@code slot} gives its chain, if it is a chain's delivery-complete write: with
+     * {@code failure} or (null) placed. When it was the chain's last one, the chain's held completions are reported:
+     * done where every delivery-complete write was placed, else failed ({@link #unconfirmed}). Called on every path
+     * that ends such a slot (completion, error, failed post, withdrawal, replacement, failure and close), before the
+     * slot's own report.
+     */
+    private void settle(final int slot, final @Nullable TransferEngineException failure) {
+        final FabricWriteChain sealed = confirming[slot];
+        if (sealed == null) {
+            return;
+        }
+        confirming[slot] = null;
+        if (!sealed.confirmationEnded(failure)) {
+            return;
+        }
+        final TransferEngineException failed = sealed.confirmationFailure();
+        final TransferEngineException error = failed == null ? null : unconfirmed(failed);
+        for (int run = 0; run < sealed.runs(); run++) {
+            if (error == null) {
+                listener.onComplete(sealed.runToken(run), sealed.runBytes(run), sealed.runPieces(run));
+            } else {
+                listener.onFailed(sealed.runToken(run), error, sealed.runPieces(run));
+            }
+        }
+        sealed.runsReported();
+        if (sealed.settled()) {
+            sealed.clear();
+            spareChains.offerLast(sealed);
+        }
+    }
+
+    /** The failure of held completions whose delivery-complete write failed with {@code cause}: of its type. */
+    private static TransferEngineException unconfirmed(final TransferEngineException cause) {
+        final String message = "the delivery-complete write that confirms this request's pages failed: "
+                + cause.getMessage() + "; its pages may have landed";
+        return switch (cause) {
+            case EngineClosedException closedCause -> new EngineClosedException(message);
+            case PeerUnreachableException unreachable ->
+                new PeerUnreachableException(unreachable.peer(), message, cause);
+            case RemoteAccessException refused -> new RemoteAccessException(refused.reason(), message);
+            default -> new TransferEngineException(message, cause);
+        };
     }
 
     /**
@@ -613,14 +690,12 @@ final class FabricDomain implements Domain {
      * write refused or failed at its post fails alone, as before.
      */
     private boolean postChain(final FabricWriteChain sealed) {
-        final long token = sealed.token();
         final long peer = sealed.peer();
         final FabricShmKeys.View published = peers.keys(peer);
         if (published != null) {
             published.enter();
         }
-        int injected = 0;
-        long injectedBytes = 0;
+        boolean injected = false;
         try {
             while (sealed.next() < sealed.size()) {
                 final int slot = sealed.slot(sealed.next());
@@ -632,20 +707,18 @@ final class FabricDomain implements Domain {
                 if (rc < 0) {
                     failPost(slot, rc);
                 } else if ((ops.flags[slot] & FI_COMPLETION) == 0) {
-                    injected++;
-                    injectedBytes += ops.length[slot];
+                    injected = true;
+                    sealed.hold(ops.token[slot], ops.length[slot]);
                     release(slot);
                 }
             }
-            sealed.clear();
             return true;
         } finally {
             if (published != null) {
                 published.exit();
             }
-            if (injected > 0) {
+            if (injected) {
                 peers.markReachable(peer);
-                listener.onComplete(token, injectedBytes, injected);
             }
         }
     }
@@ -655,7 +728,7 @@ final class FabricDomain implements Domain {
         for (int n = postingChains.size(); n > 0; n--) {
             final FabricWriteChain sealed = postingChains.removeFirst();
             if (postChain(sealed)) {
-                spareChains.offerLast(sealed);
+                handedOver(sealed);
                 done++;
             } else {
                 postingChains.offerLast(sealed);
@@ -1034,6 +1107,7 @@ final class FabricDomain implements Domain {
             refusedBeforePosting = null;
             final long token = ops.token[slot];
             release(slot);
+            settle(slot, refused);
             listener.onFailed(token, refused);
             return;
         }
@@ -1054,9 +1128,11 @@ final class FabricDomain implements Domain {
         if (closed || endpointLost) {
             return 0; // endpointLost: its endpoint is closed, and the domain failed (refusal() says so)
         }
-        int work = chain.size();
-        flushChain();
-        work += drainChains();
+        int work = drainChains();
+        if (chain.size() > 0 && !turnedAway(chain.peer())) {
+            work += chain.size();
+            flushChain();
+        }
         work += postOverdueAbandonments();
         if (control != null && pools.asking()) {
             work += askOverduePoolSizes();
@@ -1065,6 +1141,21 @@ final class FabricDomain implements Domain {
         work += readCompletions();
         peers.releaseClosed();
         return work;
+    }
+
+    /**
+     * Whether a sealed chain to {@code peer} waits in {@link #postingChains}: the chain being built then keeps growing
+     * (up to {@link FabricWriteChain#LIMIT}) instead of being posted behind it, so that what arrives during one
+     * delivery-complete round trip goes out behind one delivery-complete write.
+     */
+    private boolean turnedAway(final long peer) {
+        boolean waiting = false;
+        for (int n = postingChains.size(); n > 0; n--) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            waiting |= sealed.peer() == peer;
+            postingChains.offerLast(sealed);
+        }
+        return waiting;
     }
 
     /** Reads and handles up to {@link #CQ_BATCHES_PER_POLL} batches of completions; returns how many. */
@@ -1203,6 +1294,7 @@ final class FabricDomain implements Domain {
             if (kind == FabricOps.SEND && confirmations != null) {
                 confirmations.sendDone(peer);
             }
+            settle(slot, null); // the chain's held completions first, then this write's own
             listener.onComplete(token, bytes);
         }
     }
@@ -1369,12 +1461,12 @@ final class FabricDomain implements Domain {
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         if (peerAddress != null && epoch != peers.epoch(peer)) {
             // the connection it went on was reset (an operation to the peer timed out); what it said is the reset
-            listener.onFailed(
-                    token,
-                    new PeerUnreachableException(
-                            peerAddress,
-                            endpoint.provider() + ": the connection was reset after an operation to the peer timed"
-                                    + " out, dropping what was still queued for it (" + text + ")"));
+            final TransferEngineException reset = new PeerUnreachableException(
+                    peerAddress,
+                    endpoint.provider() + ": the connection was reset after an operation to the peer timed"
+                            + " out, dropping what was still queued for it (" + text + ")");
+            settle(slot, reset);
+            listener.onFailed(token, reset);
             return;
         }
         final TransferEngineException error = FabricFailures.translate(
@@ -1390,6 +1482,7 @@ final class FabricDomain implements Domain {
         if (kind == FabricOps.RECV) {
             receiveFailed(token, receiveBuffer, err, text);
         } else {
+            settle(slot, error);
             listener.onFailed(token, error);
         }
     }
@@ -1472,12 +1565,7 @@ final class FabricDomain implements Domain {
         controlReceives = 0;
         poolMessages.clear();
         failHeldSends(error);
-        chain.clear();
-        while (!postingChains.isEmpty()) {
-            final FabricWriteChain sealed = postingChains.removeFirst();
-            sealed.clear();
-            spareChains.offerLast(sealed);
-        }
+        abandonChains();
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             if (kind == 0) {
@@ -1485,9 +1573,22 @@ final class FabricDomain implements Domain {
             }
             final long token = ops.token[slot];
             release(slot);
+            settle(slot, error);
             if (kind == FabricOps.WRITE || kind == FabricOps.SEND) {
                 listener.onFailed(token, error); // control and receive buffers are nobody's operations
             }
+        }
+    }
+
+    /**
+     * Gives up the chain being built and the sealed chains waiting to be posted on: their slots stay in use, so the
+     * caller's pass over the slots fails them (and ends each chain's confirmations, which reports its held
+     * completions failed and takes it back).
+     */
+    private void abandonChains() {
+        chain.clear();
+        while (!postingChains.isEmpty()) {
+            handedOver(postingChains.removeFirst());
         }
     }
 
@@ -1592,8 +1693,10 @@ final class FabricDomain implements Domain {
             if (ops.peer[slot] == peer
                     && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
                 final long token = ops.token[slot];
+                final TransferEngineException goneError = new PeerUnreachableException(gone, reason);
                 release(slot);
-                listener.onFailed(token, new PeerUnreachableException(gone, reason));
+                settle(slot, goneError);
+                listener.onFailed(token, goneError);
             }
         }
         replaceEndpoint("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting"
@@ -1651,12 +1754,7 @@ final class FabricDomain implements Domain {
      */
     private void restartOnNewEndpoint(final TransferEngineException lost) {
         pending.clear();
-        chain.clear();
-        while (!postingChains.isEmpty()) {
-            final FabricWriteChain sealed = postingChains.removeFirst();
-            sealed.clear();
-            spareChains.offerLast(sealed);
-        }
+        abandonChains();
         for (final FabricPoolSizes.View view : pools.views().values()) {
             while (!view.held.isEmpty()) {
                 listener.onFailed(view.held.pollFirst().token(), lost);
@@ -1667,6 +1765,7 @@ final class FabricDomain implements Domain {
             final long token = ops.token[slot];
             if (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND) {
                 release(slot);
+                settle(slot, lost);
                 listener.onFailed(token, lost);
             } else if (kind == FabricOps.CONTROL_SEND) {
                 release(slot);
@@ -1690,23 +1789,26 @@ final class FabricDomain implements Domain {
         }
     }
 
+    /**
+     * Drops {@code token}'s posts that wait here: its writes in the chain being built, its writes not posted yet in
+     * the sealed chains waiting (but for a delivery-complete write of a chain that holds other requests' writes too:
+     * it is still posted, last, to confirm those), and its held completions in every chain, which are never reported.
+     */
     private void withdrawQueued(final long token) {
-        if (chain.size() > 0 && chain.token() == token) {
-            for (int i = 0; i < chain.size(); i++) {
-                release(chain.slot(i));
-            }
-            chain.clear();
-        }
+        withdrawFrom(chain, token);
         for (int n = postingChains.size(); n > 0; n--) {
             final FabricWriteChain sealed = postingChains.removeFirst();
-            if (sealed.token() == token) {
-                for (int i = sealed.next(); i < sealed.size(); i++) {
-                    release(sealed.slot(i));
-                }
-                sealed.clear();
-                spareChains.offerLast(sealed);
-            } else {
+            withdrawFrom(sealed, token);
+            if (sealed.next() < sealed.size()) {
                 postingChains.offerLast(sealed);
+            } else {
+                handedOver(sealed);
+            }
+        }
+        for (int slot = 0; slot < ops.kind.length; slot++) { // the slots made so far
+            final FabricWriteChain waiting = confirming[slot];
+            if (waiting != null) {
+                waiting.dropRuns(token);
             }
         }
         for (int n = pending.size(); n > 0; n--) {
@@ -1719,6 +1821,18 @@ final class FabricDomain implements Domain {
                 pending.offerInt(slot);
             }
         }
+    }
+
+    private void withdrawFrom(final FabricWriteChain held, final long token) {
+        held.dropRuns(token);
+        for (int i = held.next(); i < held.size(); i++) {
+            if (held.withdrawable(i, token)) {
+                final int slot = held.slot(i);
+                release(slot);
+                settle(slot, null); // its runs are dropped; the chain's others still wait for their own confirmation
+            }
+        }
+        held.withdraw(token);
     }
 
     /** Whether a cancelled operation's peers are reset (see {@link #cancel}). */
