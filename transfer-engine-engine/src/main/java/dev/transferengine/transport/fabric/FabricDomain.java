@@ -54,8 +54,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * while one is in flight to a peer, turns away every other operation to that peer with -FI_EAGAIN, so a paged write
  * posted delivery-complete page by page moves one page per target progress round trip. Where the provider is shm,
  * {@code fabric.deliveryComplete} is on and the endpoint's msg_order has FI_ORDER_WAW (asked for in
- * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
- * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
+ * {@link FabricDiscovery}), the consecutive writes of one request (or of several: below) to one peer and one remote
+ * key are held in a {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next
+ * {@link #poll()}: all
  * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
  * delivery-complete after all the others (only the last one, where every write's range was checked before posting:
  * see the third point below). A chain is posted strictly in that order: where the provider turns a post
@@ -89,18 +90,39 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
  * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
  *
+ * <p><b>Chains across requests (shm).</b> Where every write is an inject (below: it completes when its post returns)
+ * and the peer publishes its keys in a table that checks every access, writes to one peer and one key join one chain
+ * whatever request they belong to, up to {@link FabricWriteChain#LIMIT}, so one delivery-complete write confirms them
+ * all; and the chain being built is not posted at {@link #poll()} while a sealed chain to the same peer waits turned
+ * away (shm turns every post to a peer away while a delivery-complete write to it is in flight), so what arrives during
+ * one round trip goes out behind the next single delivery-complete write. The completions of a chain's injected
+ * writes, of all its requests, are held until its delivery-complete write(s) ended ({@link #settle}): shm handles a
+ * peer's commands in order and 2.1 completes delivery-complete operations in posting order, so that write's success
+ * means every earlier write of the chain was placed; the held completions are then reported, one report per run of
+ * one request's writes, before that write's own. Where it failed (a CQ error, a failed or refused post, the endpoint
+ * replaced, the domain failed or closed) every held completion fails with an error of the same type that names it
+ * ("its pages may have landed"): every path that ends a slot settles its chain first. The published keys matter:
+ * every write was checked against the target's entry right before its post, so a write the target would refuse is
+ * never queued but fails alone; without them such a write leaves shm stuck toward the peer, and a chain across
+ * requests would leave all its requests to the operation timeout instead of one. So larger writes, peers that publish
+ * no keys (or more than their table holds) and other providers keep chains of one request. A cancelled request
+ * leaves: its held completions are forgotten and its writes not posted yet are taken out, except a delivery-complete
+ * write that still confirms other requests' writes: that one is posted, last, and its report is for a token the
+ * engine ended (it ignores it).
+ *
  * <p>The imms of consecutive CQ entries with the same reservation (a paged write's pages from one writer) are
- * reported in one {@link DomainListener#onImms} after the batch, and the inner writes a chain's pass posted as
- * injects (below) in one {@link DomainListener#onComplete(long, long, int)}: the engine then handles one event for
- * them, not one per page; what it counts is unchanged.
+ * reported in one {@link DomainListener#onImms} after the batch, and a request's inner writes a chain posted as
+ * injects (below) in one {@link DomainListener#onComplete(long, long, int)} when the chain's delivery-complete write
+ * completed: the engine then handles one event for them, not one per page; what it counts is unchanged.
  *
  * <p><b>Injected inner writes (shm).</b> A chain's transmit-complete writes of at most tx_attr.inject_size bytes go
  * as FI_INJECT without FI_COMPLETION (the endpoint binds its transmit completions FI_SELECTIVE_COMPLETION on shm,
  * and every other post asks for its completion): shm copies such a write into the peer's command queue before
  * the post returns and, without the flag, would have written its transmit completion right then, so it completes
- * when its post returns, with no CQ entry to write, read and look up, and its slot is free at once. The fabtests
- * anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a page pays none here. The chain's
- * delivery-complete writes still carry their completions, and the request still ends only with them.
+ * when its post returns, with no CQ entry to write, read and look up, and its slot is free at once; its completion is
+ * held with the chain (above). The fabtests anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a
+ * page pays none here. The chain's delivery-complete writes still carry their completions, and the request still
+ * ends only with them.
  *
  * <p><b>A gone shm peer.</b> libfabric 2.1's shm completes an endpoint's SAR, CMA and delivery-complete operations
  * in posting order from one response queue for all peers, which lives in the endpoint's own shared-memory region
@@ -680,14 +702,13 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Posts a sealed chain on from where it stopped; true (and the chain cleared) once every write was handed over.
-     * One pass counts itself in at the peer's published keys once ({@link FabricShmKeys.View#enter}), each write
-     * still checked right before its post, and reports the inner writes posted as injects in one
-     * {@link DomainListener#onComplete(long, long, int)}: shm copied such a write's bytes into the peer's queue before
-     * the post returned, where it would have written the same transmit completion at once ({@code smr_generic_rma}),
-     * and reports a failure of it as the post's rc. They complete here, as CQ entries would have made them complete at
-     * the next poll; their request still ends only with the chain's delivery-complete write(s), posted after them. A
-     * write refused or failed at its post fails alone, as before.
+     * Posts a sealed chain on from where it stopped; true once every write was handed over. One pass counts itself in
+     * at the peer's published keys once ({@link FabricShmKeys.View#enter}), each write still checked right before its
+     * post, and holds the completions of the inner writes posted as injects in the chain ({@link
+     * FabricWriteChain#hold}): shm copied such a write's bytes into the peer's queue before the post returned, where it
+     * would have written the same transmit completion at once ({@code smr_generic_rma}), and reports a failure of it
+     * as the post's rc. They are reported with the chain's delivery-complete write(s), posted after them ({@link
+     * #settle}). A write refused or failed at its post fails alone, as before.
      */
     private boolean postChain(final FabricWriteChain sealed) {
         final long peer = sealed.peer();
