@@ -131,24 +131,36 @@ final class FabricWriteChain {
         }
         final int lowSlot = slots[lowest];
         final long lowToken = tokens[lowest];
+        final long lowStart = starts[lowest];
+        final long lowEnd = ends[lowest];
         final int highSlot = slots[highest];
         final long highToken = tokens[highest];
+        final long highStart = starts[highest];
+        final long highEnd = ends[highest];
         int to = 0;
         for (int i = 0; i < size; i++) {
             if (i != lowest && i != highest) {
-                slots[to] = slots[i];
-                tokens[to++] = tokens[i];
+                move(i, to++);
             }
         }
         firstBound = to;
-        slots[to] = lowSlot;
-        tokens[to++] = lowToken;
+        put(to++, lowSlot, lowToken, lowStart, lowEnd);
         if (highest != lowest) {
-            slots[to] = highSlot;
-            tokens[to] = highToken;
+            put(to, highSlot, highToken, highStart, highEnd);
         }
         next = 0;
         confirmations = size - firstBound;
+    }
+
+    private void move(final int from, final int to) {
+        put(to, slots[from], tokens[from], starts[from], ends[from]);
+    }
+
+    private void put(final int i, final int slot, final long token, final long start, final long end) {
+        slots[i] = slot;
+        tokens[i] = token;
+        starts[i] = start;
+        ends[i] = end;
     }
 
     int size() {
@@ -196,10 +208,7 @@ final class FabricWriteChain {
                     bound--;
                 }
             } else {
-                slots[to] = slots[i];
-                tokens[to] = tokens[i];
-                starts[to] = starts[i];
-                ends[to++] = ends[i];
+                move(i, to++);
             }
         }
         size = to;
