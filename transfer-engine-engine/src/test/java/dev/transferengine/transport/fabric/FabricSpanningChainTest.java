@@ -1,6 +1,7 @@
 package dev.transferengine.transport.fabric;
 
 import dev.transferengine.Device;
+import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.RecordingDomainListener;
@@ -220,6 +221,30 @@ class FabricSpanningChainTest {
                 .filteredOn(e -> String.valueOf(e.getMessage()).contains("the delivery-complete write that confirms"))
                 .as("held runs failed with the refusal named")
                 .hasSize(REQUESTS);
+    }
+
+    /**
+     * The initiator closes while its chain's delivery-complete write is outstanding (the target has not polled):
+     * every request still ends with all its pages accounted for once, done (the close read the write's completion
+     * while waiting for the target of this process to read its posts) or failed as closed, never dropped.
+     */
+    @Test
+    void closingWithAChainsDeliveryCompleteWriteOutstandingEndsEveryHeldRequestOnce() {
+        final Pair pair = new Pair(ROOM * PAGES);
+        for (int request = 0; request < REQUESTS; request++) {
+            pair.writeRequest(request);
+        }
+        pair.initiator.poll();
+        assertThat(pair.initiator.outstanding()).isEqualTo(1);
+
+        pair.initiator.close();
+
+        for (long request = 0; request < REQUESTS; request++) {
+            assertThat(pair.events.done(request) + pair.events.failedPieces.getOrDefault(request, 0))
+                    .as("pages of request %d accounted for", request)
+                    .isEqualTo(PAGES);
+        }
+        assertThat(pair.events.failures).allSatisfy(e -> assertThat(e).isInstanceOf(EngineClosedException.class));
     }
 
     /**
