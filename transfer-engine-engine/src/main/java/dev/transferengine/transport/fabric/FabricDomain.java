@@ -54,8 +54,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * while one is in flight to a peer, turns away every other operation to that peer with -FI_EAGAIN, so a paged write
  * posted delivery-complete page by page moves one page per target progress round trip. Where the provider is shm,
  * {@code fabric.deliveryComplete} is on and the endpoint's msg_order has FI_ORDER_WAW (asked for in
- * {@link FabricDiscovery}), the consecutive writes of one request to one peer and one remote key are held in a
- * {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next {@link #poll()}: all
+ * {@link FabricDiscovery}), the consecutive writes of one request (or of several: below) to one peer and one remote
+ * key are held in a {@link FabricWriteChain} and posted when the next write goes elsewhere or at the next
+ * {@link #poll()}: all
  * transmit-complete except the one starting lowest and the one ending highest in the remote region, which go
  * delivery-complete after all the others (only the last one, where every write's range was checked before posting:
  * see the third point below). A chain is posted strictly in that order: where the provider turns a post
@@ -89,18 +90,39 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
  * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
  *
+ * <p><b>Chains across requests (shm).</b> Where every write is an inject (below: it completes when its post returns)
+ * and the peer publishes its keys in a table that checks every access, writes to one peer and one key join one chain
+ * whatever request they belong to, up to {@link FabricWriteChain#LIMIT}, so one delivery-complete write confirms them
+ * all; and the chain being built is not posted at {@link #poll()} while a sealed chain to the same peer waits turned
+ * away (shm turns every post to a peer away while a delivery-complete write to it is in flight), so what arrives during
+ * one round trip goes out behind the next single delivery-complete write. The completions of a chain's injected
+ * writes, of all its requests, are held until its delivery-complete write(s) ended ({@link #settle}): shm handles a
+ * peer's commands in order and 2.1 completes delivery-complete operations in posting order, so that write's success
+ * means every earlier write of the chain was placed; the held completions are then reported, one report per run of
+ * one request's writes, before that write's own. Where it failed (a CQ error, a failed or refused post, the endpoint
+ * replaced, the domain failed or closed) every held completion fails with an error of the same type that names it
+ * ("its pages may have landed"): every path that ends a slot settles its chain first. The published keys matter:
+ * every write was checked against the target's entry right before its post, so a write the target would refuse is
+ * never queued but fails alone; without them such a write leaves shm stuck toward the peer, and a chain across
+ * requests would leave all its requests to the operation timeout instead of one. So larger writes, peers that publish
+ * no keys (or more than their table holds) and other providers keep chains of one request. A cancelled request
+ * leaves: its held completions are forgotten and its writes not posted yet are taken out, except a delivery-complete
+ * write that still confirms other requests' writes: that one is posted, last, and its report is for a token the
+ * engine ended (it ignores it).
+ *
  * <p>The imms of consecutive CQ entries with the same reservation (a paged write's pages from one writer) are
- * reported in one {@link DomainListener#onImms} after the batch, and the inner writes a chain's pass posted as
- * injects (below) in one {@link DomainListener#onComplete(long, long, int)}: the engine then handles one event for
- * them, not one per page; what it counts is unchanged.
+ * reported in one {@link DomainListener#onImms} after the batch, and a request's inner writes a chain posted as
+ * injects (below) in one {@link DomainListener#onComplete(long, long, int)} when the chain's delivery-complete write
+ * completed: the engine then handles one event for them, not one per page; what it counts is unchanged.
  *
  * <p><b>Injected inner writes (shm).</b> A chain's transmit-complete writes of at most tx_attr.inject_size bytes go
  * as FI_INJECT without FI_COMPLETION (the endpoint binds its transmit completions FI_SELECTIVE_COMPLETION on shm,
  * and every other post asks for its completion): shm copies such a write into the peer's command queue before
  * the post returns and, without the flag, would have written its transmit completion right then, so it completes
- * when its post returns, with no CQ entry to write, read and look up, and its slot is free at once. The fabtests
- * anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a page pays none here. The chain's
- * delivery-complete writes still carry their completions, and the request still ends only with them.
+ * when its post returns, with no CQ entry to write, read and look up, and its slot is free at once; its completion is
+ * held with the chain (above). The fabtests anchor ({@code fi_rma_bw -o writedata}) pays one CQ entry per write; a
+ * page pays none here. The chain's delivery-complete writes still carry their completions, and the request still
+ * ends only with them.
  *
  * <p><b>A gone shm peer.</b> libfabric 2.1's shm completes an endpoint's SAR, CMA and delivery-complete operations
  * in posting order from one response queue for all peers, which lives in the endpoint's own shared-memory region
@@ -223,6 +245,11 @@ final class FabricDomain implements Domain {
     private final ArrayDeque<FabricWriteChain> postingChains = new ArrayDeque<>();
 
     private final ArrayDeque<FabricWriteChain> spareChains = new ArrayDeque<>();
+    /**
+     * By slot: the chain whose held completions a delivery-complete write confirms, from its seal until it ended
+     * ({@link #settle}); null for every other slot.
+     */
+    private final @Nullable FabricWriteChain[] confirming;
     /** Negative acknowledgements, on tagged endpoints only; null where sends are untagged. */
     private final @Nullable FabricControl control;
     /** Control receive buffers posted now; they are not operations of the engine's. */
@@ -294,6 +321,7 @@ final class FabricDomain implements Domain {
         this.regions = new FabricRegions(endpoint, arena, caps, keys);
         this.peers = new FabricPeers(endpoint, arena, group, nic);
         this.ops = new FabricOps(arena, maxOps, endpoint.tagged());
+        this.confirming = new FabricWriteChain[ops.capacity()];
         this.postsPerPoll = postsPerPoll;
         this.writeFlags = FI_COMPLETION | (deliveryComplete ? FI_DELIVERY_COMPLETE : 0);
         this.zeroByteWriteFlags =
@@ -526,16 +554,29 @@ final class FabricDomain implements Domain {
         final long immFlag = write.hasImm() ? FI_REMOTE_CQ_DATA : 0;
         if (chained) {
             if (length > 0) {
-                if (!chain.accepts(token, peer, rkey)) {
+                final boolean spannable = spannable(peer, length);
+                if (!chain.accepts(token, peer, rkey, spannable)) {
                     flushChain();
                 }
                 ops.flags[slot] = immFlag;
-                chain.add(slot, token, peer, rkey, remoteAddress, length);
+                chain.add(slot, token, peer, rkey, remoteAddress, length, spannable);
                 return;
             }
             flushChain();
         }
         submit(slot, (length == 0 ? zeroByteWriteFlags : writeFlags) | immFlag);
+    }
+
+    /**
+     * Whether a write of {@code length} bytes to {@code peer} may share a chain with other requests' writes: it goes
+     * as an inject, and the peer publishes its keys and its table checks every access (see the class comment).
+     */
+    private boolean spannable(final long peer, final long length) {
+        if (length > chainInjectBytes) {
+            return false;
+        }
+        final FabricShmKeys.View published = peers.keys(peer);
+        return published != null && published.checksEveryAccess();
     }
 
     /**
@@ -588,6 +629,7 @@ final class FabricDomain implements Domain {
             final int slot = chain.slot(i);
             if (chain.deliveryComplete(i)) {
                 ops.flags[slot] |= writeFlags;
+                confirming[slot] = chain;
             } else if (ops.length[slot] <= chainInjectBytes) {
                 ops.flags[slot] |= FI_INJECT | FI_TRANSMIT_COMPLETE; // no FI_COMPLETION: done when the post returns
                 ops.uncounted(slot);
@@ -595,32 +637,86 @@ final class FabricDomain implements Domain {
                 ops.flags[slot] |= FI_COMPLETION | FI_TRANSMIT_COMPLETE;
             }
         }
-        if (!postChain(chain)) {
-            postingChains.offerLast(chain);
-            final FabricWriteChain spare = spareChains.pollFirst();
-            chain = spare == null ? new FabricWriteChain() : spare;
+        final FabricWriteChain sealed = chain;
+        final FabricWriteChain spare = spareChains.pollFirst();
+        chain = spare == null ? new FabricWriteChain() : spare;
+        if (postChain(sealed)) {
+            handedOver(sealed);
+        } else {
+            postingChains.offerLast(sealed);
+        }
+    }
+
+    /** {@code sealed} is posted no further; it is taken back once its confirmations ended too. */
+    private void handedOver(final FabricWriteChain sealed) {
+        sealed.handedOver();
+        if (sealed.settled()) {
+            sealed.clear();
+            spareChains.offerLast(sealed);
         }
     }
 
     /**
-     * Posts a sealed chain on from where it stopped; true (and the chain cleared) once every write was handed over.
-     * One pass counts itself in at the peer's published keys once ({@link FabricShmKeys.View#enter}), each write
-     * still checked right before its post, and reports the inner writes posted as injects in one
-     * {@link DomainListener#onComplete(long, long, int)}: shm copied such a write's bytes into the peer's queue before
-     * the post returned, where it would have written the same transmit completion at once ({@code smr_generic_rma}),
-     * and reports a failure of it as the post's rc. They complete here, as CQ entries would have made them complete at
-     * the next poll; their request still ends only with the chain's delivery-complete write(s), posted after them. A
-     * write refused or failed at its post fails alone, as before.
+     * Ends the confirmation that write {@code slot} gives its chain, if it is a chain's delivery-complete write: with
+     * {@code failure} or (null) placed. When it was the chain's last one, the chain's held completions are reported:
+     * done where every delivery-complete write was placed, else failed ({@link #unconfirmed}). Called on every path
+     * that ends such a slot (completion, error, failed post, withdrawal, replacement, failure and close), before the
+     * slot's own report.
+     */
+    private void settle(final int slot, final @Nullable TransferEngineException failure) {
+        final FabricWriteChain sealed = confirming[slot];
+        if (sealed == null) {
+            return;
+        }
+        confirming[slot] = null;
+        if (!sealed.confirmationEnded(failure)) {
+            return;
+        }
+        final TransferEngineException failed = sealed.confirmationFailure();
+        final TransferEngineException error = failed == null ? null : unconfirmed(failed);
+        for (int run = 0; run < sealed.runs(); run++) {
+            if (error == null) {
+                listener.onComplete(sealed.runToken(run), sealed.runBytes(run), sealed.runPieces(run));
+            } else {
+                listener.onFailed(sealed.runToken(run), error, sealed.runPieces(run));
+            }
+        }
+        sealed.runsReported();
+        if (sealed.settled()) {
+            sealed.clear();
+            spareChains.offerLast(sealed);
+        }
+    }
+
+    /** The failure of held completions whose delivery-complete write failed with {@code cause}: of its type. */
+    private static TransferEngineException unconfirmed(final TransferEngineException cause) {
+        final String message = "the delivery-complete write that confirms this request's pages failed: "
+                + cause.getMessage() + "; its pages may have landed";
+        return switch (cause) {
+            case EngineClosedException closedCause -> new EngineClosedException(message);
+            case PeerUnreachableException unreachable ->
+                new PeerUnreachableException(unreachable.peer(), message, cause);
+            case RemoteAccessException refused -> new RemoteAccessException(refused.reason(), message);
+            default -> new TransferEngineException(message, cause);
+        };
+    }
+
+    /**
+     * Posts a sealed chain on from where it stopped; true once every write was handed over. One pass counts itself in
+     * at the peer's published keys once ({@link FabricShmKeys.View#enter}), each write still checked right before its
+     * post, and holds the completions of the inner writes posted as injects in the chain ({@link
+     * FabricWriteChain#hold}): shm copied such a write's bytes into the peer's queue before the post returned, where it
+     * would have written the same transmit completion at once ({@code smr_generic_rma}), and reports a failure of it
+     * as the post's rc. They are reported with the chain's delivery-complete write(s), posted after them ({@link
+     * #settle}). A write refused or failed at its post fails alone, as before.
      */
     private boolean postChain(final FabricWriteChain sealed) {
-        final long token = sealed.token();
         final long peer = sealed.peer();
         final FabricShmKeys.View published = peers.keys(peer);
         if (published != null) {
             published.enter();
         }
-        int injected = 0;
-        long injectedBytes = 0;
+        boolean injected = false;
         try {
             while (sealed.next() < sealed.size()) {
                 final int slot = sealed.slot(sealed.next());
@@ -632,20 +728,18 @@ final class FabricDomain implements Domain {
                 if (rc < 0) {
                     failPost(slot, rc);
                 } else if ((ops.flags[slot] & FI_COMPLETION) == 0) {
-                    injected++;
-                    injectedBytes += ops.length[slot];
+                    injected = true;
+                    sealed.hold(ops.token[slot], ops.length[slot]);
                     release(slot);
                 }
             }
-            sealed.clear();
             return true;
         } finally {
             if (published != null) {
                 published.exit();
             }
-            if (injected > 0) {
+            if (injected) {
                 peers.markReachable(peer);
-                listener.onComplete(token, injectedBytes, injected);
             }
         }
     }
@@ -655,7 +749,7 @@ final class FabricDomain implements Domain {
         for (int n = postingChains.size(); n > 0; n--) {
             final FabricWriteChain sealed = postingChains.removeFirst();
             if (postChain(sealed)) {
-                spareChains.offerLast(sealed);
+                handedOver(sealed);
                 done++;
             } else {
                 postingChains.offerLast(sealed);
@@ -1034,6 +1128,7 @@ final class FabricDomain implements Domain {
             refusedBeforePosting = null;
             final long token = ops.token[slot];
             release(slot);
+            settle(slot, refused);
             listener.onFailed(token, refused);
             return;
         }
@@ -1054,9 +1149,11 @@ final class FabricDomain implements Domain {
         if (closed || endpointLost) {
             return 0; // endpointLost: its endpoint is closed, and the domain failed (refusal() says so)
         }
-        int work = chain.size();
-        flushChain();
-        work += drainChains();
+        int work = drainChains();
+        if (chain.size() > 0 && !turnedAway(chain.peer())) {
+            work += chain.size();
+            flushChain();
+        }
         work += postOverdueAbandonments();
         if (control != null && pools.asking()) {
             work += askOverduePoolSizes();
@@ -1065,6 +1162,21 @@ final class FabricDomain implements Domain {
         work += readCompletions();
         peers.releaseClosed();
         return work;
+    }
+
+    /**
+     * Whether a sealed chain to {@code peer} waits in {@link #postingChains}: the chain being built then keeps growing
+     * (up to {@link FabricWriteChain#LIMIT}) instead of being posted behind it, so that what arrives during one
+     * delivery-complete round trip goes out behind one delivery-complete write.
+     */
+    private boolean turnedAway(final long peer) {
+        boolean waiting = false;
+        for (int n = postingChains.size(); n > 0; n--) {
+            final FabricWriteChain sealed = postingChains.removeFirst();
+            waiting |= sealed.peer() == peer;
+            postingChains.offerLast(sealed);
+        }
+        return waiting;
     }
 
     /** Reads and handles up to {@link #CQ_BATCHES_PER_POLL} batches of completions; returns how many. */
@@ -1203,6 +1315,7 @@ final class FabricDomain implements Domain {
             if (kind == FabricOps.SEND && confirmations != null) {
                 confirmations.sendDone(peer);
             }
+            settle(slot, null); // the chain's held completions first, then this write's own
             listener.onComplete(token, bytes);
         }
     }
@@ -1369,12 +1482,12 @@ final class FabricDomain implements Domain {
         final NetworkAddress peerAddress = kind == FabricOps.RECV ? null : peers.address(peer);
         if (peerAddress != null && epoch != peers.epoch(peer)) {
             // the connection it went on was reset (an operation to the peer timed out); what it said is the reset
-            listener.onFailed(
-                    token,
-                    new PeerUnreachableException(
-                            peerAddress,
-                            endpoint.provider() + ": the connection was reset after an operation to the peer timed"
-                                    + " out, dropping what was still queued for it (" + text + ")"));
+            final TransferEngineException reset = new PeerUnreachableException(
+                    peerAddress,
+                    endpoint.provider() + ": the connection was reset after an operation to the peer timed"
+                            + " out, dropping what was still queued for it (" + text + ")");
+            settle(slot, reset);
+            listener.onFailed(token, reset);
             return;
         }
         final TransferEngineException error = FabricFailures.translate(
@@ -1390,6 +1503,7 @@ final class FabricDomain implements Domain {
         if (kind == FabricOps.RECV) {
             receiveFailed(token, receiveBuffer, err, text);
         } else {
+            settle(slot, error);
             listener.onFailed(token, error);
         }
     }
@@ -1472,12 +1586,7 @@ final class FabricDomain implements Domain {
         controlReceives = 0;
         poolMessages.clear();
         failHeldSends(error);
-        chain.clear();
-        while (!postingChains.isEmpty()) {
-            final FabricWriteChain sealed = postingChains.removeFirst();
-            sealed.clear();
-            spareChains.offerLast(sealed);
-        }
+        abandonChains();
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             if (kind == 0) {
@@ -1485,9 +1594,22 @@ final class FabricDomain implements Domain {
             }
             final long token = ops.token[slot];
             release(slot);
+            settle(slot, error);
             if (kind == FabricOps.WRITE || kind == FabricOps.SEND) {
                 listener.onFailed(token, error); // control and receive buffers are nobody's operations
             }
+        }
+    }
+
+    /**
+     * Gives up the chain being built and the sealed chains waiting to be posted on: their slots stay in use, so the
+     * caller's pass over the slots fails them (and ends each chain's confirmations, which reports its held
+     * completions failed and takes it back).
+     */
+    private void abandonChains() {
+        chain.clear();
+        while (!postingChains.isEmpty()) {
+            handedOver(postingChains.removeFirst());
         }
     }
 
@@ -1592,8 +1714,10 @@ final class FabricDomain implements Domain {
             if (ops.peer[slot] == peer
                     && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
                 final long token = ops.token[slot];
+                final TransferEngineException goneError = new PeerUnreachableException(gone, reason);
                 release(slot);
-                listener.onFailed(token, new PeerUnreachableException(gone, reason));
+                settle(slot, goneError);
+                listener.onFailed(token, goneError);
             }
         }
         replaceEndpoint("shm peer " + gone + ": " + reason + "; this endpoint completes its operations in posting"
@@ -1651,12 +1775,7 @@ final class FabricDomain implements Domain {
      */
     private void restartOnNewEndpoint(final TransferEngineException lost) {
         pending.clear();
-        chain.clear();
-        while (!postingChains.isEmpty()) {
-            final FabricWriteChain sealed = postingChains.removeFirst();
-            sealed.clear();
-            spareChains.offerLast(sealed);
-        }
+        abandonChains();
         for (final FabricPoolSizes.View view : pools.views().values()) {
             while (!view.held.isEmpty()) {
                 listener.onFailed(view.held.pollFirst().token(), lost);
@@ -1667,6 +1786,7 @@ final class FabricDomain implements Domain {
             final long token = ops.token[slot];
             if (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND) {
                 release(slot);
+                settle(slot, lost);
                 listener.onFailed(token, lost);
             } else if (kind == FabricOps.CONTROL_SEND) {
                 release(slot);
@@ -1690,23 +1810,26 @@ final class FabricDomain implements Domain {
         }
     }
 
+    /**
+     * Drops {@code token}'s posts that wait here: its writes in the chain being built, its writes not posted yet in
+     * the sealed chains waiting (but for a delivery-complete write of a chain that holds other requests' writes too:
+     * it is still posted, last, to confirm those), and its held completions in every chain, which are never reported.
+     */
     private void withdrawQueued(final long token) {
-        if (chain.size() > 0 && chain.token() == token) {
-            for (int i = 0; i < chain.size(); i++) {
-                release(chain.slot(i));
-            }
-            chain.clear();
-        }
+        withdrawFrom(chain, token);
         for (int n = postingChains.size(); n > 0; n--) {
             final FabricWriteChain sealed = postingChains.removeFirst();
-            if (sealed.token() == token) {
-                for (int i = sealed.next(); i < sealed.size(); i++) {
-                    release(sealed.slot(i));
-                }
-                sealed.clear();
-                spareChains.offerLast(sealed);
-            } else {
+            withdrawFrom(sealed, token);
+            if (sealed.next() < sealed.size()) {
                 postingChains.offerLast(sealed);
+            } else {
+                handedOver(sealed);
+            }
+        }
+        for (int slot = 0; slot < ops.kind.length; slot++) { // the slots made so far
+            final FabricWriteChain waiting = confirming[slot];
+            if (waiting != null) {
+                waiting.dropRuns(token);
             }
         }
         for (int n = pending.size(); n > 0; n--) {
@@ -1719,6 +1842,18 @@ final class FabricDomain implements Domain {
                 pending.offerInt(slot);
             }
         }
+    }
+
+    private void withdrawFrom(final FabricWriteChain held, final long token) {
+        held.dropRuns(token);
+        for (int i = held.next(); i < held.size(); i++) {
+            if (held.withdrawable(i, token)) {
+                final int slot = held.slot(i);
+                release(slot);
+                settle(slot, null); // its runs are dropped; the chain's others still wait for their own confirmation
+            }
+        }
+        held.withdraw(token);
     }
 
     /** Whether a cancelled operation's peers are reset (see {@link #cancel}). */

@@ -198,13 +198,13 @@ class FabricWriteChainTest {
     }
 
     /**
-     * A chain's inner pages go as injects without a completion entry: they are reported done when the initiator posts
-     * them, before the target made any progress, in one report, and hold no operation slot. The target publishes its
-     * keys, so every page was checked against its region before posting and only the last page goes
-     * delivery-complete: it stays outstanding until the target handled it, and the request with it.
+     * A chain's inner pages go as injects without a completion entry: they hold no operation slot once posted, but are
+     * reported done only with the chain's delivery-complete write, in one report just before that write's own. The
+     * target publishes its keys, so every page was checked against its region before posting and only the last page
+     * goes delivery-complete: it stays outstanding until the target handled it, and the request with it.
      */
     @Test
-    void theInnerPagesOfAChainAreDoneWhenPostedInOneReportAndOnlyTheLastPageWaitsForTheTarget() {
+    void theInnerPagesOfAChainHoldNoSlotAndAreReportedInOneReportWithTheLastPage() {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final Pair pair = new Pair(targetEvents);
         final long dstKey = pair.target.register(pair.dst, Device.host());
@@ -217,14 +217,14 @@ class FabricWriteChainTest {
 
         assertThat(pair.initiatorEvents.completed(TOKEN))
                 .as("pages reported done before the target polled")
-                .isEqualTo(PAGES - 1);
-        assertThat(pair.initiatorEvents.reports.get(TOKEN))
-                .as("reports of them")
-                .isEqualTo(1);
+                .isZero();
         assertThat(pair.initiator.outstanding()).as("operations still held").isEqualTo(1);
 
         fixture.pollUntil(
                 () -> pair.initiatorEvents.completed(TOKEN) == PAGES && targetEvents.imms.size() == PAGES + 1);
+        assertThat(pair.initiatorEvents.reports.get(TOKEN))
+                .as("reports of them: the held pages, then the last page")
+                .isEqualTo(2);
         assertThat(pair.initiatorEvents.failed).isEmpty();
         assertThat(pair.pagesPlaced()).isEqualTo(PAGES);
         assertThat(pair.initiator.outstanding()).isZero();
@@ -372,12 +372,13 @@ class FabricWriteChainTest {
     }
 
     /**
-     * Sixteen requests to one peer at once, so that shm turns posts away while a delivery-complete write is in flight
-     * and chains wait part-posted; with the target closing its region after a few passes, or never. A request counts
-     * as done once all its pages reported done, and then every one of its pages is in place.
+     * Sixteen requests to one peer, the initiator polling after each, so that shm turns posts away while a
+     * delivery-complete write is in flight, chains wait part-posted and the chain after them grows meanwhile (over
+     * several requests); with the target closing its region after a few passes, or never. A request counts as done
+     * once all its pages reported done, and then every one of its pages is in place.
      */
     @ParameterizedTest(name = "region closed after {0} passes (0: never)")
-    @ValueSource(ints = {0, 8})
+    @ValueSource(ints = {0, 2})
     void requestsWhosePostsTheProviderTurnsAwayCompleteOnlyWithEveryPageInPlace(final int passes) {
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final Pair pair = new Pair(targetEvents);
@@ -387,6 +388,7 @@ class FabricWriteChainTest {
             for (int page = 0; page < PAGES; page++) {
                 pair.writePage(request, request * PAGES + page, dstKey);
             }
+            pair.initiator.poll();
         }
         if (passes > 0) {
             for (int i = 0; i < passes; i++) {
@@ -452,7 +454,7 @@ class FabricWriteChainTest {
     @Test
     void aSealedChainPostsTheWritesBoundingItsRangeLastAndTakesNoMoreWrites() {
         final FabricWriteChain chain = new FabricWriteChain();
-        assertThat(chain.accepts(1, 2, 3)).isTrue();
+        assertThat(chain.accepts(1, 2, 3, false)).isTrue();
         final List<long[]> writes = List.of(
                 new long[] {4096, 1024}, // slot 100
                 new long[] {1024, 1024}, // slot 101: lowest start
@@ -460,12 +462,12 @@ class FabricWriteChainTest {
                 new long[] {8192, 1024}, // slot 103: highest end
                 new long[] {8704, 512}); // slot 104: ties the highest end
         for (int i = 0; i < writes.size(); i++) {
-            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1]);
+            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1], false);
         }
-        assertThat(chain.accepts(1, 2, 3)).isTrue();
-        assertThat(chain.accepts(9, 2, 3)).as("another request").isFalse();
-        assertThat(chain.accepts(1, 9, 3)).as("another peer").isFalse();
-        assertThat(chain.accepts(1, 2, 9)).as("another key").isFalse();
+        assertThat(chain.accepts(1, 2, 3, false)).isTrue();
+        assertThat(chain.accepts(9, 2, 3, false)).as("another request").isFalse();
+        assertThat(chain.accepts(1, 9, 3, false)).as("another peer").isFalse();
+        assertThat(chain.accepts(1, 2, 9, false)).as("another key").isFalse();
 
         chain.seal(false);
         final List<Integer> order = new ArrayList<>();
@@ -476,14 +478,14 @@ class FabricWriteChainTest {
         }
         assertThat(order).containsExactly(100, 102, 104, 101, 103);
         assertThat(deliveryComplete).containsExactly(false, false, false, true, true);
-        assertThat(chain.accepts(1, 2, 3)).as("sealed").isFalse();
+        assertThat(chain.accepts(1, 2, 3, false)).as("sealed").isFalse();
         assertThat(chain.next()).isZero();
         chain.advance();
         assertThat(chain.next()).isEqualTo(1);
 
         chain.clear();
         for (int i = 0; i < writes.size(); i++) {
-            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1]);
+            chain.add(100 + i, 1, 2, 3, writes.get(i)[0], writes.get(i)[1], false);
         }
         chain.seal(true);
         order.clear();
@@ -496,18 +498,99 @@ class FabricWriteChainTest {
         assertThat(deliveryComplete).containsExactly(false, false, false, false, true);
 
         chain.clear();
-        assertThat(chain.accepts(9, 9, 9)).isTrue();
-        chain.add(7, 9, 9, 9, 0, 1);
+        assertThat(chain.accepts(9, 9, 9, false)).isTrue();
+        chain.add(7, 9, 9, 9, 0, 1, false);
         chain.seal(false);
         assertThat(chain.size()).isEqualTo(1);
         assertThat(chain.deliveryComplete(0)).as("a chain of one").isTrue();
 
         chain.clear();
         for (int i = 0; i < FabricWriteChain.LIMIT; i++) {
-            chain.add(i, 9, 9, 9, i, 1);
+            chain.add(i, 9, 9, 9, i, 1, true);
         }
-        assertThat(chain.accepts(9, 9, 9))
+        assertThat(chain.accepts(9, 9, 9, false))
                 .as("full at %d", FabricWriteChain.LIMIT)
                 .isFalse();
+    }
+
+    /**
+     * Spannable writes (injects to a peer that checks every access) of several requests share a chain; a write that is
+     * not spannable joins only a chain of its own request alone. Sealed with ranges checked, the order is kept and
+     * only the last write is delivery-complete; the chain holds its injected writes' completions as one run per token
+     * until its confirmations ended; a withdrawn request's unposted writes leave, but not a delivery-complete write
+     * that confirms others, and its runs are forgotten.
+     */
+    @Test
+    void aChainSpansRequestsOnlyWhereEveryWriteIsSpannableAndHoldsTheirCompletionsAsRuns() {
+        final FabricWriteChain chain = new FabricWriteChain();
+        chain.add(100, 1, 2, 3, 0, 1024, true);
+        chain.add(101, 1, 2, 3, 1024, 1024, true);
+        assertThat(chain.accepts(4, 2, 3, true))
+                .as("another request, spannable")
+                .isTrue();
+        assertThat(chain.accepts(4, 2, 3, false))
+                .as("another request, not spannable")
+                .isFalse();
+        assertThat(chain.accepts(4, 9, 3, true)).as("another peer").isFalse();
+        assertThat(chain.accepts(4, 2, 9, true)).as("another key").isFalse();
+        chain.add(102, 4, 2, 3, 2048, 1024, true);
+        assertThat(chain.accepts(4, 2, 3, false))
+                .as("a large write of the last request, in a chain of several")
+                .isFalse();
+        chain.add(103, 4, 2, 3, 3072, 1024, true);
+        chain.add(104, 5, 2, 3, 4096, 1024, true);
+
+        chain.seal(true);
+        final List<Integer> order = new ArrayList<>();
+        final List<Long> tokens = new ArrayList<>();
+        final List<Boolean> deliveryComplete = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            order.add(chain.slot(i));
+            tokens.add(chain.token(i));
+            deliveryComplete.add(chain.deliveryComplete(i));
+        }
+        assertThat(order).containsExactly(100, 101, 102, 103, 104);
+        assertThat(tokens).containsExactly(1L, 1L, 4L, 4L, 5L);
+        assertThat(deliveryComplete).containsExactly(false, false, false, false, true);
+        assertThat(chain.withdrawable(4, 5))
+                .as("its delivery-complete write confirms the others")
+                .isFalse();
+        assertThat(chain.withdrawable(2, 4)).isTrue();
+
+        for (int i = 0; i < 2; i++) {
+            chain.hold(chain.token(i), 1024);
+            chain.advance();
+        }
+        chain.withdraw(4);
+        assertThat(chain.size()).isEqualTo(3);
+        assertThat(chain.slot(2)).isEqualTo(104);
+        assertThat(chain.deliveryComplete(2)).isTrue();
+        assertThat(chain.deliveryComplete(1)).as("posted already").isFalse();
+        chain.advance();
+        chain.handedOver();
+        assertThat(chain.runs()).isEqualTo(1);
+        assertThat(chain.runToken(0)).isEqualTo(1);
+        assertThat(chain.runPieces(0)).isEqualTo(2);
+        assertThat(chain.runBytes(0)).isEqualTo(2048);
+        assertThat(chain.settled()).as("its confirmation outstanding").isFalse();
+        assertThat(chain.confirmationEnded(null)).as("the last confirmation").isTrue();
+        assertThat(chain.confirmationFailure()).isNull();
+        assertThat(chain.settled()).isTrue();
+
+        chain.clear();
+        chain.add(200, 7, 2, 3, 0, 8192, false);
+        assertThat(chain.accepts(7, 2, 3, true)).as("the same request").isTrue();
+        assertThat(chain.accepts(8, 2, 3, true))
+                .as("another request behind a large write")
+                .isFalse();
+        chain.add(201, 7, 2, 3, 8192, 1024, true);
+        chain.seal(false);
+        chain.hold(7, 8192);
+        chain.dropRuns(7);
+        assertThat(chain.runs()).isZero();
+        final TransferEngineException refused = new TransferEngineException("refused");
+        assertThat(chain.confirmationEnded(refused)).as("one of two").isFalse();
+        assertThat(chain.confirmationEnded(null)).isTrue();
+        assertThat(chain.confirmationFailure()).isSameAs(refused);
     }
 }
