@@ -12,9 +12,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@code te-bench serve} child JVM started with this JVM's own java binary and class path. Its stderr goes to ours;
- * its first {@link PeerLine} on stdout says where it serves. Closing it closes the child's stdin, its stop signal.
+ * its first {@link PeerLine} on stdout says where it serves, and a {@code te-huge-pages} line before it how much of its
+ * region huge pages back. Closing it closes the child's stdin, its stop signal.
  * The child gets this JVM's {@code -D} system properties, so that a property set for an experiment changes both
  * sides of the measurement ({@code JAVA_TOOL_OPTIONS} reaches the child by itself and is not passed twice).
  */
@@ -24,10 +27,12 @@ final class PeerProcess implements AutoCloseable {
 
     private final Process process;
     private final PeerLine line;
+    private final @Nullable Long hugePageBytes;
 
-    private PeerProcess(final Process process, final PeerLine line) {
+    private PeerProcess(final Process process, final PeerLine line, final @Nullable Long hugePageBytes) {
         this.process = process;
         this.line = line;
+        this.hugePageBytes = hugePageBytes;
     }
 
     /** Starts {@code te-bench serve} with {@code serveArgs} and blocks until it printed its peer line. */
@@ -49,11 +54,15 @@ final class PeerProcess implements AutoCloseable {
                 .start();
         final BufferedReader out =
                 new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Long hugePageBytes = null;
         String text;
         while ((text = out.readLine()) != null) {
-            if (PeerLine.matches(text)) {
+            if (text.startsWith(ServeCommand.HUGE_PAGES_PREFIX + " ")) {
+                hugePageBytes = Long.parseLong(
+                        text.substring(ServeCommand.HUGE_PAGES_PREFIX.length()).strip());
+            } else if (PeerLine.matches(text)) {
                 // the child prints nothing more on stdout; an unread pipe cannot fill up
-                return new PeerProcess(process, PeerLine.parse(text));
+                return new PeerProcess(process, PeerLine.parse(text), hugePageBytes);
             }
         }
         process.destroyForcibly();
@@ -74,6 +83,11 @@ final class PeerProcess implements AutoCloseable {
 
     PeerLine line() {
         return line;
+    }
+
+    /** The bytes of the child's region that huge pages back, where it was started with {@code --huge-pages}. */
+    @Nullable Long hugePageBytes() {
+        return hugePageBytes;
     }
 
     @Override

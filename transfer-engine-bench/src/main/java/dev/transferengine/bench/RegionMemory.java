@@ -24,7 +24,8 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 /**
  * The memory of a bench region on {@code --device}: host memory from the caller's arena, or GPU memory that te-bench
  * allocates itself (JCuda, in the device's primary context, which the engine uses too), as a user's CUDA library
- * would; freed on close.
+ * would; freed on close. With {@code --huge-pages}, host memory is a mapping that transparent huge pages may back
+ * ({@link HugePages}), and the region knows how much of it they do.
  *
  * @param segment what {@link dev.transferengine.TransferEngine#register} takes; for GPU memory its address is the
  *     device pointer and the host never touches it
@@ -38,14 +39,47 @@ record RegionMemory(MemorySegment segment, Device device) implements AutoCloseab
      * @throws DeviceUnavailableException if the GPU cannot be used, with the reason
      */
     static RegionMemory allocate(final Arena arena, final Device device, final long bytes, final byte fill) {
+        return allocate(arena, device, bytes, fill, false);
+    }
+
+    /**
+     * {@code bytes} on {@code device}, every byte {@code fill}; with {@code hugePages} host memory advised
+     * {@code MADV_HUGEPAGE} before the fill first touches it. Blocks for GPU memory and the system calls.
+     *
+     * @throws DeviceUnavailableException   if the GPU cannot be used, with the reason
+     * @throws HugePages.UnavailableException if huge pages are asked for GPU memory, off Linux, or madvise fails
+     */
+    static RegionMemory allocate(
+            final Arena arena, final Device device, final long bytes, final byte fill, final boolean hugePages) {
+        if (hugePages) {
+            requireHost(device);
+        }
         return switch (device) {
             case Device.Host host -> {
-                final MemorySegment segment = arena.allocate(bytes, 4096);
+                final MemorySegment segment =
+                        hugePages ? HugePages.allocate(arena, bytes) : arena.allocate(bytes, 4096);
                 segment.fill(fill);
                 yield new RegionMemory(segment, host);
             }
             case Device.Cuda cuda -> new RegionMemory(gpu(cuda.ordinal(), bytes, fill), cuda);
         };
+    }
+
+    /**
+     * Refuses huge pages for anything but host memory (GPU memory is the driver's).
+     *
+     * @throws HugePages.UnavailableException for a GPU device
+     */
+    static void requireHost(final Device device) {
+        if (device instanceof Device.Cuda cuda) {
+            throw new HugePages.UnavailableException("--huge-pages is for host regions; --device " + cuda
+                    + " allocates GPU memory, whose pages the CUDA driver chooses");
+        }
+    }
+
+    /** The bytes of this host region that huge pages back now ({@code AnonHugePages}, /proc/self/smaps). Blocks. */
+    long hugePageBytes() {
+        return HugePages.backedBytes(segment);
     }
 
     @SuppressWarnings("restricted") // the driver's allocation of exactly bytes; never dereferenced on the host

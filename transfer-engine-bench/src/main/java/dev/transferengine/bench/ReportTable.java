@@ -18,7 +18,8 @@ import tools.jackson.databind.JsonNode;
  * round. ratio = median engine / median anchor. Every round's figures are listed, and a round without a result says
  * why; a case without any result is a FAILED row, never left out. Under a case that report.sh also held against
  * {@code bin/tcp_stream} (the C stream with its memory footprint, group {@code footprint}) a second row puts the
- * engine's GB/s beside that program's.
+ * engine's GB/s beside that program's. A case run with {@code --huge-pages} says how much of each region huge pages
+ * backed.
  */
 final class ReportTable {
 
@@ -253,12 +254,33 @@ final class ReportTable {
             return us(median(rounds, line -> line.number("p50_us"))) + " p50 (p99 "
                     + us(median(rounds, line -> line.number("p99_us"))) + ")";
         }
-        final String gb = String.format(Locale.ROOT, "%.2f GB/s", median(rounds, line -> line.number("gb_per_s")));
+        final String gb = String.format(Locale.ROOT, "%.2f GB/s", median(rounds, line -> line.number("gb_per_s")))
+                + hugePagesText(rounds);
         if (measured.paged()) {
             return String.format(Locale.ROOT, "%.3f M pages/s", median(rounds, line -> line.number("ops_per_s")) / 1e6)
                     + " (" + gb + ")";
         }
         return gb;
+    }
+
+    /**
+     * For a case run with {@code --huge-pages}: the least over its rounds of the bytes huge pages backed in each
+     * region ({@code huge_pages_bytes}), the proof that they did; nothing for other cases.
+     */
+    private static String hugePagesText(final List<ReportLine> rounds) {
+        final List<String> regions = new ArrayList<>();
+        for (final String region : List.of("source", "target")) {
+            final double least = rounds.stream()
+                    .filter(line -> line.data().path("huge_pages_bytes").has(region))
+                    .mapToDouble(line ->
+                            line.data().path("huge_pages_bytes").path(region).asDouble())
+                    .min()
+                    .orElse(Double.NaN);
+            if (!Double.isNaN(least)) {
+                regions.add(region + " " + String.format(Locale.ROOT, "%.0f MiB", least / (1 << 20)));
+            }
+        }
+        return regions.isEmpty() ? "" : "; huge pages back " + String.join(", ", regions);
     }
 
     private static String anchorText(final ReportLine measured, final double anchor) {

@@ -15,13 +15,17 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code te-bench serve}: the passive side. Registers one region, prints its {@link PeerLine} on stdout, answers
- * hellos and imm pings, and serves until its standard input closes (or it is killed).
+ * hellos and imm pings, and serves until its standard input closes (or it is killed). With {@code --huge-pages} a
+ * {@value #HUGE_PAGES_PREFIX} line before the peer line says how many bytes of the region huge pages back.
  */
 @Command(
         name = "serve",
         mixinStandardHelpOptions = true,
         description = "Serve as the write target; prints 'te-peer <address> <descriptor>' and runs until stdin closes.")
 public final class ServeCommand implements Callable<Integer> {
+
+    /** The line {@code te-huge-pages <bytes>}: the bytes of the target region that huge pages back after its fill. */
+    static final String HUGE_PAGES_PREFIX = "te-huge-pages";
 
     @Mixin
     EngineOptions engineOptions;
@@ -32,6 +36,12 @@ public final class ServeCommand implements Callable<Integer> {
             converter = SizeConverter.class,
             description = "size of the registered target region (default ${DEFAULT-VALUE})")
     long region;
+
+    @Option(
+            names = "--huge-pages",
+            description = "back the host region with transparent huge pages where the kernel gives them (madvise"
+                    + " MADV_HUGEPAGE, 2 MiB aligned); prints '" + HUGE_PAGES_PREFIX + " <bytes backed>' first")
+    boolean hugePages;
 
     private final InputStream stdin;
 
@@ -47,8 +57,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         try (Arena arena = Arena.ofShared();
-                RegionMemory memory = RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0);
+                RegionMemory memory =
+                        RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0, hugePages);
                 TransferEngine engine = engineOptions.open()) {
+            if (hugePages) {
+                System.out.println(HUGE_PAGES_PREFIX + " " + memory.hugePageBytes());
+            }
             final MemoryRegion target = engine.register(memory.segment(), memory.device());
             try (ServerSession _ = new ServerSession(engine, target, IdleStrategies.of(engineOptions.idleStrategy()))) {
                 System.out.println(new PeerLine(engine.mainAddress(), target.descriptor()).format());

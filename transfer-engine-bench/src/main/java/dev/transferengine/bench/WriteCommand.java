@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 
 import org.agrona.concurrent.IdleStrategy;
@@ -103,6 +104,12 @@ public final class WriteCommand implements Callable<Integer> {
             description = "registered region on each side; requests cycle through it (default ${DEFAULT-VALUE})")
     long region;
 
+    @Option(
+            names = "--huge-pages",
+            description = "back the host regions of both sides with transparent huge pages where the kernel gives"
+                    + " them (madvise MADV_HUGEPAGE, 2 MiB aligned) and report the bytes they back: huge_pages_bytes")
+    boolean hugePages;
+
     @Option(names = "--stages", description = "also report where the time goes: p50/p99 per stage (stages_us)")
     boolean stages;
 
@@ -146,9 +153,14 @@ public final class WriteCommand implements Callable<Integer> {
         try (Arena arena = Arena.ofShared();
                 PeerProcess child = peer == null ? PeerProcess.start(serveArgs()) : null;
                 // non-zero source bytes, so that no layer can shortcut zero pages
-                RegionMemory memory = RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0x5A);
+                RegionMemory memory =
+                        RegionMemory.allocate(arena, engineOptions.device(), region, (byte) 0x5A, hugePages);
                 TransferEngine engine = engineOptions.open()) {
             final NetworkAddress server = child != null ? child.line().address() : peerAddress(peer);
+            final Map<String, Object> extra = new LinkedHashMap<>();
+            if (hugePages) {
+                extra.put("huge_pages_bytes", hugePageBytes(memory, child));
+            }
             final MemoryRegion local = engine.register(memory.segment(), memory.device());
             // created before the hello, so that no pong can arrive unexpected
             final ImmCounter pongs = engine.immCounter(Imms.PONG);
@@ -192,7 +204,10 @@ public final class WriteCommand implements Callable<Integer> {
             }
             engine.metrics().setStageProbe(null);
             final BenchResult result = result(engine, recorder, stageRecorder);
-            System.out.println(compare ? Json.line(result, compared(result)) : Json.line(result));
+            if (compare) {
+                extra.putAll(compared(result));
+            }
+            System.out.println(Json.line(result, extra));
             return recorder.failures() == 0 ? 0 : 1;
         }
     }
@@ -212,6 +227,10 @@ public final class WriteCommand implements Callable<Integer> {
         if (size < 1 || pageSize < 1 || pages < 1) {
             throw new ParameterException(spec.commandLine(), "--size, --page-size and --pages must be positive");
         }
+        if (hugePages && engineOptions.device() instanceof Device.Cuda) {
+            throw new ParameterException(
+                    spec.commandLine(), "--huge-pages is for host regions, not --device " + engineOptions.device);
+        }
         if (duration.isZero() || duration.isNegative() || warmup.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--duration must be positive and --warmup not negative");
         }
@@ -221,7 +240,26 @@ public final class WriteCommand implements Callable<Integer> {
         final List<String> args = new ArrayList<>(engineOptions.peerArgs());
         args.add("--region");
         args.add(Long.toString(region));
+        if (hugePages) {
+            args.add("--huge-pages");
+        }
         return args;
+    }
+
+    /**
+     * The bytes huge pages back after the fill: of the source region, and of the target where te-bench started the
+     * serve child (an external {@code --peer} prints its own figure).
+     */
+    private static Map<String, Long> hugePageBytes(final RegionMemory source, final @Nullable PeerProcess child) {
+        final Map<String, Long> bytes = new LinkedHashMap<>();
+        bytes.put("source", source.hugePageBytes());
+        if (child != null) {
+            bytes.put(
+                    "target",
+                    Objects.requireNonNull(
+                            child.hugePageBytes(), "the serve child started with --huge-pages printed no figure"));
+        }
+        return bytes;
     }
 
     private static NetworkAddress peerAddress(final String text) {

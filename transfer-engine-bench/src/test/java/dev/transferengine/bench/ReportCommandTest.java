@@ -129,6 +129,38 @@ class ReportCommandTest {
     }
 
     @Test
+    void aCaseRunWithHugePagesShowsTheLeastBytesTheyBackedInEachRegion(@TempDir final Path dir) throws Exception {
+        final Path in = dir.resolve("report.jsonl");
+        Files.write(
+                in,
+                List.of(
+                        line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
+                        line("huge", 1, "\"result\":" + huge(5.5, 64, 64)),
+                        line("huge", 2, "\"result\":" + huge(4.5, 64, 60)),
+                        line("huge", 3, "\"failed\":\"exit 1: madvise(MADV_HUGEPAGE) failed\"")),
+                StandardCharsets.UTF_8);
+        final Path out = dir.resolve("out");
+
+        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
+
+        assertThat(exit).isZero();
+        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        assertThat(md)
+                .contains("| huge | 5.00 GB/s; huge pages back source 64 MiB, target 60 MiB | iperf3 one stream:"
+                        + " 6.00 GB/s | 0.83 | ratio >= 0.9 | **no** | 5.50 / 6.00, 4.50 / 6.00, FAILED |")
+                // a case without the field says nothing of huge pages
+                .contains("| tcp-4nic | 5.00 GB/s | iperf3 -P 4:");
+    }
+
+    /** A 1-NIC write run with --huge-pages: the bytes huge pages backed in the source and target regions. */
+    private static String huge(final double gb, final int sourceMib, final int targetMib) {
+        return "{\"op\":\"write\",\"transport\":\"tcp\",\"nics\":1,\"size\":1048576,\"gb_per_s\":" + gb
+                + ",\"errors\":0,\"huge_pages_bytes\":{\"source\":" + (sourceMib << 20) + ",\"target\":"
+                + (targetMib << 20) + "},\"anchor\":\"iperf3\",\"anchor_command\":\"bin/iperf3 -c 127.0.0.1 -t 2 -J\","
+                + "\"anchor_gb_per_s\":6.0,\"goal\":\"ratio >= 0.9\"}";
+    }
+
+    @Test
     void aTemplateWithoutTheMarkerIsRefused(@TempDir final Path dir) throws Exception {
         final Path in = dir.resolve("report.jsonl");
         Files.writeString(in, line("tcp-imm", 1, "\"result\":" + IMM) + "\n", StandardCharsets.UTF_8);
