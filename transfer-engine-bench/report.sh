@@ -132,6 +132,7 @@ table() {
   local round=$1 entry name extra args
   local entries=(
     "tcp-write-1MiB-1nic||--nics 1 --size 1MiB --compare"
+    "tcp-write-1MiB-1nic-huge||--nics 1 --size 1MiB --huge-pages --compare"
     "tcp-write-1MiB-4nic-pinned||--nics 4 --size 1MiB --routing pinned --compare"
     "tcp-imm||--op imm --idle spin --compare"
     "fabric-tcp-imm||--transport fabric --provider tcp --op imm --idle spin --compare ${lf[*]}"
