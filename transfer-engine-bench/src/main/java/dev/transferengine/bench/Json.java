@@ -15,11 +15,7 @@ final class Json {
 
     private Json() {}
 
-    static String line(final Object value) {
-        return MAPPER.writeValueAsString(value);
-    }
-
-    /** {@code value}'s object with {@code extra}'s entries (snake_case keys already) added at its end. */
+    /** {@code value}'s object with {@code extra}'s entries (snake_case keys already, maybe none) added at its end. */
     static String line(final Object value, final Map<String, Object> extra) {
         final ObjectNode node = MAPPER.valueToTree(value);
         extra.forEach((key, entry) -> node.set(key, MAPPER.valueToTree(entry)));
