@@ -41,10 +41,13 @@ final class TcpAcceptor implements TcpTargets {
             TcpReads reads,
             ReadServer reader) {}
 
-    /** Streams a checked READ's bytes back to its reader, on this side's own connection to it. */
+    /**
+     * Streams a checked READ's bytes back to its reader, on this side's own connection to it; false if this side has
+     * no room for that connection.
+     */
     @FunctionalInterface
     interface ReadServer {
-        void serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
+        boolean serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpAcceptor.class);
@@ -264,13 +267,13 @@ final class TcpAcceptor implements TcpTargets {
     }
 
     @Override
-    public void serveRead(
+    public boolean serveRead(
             final NetworkAddress reader,
             final TcpMemory memory,
             final long offset,
             final long length,
             final int readId) {
-        landing.reader().serveRead(reader, memory, offset, length, readId);
+        return landing.reader().serveRead(reader, memory, offset, length, readId);
     }
 
     /**

@@ -82,7 +82,8 @@ enum TcpCounter {
             "refusals",
             "back_pressure",
             false,
-            "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered"),
+            "requests refused: tcp.maxQueuedPerPeer requests to that peer were queued or unanswered; reads not served:"
+                    + " no room for a connection back to the reader (tcp.maxPeers)"),
     PEERS_RESTARTED(
             "peers.restarted",
             "new_incarnation",
@@ -131,6 +132,7 @@ enum TcpCounter {
             case IMM_NOT_ADMITTED -> REFUSED_IMM_NOT_ADMITTED;
             case NOT_WRITABLE -> REFUSED_NOT_WRITABLE;
             case NOT_READABLE -> REFUSED_NOT_READABLE;
+            case NO_PEER_ROOM -> BACK_PRESSURE;
         };
     }
 }

@@ -120,7 +120,7 @@ final class TcpDomain implements Domain, TcpRequests {
                 context.config().tls(),
                 settings);
         this.peers = new TcpPeers(settings.maxPeers(), io, description);
-        this.readServer = new TcpReadServer(this, peers, staging, counters);
+        this.readServer = new TcpReadServer(this, peers, staging);
         this.acceptor = new TcpAcceptor(
                 io,
                 settings,

@@ -266,7 +266,7 @@ final class TcpInbound extends TcpConnection {
                     continue;
                 }
                 final int available = (int) Math.min(buffered(), end - position);
-                final int taken = available == 0 ? 0 : placeBuffered(memory, available);
+                final int taken = available == 0 ? 0 : landing.place(memory, inMemory, inHead, position, available);
                 inHead += taken;
                 position += taken;
                 if (!memory.live()) {
@@ -497,23 +497,37 @@ final class TcpInbound extends TcpConnection {
         return table.active() ? table.count() : 1;
     }
 
-    /** A READ: checked as a WRITE is, then streamed back and ACKed, or NACKed, in order; it has no payload. */
+    /**
+     * A READ: checked as a WRITE is, then streamed back and ACKed, or NACKed, in order; it has no payload. A reader
+     * that announced READ_FAILED is told at once if this side has no room to connect back to it (tcp.maxPeers).
+     */
     private void serve(final boolean flagged) {
         final TcpMemory memory = addressed(flagged);
         if (memory != null && memory.device() >= 0 && !TcpStaging.holds(memory)) {
             refuse(TcpRefusal.REGION_DEREGISTERED, memory.size()); // freed while registered: maybe reused already
-        } else if (memory != null && memory.access().allowsRemoteRead()) {
-            targets.serveRead(peerAddress, memory, offset, length, imm);
-            if (answers.holding()) {
-                answers.hold(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
-            } else {
-                answer(TcpFrame.ACK, 1, length);
-            }
-            return;
-        } else if (memory != null) {
+        } else if (memory != null && !memory.access().allowsRemoteRead()) {
             refuse(TcpRefusal.NOT_READABLE, -1);
+        } else if (memory != null && targets.serveRead(peerAddress, memory, offset, length, imm)) {
+            acceptRead();
+            return;
+        } else if (memory != null && connector.sendsReadFailures()) {
+            refuse(TcpRefusal.NO_PEER_ROOM, -1); // counted as back-pressure
+        } else if (memory != null) {
+            // a reader that cannot be told waits for its deadline, as before READ_FAILED
+            io.count(TcpCounter.BACK_PRESSURE, remote, "READ of " + length + " bytes not served: no peer room");
+            acceptRead();
+            return;
         }
         discard = 0;
+    }
+
+    /** ACKs the READ just read, behind the answers still held back. */
+    private void acceptRead() {
+        if (answers.holding()) {
+            answers.hold(held(TcpFrame.READ, 0, DomainListener.IMM_REFUSED, length, null, 0));
+        } else {
+            answer(TcpFrame.ACK, 1, length);
+        }
     }
 
     /**
@@ -567,20 +581,6 @@ final class TcpInbound extends TcpConnection {
         refusalSize = size;
         discard = length;
         state = DISCARDING;
-    }
-
-    /** Places buffered bytes: host memory takes them all, a device payload what free chunks hold. */
-    private int placeBuffered(final TcpMemory memory, final int available) {
-        if (memory.device() < 0) {
-            memory.copyIn(inMemory, inHead, position, available);
-            return available;
-        }
-        int taken = 0;
-        int step;
-        while (taken < available && (step = landing.copyIn(inMemory, inHead + taken, available - taken)) > 0) {
-            taken += step;
-        }
-        return taken;
     }
 
     /** NACKs the discarded request, behind the answers still held back: answers go in request order. */

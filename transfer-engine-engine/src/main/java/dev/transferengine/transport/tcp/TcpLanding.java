@@ -75,6 +75,28 @@ final class TcpLanding {
         }
     }
 
+    /**
+     * Places {@code length} buffered bytes at {@code position} of {@code target}: host memory takes them all, a device
+     * payload (the one {@link #start} began) what free chunks hold. Returns how many it took.
+     */
+    int place(
+            final TcpMemory target,
+            final MemorySegment source,
+            final long sourceOffset,
+            final long position,
+            final int length) {
+        if (target.device() < 0) {
+            target.copyIn(source, sourceOffset, position, length);
+            return length;
+        }
+        int taken = 0;
+        int step;
+        while (taken < length && (step = copyIn(source, sourceOffset + taken, length - taken)) > 0) {
+            taken += step;
+        }
+        return taken;
+    }
+
     /** Copies up to {@code length} buffered bytes into the current chunk; returns how many, 0 if none is free. */
     int copyIn(final MemorySegment source, final long sourceOffset, final int length) {
         final TcpChunk current = current();

@@ -1,6 +1,7 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.PeerUnreachableException;
@@ -436,8 +437,8 @@ final class TcpOutbound extends TcpConnection {
                     + (head == null ? "none" : Long.toString(head.id)) + " of " + awaiting.size() + " awaiting");
             return false;
         }
-        if (type == TcpFrame.NACK && refusal == null) {
-            protocolError("NACK with unknown refusal code " + aux);
+        if ((type == TcpFrame.NACK && refusal == null) || (refusal == TcpRefusal.NO_PEER_ROOM && !readFailures)) {
+            protocolError("NACK with " + (refusal == null ? "unknown" : "unagreed") + " refusal code " + aux);
             return false;
         }
         if (ahead) {
@@ -618,8 +619,15 @@ final class TcpOutbound extends TcpConnection {
         return 1;
     }
 
-    private RemoteAccessException refusal(final TcpOp op, final TcpRefusal refusal, final long size) {
-        return new RemoteAccessException(refusal.reason(), describeRefusal(op, refusal, size));
+    private TransferEngineException refusal(final TcpOp op, final TcpRefusal refusal, final long size) {
+        final RemoteAccessException.Reason reason = refusal.reason();
+        if (reason == null) { // NO_PEER_ROOM: the owner is at a limit, a later retry may find room
+            return new BackPressureException("peer " + peer + " could not serve the " + TcpFrame.typeName(op.type)
+                    + " at offset " + op.remoteOffset + " of length " + op.length + ": it has no room for a connection"
+                    + " back to this side (all its tcp.maxPeers peers are connected); retry later, or raise"
+                    + " tcp.maxPeers there");
+        }
+        return new RemoteAccessException(reason, describeRefusal(op, refusal, size));
     }
 
     private String describeRefusal(final TcpOp op, final TcpRefusal refusal, final long size) {

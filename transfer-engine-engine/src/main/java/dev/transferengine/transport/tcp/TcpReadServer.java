@@ -1,8 +1,10 @@
 package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
-import dev.transferengine.exceptions.TransferEngineException;
+import dev.transferengine.exceptions.BackPressureException;
 import dev.transferengine.spi.WriteDescriptor;
+
+import java.util.Objects;
 
 /**
  * The owner's side of reads: streams the bytes of a READ this NIC accepted back to the reader as READ_DATA, on this
@@ -18,23 +20,22 @@ final class TcpReadServer {
     private final TcpDomain domain;
     private final TcpPeers peers;
     private final TcpStaging staging;
-    private final TcpCounters counters;
     /** What {@link #serve} fills for each READ it serves. */
     private final WriteDescriptor serving = new WriteDescriptor();
 
-    TcpReadServer(final TcpDomain domain, final TcpPeers peers, final TcpStaging staging, final TcpCounters counters) {
+    TcpReadServer(final TcpDomain domain, final TcpPeers peers, final TcpStaging staging) {
         this.domain = domain;
         this.peers = peers;
         this.staging = staging;
-        this.counters = counters;
     }
 
     /**
      * Streams a checked READ's bytes back to {@code reader} as READ_DATA for its read {@code readId}. Best effort
      * like any write: if the reader cannot be reached its read times out there, and bytes it no longer waits for are
-     * refused by it.
+     * refused by it. Returns false, serving nothing, if this side has no room for a connection to the reader (every
+     * one of its {@code tcp.maxPeers} peers is connected): the caller answers the READ.
      */
-    void serve(
+    boolean serve(
             final NetworkAddress reader,
             final TcpMemory memory,
             final long offset,
@@ -42,13 +43,10 @@ final class TcpReadServer {
             final int readId) {
         final TcpPeer target;
         try {
-            target = peers.get(domain.resolve(reader));
-        } catch (final TransferEngineException e) {
-            counters.count(TcpCounter.BACK_PRESSURE);
-            return;
-        }
-        if (target == null) {
-            return;
+            // the reader's address was checked in its handshake: the limit is all that can stop it here
+            target = Objects.requireNonNull(peers.get(domain.resolve(reader)), "a peer just resolved is known");
+        } catch (final BackPressureException e) {
+            return false;
         }
         serving.token(SERVE_TOKEN)
                 .source(memory.segment(), offset, 0, length)
@@ -66,6 +64,7 @@ final class TcpReadServer {
         } finally {
             serving.clear();
         }
+        return true;
     }
 
     /**

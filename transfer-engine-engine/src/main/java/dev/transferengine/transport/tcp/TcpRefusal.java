@@ -16,14 +16,20 @@ enum TcpRefusal {
     MALFORMED(5, Reason.MALFORMED),
     IMM_NOT_ADMITTED(6, Reason.IMM_NOT_ADMITTED),
     NOT_WRITABLE(7, Reason.NOT_WRITABLE),
-    NOT_READABLE(8, Reason.NOT_READABLE);
+    NOT_READABLE(8, Reason.NOT_READABLE),
+    /**
+     * A READ passed its checks but its owner has no room for the connection back to the reader that would carry the
+     * bytes ({@code tcp.maxPeers}, every peer connected): the reader fails it with back-pressure, not an access
+     * refusal. Sent only to a reader that announced {@link TcpFrame#FEATURE_READ_FAILED}.
+     */
+    NO_PEER_ROOM(9, null);
 
     private static final TcpRefusal[] ALL = values();
 
     private final int code;
-    private final Reason reason;
+    private final @Nullable Reason reason;
 
-    TcpRefusal(final int code, final Reason reason) {
+    TcpRefusal(final int code, final @Nullable Reason reason) {
         this.code = code;
         this.reason = reason;
     }
@@ -33,8 +39,11 @@ enum TcpRefusal {
         return code;
     }
 
-    /** What the initiator's {@link dev.transferengine.exceptions.RemoteAccessException} reports. */
-    Reason reason() {
+    /**
+     * What the initiator's {@link dev.transferengine.exceptions.RemoteAccessException} reports; null for
+     * {@link #NO_PEER_ROOM}, which ends the read with {@link dev.transferengine.exceptions.BackPressureException}.
+     */
+    @Nullable Reason reason() {
         return reason;
     }
 

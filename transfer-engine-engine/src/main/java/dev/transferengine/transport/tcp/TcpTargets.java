@@ -74,9 +74,10 @@ interface TcpTargets {
 
     /**
      * A READ from {@code reader} passed its checks: streams {@code length} bytes of {@code memory} from
-     * {@code offset} back to it as READ_DATA for its read {@code readId}, on this side's own connection to it.
+     * {@code offset} back to it as READ_DATA for its read {@code readId}, on this side's own connection to it; false,
+     * serving nothing, if this side has no room for that connection ({@code tcp.maxPeers}).
      */
-    void serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
+    boolean serveRead(NetworkAddress reader, TcpMemory memory, long offset, long length, int readId);
 
     /**
      * The peer proved the cluster key: the handshake's socket becomes an inbound connection, with {@code pipelined}
