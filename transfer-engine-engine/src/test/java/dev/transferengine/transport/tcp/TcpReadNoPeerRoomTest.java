@@ -67,7 +67,7 @@ class TcpReadNoPeerRoomTest {
                     .isInstanceOf(ExecutionException.class)
                     .cause()
                     .isInstanceOf(BackPressureException.class)
-                    .hasMessage("peer " + owner.mainAddress().describe()
+                    .hasMessage("peer " + hostAndPort(owner)
                             + " could not serve the READ at offset 0 of length "
                             + SIZE + ": it has no room for a connection back to this side (all its tcp.maxPeers peers"
                             + " are connected); retry later, or raise tcp.maxPeers there");
