@@ -3,6 +3,8 @@ package dev.transferengine.transport.tcp;
 import dev.transferengine.Device;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.cuda.HostBackedDeviceMemory;
+import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RemoteAccessException;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.RecordingDomainListener;
@@ -181,6 +183,36 @@ class TcpReadFailedTest {
             HostBackedDeviceMemory.HOLD.set(false);
             deviceReader.close();
         }
+    }
+
+    /** A NO_PEER_ROOM refusal answers a READ only where both sides announced READ_FAILED; elsewhere it is malformed. */
+    @Test
+    void aNoPeerRoomRefusalFailsTheReadWithBackPressureOnlyWhereReadFailuresWereAgreed() throws IOException {
+        final MemorySegment into = arena.allocate(4096);
+        final long intoKey = reader.register(into, Device.host());
+        for (final int features : new int[] {TcpFrame.FEATURE_READ_FAILED, 0}) {
+            try (RawAcceptor owner = new RawAcceptor()) {
+                final long token = 40L + features;
+                reader.read(new WriteDescriptor()
+                        .token(token)
+                        .source(into, 0, intoKey, 4096)
+                        .target(reader.resolve(owner.address()), 0, 0, 77));
+                owner.accept(reader, features);
+                final TcpFrame read = owner.nextRequest(reader);
+                owner.sendFrame(TcpFrame.NACK, TcpRefusal.NO_PEER_ROOM.code(), read.token(), -1);
+                pollUntil(() -> readerEvents.ended(token), reader);
+            }
+        }
+
+        assertThat(readerEvents.failed.get(44L))
+                .isInstanceOf(BackPressureException.class)
+                .hasMessageContaining("could not serve the READ at offset 0 of length 4096: it has no room for a "
+                        + "connection back to this side");
+        assertThat(readerEvents.failed.get(40L))
+                .isInstanceOf(PeerUnreachableException.class)
+                .hasMessageContaining("NACK with unagreed refusal code 9");
+        assertThat(TcpDomains.count(reader, TcpCounter.MALFORMED_FRAMES)).isEqualTo(1);
+        assertThat(into.mismatch(arena.allocate(4096))).isEqualTo(-1);
     }
 
     private static void closesTheConnection(final TcpDomain domain, final int features, final ByteBuffer frame)
