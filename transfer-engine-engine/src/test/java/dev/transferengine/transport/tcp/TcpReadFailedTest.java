@@ -215,6 +215,61 @@ class TcpReadFailedTest {
         assertThat(into.mismatch(arena.allocate(4096))).isEqualTo(-1);
     }
 
+    /**
+     * An owner at its peer limit NACKs a READ from a reader that announced READ_FAILED, in order behind a write still
+     * copying to its device, and ACKs one from a reader that did not, as before.
+     */
+    @Test
+    void anOwnerWithNoPeerRoomRefusesAReadInOrderOnlyToAReaderThatAnnouncedReadFailed() throws IOException {
+        final RecordingDomainListener ownerEvents = new RecordingDomainListener();
+        final TcpDomain owner = TcpDomains.open(
+                ownerEvents,
+                0,
+                0,
+                Map.of(TcpSettings.MAX_PEERS, "1", DeviceMemory.OPTION, HostBackedDeviceMemory.NAME));
+        final MemorySegment onDevice = arena.allocate(4096, 4096);
+        final MemorySegment onHost = arena.allocate(4096);
+        try (RawPeer told = new RawPeer(owner);
+                RawPeer untold = new RawPeer(owner)) {
+            final long deviceKey = owner.register(onDevice, Device.cuda(0));
+            final long hostKey = owner.register(onHost, Device.host());
+            final long readerKey = reader.register(arena.allocate(64), Device.host());
+            // the owner's one peer slot holds the reader, with a connection open from the owner
+            owner.write(new WriteDescriptor()
+                    .token(1)
+                    .source(onHost, 0, hostKey, 64)
+                    .target(owner.resolve(reader.address()), 0, 0, readerKey));
+            pollUntil(() -> ownerEvents.ended(1), owner, reader);
+            told.features(TcpFrame.FEATURE_READ_FAILED).authenticate(owner);
+            untold.features(0).authenticate(owner);
+            HostBackedDeviceMemory.HOLD.set(true);
+            told.send(RawPeer.header(TcpFrame.WRITE, 0, 1, deviceKey, 0, 4096))
+                    .send(new byte[4096])
+                    .send(RawPeer.header(TcpFrame.READ, 5, 2, hostKey, 0, 4096));
+            untold.send(RawPeer.header(TcpFrame.READ, 6, 1, hostKey, 0, 4096));
+            pollUntil(() -> untold.receivedBytes() >= TcpFrame.HEADER_LENGTH, owner);
+            for (int poll = 0; poll < 100; poll++) {
+                owner.poll();
+            }
+            assertThat(told.receivedBytes()).as("held behind the copy").isZero();
+
+            HostBackedDeviceMemory.HOLD.set(false);
+            pollUntil(() -> told.receivedBytes() >= 2 * TcpFrame.HEADER_LENGTH, owner);
+
+            assertThat(told.answer(0).type()).isEqualTo(TcpFrame.ACK);
+            assertThat(told.answer(0).token()).isEqualTo(1);
+            assertThat(told.answer(1).type()).isEqualTo(TcpFrame.NACK);
+            assertThat(told.answer(1).token()).isEqualTo(2);
+            assertThat(TcpRefusal.ofCode(told.answer(1).aux())).isEqualTo(TcpRefusal.NO_PEER_ROOM);
+            assertThat(untold.answer(0).type()).isEqualTo(TcpFrame.ACK);
+            assertThat(told.closedByPeer() || untold.closedByPeer()).isFalse();
+            assertThat(TcpDomains.count(owner, TcpCounter.BACK_PRESSURE)).isEqualTo(2);
+        } finally {
+            HostBackedDeviceMemory.HOLD.set(false);
+            owner.close();
+        }
+    }
+
     private static void closesTheConnection(final TcpDomain domain, final int features, final ByteBuffer frame)
             throws IOException {
         try (RawPeer raw = new RawPeer(domain)) {
