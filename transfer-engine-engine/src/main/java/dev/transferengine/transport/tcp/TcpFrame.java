@@ -104,7 +104,11 @@ import java.util.Arrays;
  * {@code rkey} = 0, no payload. The reader answers it like any request and, in order behind the READ_DATA before it
  * (once their bytes are in place), fails that read if it still waits for it from that peer; it ignores one for a read
  * it no longer waits for, and refuses READ_DATA that comes for an ended read as above. An owner sends it only where
- * both sides announced the feature; without it the reader waits until its operation's deadline, as before.
+ * both sides announced the feature; without it the reader waits until its operation's deadline, as before. The same
+ * agreement lets an owner that cannot serve a READ at all, having no room for a connection back to the reader
+ * ({@code tcp.maxPeers}, every peer connected), answer it with a NACK {@link TcpRefusal#NO_PEER_ROOM} instead of the
+ * ACK; a reader fails that read with back-pressure, and takes that code from a peer without the agreement as a
+ * protocol error.
  *
  * <p>Reverse ACKs (feature {@link #FEATURE_REVERSE_ACK}): side B may answer requests that arrived on the connection
  * A opened to it with REVERSE_ACK frames on the connection B opened to A, in front of a request of its own that leaves
