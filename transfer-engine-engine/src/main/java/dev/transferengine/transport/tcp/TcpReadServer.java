@@ -2,9 +2,8 @@ package dev.transferengine.transport.tcp;
 
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.exceptions.BackPressureException;
+import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.WriteDescriptor;
-
-import java.util.Objects;
 
 /**
  * The owner's side of reads: streams the bytes of a READ this NIC accepted back to the reader as READ_DATA, on this
@@ -33,7 +32,8 @@ final class TcpReadServer {
      * Streams a checked READ's bytes back to {@code reader} as READ_DATA for its read {@code readId}. Best effort
      * like any write: if the reader cannot be reached its read times out there, and bytes it no longer waits for are
      * refused by it. Returns false, serving nothing, if this side has no room for a connection to the reader (every
-     * one of its {@code tcp.maxPeers} peers is connected): the caller answers the READ.
+     * one of its {@code tcp.maxPeers} peers is connected): the caller answers the READ. A domain that is closing
+     * serves nothing either, but answers true: the reader's read ends with its connection.
      */
     boolean serve(
             final NetworkAddress reader,
@@ -43,10 +43,14 @@ final class TcpReadServer {
             final int readId) {
         final TcpPeer target;
         try {
-            // the reader's address was checked in its handshake: the limit is all that can stop it here
-            target = Objects.requireNonNull(peers.get(domain.resolve(reader)), "a peer just resolved is known");
+            target = peers.get(domain.resolve(reader));
         } catch (final BackPressureException e) {
             return false;
+        } catch (final TransferEngineException e) {
+            return true; // the domain is closing: the reader's read ends with the connection, as any other
+        }
+        if (target == null) {
+            return true; // forgotten since it was resolved: the same
         }
         serving.token(SERVE_TOKEN)
                 .source(memory.segment(), offset, 0, length)
