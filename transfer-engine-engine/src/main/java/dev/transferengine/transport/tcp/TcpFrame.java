@@ -1,7 +1,5 @@
 package dev.transferengine.transport.tcp;
 
-import dev.transferengine.exceptions.RemoteAccessException;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -302,12 +300,6 @@ final class TcpFrame {
         return ByteBuffer.wrap(helloNonce, 0, Long.BYTES)
                 .order(ByteOrder.LITTLE_ENDIAN)
                 .getLong();
-    }
-
-    /** The NACK {@code aux} code of {@code reason}: its ordinal, as the frame layout above documents. */
-    @SuppressWarnings("EnumOrdinal") // the wire code is the ordinal; TcpOutbound decodes it with Reason.values()
-    static int nackCode(final RemoteAccessException.Reason reason) {
-        return reason.ordinal();
     }
 
     /** The UTF-8 payload of an ABANDON frame for {@code cause}, cut to {@link #MAX_ABANDON_CAUSE} bytes. */
