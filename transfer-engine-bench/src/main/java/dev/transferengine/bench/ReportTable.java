@@ -183,6 +183,7 @@ final class ReportTable {
                 + (streams == 1 ? ", one stream" : ", " + streams + " streams");
     }
 
+    /** Why a round has no result: its error, or why it was skipped. */
     private static String why(final ReportLine line) {
         return line.failed() != null ? line.failed() : "skipped: " + line.skipped();
     }
@@ -193,17 +194,14 @@ final class ReportTable {
         for (final ReportLine line : rounds) {
             perRound.add(roundText(line));
             if (line.failed() != null || line.skipped() != null) {
-                failures.add("`" + name + "` round " + line.round() + ": "
-                        + cell(line.failed() != null ? line.failed() : "skipped: " + line.skipped()));
+                failures.add("`" + name + "` round " + line.round() + ": " + cell(why(line)));
             }
         }
         if (measured == null) {
-            final ReportLine first = rounds.getFirst();
-            final String why = first.failed() != null ? first.failed() : "skipped: " + first.skipped();
             md.append("| ")
                     .append(name)
                     .append(" | **FAILED**: ")
-                    .append(cell(abbreviate(why)))
+                    .append(cell(abbreviate(why(rounds.getFirst()))))
                     .append(" | — | — | — | **FAILED** | ")
                     .append(String.join(", ", perRound))
                     .append(" |\n");
