@@ -494,7 +494,7 @@ final class TcpDomain implements Domain, TcpRequests {
         if (served != null) {
             served.serveEnded();
         }
-        if (type == TcpFrame.ABANDON || type == TcpFrame.READ_DATA || type == TcpFrame.READ_FAILED) {
+        if (TcpFrame.isOwedToPeer(type)) {
             return; // a negative acknowledgement, a served read's bytes or end: best effort, nobody here waits for it
         }
         if (type == TcpFrame.READ) {
@@ -572,10 +572,11 @@ final class TcpDomain implements Domain, TcpRequests {
      * Queues a piece of a request on the peer's connection, connecting first if needed. A peer with
      * {@code tcp.maxQueuedPerPeer} requests outstanding refuses a new one with back-pressure at its first piece;
      * other peers are not affected. The further pieces of an accepted request (the pages of a paged write, posted in
-     * one go), pieces of staged device writes (bounded by the staging chunks), ABANDON frames and a served read's
-     * READ_DATA and READ_FAILED are never refused: a request is refused whole or sent whole, however many pages it has (issue 22),
-     * and the bytes of a READ this side accepted are owed to a reader that waits for them (the reader's READs are
-     * what the bound limits, on its side). Also posts the pieces of a staged write as they come off the device.
+     * one go), pieces of staged device writes (bounded by the staging chunks) and the frames this side owes the peer
+     * ({@link TcpFrame#isOwedToPeer}: ABANDON, a served read's READ_DATA and READ_FAILED) are never refused: a request
+     * is refused whole or sent whole, however many pages it has (issue 22), and the bytes of a READ this side accepted
+     * are owed to a reader that waits for them (the reader's READs are what the bound limits, on its side). Also posts
+     * the pieces of a staged write as they come off the device.
      */
     void post(final TcpPeer peer, final TcpOp op) {
         TcpOutbound outbound = peer.outbound();
@@ -583,9 +584,7 @@ final class TcpDomain implements Domain, TcpRequests {
         if (outbound != null
                 && outbound.requests() >= settings.maxQueuedPerPeer()
                 && op.chunk == null
-                && op.type != TcpFrame.ABANDON
-                && op.type != TcpFrame.READ_DATA
-                && op.type != TcpFrame.READ_FAILED
+                && !TcpFrame.isOwedToPeer(op.type)
                 && !outbound.continues(op.token)) {
             counters.count(TcpCounter.BACK_PRESSURE);
             end(

@@ -308,6 +308,15 @@ final class TcpFrame {
         return text.length <= MAX_ABANDON_CAUSE ? text : Arrays.copyOf(text, MAX_ABANDON_CAUSE);
     }
 
+    /**
+     * Whether this side sends frames of {@code type} because it owes them to the peer, not for an operation of its
+     * own: ABANDON (a negative acknowledgement), and a served read's READ_DATA and READ_FAILED. No listener waits for
+     * them, and no queue bound refuses them.
+     */
+    static boolean isOwedToPeer(final byte type) {
+        return type == ABANDON || type == READ_DATA || type == READ_FAILED;
+    }
+
     /** A name for logs and error messages. */
     static String typeName(final byte type) {
         return switch (type) {
