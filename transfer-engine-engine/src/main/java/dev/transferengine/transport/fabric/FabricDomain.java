@@ -44,11 +44,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * queued before it); what the provider turns away with -FI_EAGAIN, and everything queued behind it, waits in a
  * queue that {@link #poll()} works through by at most {@code fabric.postsPerPoll} attempts per call. An operation
  * turned away again goes to the back, so one peer that cannot take work (still connecting, unreachable) never
- * holds up the others: delivery is unordered anyway. {@link #poll()} then reads
- * the CQ in batches of 16: remote CQ data is reserved and consumed at once ({@link DomainListener#reserveImm}, then
- * {@link DomainListener#onImm}), since the NIC placed the bytes already; local completions complete their
- * operation, and errors are read with fi_cq_readerr and reported as typed exceptions. Progress is manual on
- * tcp/shm, so the target must keep polling for writes to land.
+ * holds up the others: delivery is unordered anyway. {@link #poll()} then reads the CQ in batches of 16: remote CQ
+ * data is reserved and consumed at once, since the NIC placed the bytes already, one run of equal imms at a time
+ * (below); local completions complete their operation, and errors are read with fi_cq_readerr and reported as typed
+ * exceptions. Progress is manual on tcp/shm, so the target must keep polling for writes to land.
  *
  * <p><b>Write chains (shm).</b> shm moves every delivery-complete write of at most 4 KiB by its SAR protocol and,
  * while one is in flight to a peer, turns away every other operation to that peer with -FI_EAGAIN, so a paged write
@@ -110,10 +109,26 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * write that still confirms other requests' writes: that one is posted, last, and its report is for a token the
  * engine ended (it ignores it).
  *
- * <p>The imms of consecutive CQ entries with the same reservation (a paged write's pages from one writer) are
- * reported in one {@link DomainListener#onImms} after the batch, and a request's inner writes a chain posted as
- * injects (below) in one {@link DomainListener#onComplete(long, long, int)} when the chain's delivery-complete write
- * completed: the engine then handles one event for them, not one per page; what it counts is unchanged.
+ * <p><b>Imm runs.</b> Consecutive imm entries read by one {@link #poll()} (its up to 4 batches of 16) that carry the
+ * same imm from the same source (the handle fi_cq_readfrom names; one source for all where the provider reports none)
+ * form a run: a paged write's pages from one writer. A receive, a control message or a CQ error between them ends the
+ * run (the imms read before it are reported before it); completions of this side's writes, reads and sends do not,
+ * as they are handled after their batch's imms. A run is reserved with one {@link DomainListener#reserveImms} (a run
+ * of one with {@link DomainListener#reserveImm}) and consumed with one {@link DomainListener#onImms} when it ends, at
+ * the latest at the end of the poll: the engine takes one stripe lock and at most one place of the unexpected-imm
+ * bound for the run, as for tcp's PAGES frame, and handles one event for its imms, each still one imm event. A run is
+ * admitted or refused whole, decided once, when it ends: refused where nobody expects its imm and the writer's share
+ * (or the bound) has no place left, its imms then dropped and each counted in IMMS_REFUSED. The engine consumes what
+ * a poll reported before the next poll, so a later run of an imm admitted before finds its credits and needs no place.
+ * Reserved page by page, each page held a place of its own until the engine consumed the pages read with it, so a
+ * share with fewer places left than a poll read pages of a new imm admitted its first pages and refused the rest, as
+ * many as how the pages fell into polls made it; now one place admits them all. What a user can tell apart is which
+ * and how many of a paged write's equal imms are refused: fewer where places are short, and, where other threads take
+ * or free places meanwhile, decided at the run's end rather than page by page (both race with them alike); every
+ * imm is still credited once or refused and counted once. Likewise a request's inner writes a chain
+ * posted as injects (below) are reported in one {@link DomainListener#onComplete(long, long, int)} when the chain's
+ * delivery-complete write completed: the engine then handles one event for them, not one per page; what it counts is
+ * unchanged.
  *
  * <p><b>Injected inner writes (shm).</b> A chain's transmit-complete writes of at most tx_attr.inject_size bytes go
  * as FI_INJECT without FI_COMPLETION (the endpoint binds its transmit completions FI_SELECTIVE_COMPLETION on shm,
@@ -278,10 +293,15 @@ final class FabricDomain implements Domain {
     /** What the close left unconfirmed ({@link #confirmSendsDone}). */
     private List<String> unconfirmedAtClose = List.of();
 
-    /** Imms read from the CQ and reserved, not yet reported: how many, all with this reservation ({@link #poll()}). */
-    private int landedImms;
+    /**
+     * The run of imms read from the CQ and not yet reserved ({@link #reportLandedImms}): how many, all carrying
+     * {@link #runImm} from source {@link #runSource} (fi_cq_readfrom's handle; {@link #FI_ADDR_UNSPEC} where the
+     * provider reports none).
+     */
+    private int runImms;
 
-    private long landedReservation;
+    private int runImm;
+    private long runSource;
     /** Bytes of remote writes read from the CQ, not yet counted. */
     private long landedBytes;
 
@@ -1203,6 +1223,7 @@ final class FabricDomain implements Domain {
                     break;
                 }
             } else if (n == -FabricFailures.FI_EAVAIL) {
+                reportLandedImms(); // the imms read before the error are reported before it
                 readError();
                 work++;
             } else if (n == -FabricFailures.FI_EAGAIN) {
@@ -1212,6 +1233,7 @@ final class FabricDomain implements Domain {
                 break;
             }
         }
+        reportLandedImms();
         return work;
     }
 
@@ -1233,11 +1255,12 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Handles the {@code n} entries of a batch: the imms first, then the completions of this side's writes, reads and
-     * sends. A thread waiting for an imm (to answer it, say) is told before the worker spends time on completions of
-     * its own operations, which nobody on the other side waits for; what each entry reports is unchanged. Receives
-     * and control messages keep their place among the imms (the imms read before one are reported before it, as an
-     * abandonment must follow the imms that landed before it).
+     * Handles the {@code n} entries of a batch: the imms, receives and control messages first, in their order, then
+     * the completions of this side's writes, reads and sends, which nobody on the other side waits for. Receives and
+     * control messages keep their place among the imms (the imms read before one are reported before it, as an
+     * abandonment must follow the imms that landed before it). The imm run the batch ends with is left open for the
+     * next batch of this read ({@link #readCompletions} reports it at the latest), so it may be reported after the
+     * completions of this batch; both reach the engine in one queue that it drains after the poll.
      */
     private void handleBatch(final int n) {
         int deferred = 0;
@@ -1248,7 +1271,6 @@ final class FabricDomain implements Domain {
                 complete(i);
             }
         }
-        reportLandedImms();
         for (int k = 0; k < deferred; k++) {
             complete(deferredEntries[k]);
         }
@@ -1277,19 +1299,15 @@ final class FabricDomain implements Domain {
         final long offset = index * CQE_SIZE;
         final long cqFlags = entries.get(JAVA_LONG, offset + CQE_FLAGS);
         if (isLandedImm(cqFlags)) {
-            // the NIC placed the bytes already: reserve and consume at once; a refusal is counted by the engine.
-            // The writer's share is its own where the provider names it and this AV holds it; else the imm goes to
-            // the one quota of peers nobody can tell apart (null)
-            final @Nullable NetworkAddress writer =
-                    endpoint.reportsSources() ? peers.address(sources.getAtIndex(JAVA_LONG, index)) : null;
-            final long reservation = listener.reserveImm(writer, (int) entries.get(JAVA_LONG, offset + CQE_DATA));
-            if (reservation != DomainListener.IMM_REFUSED) {
-                if (landedImms > 0 && reservation != landedReservation) {
-                    reportLandedImms();
-                }
-                landedReservation = reservation;
-                landedImms++;
+            // the NIC placed the bytes already: the run this imm joins is reserved and consumed at once when it ends
+            final long source = endpoint.reportsSources() ? sources.getAtIndex(JAVA_LONG, index) : FI_ADDR_UNSPEC;
+            final int imm = (int) entries.get(JAVA_LONG, offset + CQE_DATA);
+            if (runImms > 0 && (source != runSource || imm != runImm)) {
+                reportLandedImms();
             }
+            runSource = source;
+            runImm = imm;
+            runImms++;
             landedBytes += entries.get(JAVA_LONG, offset + CQE_LEN);
             return;
         }
@@ -1321,16 +1339,28 @@ final class FabricDomain implements Domain {
     }
 
     /**
-     * Reports the imms of a run of equal reservations read from the CQ (a paged write's pages from one writer) in one
-     * {@link DomainListener#onImms} (still one imm event each), and the bytes they brought in one count.
+     * Reserves and consumes the run of equal imms from one source read from the CQ (a paged write's pages from one
+     * writer): one {@link DomainListener#reserveImms} and one {@link DomainListener#onImms} for the run (still one imm
+     * event each), or all of them refused and counted, and the bytes they brought in one count. The writer's share is
+     * its own where the provider names it and this AV holds it; else the imms go to the one quota of peers nobody can
+     * tell apart (null).
      */
     private void reportLandedImms() {
-        if (landedImms == 1) {
-            listener.onImm(landedReservation);
-        } else if (landedImms > 1) {
-            listener.onImms(landedReservation, landedImms);
+        if (runImms > 0) {
+            final @Nullable NetworkAddress writer = endpoint.reportsSources() ? peers.address(runSource) : null;
+            if (runImms == 1) {
+                final long reservation = listener.reserveImm(writer, runImm);
+                if (reservation != DomainListener.IMM_REFUSED) {
+                    listener.onImm(reservation);
+                }
+            } else {
+                final long reservation = listener.reserveImms(writer, runImm, runImms);
+                if (reservation != DomainListener.IMM_REFUSED) {
+                    listener.onImms(reservation, runImms);
+                }
+            }
+            runImms = 0;
         }
-        landedImms = 0;
         if (landedBytes > 0) {
             listener.onBytesReceived(landedBytes);
             landedBytes = 0;
