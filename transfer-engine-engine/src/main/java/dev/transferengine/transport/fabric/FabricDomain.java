@@ -87,7 +87,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * </ul>
  * A chain of one write (a single write, a scatter target) is posted delivery-complete as before; zero-byte writes
  * are never held. Other providers post every write with the same flags: their ordering and refusal reporting
- * differ (tcp;ofi_rxm reports refusals on the write itself, efa's ordering depends on the device).
+ * differ (efa's ordering depends on the device). tcp;ofi_rxm's target answers a refused write by dropping the
+ * connection unread, which fails only the writes still queued or waiting for an acknowledgement (a write without one
+ * behind it reports nothing or done), and RxM replaces the connection behind the engine, so a delivery-complete write
+ * does not confirm earlier ones that may have gone on the old connection; docs/benchmarks.md, "fabric/tcp paged
+ * writes: why the inner pages keep their acknowledgement".
  *
  * <p><b>Chains across requests (shm).</b> Where every write is an inject (below: it completes when its post returns)
  * and the peer publishes its keys in a table that checks every access, writes to one peer and one key join one chain
