@@ -1290,8 +1290,7 @@ final class FabricDomain implements Domain {
         if (slot < 0) {
             return false;
         }
-        final byte kind = ops.kind[slot];
-        return kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND;
+        return FabricOps.isOperation(ops.kind[slot]);
     }
 
     /** Whether CQ flags {@code cqFlags} describe remote CQ data of a write that landed here (an imm). */
@@ -1629,7 +1628,7 @@ final class FabricDomain implements Domain {
             final long token = ops.token[slot];
             release(slot);
             settle(slot, error);
-            if (kind == FabricOps.WRITE || kind == FabricOps.SEND) {
+            if (FabricOps.isOperation(kind)) {
                 listener.onFailed(token, error); // control and receive buffers are nobody's operations
             }
         }
@@ -1708,10 +1707,7 @@ final class FabricDomain implements Domain {
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             final long peer = ops.peer[slot];
-            final FabricShmKeys.View published =
-                    kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND
-                            ? peers.keys(peer)
-                            : null;
+            final FabricShmKeys.View published = FabricOps.isOperation(kind) ? peers.keys(peer) : null;
             if (published == null) {
                 continue;
             }
@@ -1745,8 +1741,7 @@ final class FabricDomain implements Domain {
         }
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
-            if (ops.peer[slot] == peer
-                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
+            if (ops.peer[slot] == peer && FabricOps.isOperation(kind)) {
                 final long token = ops.token[slot];
                 final TransferEngineException goneError = new PeerUnreachableException(gone, reason);
                 release(slot);
@@ -1818,7 +1813,7 @@ final class FabricDomain implements Domain {
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             final long token = ops.token[slot];
-            if (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND) {
+            if (FabricOps.isOperation(kind)) {
                 release(slot);
                 settle(slot, lost);
                 listener.onFailed(token, lost);
@@ -1836,9 +1831,7 @@ final class FabricDomain implements Domain {
         for (int slot = 0; slot < ops.kind.length; slot++) {
             final byte kind = ops.kind[slot];
             final long peer = ops.peer[slot];
-            if (ops.token[slot] == token
-                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)
-                    && ops.epoch[slot] == peers.epoch(peer)) {
+            if (ops.token[slot] == token && FabricOps.isOperation(kind) && ops.epoch[slot] == peers.epoch(peer)) {
                 peers.reset(peer);
             }
         }
@@ -1869,8 +1862,7 @@ final class FabricDomain implements Domain {
         for (int n = pending.size(); n > 0; n--) {
             final int slot = pending.pollInt();
             final byte kind = ops.kind[slot];
-            if (ops.token[slot] == token
-                    && (kind == FabricOps.WRITE || kind == FabricOps.READ || kind == FabricOps.SEND)) {
+            if (ops.token[slot] == token && FabricOps.isOperation(kind)) {
                 release(slot);
             } else {
                 pending.offerInt(slot);

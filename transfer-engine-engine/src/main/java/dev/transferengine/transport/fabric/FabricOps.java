@@ -32,6 +32,11 @@ final class FabricOps {
     /** A one-sided read (fi_readmsg): its fi_msg_rma is filled like a write's, with the local iov as the target. */
     static final byte READ = 6;
 
+    /** Whether {@code kind} is someone's operation (reported to the listener), not a buffer or a control message. */
+    static boolean isOperation(final byte kind) {
+        return kind == WRITE || kind == READ || kind == SEND;
+    }
+
     /**
      * The tag of control messages. No size class sets it ({@link #sizeTag} sets the low bits of a length below
      * 2^31) and no receive buffer ignores it (its ignore bits are the {@link #sizeTag} of its size), so control messages

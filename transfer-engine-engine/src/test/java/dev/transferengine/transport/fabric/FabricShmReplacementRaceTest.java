@@ -39,6 +39,9 @@ class FabricShmReplacementRaceTest {
     private static final int BUFFER = 4096;
     private static final int DOOMED_WRITES = 4;
     private static final long FIRST_DOOMED = 1000;
+    /** A read of the killed peer's region, stalled beside the doomed writes. */
+    private static final long DOOMED_READ = 2000;
+
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private final FabricFixture fixture = new FabricFixture();
@@ -155,11 +158,19 @@ class FabricShmReplacementRaceTest {
         for (int i = 0; i < DOOMED_WRITES; i++) {
             domain.write(writeTo(doomed, domain, src, srcKey, FIRST_DOOMED + i, BUFFER * 4));
         }
+        domain.read(new WriteDescriptor()
+                .token(DOOMED_READ)
+                .source(src, 0, srcKey, BUFFER)
+                .target(domain.resolve(doomed.address()), doomed.base(), 0, doomed.rkey()));
         pollFor(100);
         for (int i = 0; i < DOOMED_WRITES; i++) {
             domain.cancel(FIRST_DOOMED + i);
         }
+        domain.cancel(DOOMED_READ);
         fixture.pollAll();
+        // a read the replacement (or the NIC's failure) took is reported failed too, not only released
+        fixture.pollUntil(() -> events.ended(DOOMED_READ));
+        assertThat(events.failed.get(DOOMED_READ)).as("the doomed read").isInstanceOf(TransferEngineException.class);
         for (int i = 0; i < DOOMED_WRITES; i++) {
             assertThat(events.ends.getOrDefault(FIRST_DOOMED + i, 1))
                     .as("write %d ended at most once", FIRST_DOOMED + i)
