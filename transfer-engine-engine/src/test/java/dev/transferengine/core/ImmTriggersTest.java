@@ -24,6 +24,7 @@ import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -133,6 +134,27 @@ class ImmTriggersTest {
     }
 
     @Test
+    void aNegativeAcknowledgementForItsImmLeavesItArmed() {
+        final ImmCounter pongs = client.immCounter(PONG);
+        final ImmTrigger trigger =
+                server.triggerOnImm(PING, 1, ImmWrite.of(clientRegion, PONG), new TransferCounters());
+        final MemoryRegion gone = region(server);
+        final RegionDescriptor stale = gone.descriptor();
+        server.deregister(gone);
+        final MemoryRegion source = region(client);
+
+        final CompletableFuture<Void> refused =
+                client.submit(SingleWrite.of(source, 0, 16, stale, 0).withImm(PING));
+
+        assertThat(refused).failsWithin(WAIT);
+        await().atMost(WAIT).until(() -> server.metrics().counter(EngineCounter.IMMS_ABANDONED) == 1);
+        ping(1);
+        pongs.await(1, WAIT);
+        assertThat(trigger.fired()).isEqualTo(1);
+        assertThat(server.removeImmCount(PING)).isEqualTo(new ImmCountState(0, 1));
+    }
+
+    @Test
     void aFiringWhoseRegionWasDeregisteredFailsThroughTheListenerAndTheTriggerStaysArmed() throws Exception {
         final MemoryRegion source = region(server);
         final FirstOutcome outcome = new FirstOutcome();
@@ -163,10 +185,15 @@ class ImmTriggersTest {
             await().atMost(WAIT).until(() -> early.balance() == 1);
             HoldingDomain.at(held.mainAddress()).hold(true);
             final TransferCounters queued = new TransferCounters();
-            int accepted = 0;
-            while (held.trySubmit(ImmWrite.of(clientRegion, 1), queued) == SubmitStatus.ACCEPTED) {
-                accepted++; // one in flight (held), one queued
-            }
+            final AtomicInteger accepted = new AtomicInteger();
+            // one request in flight (held) and one queued: only then is the queue full for good
+            await().atMost(WAIT).until(() -> {
+                if (held.trySubmit(ImmWrite.of(clientRegion, 1), queued) == SubmitStatus.ACCEPTED) {
+                    accepted.incrementAndGet();
+                }
+                return accepted.get() == 2;
+            });
+            assertThat(held.trySubmit(ImmWrite.of(clientRegion, 1), queued)).isEqualTo(SubmitStatus.BACK_PRESSURED);
             final long refusedBefore = held.metrics().counter(EngineCounter.BACK_PRESSURE);
             final FirstOutcome outcome = new FirstOutcome();
 
@@ -176,7 +203,7 @@ class ImmTriggersTest {
             assertThat(trigger.fired()).isEqualTo(1);
             assertThat(held.metrics().counter(EngineCounter.BACK_PRESSURE)).isEqualTo(refusedBefore + 1);
             HoldingDomain.at(held.mainAddress()).hold(false);
-            queued.awaitCompleted(accepted, WAIT);
+            queued.awaitCompleted(accepted.get(), WAIT);
         }
     }
 
