@@ -67,7 +67,8 @@ class TeBenchTest {
     @ValueSource(strings = {"worker", "thread"})
     void eitherEchoAnswersTheImmRoundTrip(final String echo) throws IOException {
         try (PeerProcess server = PeerProcess.start(List.of("--echo", echo, "--region", "4MiB"))) {
-            final JsonNode line = run("write", "--op", "imm", "--peer", server.line().format());
+            final JsonNode line =
+                    run("write", "--op", "imm", "--peer", server.line().format());
 
             assertThat(line.get("op").asString()).isEqualTo("imm");
             assertSane(line);
