@@ -285,10 +285,8 @@ final class ImmCountTable {
     /**
      * Arms {@code trigger} as its imm's entry, replacing any other with its credits (an abandonment kept with them is
      * dropped: a trigger has nobody to tell); credits already there fire it at once, on this thread.
-     *
-     * @return the replaced state, or null
      */
-    @Nullable ImmCountState trigger(final ImmTriggers.Armed trigger) {
+    void trigger(final ImmTriggers.Armed trigger) {
         final int imm = trigger.imm();
         final Stripe stripe = stripe(imm);
         synchronized (stripe) {
@@ -296,7 +294,7 @@ final class ImmCountTable {
             final Entry entry = new Entry(imm, trigger.count(), null, null, trigger, old == null ? 0 : old.credits());
             put(stripe, entry);
             fireTrigger(entry);
-            return detach(old);
+            detach(old);
         }
     }
 
