@@ -13,7 +13,9 @@
 #   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's
 #   cases whose name matches), NACK=0 / JMH=0 / FOOTPRINT=0 (the tcp_stream runs beside table cases) to leave those
 #   out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
-#   (profiles of the slow rows).
+#   (profiles of the slow rows), ECHO=thread (the serve children's pongs posted by a thread of their own that polls
+#   the ping counter, as before ImmTrigger, instead of by the worker that counts the ping: ECHO=worker, the default;
+#   passed on as TE_BENCH_ECHO, which `te-bench serve --echo` defaults to).
 # The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
 # repository root (docs/bench-data holds the copied report.jsonl and jmh.json):
 #   java -jar transfer-engine-bench/target/te-bench.jar report --in docs/bench-data/report.jsonl \
@@ -31,6 +33,7 @@ LONG_DURATION=${LONG_DURATION:-5s}
 LONG_WARMUP=${LONG_WARMUP:-1500ms}
 BUDGET_S=${BUDGET_S:-470}
 CASES=${CASES:-.}
+export TE_BENCH_ECHO=${ECHO:-worker} # the default of every serve child's --echo
 LF21=$here/lf/lib/libfabric.so.1
 export FABTESTS=$here/lf IPERF3=$here/bin/iperf3 TCP_PINGPONG=$here/bin/tcp_pingpong
 export LD_LIBRARY_PATH=$here/lib # iperf3's libraries only; libfabric is chosen per case (fabric.library)
@@ -202,6 +205,7 @@ nack() {
     say "[$SECONDS s] $name FAILED: $(error_of "$text")"
   fi
 }
+say "# serve children echo imm pings from: $TE_BENCH_ECHO (ECHO)"
 if [[ ${NACK:-1} == 1 ]]; then
   say "# negative acknowledgements ($SECONDS s)"
   nack nack-tcp -p transport=tcp

@@ -387,8 +387,8 @@ public interface TransferEngine extends AutoCloseable {
 
     /**
      * Fires {@code listener} when the imm count for {@code imm} reaches exactly {@code count} (imms already credited
-     * count), subtracting {@code count}. Replaces any earlier expectation or counter for {@code imm}. Any thread;
-     * takes a short lock, never waits for the worker.
+     * count), subtracting {@code count}. Replaces any earlier expectation, counter or trigger for {@code imm}. Any
+     * thread; takes a short lock, never waits for the worker.
      *
      * @param imm the 32-bit imm value to count
      * @param count how many imms make the expectation fire (>= 1)
@@ -400,7 +400,52 @@ public interface TransferEngine extends AutoCloseable {
     @Nullable ImmCountState expectImmCount(int imm, int count, ImmCountListener listener);
 
     /**
-     * Removes an expectation or counter; imms for it are then delivered to the imm listener (or credited). Any
+     * Arms a triggered write: each time {@code count} imms {@code imm} have been counted, the engine submits
+     * {@code request} from the worker thread that counted the last of them, with no callback or caller thread in
+     * between; {@code listener} is told of each submission's outcome. Replaces any earlier expectation, counter or
+     * trigger for {@code imm}, keeping its credits: those already there fire it at once, on this thread.
+     * {@link #removeImmCount(int)} or {@link ImmTrigger#close()} disarms it. A firing that finds the group's queue
+     * full, the engine closed or the request no longer valid (e.g. its source region deregistered) fails that
+     * submission through {@code listener} with the typed error {@link #submit(TransferRequest, TransferListener)}
+     * would throw; the trigger stays armed. A negative acknowledgement for {@code imm} is counted and otherwise
+     * ignored: the trigger stays armed, counting the imms that do land. Any thread; takes a short lock, never waits for
+     * the worker; allocates the trigger (a firing allocates nothing beyond what a submit does).
+     *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imms make the trigger fire once (>= 1)
+     * @param request the write or read to submit at each firing, checked now and again at each firing
+     * @param listener told of each firing's outcome, on the callback thread
+     * @return the armed trigger
+     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, or the request names a
+     *     NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if the request would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out
+     * @throws EngineClosedException if the engine is closed
+     */
+    ImmTrigger triggerOnImm(int imm, int count, TransferRequest request, TransferListener listener);
+
+    /**
+     * Like {@link #triggerOnImm(int, int, TransferRequest, TransferListener)}, but each firing's outcome only bumps
+     * {@code counters}, on the worker, with no callback: a failed firing (back-pressure, a closed engine, a request no
+     * longer valid) counts as failed.
+     *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imms make the trigger fire once (>= 1)
+     * @param request the write or read to submit at each firing, checked now and again at each firing
+     * @param counters bumped once per firing, when its submission ends
+     * @return the armed trigger
+     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, or the request names a
+     *     NIC, region or peer group this engine cannot use
+     * @throws RegionBoundsException if the request would fall outside its source or destination region
+     * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
+     * @throws RemoteAccessException if the peer's descriptor rules the request out
+     * @throws EngineClosedException if the engine is closed
+     */
+    ImmTrigger triggerOnImm(int imm, int count, TransferRequest request, TransferCounters counters);
+
+    /**
+     * Removes an expectation, counter or trigger; imms for it are then delivered to the imm listener (or credited). Any
      * thread; takes a short lock, never waits for the worker; works on a closed engine too.
      *
      * @param imm the 32-bit imm value
@@ -417,8 +462,8 @@ public interface TransferEngine extends AutoCloseable {
     void onImm(@Nullable ImmListener listener);
 
     /**
-     * A polled counter for {@code imm}; replaces an expectation for it, keeping its credits. Any thread; takes a
-     * short lock, never waits for the worker.
+     * A polled counter for {@code imm}; replaces an expectation or trigger for it, keeping its credits. Any thread;
+     * takes a short lock, never waits for the worker.
      *
      * @param imm the 32-bit imm value to count
      * @return the counter, credited by the worker with no callback

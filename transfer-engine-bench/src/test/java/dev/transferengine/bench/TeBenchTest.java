@@ -1,11 +1,16 @@
 package dev.transferengine.bench;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -56,6 +61,28 @@ class TeBenchTest {
         assertThat(line.get("op").asString()).isEqualTo("imm");
         assertThat(line.get("gb_per_s").asDouble()).isZero();
         assertSane(line);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"worker", "thread"})
+    void eitherEchoAnswersTheImmRoundTrip(final String echo) throws IOException {
+        try (PeerProcess server = PeerProcess.start(List.of("--echo", echo, "--region", "4MiB"))) {
+            final JsonNode line =
+                    run("write", "--op", "imm", "--peer", server.line().format());
+
+            assertThat(line.get("op").asString()).isEqualTo("imm");
+            assertSane(line);
+        }
+    }
+
+    @Test
+    void serveRefusesAnEchoItDoesNotKnow() {
+        final ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        final CommandLine serve = TeBench.commandLine();
+        serve.setErr(new PrintWriter(errors, true, StandardCharsets.UTF_8));
+
+        assertThat(serve.execute("serve", "--echo", "callback")).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--echo must be worker or thread, not 'callback'");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.transferengine.core;
 
 import dev.transferengine.Device;
 import dev.transferengine.RegionAccess;
+import dev.transferengine.TransferListener;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
@@ -44,6 +45,19 @@ final class ApiCalls {
         }
     }
 
+    /** Refuses a receive pool's size out of range, or one that would hold too much memory off the heap. */
+    static void receivePoolSize(final String method, final int bufferSize, final int count) {
+        if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
+            throw new InvalidRequestException(
+                    method + " needs bufferSize >= 1 and 1 <= count <= 16777215, got " + bufferSize + " x " + count);
+        }
+        if ((long) bufferSize * count > Engine.MAX_RECEIVE_POOL_BYTES) {
+            throw new InvalidRequestException(method + " of " + bufferSize + " x " + count + " = "
+                    + (long) bufferSize * count + " bytes exceeds the " + Engine.MAX_RECEIVE_POOL_BYTES
+                    + " bytes one pool may hold off the heap; use fewer or smaller buffers");
+        }
+    }
+
     /**
      * {@code value}, refused with a typed error if null: callers without NullAway (Kotlin, reflection, a stray null)
      * must fail at the call, not later on the callback thread.
@@ -54,6 +68,21 @@ final class ApiCalls {
             throw new InvalidRequestException(what + " must not be null");
         }
         return value;
+    }
+
+    /** A listener that completes {@code future}: null when done, exceptionally with the operation's error. */
+    static TransferListener completing(final CompletableFuture<Void> future) {
+        return new TransferListener() {
+            @Override
+            public void onDone() {
+                future.complete(null);
+            }
+
+            @Override
+            public void onError(final TransferEngineException error) {
+                future.completeExceptionally(error);
+            }
+        };
     }
 
     static <T extends @Nullable Object> T await(

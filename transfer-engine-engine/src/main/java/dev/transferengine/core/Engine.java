@@ -9,6 +9,7 @@ import dev.transferengine.ImmCountListener;
 import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmCounter;
 import dev.transferengine.ImmListener;
+import dev.transferengine.ImmTrigger;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.NicInfo;
@@ -31,7 +32,6 @@ import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.MalformedDescriptorException;
 import dev.transferengine.exceptions.NicCountMismatchException;
-import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.exceptions.TransferTimeoutException;
 import dev.transferengine.spi.DeviceMemory;
 import dev.transferengine.spi.Domain;
@@ -80,6 +80,7 @@ final class Engine implements TransferEngine, Region.Owner {
     private final Counters counters;
     private final CallbackDispatcher callbacks;
     private final ImmCountTable imms;
+    private final ImmTriggers triggers;
     private final SendBuffers sendBuffers = new SendBuffers();
     private final Submissions submissionPool;
     private final RequestChecks checks = new RequestChecks(this);
@@ -120,6 +121,7 @@ final class Engine implements TransferEngine, Region.Owner {
         this.workers = new AgentRunner[groups.length];
         final WorkerServices services =
                 new WorkerServices(transport, imms, callbacks, counters, sendBuffers, submissionPool, clock);
+        this.triggers = new ImmTriggers(this, checks, groups, services, gate);
         try {
             for (int g = 0; g < groups.length; g++) {
                 groups[g] = new DomainGroup(g, config.groups().get(g), config, services);
@@ -467,22 +469,12 @@ final class Engine implements TransferEngine, Region.Owner {
     @Override
     public CompletableFuture<Void> send(final NetworkAddress peer, final byte[] message) {
         final CompletableFuture<Void> future = new CompletableFuture<>();
-        send(peer, MemorySegment.ofArray(message), new TransferListener() {
-            @Override
-            public void onDone() {
-                future.complete(null);
-            }
-
-            @Override
-            public void onError(final TransferEngineException error) {
-                future.completeExceptionally(error);
-            }
-        });
+        send(peer, MemorySegment.ofArray(message), ApiCalls.completing(future));
         return future;
     }
 
     /** Queues a submission; false, with the submission recycled and counted, when the group's queue is full. */
-    private boolean offer(final DomainGroup group, final Submission submission) {
+    boolean offer(final DomainGroup group, final Submission submission) {
         counters.inFlight(1);
         if (!group.offer(submission)) {
             counters.inFlight(-1);
@@ -512,16 +504,7 @@ final class Engine implements TransferEngine, Region.Owner {
         given(listener, "listener");
         enter();
         try {
-            final String method = credited ? "creditedReceivePool" : "postedReceivePool";
-            if (bufferSize < 1 || count < 1 || count > 0xFF_FFFF) {
-                throw new InvalidRequestException(method + " needs bufferSize >= 1 and 1 <= count <= 16777215, got "
-                        + bufferSize + " x " + count);
-            }
-            if ((long) bufferSize * count > MAX_RECEIVE_POOL_BYTES) {
-                throw new InvalidRequestException(method + " of " + bufferSize + " x " + count + " = "
-                        + (long) bufferSize * count + " bytes exceeds the " + MAX_RECEIVE_POOL_BYTES
-                        + " bytes one pool may hold off the heap; use fewer or smaller buffers");
-            }
+            ApiCalls.receivePoolSize(credited ? "creditedReceivePool" : "postedReceivePool", bufferSize, count);
             final Receives pool =
                     new Receives(nextPoolId.getAndIncrement(), bufferSize, count, credited, listener, groups[0]);
             synchronized (receivePools) {
@@ -547,6 +530,18 @@ final class Engine implements TransferEngine, Region.Owner {
     @Override
     public @Nullable ImmCountState removeImmCount(final int imm) {
         return imms.remove(imm);
+    }
+
+    @Override
+    public ImmTrigger triggerOnImm(
+            final int imm, final int count, final TransferRequest request, final TransferListener listener) {
+        return triggers.arm(imm, count, request, given(listener, "listener"), null);
+    }
+
+    @Override
+    public ImmTrigger triggerOnImm(
+            final int imm, final int count, final TransferRequest request, final TransferCounters transferCounters) {
+        return triggers.arm(imm, count, request, null, given(transferCounters, "counters"));
     }
 
     @Override

@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  *       stays quiet until the listener decided to re-arm (fire again if enough arrived meanwhile) or to remove it
  *       (the surplus is then replayed to the imm listener, or credited);</li>
  *   <li>a polled counter: credits go straight to it;</li>
+ *   <li>a trigger ({@link ImmTriggers.Armed}): fires on the counting thread once per {@code expected} imms, each
+ *       firing one submission of its request, with no callback; it stays armed until replaced, removed or closed;</li>
  *   <li>credits: imms that arrived before anyone expected them and with no imm listener set, kept until claimed or
  *       until they expire ({@link #tick}).</li>
  * </ul>
@@ -35,11 +37,13 @@ import org.jspecify.annotations.Nullable;
  * <p>The entries are spread over {@link #STRIPES} stripes by imm value, each its own monitor, so the workers of
  * different NICs and the API threads rarely meet: an imm takes its stripe's lock to be reserved and to be consumed,
  * and the fair shares' lock only when nobody expects it. No lock is held while user code runs, and firing an
- * expectation allocates nothing (the entry is the callback).
+ * expectation allocates nothing (the entry is the callback). A trigger fires under its stripe's lock: it only queues
+ * a pooled submission, never runs user code, never blocks.
  *
  * <p>A negative acknowledgement ({@link #onAbandoned}) ends the imm's expectation (its listener's
  * {@link ImmCountListener#onAbandoned} runs, the credits stay) or the polled counter's next short waiter; one that
- * comes before anyone expects the imm is kept with its credits for the next expectation or counter.
+ * comes before anyone expects the imm is kept with its credits for the next expectation or counter. A trigger
+ * stays armed through one: it has no listener to end, and counts on with the imms that do land.
  */
 final class ImmCountTable {
 
@@ -65,6 +69,7 @@ final class ImmCountTable {
         final int expected;
         final @Nullable ImmCountListener listener;
         final @Nullable PolledImmCounter polled;
+        final ImmTriggers.@Nullable Armed trigger;
         long count;
         boolean firing;
         /** Credits only: a negative acknowledgement that came before anyone expected the imm. */
@@ -79,11 +84,13 @@ final class ImmCountTable {
                 final int expected,
                 final @Nullable ImmCountListener listener,
                 final @Nullable PolledImmCounter polled,
+                final ImmTriggers.@Nullable Armed trigger,
                 final long count) {
             this.imm = imm;
             this.expected = expected;
             this.listener = listener;
             this.polled = polled;
+            this.trigger = trigger;
             this.count = count;
         }
 
@@ -97,7 +104,7 @@ final class ImmCountTable {
 
         /** Credits only: imms nobody expected yet. */
         boolean creditsOnly() {
-            return listener == null && polled == null;
+            return listener == null && polled == null && trigger == null;
         }
 
         /** Callback thread: the expectation fired. */
@@ -233,6 +240,7 @@ final class ImmCountTable {
             } else {
                 entry.count += count;
                 fireIfDue(entry);
+                fireTrigger(entry);
             }
         }
     }
@@ -260,7 +268,7 @@ final class ImmCountTable {
                 callbacks.dispatch(() -> listener.onAbandoned(abandonment));
                 return null;
             }
-            final Entry entry = new Entry(imm, count, listener, null, old == null ? 0 : old.credits());
+            final Entry entry = new Entry(imm, count, listener, null, null, old == null ? 0 : old.credits());
             put(stripe, entry);
             fireIfDue(entry);
             return detach(old);
@@ -271,6 +279,48 @@ final class ImmCountTable {
         final Stripe stripe = stripe(imm);
         synchronized (stripe) {
             return detach(forget(stripe, imm));
+        }
+    }
+
+    /**
+     * Arms {@code trigger} as its imm's entry, replacing any other with its credits (an abandonment kept with them is
+     * dropped: a trigger has nobody to tell); credits already there fire it at once, on this thread.
+     */
+    void trigger(final ImmTriggers.Armed trigger) {
+        final int imm = trigger.imm();
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry old = stripe.entries.get(imm);
+            final Entry entry = new Entry(imm, trigger.count(), null, null, trigger, old == null ? 0 : old.credits());
+            put(stripe, entry);
+            fireTrigger(entry);
+            detach(old);
+        }
+    }
+
+    /**
+     * Disarms {@code trigger} if it is still its imm's entry; imms it counted toward its next firing go to the imm
+     * listener, or stay credited (past the bound, as they were claimed). Any thread.
+     */
+    void disarm(final ImmTriggers.Armed trigger) {
+        final int imm = trigger.imm();
+        final ImmListener listener;
+        final long surplus;
+        final Stripe stripe = stripe(imm);
+        synchronized (stripe) {
+            final Entry entry = stripe.entries.get(imm);
+            if (entry == null || entry.trigger != trigger) {
+                return;
+            }
+            forget(stripe, imm);
+            surplus = entry.count;
+            listener = immListener;
+            if (listener == null && surplus > 0) {
+                credit(stripe, imm, surplus, ImmShares.REFUSED);
+            }
+        }
+        for (long i = 0; listener != null && i < surplus; i++) {
+            callbacks.dispatchImm(listener, imm);
         }
     }
 
@@ -285,7 +335,7 @@ final class ImmCountTable {
             if (old != null && old.abandoned != null) {
                 counter.abandon(old.abandoned);
             }
-            put(stripe, new Entry(imm, 0, null, counter, 0));
+            put(stripe, new Entry(imm, 0, null, counter, null, 0));
             return counter;
         }
     }
@@ -308,6 +358,8 @@ final class ImmCountTable {
                 }
             } else if (entry.polled != null) {
                 entry.polled.abandon(abandonment);
+            } else if (entry.trigger != null) {
+                return; // counted above; the trigger stays armed and counts the imms that do land
             } else if (entry.listener != null) {
                 forget(stripe, imm);
                 if (entry.count > 0) {
@@ -372,7 +424,7 @@ final class ImmCountTable {
 
     /** Stripe locked: credits {@code count} imms to a new credits-only entry on the place of {@code share}. */
     private Entry credit(final Stripe stripe, final int imm, final long count, final int share) {
-        final Entry entry = new Entry(imm, 0, null, null, count);
+        final Entry entry = new Entry(imm, 0, null, null, null, count);
         entry.share = share;
         entry.since = coarseNow;
         put(stripe, entry);
@@ -424,6 +476,18 @@ final class ImmCountTable {
             entry.count -= entry.expected;
             entry.firing = true;
             callbacks.dispatch(entry);
+        }
+    }
+
+    /** Stripe locked: a trigger fires once for every {@code expected} imms counted, on this thread. */
+    private static void fireTrigger(final Entry entry) {
+        final ImmTriggers.Armed trigger = entry.trigger;
+        if (trigger == null) {
+            return;
+        }
+        while (entry.count >= entry.expected) {
+            entry.count -= entry.expected;
+            trigger.fire();
         }
     }
 

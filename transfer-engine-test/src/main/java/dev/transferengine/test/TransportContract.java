@@ -5,7 +5,9 @@ import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
 import dev.transferengine.GroupRouting;
 import dev.transferengine.ImmCountListener;
+import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmCounter;
+import dev.transferengine.ImmTrigger;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
@@ -1244,6 +1246,62 @@ public abstract class TransportContract {
             writes.forEach(TransportContract::done);
             awaitBalance(counter, 20);
             assertSame(src, 0, dst, 0, REGION);
+        }
+    }
+
+    /** Triggered writes: a reply the receiver's worker posts itself when the imms that call for it land. */
+    @Nested
+    class TriggeredWrites {
+        private static final int PING = 0x51;
+        private static final int PONG = 0x52;
+
+        @Test
+        void aTriggerAnswersEveryPingWithExactlyOnePong() {
+            final TransferEngine client = engine(1);
+            final TransferEngine server = engine(1);
+            final RegionDescriptor clientRegion =
+                    client.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor serverRegion =
+                    server.register(zeroed(4096), Device.host()).descriptor();
+            final ImmCounter pongs = client.immCounter(PONG);
+            final TransferCounters replies = new TransferCounters();
+            final ImmTrigger trigger = server.triggerOnImm(PING, 1, ImmWrite.of(clientRegion, PONG), replies);
+            final int pings = 50;
+
+            for (int i = 0; i < pings; i++) {
+                done(client.submit(ImmWrite.of(serverRegion, PING)));
+                pongs.await(1, WAIT); // a round trip at a time, as a ping-pong does
+            }
+
+            replies.awaitCompleted(pings, WAIT);
+            assertThat(replies.done()).isEqualTo(pings);
+            assertThat(trigger.fired()).isEqualTo(pings);
+            assertThat(client.metrics().counter(EngineCounter.IMM_EVENTS)).isEqualTo(pings);
+            assertThat(pongs.balance()).isZero();
+        }
+
+        @Test
+        void aTriggerOfThreeFiresOncePerThreeImmsAndKeepsTheRest() {
+            final TransferEngine client = engine(1);
+            final TransferEngine server = engine(1);
+            final RegionDescriptor clientRegion =
+                    client.register(zeroed(4096), Device.host()).descriptor();
+            final RegionDescriptor serverRegion =
+                    server.register(zeroed(4096), Device.host()).descriptor();
+            final ImmCounter pongs = client.immCounter(PONG);
+            final TransferCounters replies = new TransferCounters();
+            final ImmTrigger trigger = server.triggerOnImm(PING, 3, ImmWrite.of(clientRegion, PONG), replies);
+
+            for (int i = 0; i < 7; i++) {
+                done(client.submit(ImmWrite.of(serverRegion, PING)));
+            }
+
+            pongs.await(2, WAIT);
+            await().atMost(WAIT).until(() -> server.metrics().counter(EngineCounter.IMM_EVENTS) == 7);
+            replies.awaitCompleted(2, WAIT);
+            assertThat(trigger.fired()).isEqualTo(2);
+            assertThat(server.removeImmCount(PING)).isEqualTo(new ImmCountState(1, 3));
+            assertThat(client.metrics().counter(EngineCounter.IMM_EVENTS)).isEqualTo(2);
         }
     }
 

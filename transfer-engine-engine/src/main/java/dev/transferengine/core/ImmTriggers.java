@@ -1,0 +1,159 @@
+package dev.transferengine.core;
+
+import dev.transferengine.ImmTrigger;
+import dev.transferengine.TransferCounters;
+import dev.transferengine.TransferListener;
+import dev.transferengine.TransferRequest;
+import dev.transferengine.exceptions.EngineClosedException;
+import dev.transferengine.exceptions.InvalidRequestException;
+import dev.transferengine.exceptions.TransferEngineException;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+import static dev.transferengine.core.ApiCalls.given;
+
+/**
+ * Triggered writes: arms {@link ImmTrigger}s in the {@link ImmCountTable} and fires them. A firing runs on the thread
+ * that counted the trigger's last imm (a worker, or the arming caller for credits already there) and does what a
+ * submit does, without the caller's checks of nulls: checks the request again (its region may have been deregistered
+ * since), takes a pooled {@link Submission} and queues it to the request's group. From that group's own worker the
+ * queue is taken at its next duty cycle, with no hand-off between cores. A firing that cannot be queued (the queue
+ * full, the engine closed, the request no longer valid) ends its submission at once with the typed error, through the
+ * trigger's listener or counters: never thrown on the worker, never dropped.
+ */
+final class ImmTriggers {
+
+    private final Engine engine;
+    private final RequestChecks checks;
+    private final DomainGroup[] groups;
+    private final WorkerServices services;
+    private final EngineGate gate;
+    private final EngineClosedException closed = new EngineClosedException("the engine is closed");
+
+    /**
+     * @param groups the engine's groups, by index (filled by the time anything is armed)
+     * @param gate the engine's door: a firing enters it like any submit, so none is queued to a stopping worker
+     */
+    ImmTriggers(
+            final Engine engine,
+            final RequestChecks checks,
+            final DomainGroup[] groups,
+            final WorkerServices services,
+            final EngineGate gate) {
+        this.engine = engine;
+        this.checks = checks;
+        this.groups = groups;
+        this.services = services;
+        this.gate = gate;
+    }
+
+    /** Caller's thread: checks as submit does, then arms; credits already there fire it at once, here. */
+    ImmTrigger arm(
+            final int imm,
+            final int count,
+            final TransferRequest request,
+            final @Nullable TransferListener listener,
+            final @Nullable TransferCounters counters) {
+        given(request, "request");
+        if (count < 1) {
+            throw new InvalidRequestException("a trigger's imm count must be >= 1, was " + count);
+        }
+        if (!gate.tryEnter()) {
+            throw closed;
+        }
+        try {
+            checks.check(request);
+            final Armed trigger = new Armed(imm, count, request, listener, counters);
+            services.imms().trigger(trigger);
+            return trigger;
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** Counting thread, its imm's stripe locked: one submission of {@code trigger}'s request; never throws. */
+    private void fire(final Armed trigger) {
+        trigger.fired.incrementAndGet();
+        if (!gate.tryEnter()) {
+            fail(trigger, closed);
+            return;
+        }
+        try {
+            final DomainGroup group = groups[checks.check(trigger.request)];
+            if (!engine.offer(group, submission(trigger))) { // counted as back-pressure
+                fail(trigger, group.backPressure());
+            }
+        } catch (final TransferEngineException e) { // the request went bad since it was armed
+            fail(trigger, e);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    private Submission submission(final Armed trigger) {
+        return services.pool().acquire().write(trigger.request, trigger.listener, trigger.counters, null);
+    }
+
+    /** Ends a firing that was not queued as a failed request: its listener or counters hear of it, it is counted. */
+    private void fail(final Armed trigger, final TransferEngineException error) {
+        final Submission s = submission(trigger);
+        services.counters().inFlight(1); // the submission's end takes it back
+        s.complete(error, services.callbacks(), services.counters());
+        services.pool().recycle(s);
+    }
+
+    /** One armed trigger: what it submits and to whom it reports; the imm table holds it as the imm's entry. */
+    final class Armed implements ImmTrigger {
+        private final int imm;
+        private final int count;
+        private final TransferRequest request;
+        private final @Nullable TransferListener listener;
+        private final @Nullable TransferCounters counters;
+        private final AtomicLong fired = new AtomicLong();
+
+        private Armed(
+                final int imm,
+                final int count,
+                final TransferRequest request,
+                final @Nullable TransferListener listener,
+                final @Nullable TransferCounters counters) {
+            this.imm = imm;
+            this.count = count;
+            this.request = request;
+            this.listener = listener;
+            this.counters = counters;
+        }
+
+        /** Counting thread, stripe locked. */
+        void fire() {
+            ImmTriggers.this.fire(this);
+        }
+
+        @Override
+        public int imm() {
+            return imm;
+        }
+
+        @Override
+        public int count() {
+            return count;
+        }
+
+        @Override
+        public long fired() {
+            return fired.get();
+        }
+
+        @Override
+        public void close() {
+            services.imms().disarm(this);
+        }
+
+        @Override
+        public String toString() {
+            return "ImmTrigger[imm " + imm + ", every " + count + ", fired " + fired.get() + "]";
+        }
+    }
+}
