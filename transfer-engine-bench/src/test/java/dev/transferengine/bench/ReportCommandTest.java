@@ -194,6 +194,32 @@ class ReportCommandTest {
                 + ",\"beside\":\"tcp-4nic\",\"args\":\"bin/tcp_stream 64 0 1.5 5298 0 4\"," + outcome + "}";
     }
 
+    /**
+     * docs/benchmarks.md is generated: the template (hand-written sections included) over the committed data gives
+     * it byte for byte, so a section edited in the page alone would be lost at the next report run.
+     */
+    @Test
+    void thePublishedPageIsTheTemplateOverTheCommittedData(@TempDir final Path out) throws Exception {
+        final Path docs = Path.of("..", "docs");
+        final int exit = TeBench.commandLine()
+                .execute(
+                        "report",
+                        "--in",
+                        docs.resolve("bench-data/report.jsonl").toString(),
+                        "--jmh",
+                        docs.resolve("bench-data/jmh.json").toString(),
+                        "--template",
+                        "benchmarks-template.md",
+                        "--out",
+                        out.toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.resolve("benchmarks.md"))
+                .as(
+                        "regenerate it: te-bench report ... --template transfer-engine-bench/benchmarks-template.md --out docs")
+                .hasSameTextualContentAs(docs.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+    }
+
     private static String line(final String name, final int round, final String outcome) {
         final String args = name.equals("tcp-4nic") ? "--duration 2s --warmup 1s --nics 4" : "";
         return "{\"case\":\"" + name + "\",\"group\":\"table\",\"round\":" + round + ",\"args\":\"" + args + "\","
