@@ -416,8 +416,9 @@ public interface TransferEngine extends AutoCloseable {
      * @param request the write or read to submit at each firing, checked now and again at each firing
      * @param listener told of each firing's outcome, on the callback thread
      * @return the armed trigger
-     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, or the request names a
-     *     NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, the request names a
+     *     NIC, region or peer group this engine cannot use, or it writes {@code imm} to this engine (each landing
+     *     would fire the trigger again, without end)
      * @throws RegionBoundsException if the request would fall outside its source or destination region
      * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
      * @throws RemoteAccessException if the peer's descriptor rules the request out
@@ -435,8 +436,9 @@ public interface TransferEngine extends AutoCloseable {
      * @param request the write or read to submit at each firing, checked now and again at each firing
      * @param counters bumped once per firing, when its submission ends
      * @return the armed trigger
-     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, or the request names a
-     *     NIC, region or peer group this engine cannot use
+     * @throws InvalidRequestException if {@code count} is less than 1, an argument is null, the request names a
+     *     NIC, region or peer group this engine cannot use, or it writes {@code imm} to this engine (each landing
+     *     would fire the trigger again, without end)
      * @throws RegionBoundsException if the request would fall outside its source or destination region
      * @throws NicCountMismatchException if a peer's descriptor names a different number of NICs than the group
      * @throws RemoteAccessException if the peer's descriptor rules the request out

@@ -1,13 +1,23 @@
 package dev.transferengine.core;
 
+import dev.transferengine.BarrierWrite;
 import dev.transferengine.ImmTrigger;
+import dev.transferengine.ImmWrite;
+import dev.transferengine.NicInfo;
+import dev.transferengine.PagedWrite;
+import dev.transferengine.RegionDescriptor;
+import dev.transferengine.ScatterTarget;
+import dev.transferengine.ScatterWrite;
+import dev.transferengine.SingleWrite;
 import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferRequest;
+import dev.transferengine.WriteRequest;
 import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -65,12 +75,38 @@ final class ImmTriggers {
         }
         try {
             checks.check(request);
+            if (firesItself(imm, request)) {
+                throw new InvalidRequestException("a trigger for imm " + imm + " whose request writes imm " + imm
+                        + " to this engine would fire itself at every landing and never stop; give the request"
+                        + " another imm");
+            }
             final Armed trigger = new Armed(imm, count, request, listener, counters);
             services.imms().trigger(trigger);
             return trigger;
         } finally {
             gate.exit();
         }
+    }
+
+    /** Whether {@code request} lands {@code imm} on this engine, where each landing would fire the trigger again. */
+    private boolean firesItself(final int imm, final TransferRequest request) {
+        if (!(request instanceof WriteRequest write)
+                || write.imm().isEmpty()
+                || write.imm().getAsInt() != imm) {
+            return false;
+        }
+        final List<RegionDescriptor> destinations =
+                switch (write) {
+                    case SingleWrite w -> List.of(w.dst());
+                    case PagedWrite w -> List.of(w.dst());
+                    case ImmWrite w -> List.of(w.dst());
+                    case BarrierWrite w -> w.dsts();
+                    case ScatterWrite w ->
+                        w.targets().stream().map(ScatterTarget::dst).toList();
+                };
+        final List<NicInfo> own = engine.nics();
+        return destinations.stream().flatMap(dst -> dst.nics().stream()).anyMatch(nic -> own.stream()
+                .anyMatch(mine -> mine.address().equals(nic.address())));
     }
 
     /** Counting thread, its imm's stripe locked: one submission of {@code trigger}'s request; never throws. */

@@ -229,7 +229,15 @@ class ImmTriggersTest {
                         () -> server.triggerOnImm(PING, 1, SingleWrite.of(foreign, 0, 16, clientRegion, 0), counters))
                 .isInstanceOf(InvalidRequestException.class)
                 .hasMessageContaining("not registered with this engine");
+        assertThatThrownBy(() -> server.triggerOnImm(PING, 1, ImmWrite.of(serverRegion, PING), counters))
+                .as("a trigger whose request lands its own imm here again")
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("would fire itself at every landing");
         assertThat(server.removeImmCount(PING)).as("nothing was armed").isNull();
+        final ImmTrigger relay = server.triggerOnImm(PING, 1, ImmWrite.of(serverRegion, PONG), counters);
+        assertThat(relay.imm())
+                .as("another imm to itself is a relay, not a loop")
+                .isEqualTo(PING);
         server.close();
         assertThatThrownBy(() -> server.triggerOnImm(PING, 1, pong, counters))
                 .isInstanceOf(EngineClosedException.class);
