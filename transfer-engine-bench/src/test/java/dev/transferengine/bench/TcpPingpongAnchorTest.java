@@ -2,7 +2,6 @@ package dev.transferengine.bench;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import static dev.transferengine.bench.CPrograms.WAIT_SECONDS;
+import static dev.transferengine.bench.CPrograms.compile;
+import static dev.transferengine.bench.CPrograms.onPath;
+import static dev.transferengine.bench.CPrograms.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -24,15 +27,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class TcpPingpongAnchorTest {
 
-    /** A compile and a few hundred round trips: generous, as a loaded 2-core CI machine is slow. */
-    private static final long WAIT_SECONDS = 60;
-
     private static final int ROUND_TRIPS = 200;
 
     @Test
     void bouncesOverOneConnectionAndReportsOneJsonLine(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = pingpong(compile(dir), dir);
+        final JsonNode line = pingpong(compile(dir, "tcp_pingpong"), dir);
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_pingpong");
         assertThat(line.get("size").asInt()).isEqualTo(8);
         assertThat(line.get("round_trips").asInt()).isEqualTo(ROUND_TRIPS);
@@ -45,7 +45,7 @@ class TcpPingpongAnchorTest {
     @Test
     void bouncesOverTwoOneWayConnectionsWhenSplit(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = pingpong(compile(dir), dir, "split");
+        final JsonNode line = pingpong(compile(dir, "tcp_pingpong"), dir, "split");
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_pingpong");
         assertThat(line.get("connections").asInt()).isEqualTo(2);
         assertThat(line.get("round_trips").asInt()).isEqualTo(ROUND_TRIPS);
@@ -55,7 +55,7 @@ class TcpPingpongAnchorTest {
     @Test
     void refusesATrailingArgumentOtherThanSplit(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
+        final Path binary = compile(dir, "tcp_pingpong");
 
         assertThat(run(List.of(binary.toString(), "server", "1", "8", "1", "0", "splat"), dir, 2))
                 .contains("the argument after WARMUP must be 'split' (two one-way connections), not 'splat'");
@@ -93,44 +93,5 @@ class TcpPingpongAnchorTest {
         } finally {
             server.destroyForcibly();
         }
-    }
-
-    /** Compiles the program as {@code bundle-h200.sh} does, warnings as errors; returns the binary. */
-    private static Path compile(final Path dir) throws IOException, InterruptedException {
-        final Path binary = dir.resolve("tcp_pingpong");
-        run(List.of("gcc", "-O2", "-Wall", "-Werror", "-o", binary.toString(), "src/main/c/tcp_pingpong.c"), dir, 0);
-        return binary;
-    }
-
-    /**
-     * Runs {@code command} in the module's directory, which must exit with {@code status} within
-     * {@link #WAIT_SECONDS} (else it is killed and the test fails); returns its output.
-     */
-    private static String run(final List<String> command, final Path dir, final int status)
-            throws IOException, InterruptedException {
-        final Path log = dir.resolve("output.txt");
-        final Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        final boolean ended = process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        final String output = Files.readString(log);
-        assertThat(ended).as("%s ended; output:%n%s", command, output).isTrue();
-        assertThat(process.exitValue())
-                .as("%s exit status; output:%n%s", command, output)
-                .isEqualTo(status);
-        return output;
-    }
-
-    private static boolean onPath(final String command) {
-        for (final String directory : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
-            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, command))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

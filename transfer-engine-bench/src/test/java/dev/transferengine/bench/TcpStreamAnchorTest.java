@@ -2,17 +2,18 @@ package dev.transferengine.bench;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import static dev.transferengine.bench.CPrograms.compile;
+import static dev.transferengine.bench.CPrograms.onPath;
+import static dev.transferengine.bench.CPrograms.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,13 +24,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class TcpStreamAnchorTest {
 
-    /** A compile and a 0.3 s stream after the program's 1 s warm-up: generous, as a loaded 2-core CI machine is slow. */
-    private static final long WAIT_SECONDS = 60;
-
     @Test
     void streamsThroughItsRegionAndReportsOneJsonLine(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir, 2);
+        final JsonNode line = stream(compile(dir, "tcp_stream", "-pthread"), dir, 2);
         assertThat(line.get("anchor").asString()).isEqualTo("tcp_stream");
         assertThat(line.get("region_mib").asInt()).isEqualTo(2);
         assertThat(line.get("huge").asInt()).isZero();
@@ -45,7 +43,7 @@ class TcpStreamAnchorTest {
     @Test
     void readsIntoShuffledPagesWhenGivenAPageSize(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir, 2, "1024");
+        final JsonNode line = stream(compile(dir, "tcp_stream", "-pthread"), dir, 2, "1024");
         assertThat(line.get("page").asInt()).isEqualTo(1024);
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
         assertThat(line.get("receiver_cpu_s_per_gb").asDouble()).isNotNegative();
@@ -54,7 +52,7 @@ class TcpStreamAnchorTest {
     @Test
     void streamsOverOneConnectionPerStreamIntoTheirPartsOfOneRegion(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir, 4, "0", "4");
+        final JsonNode line = stream(compile(dir, "tcp_stream", "-pthread"), dir, 4, "0", "4");
         assertThat(line.get("streams").asInt()).isEqualTo(4);
         assertThat(line.get("region_mib").asInt()).isEqualTo(4);
         assertThat(line.get("page").asInt()).isZero();
@@ -65,7 +63,7 @@ class TcpStreamAnchorTest {
     @Test
     void readsEachOfSeveralStreamsIntoTheShuffledPagesOfItsPart(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final JsonNode line = stream(compile(dir), dir, 4, "1024", "4");
+        final JsonNode line = stream(compile(dir, "tcp_stream", "-pthread"), dir, 4, "1024", "4");
         assertThat(line.get("streams").asInt()).isEqualTo(4);
         assertThat(line.get("page").asInt()).isEqualTo(1024);
         assertThat(line.get("gb_per_s").asDouble()).isPositive();
@@ -76,7 +74,7 @@ class TcpStreamAnchorTest {
     @Test
     void refusesNoStreamsAndMoreThan64(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
+        final Path binary = compile(dir, "tcp_stream", "-pthread");
 
         assertThat(run(List.of(binary.toString(), "4", "0", "1", "1", "0", "0"), dir, 2))
                 .contains("STREAMS must be a whole number from 1 to 64, not '0'");
@@ -87,7 +85,7 @@ class TcpStreamAnchorTest {
     @Test
     void refusesARegionTheStreamsCannotShareInWholeMebibytes(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
+        final Path binary = compile(dir, "tcp_stream", "-pthread");
 
         assertThat(run(List.of(binary.toString(), "2", "0", "1", "1", "0", "4"), dir, 2))
                 .contains("REGION_MIB (2) must be a multiple of STREAMS (4)");
@@ -96,7 +94,7 @@ class TcpStreamAnchorTest {
     @Test
     void refusesAPageSizeThatDoesNotDivideTheRegion(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
+        final Path binary = compile(dir, "tcp_stream", "-pthread");
 
         assertThat(run(List.of(binary.toString(), "2", "0", "1", "1", "1000"), dir, 2))
                 .contains("PAGE_BYTES must divide the region");
@@ -105,7 +103,7 @@ class TcpStreamAnchorTest {
     @Test
     void refusesARegionSmallerThanOneWrite(@TempDir final Path dir) throws Exception {
         assumeTrue(onPath("gcc"), "needs gcc");
-        final Path binary = compile(dir);
+        final Path binary = compile(dir, "tcp_stream", "-pthread");
 
         assertThat(run(List.of(binary.toString(), "0", "0", "1", "1"), dir, 2))
                 .contains("REGION_MIB must be at least 1");
@@ -143,45 +141,5 @@ class TcpStreamAnchorTest {
             values.add(value.asLong());
         }
         return values;
-    }
-
-    /** Compiles the program as {@code bundle-h200.sh} does, warnings as errors; returns the binary. */
-    private static Path compile(final Path dir) throws IOException, InterruptedException {
-        final Path binary = dir.resolve("tcp_stream");
-        final String source = "src/main/c/tcp_stream.c";
-        run(List.of("gcc", "-O2", "-Wall", "-Werror", "-pthread", "-o", binary.toString(), source), dir, 0);
-        return binary;
-    }
-
-    /**
-     * Runs {@code command} in the module's directory, which must exit with {@code status} within
-     * {@link #WAIT_SECONDS} (else it is killed and the test fails); returns its output.
-     */
-    private static String run(final List<String> command, final Path dir, final int status)
-            throws IOException, InterruptedException {
-        final Path log = dir.resolve("output.txt");
-        final Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        final boolean ended = process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        final String output = Files.readString(log);
-        assertThat(ended).as("%s ended; output:%n%s", command, output).isTrue();
-        assertThat(process.exitValue())
-                .as("%s exit status; output:%n%s", command, output)
-                .isEqualTo(status);
-        return output;
-    }
-
-    private static boolean onPath(final String command) {
-        for (final String directory : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
-            if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, command))) {
-                return true;
-            }
-        }
-        return false;
     }
 }
