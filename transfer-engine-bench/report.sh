@@ -2,20 +2,21 @@
 # Regenerates the results of docs/benchmarks.md on the benchmark host (issue 22's table): the negative-acknowledgement
 # benchmark per transport, then every case of the table ROUNDS times, the rounds interleaved (round 1 runs every case,
 # then round 2 ...), each case beside its C anchor in the same `te-bench write --compare` invocation (TLS beside
-# plain), the 4-NIC case also beside bin/tcp_stream (C, its memory footprint: 4 streams into one 64 MiB region), then
-# the JMH allocation suite (-prof gc). `te-bench report` turns the JSON lines into the page: medians over
-# the rounds, every round's figures, a failed case as FAILED with its error (never dropped). About 8 minutes.
+# plain), the 4-NIC case also beside bin/tcp_stream (C, its memory footprint: 4 streams into one 64 MiB region) and
+# tcp-imm beside bin/tcp_pingpong ... split (C, its topology: two one-way connections), then the JMH allocation suite
+# (-prof gc). `te-bench report` turns the JSON lines into the page: medians over the rounds, every round's figures, a
+# failed case as FAILED with its error (never dropped). About 8 minutes.
 # Runs from a bundle folder made by bundle-h200.sh (jre/, te-bench.jar, bin/, lib/, lf/, node.p12, the template).
 #   OUT=/somewhere ./report.sh        writes $OUT/benchmarks.md (the whole page), report.jsonl (one JSON line per case
 #                                     and round), report.log, jmh.json, nack-*.txt
 # Environment: ROUNDS (3), DURATION (1500ms per case) and WARMUP (500ms), LONG_DURATION (5s) and LONG_WARMUP
 #   (1500ms) for the 100,000-page rows, BUDGET_S (470: no case starts later, the
 #   rest are recorded as skipped; the JMH suite runs only if 30 s of it are left), CASES (a regex: only the table's
-#   cases whose name matches), NACK=0 / JMH=0 / FOOTPRINT=0 (the tcp_stream runs beside table cases) to leave those
-#   out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message sizes 4 KiB..64 MiB, one round), JFR=1
-#   (profiles of the slow rows), ECHO=thread (the serve children's pongs posted by a thread of their own that polls
-#   the ping counter, as before ImmTrigger, instead of by the worker that counts the ping: ECHO=worker, the default;
-#   passed on as TE_BENCH_ECHO, which `te-bench serve --echo` defaults to).
+#   cases whose name matches), NACK=0 / JMH=0 / FOOTPRINT=0 (the tcp_stream runs beside table cases) / SPLIT=0 (the
+#   tcp_pingpong split runs beside tcp-imm) to leave those out, STAGES=1 (--stages of the imm rows), SWEEP=1 (message
+#   sizes 4 KiB..64 MiB, one round), JFR=1 (profiles of the slow rows), ECHO=thread (the serve children's pongs
+#   posted by a thread of their own that polls the ping counter, as before ImmTrigger, instead of by the worker that
+#   counts the ping: ECHO=worker, the default; passed on as TE_BENCH_ECHO, which `te-bench serve --echo` defaults to).
 # The plots need java.desktop, which the bundle's runtime leaves out: make them where a full JDK is, from the
 # repository root (docs/bench-data holds the copied report.jsonl and jmh.json):
 #   java -jar transfer-engine-bench/target/te-bench.jar report --in docs/bench-data/report.jsonl \
@@ -94,28 +95,52 @@ case_run() {
   fi
 }
 
-# footprint_run CASE ROUND ARGS...: bin/tcp_stream ARGS, the C stream with the memory footprint of the table's CASE,
-# right after it in the same round; recorded in group footprint with "beside":CASE (te-bench report puts it in a row
-# under CASE's); a run that prints no JSON line is a failed one
-footprint_run() {
-  local beside=$1 round=$2; shift 2
-  local name=tcp_stream-$beside extra="\"beside\":\"$beside\"," line status
+# beside_run NAME GROUP CASE ROUND ARGS COMMAND...: a C program (COMMAND, which ends itself within 20 s; ARGS is how
+# the page shows it) right after the table's CASE in the same round; recorded in GROUP with "beside":CASE (te-bench
+# report puts it in a row under CASE's); a run that prints no JSON line as its last is a failed one
+beside_run() {
+  local name=$1 group=$2 beside=$3 round=$4 args=$5; shift 5
+  local extra="\"beside\":\"$beside\"," line status
   if ((SECONDS >= BUDGET_S)); then
-    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"skipped\":\"the run's time budget (BUDGET_S=$BUDGET_S s) was spent\""
+    record "$name" "$group" "$round" "$extra" "$args" "\"skipped\":\"the run's time budget (BUDGET_S=$BUDGET_S s) was spent\""
     say "$name r$round skipped (time budget)"
     return
   fi
-  line=$(timeout 20 "$here/bin/tcp_stream" "$@" 2>"$OUT/err.txt")
+  line=$("$@" 2>"$OUT/err.txt")
   status=$?
   line=${line##*$'\n'}
   if [[ $status == 0 && $line == \{* ]]; then
-    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"result\":$line"
+    record "$name" "$group" "$round" "$extra" "$args" "\"result\":$line"
     say "[$SECONDS s] $name r$round $line"
   else
     [[ $status == 124 ]] && echo "timed out after 20 s" >>"$OUT/err.txt"
-    record "$name" footprint "$round" "$extra" "bin/tcp_stream $*" "\"failed\":$(json_string "exit $status: $(tail -1 "$OUT/err.txt")")"
+    record "$name" "$group" "$round" "$extra" "$args" "\"failed\":$(json_string "exit $status: $(tail -1 "$OUT/err.txt")")"
     say "[$SECONDS s] $name r$round FAILED: exit $status: $(tail -1 "$OUT/err.txt")"
   fi
+}
+
+# a TCP port of loopback nothing listens on, from 18516 up (te-bench's tcp_pingpong anchor takes 18515)
+free_port() {
+  local port
+  for port in $(seq 18516 18615); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+  echo 18516
+}
+
+# pingpong_split PORT: bin/tcp_pingpong's server (in the background) and client over two one-way connections, sized as
+# te-bench --compare runs the one-connection anchor (8 bytes, 100,000 round trips after 10,000); the client's line on
+# stdout, both sides' errors on stderr
+pingpong_split() {
+  local server status
+  timeout 20 "$here/bin/tcp_pingpong" server "$1" 8 100000 10000 split >/dev/null &
+  server=$!
+  timeout 20 "$here/bin/tcp_pingpong" client 127.0.0.1 "$1" 8 100000 10000 split
+  status=$?
+  # the server ends once the client has, or by its timeout when the client never connected
+  ((status == 0)) || kill "$server" 2>/dev/null
+  wait "$server"
+  return "$status"
 }
 
 lf=(--option "fabric.library=$LF21")
@@ -132,7 +157,7 @@ declare -A footprints=([tcp-write-1MiB-4nic-pinned]="64 0 1.5 5298 0 4")
 
 # issue 22's table, one round: NAME|EXTRA|te-bench write arguments
 table() {
-  local round=$1 entry name extra args
+  local round=$1 entry name extra args port
   local entries=(
     "tcp-write-1MiB-1nic||--nics 1 --size 1MiB --compare"
     "tcp-write-1MiB-1nic-huge||--nics 1 --size 1MiB --huge-pages --compare"
@@ -171,7 +196,14 @@ table() {
     case_run "$name" table "$round" "$extra" "${times[@]}" $args
     if [[ ${FOOTPRINT:-1} == 1 && -n ${footprints[$name]:-} ]]; then
       # shellcheck disable=SC2086 # the arguments are words
-      footprint_run "$name" "$round" ${footprints[$name]}
+      beside_run "tcp_stream-$name" footprint "$name" "$round" "bin/tcp_stream ${footprints[$name]}" \
+        timeout 20 "$here/bin/tcp_stream" ${footprints[$name]}
+    fi
+    if [[ ${SPLIT:-1} == 1 && $name == tcp-imm ]]; then
+      port=$(free_port)
+      beside_run "tcp_pingpong-split-$name" topology "$name" "$round" \
+        "bin/tcp_pingpong server $port 8 100000 10000 split & bin/tcp_pingpong client 127.0.0.1 $port 8 100000 10000 split" \
+        pingpong_split "$port"
     fi
   done
 }

@@ -8,8 +8,10 @@ import tools.jackson.databind.node.MissingNode;
  * One case line of report.sh's {@code report.jsonl}: a case of a group (the table, the negative acknowledgements,
  * stages, the sweep) in one round, with its te-bench result, or why it has none ({@code failed}: its error;
  * {@code skipped}: the time budget). Table rows measured against another case instead of a C anchor (TLS against
- * plain) name it as {@code baseline}, with their own {@code goal}. A run of the C stream with a case's memory footprint
- * ({@code bin/tcp_stream}, group {@code footprint}) names that case as {@code beside}; its result is tcp_stream's line.
+ * plain) name it as {@code baseline}, with their own {@code goal}. A C program run right after a case names that case as
+ * {@code beside}, its result the program's line: the stream with the case's memory footprint ({@code bin/tcp_stream},
+ * group {@code footprint}) or the ping-pong over two one-way connections ({@code bin/tcp_pingpong ... split}, group
+ * {@code topology}).
  *
  * @param name     the case
  * @param group    {@code table}, {@code nack}, {@code stages}, {@code sweep-...}
@@ -20,7 +22,7 @@ import tools.jackson.databind.node.MissingNode;
  * @param skipped  why a case did not run
  * @param baseline the case this one is compared with, in the same round
  * @param goal     the goal of a baseline comparison, e.g. {@code ratio >= 0.5}
- * @param beside   the table case a {@code footprint} line is held against, in the same round
+ * @param beside   the table case a {@code footprint} or {@code topology} line is held against, in the same round
  */
 record ReportLine(
         String name,

@@ -1,6 +1,7 @@
 package dev.transferengine.bench;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,18 +17,51 @@ import tools.jackson.databind.JsonNode;
  * figure is GB/s, pages/s (paged against a message rate) or the round trip's p50 (imm); the anchor's is the C
  * program's figure from the same invocation, or for a case with a {@code baseline} that case's GB/s in the same
  * round. ratio = median engine / median anchor. Every round's figures are listed, and a round without a result says
- * why; a case without any result is a FAILED row, never left out. Under a case that report.sh also held against
- * {@code bin/tcp_stream} (the C stream with its memory footprint, group {@code footprint}) a second row puts the
- * engine's GB/s beside that program's. A case run with {@code --huge-pages} says how much of each region huge pages
- * backed.
+ * why; a case without any result is a FAILED row, never left out. Under a case that report.sh also held against a C
+ * program run right after it in every round ({@link Beside}) a second row puts the engine's figure beside that
+ * program's. A case run with {@code --huge-pages} says how much of each region huge pages backed.
  */
 final class ReportTable {
 
-    private static final String FOOTPRINT_SUFFIX = " vs tcp_stream";
+    /**
+     * A C program report.sh runs right after a table case in every round, recorded in its own group with
+     * {@code "beside":CASE}: the program its row names ("CASE vs PROGRAM"), the result field both the engine's and its
+     * lines hold, and what it stands for.
+     */
+    private enum Beside {
+        /** bin/tcp_stream: the C stream with the case's memory footprint. */
+        FOOTPRINT("footprint", "tcp_stream", "gb_per_s", "C, the engine's memory footprint"),
+        /** bin/tcp_pingpong ... split: the C ping-pong over the tcp transport's two one-way connections. */
+        TOPOLOGY(
+                "topology",
+                "tcp_pingpong split",
+                "p50_us",
+                "C, the engine's topology: two one-way connections, no Java");
+
+        private final String group;
+        private final String program;
+        private final String figure;
+        private final String meaning;
+
+        Beside(final String group, final String program, final String figure, final String meaning) {
+            this.group = group;
+            this.program = program;
+            this.figure = figure;
+            this.meaning = meaning;
+        }
+
+        String label(final String name) {
+            return name + " vs " + program;
+        }
+
+        String text(final double value) {
+            return figure.equals("p50_us") ? us(value) + " p50" : String.format(Locale.ROOT, "%.2f GB/s", value);
+        }
+    }
 
     private final Map<String, List<ReportLine>> cases = new LinkedHashMap<>();
-    /** The tcp_stream runs per table case they stand beside. */
-    private final Map<String, List<ReportLine>> footprints = new LinkedHashMap<>();
+    /** Per kind of C program, its runs per table case they stand beside. */
+    private final Map<Beside, Map<String, List<ReportLine>>> besides = new EnumMap<>(Beside.class);
 
     private final List<String> failures = new ArrayList<>();
 
@@ -35,10 +69,14 @@ final class ReportTable {
         for (final ReportLine line : lines) {
             if (line.group().equals("table")) {
                 cases.computeIfAbsent(line.name(), k -> new ArrayList<>()).add(line);
-            } else if (line.group().equals("footprint")) {
-                footprints
-                        .computeIfAbsent(Objects.requireNonNullElse(line.beside(), "(no case)"), k -> new ArrayList<>())
-                        .add(line);
+            }
+            for (final Beside kind : Beside.values()) {
+                if (line.group().equals(kind.group)) {
+                    besides.computeIfAbsent(kind, k -> new LinkedHashMap<>())
+                            .computeIfAbsent(
+                                    Objects.requireNonNullElse(line.beside(), "(no case)"), k -> new ArrayList<>())
+                            .add(line);
+                }
             }
         }
     }
@@ -85,15 +123,17 @@ final class ReportTable {
         md.append("|---|---|---|---|---|---|---|\n");
         for (final Map.Entry<String, List<ReportLine>> entry : cases.entrySet()) {
             row(md, entry.getKey(), entry.getValue());
-            if (footprints.containsKey(entry.getKey())) {
-                footprintRow(md, entry.getKey(), entry.getValue(), footprints.get(entry.getKey()));
-            }
+            besides.forEach((kind, runs) -> {
+                if (runs.containsKey(entry.getKey())) {
+                    besideRow(md, kind, entry.getKey(), entry.getValue(), runs.get(entry.getKey()));
+                }
+            });
         }
-        footprints.forEach((beside, streams) -> {
+        besides.forEach((kind, runs) -> runs.forEach((beside, programRuns) -> {
             if (!cases.containsKey(beside)) {
-                footprintRow(md, beside, List.of(), streams);
+                besideRow(md, kind, beside, List.of(), programRuns);
             }
-        });
+        }));
         if (!failures.isEmpty()) {
             md.append("\nRounds without a result:\n\n");
             failures.forEach(failure -> md.append("- ").append(failure).append('\n'));
@@ -117,53 +157,59 @@ final class ReportTable {
             }
             md.append('\n');
         }
-        footprints.forEach((beside, streams) -> md.append("- `")
-                .append(beside)
-                .append(FOOTPRINT_SUFFIX)
+        besides.forEach((kind, runs) -> runs.forEach((beside, programRuns) -> md.append("- `")
+                .append(kind.label(beside))
                 .append("`: `")
-                .append(streams.getFirst().args())
-                .append("` (C, the engine's memory footprint) right after `")
+                .append(programRuns.getFirst().args())
+                .append("` (")
+                .append(kind.meaning)
+                .append(") right after `")
                 .append(beside)
-                .append("` in each round\n"));
+                .append("` in each round\n")));
         return md.toString();
     }
 
     /**
-     * The row under case {@code name}: its median GB/s (over all its rounds, as its own row) against the median of
-     * the tcp_stream runs beside it, and per round the two figures of that round.
+     * The row under case {@code name}: its median figure (over all its rounds, as its own row) against the median of
+     * the C program's runs beside it, ratio engine / C, and per round the two figures of that round.
      */
-    private void footprintRow(
+    private void besideRow(
             final StringBuilder md,
+            final Beside kind,
             final String name,
             final List<ReportLine> engineRounds,
-            final List<ReportLine> streamRounds) {
-        final String label = name + FOOTPRINT_SUFFIX;
+            final List<ReportLine> programRounds) {
+        final String label = kind.label(name);
         final List<String> perRound = new ArrayList<>();
-        for (final ReportLine stream : streamRounds) {
-            if (stream.result() == null) {
-                perRound.add(stream.failed() != null ? "FAILED" : "skipped");
-                failures.add("`" + label + "` round " + stream.round() + ": " + cell(why(stream)));
+        for (final ReportLine run : programRounds) {
+            if (run.result() == null) {
+                perRound.add(run.failed() != null ? "FAILED" : "skipped");
+                failures.add("`" + label + "` round " + run.round() + ": " + cell(why(run)));
                 continue;
             }
             double engine = Double.NaN;
             for (final ReportLine line : engineRounds) {
-                if (line.round() == stream.round()) {
-                    engine = line.number("gb_per_s");
+                if (line.round() == run.round()) {
+                    engine = line.number(kind.figure);
                 }
             }
-            perRound.add(number(engine) + " / " + number(stream.number("gb_per_s")));
+            perRound.add(number(engine) + " / " + number(run.number(kind.figure)));
         }
-        final double engine = median(engineRounds, line -> line.number("gb_per_s"));
-        final double stream = median(streamRounds, line -> line.number("gb_per_s"));
-        final ReportLine measured = firstResult(streamRounds);
+        final double engine = median(engineRounds, line -> line.number(kind.figure));
+        final double program = median(programRounds, line -> line.number(kind.figure));
+        final ReportLine measured = firstResult(programRounds);
         final String anchor = measured == null
-                ? "tcp_stream **FAILED**: " + cell(abbreviate(why(streamRounds.getFirst())))
-                : footprintText(measured.data()) + String.format(Locale.ROOT, ": %.2f GB/s", stream);
-        final double ratio = engine / stream;
+                ? kind.program + " **FAILED**: " + cell(abbreviate(why(programRounds.getFirst())))
+                : kind == Beside.FOOTPRINT
+                        ? footprintText(measured.data()) + ": " + kind.text(program)
+                        : kind.program + ", "
+                                + measured.data().path("connections").asInt(1) + " connections: " + us(program)
+                                + " round trip";
+        final double ratio = engine / program;
         md.append("| ")
                 .append(label)
                 .append(" | ")
-                .append(Double.isNaN(engine) ? "—" : String.format(Locale.ROOT, "%.2f GB/s", engine))
+                .append(Double.isNaN(engine) ? "—" : kind.text(engine))
                 .append(" | ")
                 .append(anchor)
                 .append(" | ")

@@ -129,6 +129,38 @@ class ReportCommandTest {
     }
 
     @Test
+    void theCPingpongOverTwoConnectionsGetsARowUnderTheTcpImmCase(@TempDir final Path dir) throws Exception {
+        final Path in = dir.resolve("report.jsonl");
+        Files.write(
+                in,
+                List.of(
+                        line("tcp-imm", 1, "\"result\":" + IMM),
+                        split(1, "\"result\":" + pingpongSplit(8.0)),
+                        line("tcp-imm", 2, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":14.0")),
+                        split(2, "\"failed\":\"exit 1: bind: Address already in use\""),
+                        line("tcp-imm", 3, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":13.0")),
+                        split(3, "\"result\":" + pingpongSplit(10.0))),
+                StandardCharsets.UTF_8);
+        final Path out = dir.resolve("out");
+
+        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
+
+        assertThat(exit).isZero();
+        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        // the engine's median p50 over its rounds (13) against the split ping-pong's over the rounds it ran (9):
+        // engine / C as the imm row's ratio, lower is better
+        assertThat(md)
+                .contains("| tcp-imm | 13.00 us p50 (p99 20.00 us) | tcp_pingpong 9.00 us round trip | 1.44 |"
+                        + " ratio <= 1.5 | yes | 12.00 / 9.00, 14.00 / 9.00, 13.00 / 9.00 |\n"
+                        + "| tcp-imm vs tcp_pingpong split | 13.00 us p50 | tcp_pingpong split, 2 connections: 9.00 us"
+                        + " round trip | 1.44 | — | — | 12.00 / 8.00, FAILED, 13.00 / 10.00 |\n")
+                .contains("- `tcp-imm vs tcp_pingpong split` round 2: exit 1: bind: Address already in use")
+                .contains("- `tcp-imm vs tcp_pingpong split`: `bin/tcp_pingpong server 18516 8 100000 10000 split &"
+                        + " bin/tcp_pingpong client 127.0.0.1 18516 8 100000 10000 split` (C, the engine's topology:"
+                        + " two one-way connections, no Java) right after `tcp-imm` in each round");
+    }
+
+    @Test
     void aCaseRunWithHugePagesShowsTheLeastBytesTheyBackedInEachRegion(@TempDir final Path dir) throws Exception {
         final Path in = dir.resolve("report.jsonl");
         Files.write(
@@ -192,6 +224,19 @@ class ReportCommandTest {
     private static String footprint(final int round, final String outcome) {
         return "{\"case\":\"tcp_stream-tcp-4nic\",\"group\":\"footprint\",\"round\":" + round
                 + ",\"beside\":\"tcp-4nic\",\"args\":\"bin/tcp_stream 64 0 1.5 5298 0 4\"," + outcome + "}";
+    }
+
+    /** tcp_pingpong's line with {@code split}: the round trip over two one-way connections. */
+    private static String pingpongSplit(final double p50) {
+        return "{\"anchor\":\"tcp_pingpong\",\"size\":8,\"round_trips\":100000,\"p50_us\":" + p50
+                + ",\"p99_us\":30.0,\"mean_us\":" + p50 + ",\"connections\":2}";
+    }
+
+    /** A line of report.sh's topology group: tcp_pingpong split run beside the case {@code tcp-imm}. */
+    private static String split(final int round, final String outcome) {
+        return "{\"case\":\"tcp_pingpong-split-tcp-imm\",\"group\":\"topology\",\"round\":" + round
+                + ",\"beside\":\"tcp-imm\",\"args\":\"bin/tcp_pingpong server 18516 8 100000 10000 split &"
+                + " bin/tcp_pingpong client 127.0.0.1 18516 8 100000 10000 split\"," + outcome + "}";
     }
 
     /**
