@@ -2,6 +2,7 @@ package dev.transferengine.reactive;
 
 import dev.transferengine.Device;
 import dev.transferengine.ImmCountListener;
+import dev.transferengine.ImmTrigger;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.NetworkAddress;
 import dev.transferengine.PeerGroup;
@@ -9,6 +10,7 @@ import dev.transferengine.ReadRequest;
 import dev.transferengine.ReceivePool;
 import dev.transferengine.TransferEngine;
 import dev.transferengine.TransferListener;
+import dev.transferengine.TransferRequest;
 import dev.transferengine.UvmChange;
 import dev.transferengine.UvmWatcher;
 import dev.transferengine.WriteRequest;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import reactor.core.publisher.Flux;
@@ -285,6 +288,54 @@ public final class ReactiveTransferEngine {
      */
     public Flux<Long> immArrivals(final int imm) {
         return Flux.create(sink -> ImmArrivals.open(engine, imm, arrivalImms, sink), FluxSink.OverflowStrategy.BUFFER);
+    }
+
+    /**
+     * A triggered write for as long as the subscription lasts: on subscribe, arms
+     * {@link TransferEngine#triggerOnImm(int, int, TransferRequest, TransferListener)}, so that each time {@code count}
+     * imms {@code imm} land the engine's worker submits {@code request} itself, with no thread between (an ack, a
+     * credit return, a relay). Each firing whose request completed is an element: the firings done so far, 1, 2, 3,
+     * ... The first firing that fails ends the {@code Flux} with its error (back-pressure, a closed engine, a request
+     * gone bad such as a deregistered region) and disarms the trigger; cancelling disarms it too. Cold: each
+     * subscription arms its own trigger, replacing whatever counted {@code imm} before and keeping its credits, which
+     * fire it at once. It never completes on its own. Elements are emitted on the engine's callback thread.
+     *
+     * <p><b>Back-pressure.</b> Firings follow the imms that land, not demand. As each element counts every firing
+     * done so far, a subscriber that falls behind gets the latest count when it requests more: nothing is buffered,
+     * and no firing goes uncounted.
+     *
+     * @param imm the 32-bit imm value to count
+     * @param count how many imms make the trigger fire once (>= 1)
+     * @param request the write or read each firing submits
+     * @return a cold {@code Flux} of the firings done so far; fails with the engine's error for a bad argument, a
+     *     request that would fire the trigger itself, or a closed engine, and with the first failed firing's error
+     */
+    public Flux<Long> trigger(final int imm, final int count, final TransferRequest request) {
+        return Flux.create(
+                sink -> {
+                    final AtomicLong done = new AtomicLong();
+                    final ImmTrigger trigger;
+                    try {
+                        trigger = engine.triggerOnImm(imm, count, request, new TransferListener() {
+                            @Override
+                            public void onDone() {
+                                sink.next(done.incrementAndGet());
+                            }
+
+                            @Override
+                            public void onError(final TransferEngineException error) {
+                                sink.error(error);
+                            }
+                        });
+                    } catch (final TransferEngineException e) {
+                        sink.error(e);
+                        return;
+                    }
+                    // registered after arming: a subscription that ended already (cancelled, or failed by a firing
+                    // of credits that were there) runs it at once
+                    sink.onDispose(trigger::close);
+                },
+                FluxSink.OverflowStrategy.LATEST);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.transferengine.reactive;
 
 import dev.transferengine.Device;
 import dev.transferengine.EngineCounter;
+import dev.transferengine.ImmCountState;
 import dev.transferengine.ImmWrite;
 import dev.transferengine.MemoryRegion;
 import dev.transferengine.RegionAccess;
@@ -301,6 +302,53 @@ class ReactiveTransferEngineTest {
 
     private void awaitImmEvents(final long events) {
         await().atMost(WAIT).until(() -> receiver.engine().metrics().counter(EngineCounter.IMM_EVENTS) >= events);
+    }
+
+    @Test
+    void aTriggerAnswersEachImmFromTheWorkerAndCountsItsFiringsUntilCancelled() {
+        final Flux<Long> arrivals = sender.immArrivals(52);
+        final Flux<Long> replies = receiver.trigger(51, 1, ImmWrite.of(source.descriptor(), 52));
+        assertThat(receiver.engine().removeImmCount(51))
+                .as("cold: nothing armed before subscription")
+                .isNull();
+
+        StepVerifier.create(replies.take(3))
+                .then(() -> writeImms(51, 3))
+                .expectNext(1L, 2L, 3L)
+                .expectComplete()
+                .verify(WAIT);
+        StepVerifier.create(arrivals.take(3))
+                .expectNext(1L, 2L, 3L)
+                .expectComplete()
+                .verify(WAIT);
+        writeImms(51, 1);
+        awaitImmEvents(4);
+        assertThat(receiver.engine().removeImmCount(51))
+                .as("the trigger was disarmed with the subscription; the later imm is credited")
+                .isEqualTo(new ImmCountState(1, 0));
+    }
+
+    @Test
+    void aTriggerWhoseFiringFailsEndsWithThatError() {
+        final MemoryRegion doomed = receiver.engine().register(arena.allocate(4096, 4096), Device.host());
+        final Flux<Long> replies = receiver.trigger(53, 1, SingleWrite.of(doomed, 0, 16, source.descriptor(), 0));
+
+        StepVerifier.create(replies)
+                .then(() -> receiver.engine().deregister(doomed))
+                .then(() -> writeImms(53, 1))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(InvalidRequestException.class)
+                        .hasMessageContaining("deregistered"))
+                .verify(WAIT);
+    }
+
+    @Test
+    void aTriggerThatWouldFireItselfFailsAtSubscription() {
+        StepVerifier.create(receiver.trigger(54, 1, ImmWrite.of(target.descriptor(), 54)))
+                .expectErrorSatisfies(error -> assertThat(error)
+                        .isInstanceOf(InvalidRequestException.class)
+                        .hasMessageContaining("would fire itself"))
+                .verify(WAIT);
     }
 
     @Test
