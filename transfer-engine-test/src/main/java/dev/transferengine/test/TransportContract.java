@@ -1300,7 +1300,11 @@ public abstract class TransportContract {
             await().atMost(WAIT).until(() -> server.metrics().counter(EngineCounter.IMM_EVENTS) == 7);
             replies.awaitCompleted(2, WAIT);
             assertThat(trigger.fired()).isEqualTo(2);
-            assertThat(server.removeImmCount(PING)).isEqualTo(new ImmCountState(1, 3));
+            // the seventh imm is counted as an event a moment before it is credited: it is left over either way
+            final ImmCountState left = Objects.requireNonNull(server.removeImmCount(PING), "the trigger's state");
+            assertThat(left.expected()).isEqualTo(3);
+            final ImmCounter later = server.immCounter(PING);
+            await().atMost(WAIT).until(() -> left.count() + later.balance() == 1);
             assertThat(client.metrics().counter(EngineCounter.IMM_EVENTS)).isEqualTo(2);
         }
     }
