@@ -30,18 +30,39 @@ final class ReportTable {
      */
     private enum Beside {
         /** bin/tcp_stream: the C stream with the case's memory footprint. */
-        FOOTPRINT("footprint", "tcp_stream", "gb_per_s", "C, the engine's memory footprint"),
+        FOOTPRINT("footprint", "tcp_stream", "gb_per_s", "C, the engine's memory footprint") {
+            @Override
+            String text(final double value) {
+                return String.format(Locale.ROOT, "%.2f GB/s", value);
+            }
+
+            @Override
+            String anchor(final JsonNode line, final double median) {
+                return footprintText(line) + ": " + text(median);
+            }
+        },
         /** bin/tcp_pingpong ... split: the C ping-pong over the tcp transport's two one-way connections. */
         TOPOLOGY(
                 "topology",
                 "tcp_pingpong split",
                 "p50_us",
-                "C, the engine's topology: two one-way connections, no Java");
+                "C, the engine's topology: two one-way connections, no Java") {
+            @Override
+            String text(final double value) {
+                return us(value) + " p50";
+            }
 
-        private final String group;
-        private final String program;
-        private final String figure;
-        private final String meaning;
+            @Override
+            String anchor(final JsonNode line, final double median) {
+                return program + ", " + line.path("connections").asInt(1) + " connections: " + us(median)
+                        + " round trip";
+            }
+        };
+
+        final String group;
+        final String program;
+        final String figure;
+        final String meaning;
 
         Beside(final String group, final String program, final String figure, final String meaning) {
             this.group = group;
@@ -54,9 +75,11 @@ final class ReportTable {
             return name + " vs " + program;
         }
 
-        String text(final double value) {
-            return figure.equals("p50_us") ? us(value) + " p50" : String.format(Locale.ROOT, "%.2f GB/s", value);
-        }
+        /** A median or round figure of {@link #figure}, engine's or program's, as the row shows it. */
+        abstract String text(double value);
+
+        /** The anchor cell: what the program's {@code line} says it ran, and the median of its runs. */
+        abstract String anchor(JsonNode line, double median);
     }
 
     private final Map<String, List<ReportLine>> cases = new LinkedHashMap<>();
@@ -200,11 +223,7 @@ final class ReportTable {
         final ReportLine measured = firstResult(programRounds);
         final String anchor = measured == null
                 ? kind.program + " **FAILED**: " + cell(abbreviate(why(programRounds.getFirst())))
-                : kind == Beside.FOOTPRINT
-                        ? footprintText(measured.data()) + ": " + kind.text(program)
-                        : kind.program + ", "
-                                + measured.data().path("connections").asInt(1) + " connections: " + us(program)
-                                + " round trip";
+                : kind.anchor(measured.data(), program);
         final double ratio = engine / program;
         md.append("| ")
                 .append(label)
