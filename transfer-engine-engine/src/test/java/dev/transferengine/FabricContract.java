@@ -15,9 +15,7 @@ abstract class FabricContract extends TransportContract {
     @Override
     protected TransferEngineBuilder configure(final TransferEngineBuilder builder) {
         FabricTestAccess.assumeAvailable(provider());
-        return FabricTestAccess.withLibrary(builder.transport("fabric")
-                .option("fabric.provider", provider())
-                .bindAddress("127.0.0.1"));
+        return FabricTestAccess.onLoopback(builder, provider());
     }
 
     /** RDM providers queue a message that finds no posted receive until one is posted. */

@@ -40,10 +40,8 @@ class FabricImmRunAdmissionTest {
     }
 
     private TransferEngine engine(final String provider, final TransferEngineBuilder builder) {
-        final TransferEngine engine = FabricTestAccess.withLibrary(builder.transport("fabric")
-                        .option("fabric.provider", provider)
-                        .bindAddress("127.0.0.1"))
-                .build();
+        final TransferEngine engine =
+                FabricTestAccess.onLoopback(builder, provider).build();
         engines.add(engine);
         return engine;
     }

@@ -66,11 +66,8 @@ class FabricOutsiderTest {
     }
 
     private TransferEngine engine() {
-        final TransferEngine engine = FabricTestAccess.withLibrary(TransferEngine.builder()
-                        .transport("fabric")
-                        .option("fabric.provider", "tcp")
-                        .bindAddress("127.0.0.1"))
-                .build();
+        final TransferEngine engine =
+                FabricTestAccess.onLoopback(TransferEngine.builder(), "tcp").build();
         engines.add(engine);
         return engine;
     }

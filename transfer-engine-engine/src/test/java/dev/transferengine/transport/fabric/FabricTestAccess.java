@@ -49,4 +49,16 @@ public final class FabricTestAccess {
         }
         return builder;
     }
+
+    /**
+     * {@code builder} for a fabric engine of this process on {@code provider}, bound to loopback, with
+     * {@link #libraryOptions()}.
+     *
+     * @return {@code builder}
+     */
+    public static dev.transferengine.TransferEngineBuilder onLoopback(
+            final dev.transferengine.TransferEngineBuilder builder, final String provider) {
+        return withLibrary(
+                builder.transport("fabric").option("fabric.provider", provider).bindAddress("127.0.0.1"));
+    }
 }
