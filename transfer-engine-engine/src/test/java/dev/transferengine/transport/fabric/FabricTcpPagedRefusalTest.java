@@ -3,7 +3,6 @@ package dev.transferengine.transport.fabric;
 import dev.transferengine.Device;
 import dev.transferengine.exceptions.PeerUnreachableException;
 import dev.transferengine.exceptions.RemoteAccessException;
-import dev.transferengine.exceptions.TransferEngineException;
 import dev.transferengine.spi.Domain;
 import dev.transferengine.spi.RecordingDomainListener;
 import dev.transferengine.spi.WriteDescriptor;
@@ -12,7 +11,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,27 +47,10 @@ class FabricTcpPagedRefusalTest {
         arena.close();
     }
 
-    /** Also counts every report per token, so that a page reported twice shows. */
-    private static final class CountingListener extends RecordingDomainListener {
-        final Map<Long, Integer> reports = new ConcurrentHashMap<>();
-
-        @Override
-        public void onComplete(final long token, final long bytes) {
-            reports.merge(token, 1, Integer::sum);
-            super.onComplete(token, bytes);
-        }
-
-        @Override
-        public void onFailed(final long token, final TransferEngineException error) {
-            reports.merge(token, 1, Integer::sum);
-            super.onFailed(token, error);
-        }
-    }
-
     @Test
     void aRefusedInnerPageFailsTypedAndNothingBehindItLands() {
         FabricFixture.assumeAvailable("tcp");
-        final CountingListener events = new CountingListener();
+        final EndCountingListener events = new EndCountingListener();
         final RecordingDomainListener targetEvents = new RecordingDomainListener();
         final Domain initiator = fixture.open(FabricFixture.config("tcp", 1, Map.of()), 0, events);
         final Domain target = fixture.open(FabricFixture.config("tcp", 1, Map.of()), 0, targetEvents);
@@ -109,7 +90,7 @@ class FabricTcpPagedRefusalTest {
                 .isInstanceOfAny(RemoteAccessException.class, PeerUnreachableException.class)
                 .hasMessageContaining("tcp;ofi_rxm");
         for (long page = 0; page < PAGES; page++) {
-            assertThat(events.reports.get(page)).as("reports of page %d", page).isEqualTo(1);
+            assertThat(events.ends.get(page)).as("reports of page %d", page).isEqualTo(1);
             if (page >= REFUSED) {
                 assertThat(events.completed).as("pages done").doesNotContainKey(page);
             }
