@@ -100,23 +100,14 @@ class ReportCommandTest {
 
     @Test
     void theCStreamWithACasesFootprintGetsARowUnderIt(@TempDir final Path dir) throws Exception {
-        final Path in = dir.resolve("report.jsonl");
-        Files.write(
-                in,
-                List.of(
-                        line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
-                        footprint(1, "\"result\":" + tcpStream(5.5)),
-                        line("tcp-4nic", 2, "\"result\":" + write(4.0, 6.8)),
-                        footprint(2, "\"failed\":\"exit 1: connect: Connection refused\""),
-                        line("tcp-4nic", 3, "\"result\":" + write(4.5, 6.6)),
-                        footprint(3, "\"result\":" + tcpStream(4.5))),
-                StandardCharsets.UTF_8);
-        final Path out = dir.resolve("out");
-
-        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
-
-        assertThat(exit).isZero();
-        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        final String md = report(
+                dir,
+                line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
+                footprint(1, "\"result\":" + tcpStream(5.5)),
+                line("tcp-4nic", 2, "\"result\":" + write(4.0, 6.8)),
+                footprint(2, "\"failed\":\"exit 1: connect: Connection refused\""),
+                line("tcp-4nic", 3, "\"result\":" + write(4.5, 6.6)),
+                footprint(3, "\"result\":" + tcpStream(4.5)));
         // the engine's median over its rounds (4.5) against tcp_stream's over the rounds it ran (5.0)
         assertThat(md)
                 .contains("| tcp-4nic | 4.50 GB/s | iperf3 -P 4: 6.60 GB/s | 0.68 | ratio >= 0.9 | **no** |"
@@ -130,23 +121,14 @@ class ReportCommandTest {
 
     @Test
     void theCPingpongOverTwoConnectionsGetsARowUnderTheTcpImmCase(@TempDir final Path dir) throws Exception {
-        final Path in = dir.resolve("report.jsonl");
-        Files.write(
-                in,
-                List.of(
-                        line("tcp-imm", 1, "\"result\":" + IMM),
-                        split(1, "\"result\":" + pingpongSplit(8.0)),
-                        line("tcp-imm", 2, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":14.0")),
-                        split(2, "\"failed\":\"exit 1: bind: Address already in use\""),
-                        line("tcp-imm", 3, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":13.0")),
-                        split(3, "\"result\":" + pingpongSplit(10.0))),
-                StandardCharsets.UTF_8);
-        final Path out = dir.resolve("out");
-
-        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
-
-        assertThat(exit).isZero();
-        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        final String md = report(
+                dir,
+                line("tcp-imm", 1, "\"result\":" + IMM),
+                split(1, "\"result\":" + pingpongSplit(8.0)),
+                line("tcp-imm", 2, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":14.0")),
+                split(2, "\"failed\":\"exit 1: bind: Address already in use\""),
+                line("tcp-imm", 3, "\"result\":" + IMM.replace("\"p50_us\":12.0", "\"p50_us\":13.0")),
+                split(3, "\"result\":" + pingpongSplit(10.0)));
         // the engine's median p50 over its rounds (13) against the split ping-pong's over the rounds it ran (9):
         // engine / C as the imm row's ratio, lower is better
         assertThat(md)
@@ -162,21 +144,12 @@ class ReportCommandTest {
 
     @Test
     void aCaseRunWithHugePagesShowsTheLeastBytesTheyBackedInEachRegion(@TempDir final Path dir) throws Exception {
-        final Path in = dir.resolve("report.jsonl");
-        Files.write(
-                in,
-                List.of(
-                        line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
-                        line("huge", 1, "\"result\":" + huge(5.5, 64, 64)),
-                        line("huge", 2, "\"result\":" + huge(4.5, 64, 60)),
-                        line("huge", 3, "\"failed\":\"exit 1: madvise(MADV_HUGEPAGE) failed\"")),
-                StandardCharsets.UTF_8);
-        final Path out = dir.resolve("out");
-
-        final int exit = TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString());
-
-        assertThat(exit).isZero();
-        final String md = Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+        final String md = report(
+                dir,
+                line("tcp-4nic", 1, "\"result\":" + write(5.0, 6.5)),
+                line("huge", 1, "\"result\":" + huge(5.5, 64, 64)),
+                line("huge", 2, "\"result\":" + huge(4.5, 64, 60)),
+                line("huge", 3, "\"failed\":\"exit 1: madvise(MADV_HUGEPAGE) failed\""));
         assertThat(md)
                 .contains("| huge | 5.00 GB/s; huge pages back source 64 MiB, target 60 MiB | iperf3 one stream:"
                         + " 6.00 GB/s | 0.83 | ratio >= 0.9 | **no** | 5.50 / 6.00, 4.50 / 6.00, FAILED |")
@@ -263,6 +236,16 @@ class ReportCommandTest {
                 .as(
                         "regenerate it: te-bench report ... --template transfer-engine-bench/benchmarks-template.md --out docs")
                 .hasSameTextualContentAs(docs.resolve("benchmarks.md"), StandardCharsets.UTF_8);
+    }
+
+    /** report.sh's {@code lines} through {@code te-bench report} without a template: the page it writes. */
+    private static String report(final Path dir, final String... lines) throws Exception {
+        final Path in = dir.resolve("report.jsonl");
+        Files.write(in, List.of(lines), StandardCharsets.UTF_8);
+        final Path out = dir.resolve("out");
+        assertThat(TeBench.commandLine().execute("report", "--in", in.toString(), "--out", out.toString()))
+                .isZero();
+        return Files.readString(out.resolve("benchmarks.md"), StandardCharsets.UTF_8);
     }
 
     private static String line(final String name, final int round, final String outcome) {
