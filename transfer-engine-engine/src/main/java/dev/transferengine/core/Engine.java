@@ -73,7 +73,7 @@ final class Engine implements TransferEngine, Region.Owner {
     static final long MAX_RECEIVE_POOL_BYTES = 1L << 30;
 
     /** Shared by every call after close: stackless, so one per engine costs nothing to throw. */
-    private final EngineClosedException closedError = new EngineClosedException("the engine is closed");
+    final EngineClosedException closedError = new EngineClosedException("the engine is closed");
 
     private final EngineConfig config;
     private final Transport transport;
@@ -121,7 +121,7 @@ final class Engine implements TransferEngine, Region.Owner {
         this.workers = new AgentRunner[groups.length];
         final WorkerServices services =
                 new WorkerServices(transport, imms, callbacks, counters, sendBuffers, submissionPool, clock);
-        this.triggers = new ImmTriggers(this, checks, groups, services, gate);
+        this.triggers = new ImmTriggers(this, checks, services);
         try {
             for (int g = 0; g < groups.length; g++) {
                 groups[g] = new DomainGroup(g, config.groups().get(g), config, services);
@@ -438,7 +438,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     /** Checks and queues a write or read; returns null when queued, else the group whose queue is full. */
-    private @Nullable DomainGroup offerWrite(
+    @Nullable DomainGroup offerWrite(
             final TransferRequest request,
             final @Nullable TransferListener listener,
             final @Nullable TransferCounters transferCounters,
@@ -474,7 +474,7 @@ final class Engine implements TransferEngine, Region.Owner {
     }
 
     /** Queues a submission; false, with the submission recycled and counted, when the group's queue is full. */
-    boolean offer(final DomainGroup group, final Submission submission) {
+    private boolean offer(final DomainGroup group, final Submission submission) {
         counters.inFlight(1);
         if (!group.offer(submission)) {
             counters.inFlight(-1);
@@ -670,18 +670,18 @@ final class Engine implements TransferEngine, Region.Owner {
         allocations.freeAll();
     }
 
-    private void enter() {
+    void enter() {
         if (!tryEnter()) {
             throw closedError;
         }
     }
 
     /** Counts the caller in, unless the engine is closed; a true answer must be followed by {@link #exit()}. */
-    private boolean tryEnter() {
+    boolean tryEnter() {
         return gate.tryEnter();
     }
 
-    private void exit() {
+    void exit() {
         gate.exit();
     }
 

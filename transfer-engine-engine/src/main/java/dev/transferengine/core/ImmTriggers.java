@@ -13,7 +13,6 @@ import dev.transferengine.TransferCounters;
 import dev.transferengine.TransferListener;
 import dev.transferengine.TransferRequest;
 import dev.transferengine.WriteRequest;
-import dev.transferengine.exceptions.EngineClosedException;
 import dev.transferengine.exceptions.InvalidRequestException;
 import dev.transferengine.exceptions.TransferEngineException;
 
@@ -37,26 +36,12 @@ final class ImmTriggers {
 
     private final Engine engine;
     private final RequestChecks checks;
-    private final DomainGroup[] groups;
     private final WorkerServices services;
-    private final EngineGate gate;
-    private final EngineClosedException closed = new EngineClosedException("the engine is closed");
 
-    /**
-     * @param groups the engine's groups, by index (filled by the time anything is armed)
-     * @param gate the engine's door: a firing enters it like any submit, so none is queued to a stopping worker
-     */
-    ImmTriggers(
-            final Engine engine,
-            final RequestChecks checks,
-            final DomainGroup[] groups,
-            final WorkerServices services,
-            final EngineGate gate) {
+    ImmTriggers(final Engine engine, final RequestChecks checks, final WorkerServices services) {
         this.engine = engine;
         this.checks = checks;
-        this.groups = groups;
         this.services = services;
-        this.gate = gate;
     }
 
     /** Caller's thread: checks as submit does, then arms; credits already there fire it at once, here. */
@@ -70,9 +55,7 @@ final class ImmTriggers {
         if (count < 1) {
             throw new InvalidRequestException("a trigger's imm count must be >= 1, was " + count);
         }
-        if (!gate.tryEnter()) {
-            throw closed;
-        }
+        engine.enter();
         try {
             checks.check(request);
             if (firesItself(imm, request)) {
@@ -84,7 +67,7 @@ final class ImmTriggers {
             services.imms().trigger(trigger);
             return trigger;
         } finally {
-            gate.exit();
+            engine.exit();
         }
     }
 
@@ -109,32 +92,31 @@ final class ImmTriggers {
                 .anyMatch(mine -> mine.address().equals(nic.address())));
     }
 
-    /** Counting thread, its imm's stripe locked: one submission of {@code trigger}'s request; never throws. */
+    /**
+     * Counting thread, its imm's stripe locked: one submission of {@code trigger}'s request, through the engine's door
+     * and checks as a submit (so none is queued to a stopping worker); never throws.
+     */
     private void fire(final Armed trigger) {
         trigger.fired.incrementAndGet();
-        if (!gate.tryEnter()) {
-            fail(trigger, closed);
+        if (!engine.tryEnter()) {
+            fail(trigger, engine.closedError);
             return;
         }
         try {
-            final DomainGroup group = groups[checks.check(trigger.request)];
-            if (!engine.offer(group, submission(trigger))) { // counted as back-pressure
-                fail(trigger, group.backPressure());
+            final DomainGroup full = engine.offerWrite(trigger.request, trigger.listener, trigger.counters, null);
+            if (full != null) { // counted as back-pressure
+                fail(trigger, full.backPressure());
             }
         } catch (final TransferEngineException e) { // the request went bad since it was armed
             fail(trigger, e);
         } finally {
-            gate.exit();
+            engine.exit();
         }
-    }
-
-    private Submission submission(final Armed trigger) {
-        return services.pool().acquire().write(trigger.request, trigger.listener, trigger.counters, null);
     }
 
     /** Ends a firing that was not queued as a failed request: its listener or counters hear of it, it is counted. */
     private void fail(final Armed trigger, final TransferEngineException error) {
-        final Submission s = submission(trigger);
+        final Submission s = services.pool().acquire().write(trigger.request, trigger.listener, trigger.counters, null);
         services.counters().inFlight(1); // the submission's end takes it back
         s.complete(error, services.callbacks(), services.counters());
         services.pool().recycle(s);
