@@ -287,6 +287,8 @@ if [[ ${JFR:-0} == 1 ]]; then
   }
   prof tcp-imm --op imm --idle spin
   prof fabric-shm-imm --transport fabric --provider shm --op imm --idle spin "${lf[@]}"
+  prof fabric-tcp-imm --transport fabric --provider tcp --op imm --idle spin "${lf[@]}"
+  prof fabric-shm-paged --transport fabric --provider shm --op paged --page-size 1KiB --pages 256 --window 32 "${lf[@]}"
   prof tcp-paged --op paged --page-size 1KiB --pages 256 --window 32
   prof tcp-write-1nic --nics 1 --size 1MiB
   tar -C /tmp -cJf "$OUT/jfr.tar.xz" jfr
