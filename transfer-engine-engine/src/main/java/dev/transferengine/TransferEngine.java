@@ -411,6 +411,11 @@ public interface TransferEngine extends AutoCloseable {
      * ignored: the trigger stays armed, counting the imms that do land. Any thread; takes a short lock, never waits for
      * the worker; allocates the trigger (a firing allocates nothing beyond what a submit does).
      *
+     * <p>Any peer that can land imm {@code imm} here fires it, once per {@code count} imms, and only the group's queue
+     * bounds the rate (a firing that finds it full fails as back-pressure). The refusal below catches a loop to this
+     * engine only: triggers on two engines that each write the imm firing the other's send without end
+     * (docs/security.md, "Triggered writes").
+     *
      * @param imm the 32-bit imm value to count
      * @param count how many imms make the trigger fire once (>= 1)
      * @param request the write or read to submit at each firing, checked now and again at each firing

@@ -217,7 +217,33 @@ class ImmTriggersTest {
             assertThat(held.metrics().counter(EngineCounter.BACK_PRESSURE)).isEqualTo(refusedBefore + 1);
             HoldingDomain.at(held.mainAddress()).hold(false);
             queued.awaitCompleted(accepted.get(), WAIT);
+
+            final ImmCounter pongs = client.immCounter(PONG);
+            client.submit(ImmWrite.of(heldRegion, PING)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            pongs.await(1, WAIT);
+            assertThat(trigger.fired())
+                    .as("still armed after the refused firing")
+                    .isEqualTo(2);
         }
+    }
+
+    @Test
+    void aLoopAcrossTwoEnginesRunsUntilOneSideClosesItsTrigger() {
+        final ImmTrigger serverSide =
+                server.triggerOnImm(PING, 1, ImmWrite.of(clientRegion, PONG), new TransferCounters());
+        final ImmTrigger clientSide =
+                client.triggerOnImm(PONG, 1, ImmWrite.of(serverRegion, PING), new TransferCounters());
+
+        final TransferCounters kick = new TransferCounters();
+        client.submit(ImmWrite.of(serverRegion, PING), kick);
+        await().atMost(WAIT).until(() -> clientSide.fired() >= 100);
+        clientSide.close();
+
+        // one token circulates: the server fired once per PING (the first plus one per client firing), and the PONG
+        // that found the client's trigger closed waits there as a credit
+        final ImmCounter pongs = client.immCounter(PONG);
+        await().atMost(WAIT).until(() -> pongs.balance() == 1);
+        assertThat(serverSide.fired()).isEqualTo(clientSide.fired() + 1);
     }
 
     @Test
