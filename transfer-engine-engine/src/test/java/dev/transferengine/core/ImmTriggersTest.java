@@ -24,6 +24,7 @@ import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -228,7 +229,7 @@ class ImmTriggersTest {
     }
 
     @Test
-    void aLoopAcrossTwoEnginesRunsUntilOneSideClosesItsTrigger() {
+    void aLoopAcrossTwoEnginesRunsUntilOneSideClosesItsTrigger() throws InterruptedException {
         final ImmTrigger serverSide =
                 server.triggerOnImm(PING, 1, ImmWrite.of(clientRegion, PONG), new TransferCounters());
         final ImmTrigger clientSide =
@@ -239,10 +240,18 @@ class ImmTriggersTest {
         await().atMost(WAIT).until(() -> clientSide.fired() >= 100);
         clientSide.close();
 
-        // one token circulates: the server fired once per PING (the first plus one per client firing), and the PONG
-        // that found the client's trigger closed waits there as a credit
-        final ImmCounter pongs = client.immCounter(PONG);
-        await().atMost(WAIT).until(() -> pongs.balance() == 1);
+        // one token circulates: the PONG that finds the client's trigger closed stays there as a credit, and an
+        // expectation armed now replaces that credit (or nothing), not a trigger still armed
+        final CountDownLatch lastPong = new CountDownLatch(1);
+        final ImmCountState replaced = client.expectImmCount(PONG, 1, imm -> {
+            lastPong.countDown();
+            return false;
+        });
+        assertThat(replaced == null ? 0 : replaced.expected())
+                .as("the closed trigger is no longer armed")
+                .isZero();
+        assertThat(lastPong.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        // the server fired once per PING: the first, then one per client firing
         assertThat(serverSide.fired()).isEqualTo(clientSide.fired() + 1);
     }
 
